@@ -1,0 +1,40 @@
+/// An error raised while resolving or creating the folders where Kura keeps data.
+///
+/// For example:
+///
+/// ```swift
+/// do {
+///   _ = try Locations.app("bad/id")
+/// } catch let error as LocationError {
+///   print(error)  // Can't use app identifier `bad/id`: it contains `/`. …
+/// }
+/// ```
+public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// An app or App Group identifier was rejected.
+  ///
+  /// - Parameters:
+  ///   - kind: `"app"` or `"group"`.
+  ///   - identifier: The identifier, as given.
+  ///   - reason: Why it was rejected.
+  case invalidIdentifier(kind: String, identifier: String, reason: String)
+  /// A folder or file could not be created.
+  ///
+  /// - Parameters:
+  ///   - path: The path that could not be created.
+  ///   - reason: The operating system's explanation.
+  case cannotCreate(path: String, reason: String)
+
+  /// A message that names the input and the fix.
+  public var description: String {
+    switch self {
+    case .invalidIdentifier(let kind, let identifier, let reason):
+      let shown = identifier.replacingOccurrences(of: "\0", with: "\\0")
+      return
+        "Can't use \(kind) identifier `\(shown)`: \(reason). "
+        + "Use a reverse-DNS name such as `com.example.app`"
+        + (kind == "group" ? " prefixed with `group.`." : ".")
+    case .cannotCreate(let path, let reason):
+      return "Can't create `\(path)`: \(reason). Check that its parent folder is writable."
+    }
+  }
+}

@@ -1,0 +1,372 @@
+import Foundation
+
+#if canImport(CSQLite)
+  internal import CSQLite
+#else
+  internal import SQLite3
+#endif
+
+/// One connection to an SQLite database file, with its prepared-statement cache.
+///
+/// A connection opened on a file is put in WAL mode with `synchronous=NORMAL`, foreign keys on and
+/// a busy timeout, so that several connections and processes can share the file: readers never
+/// block the writer and a committed transaction survives a crash of the process.
+/// Most code uses a ``DatabasePool`` (one writer, several readers) instead of a lone connection.
+///
+/// A connection is used by one thread at a time; it may move between threads.
+///
+/// For example:
+///
+/// ```swift
+/// let connection = try Connection(path: "/tmp/example.sqlite")
+/// try connection.execute("CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, text TEXT)")
+/// try connection.run("INSERT INTO note (text) VALUES (?)", [.text("hello")])
+/// let texts = try connection.query("SELECT text FROM note") { $0.string(at: 0) }
+/// ```
+// Safety: SQLite is built thread-safe (serialized or multi-thread mode) and a Connection is only
+// used by one thread at a time: DatabasePool hands each connection to one caller under a lock.
+// Users holding a lone connection are told the same rule in its documentation.
+public final class Connection: @unchecked Sendable {
+  let handle: OpaquePointer
+  /// The file path, or `":memory:"`.
+  public let path: String
+  private var statementCache: [String: Statement] = [:]
+  private var savepointDepth = 0
+
+  /// How a connection opens its file.
+  ///
+  /// For example: `try Connection(path: path, mode: .readOnly)`.
+  public enum OpenMode: Sendable {
+    /// Reading and writing; the file is created (mode 0600) when `create` is true.
+    case readWrite(create: Bool)
+    /// Reading only.
+    case readOnly
+  }
+
+  /// Opens a connection.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let connection = try Connection(path: storeURL.path)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - path: The database file, or `":memory:"` for a private in-memory database.
+  ///   - mode: Read-write (creating the file by default) or read-only.
+  ///   - busyTimeout: How long to wait for another connection's lock before failing with
+  ///     ``SQLiteError/ResultCode/busy``.
+  /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
+  public init(
+    path: String, mode: OpenMode = .readWrite(create: true), busyTimeout: Duration = .seconds(5)
+  ) throws {
+    var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+    let existed = FileManager.default.fileExists(atPath: path)
+    switch mode {
+    case .readWrite(let create):
+      flags |= SQLITE_OPEN_READWRITE
+      if create { flags |= SQLITE_OPEN_CREATE }
+    case .readOnly:
+      flags |= SQLITE_OPEN_READONLY
+    }
+    var handle: OpaquePointer?
+    let result = sqlite3_open_v2(path, &handle, flags, nil)
+    guard result == SQLITE_OK, let handle else {
+      let error = SQLiteError(handle: handle, result: result, sql: nil)
+      sqlite3_close_v2(handle)
+      throw SQLiteError(
+        code: error.code, extendedCode: error.extendedCode,
+        message: "\(error.message) (file `\(path)`)", sql: nil)
+    }
+    self.handle = handle
+    self.path = path
+    sqlite3_extended_result_codes(handle, 1)
+    let milliseconds = busyTimeout.components.seconds * 1000
+      + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+    sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+    if !existed && path != ":memory:" && !path.hasPrefix("file:") {
+      chmod(path, 0o600)
+    }
+    // Reading the schema here turns "file is not a database" into an error at open time.
+    try execute("PRAGMA foreign_keys = ON")
+    if path != ":memory:" && !path.hasPrefix("file:") {
+      if case .readWrite = mode {
+        _ = try query("PRAGMA journal_mode = WAL") { $0.string(at: 0) }
+      } else {
+        _ = try query("PRAGMA schema_version") { $0.int64(at: 0) }
+      }
+      try execute("PRAGMA synchronous = NORMAL")
+    }
+  }
+
+  deinit {
+    statementCache.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  // MARK: Running SQL
+
+  /// Runs one or more SQL statements with no parameters (schema changes, pragmas).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try connection.execute("CREATE TABLE t (a); CREATE INDEX t_a ON t (a)")
+  /// ```
+  ///
+  /// - Parameter sql: The SQL text.
+  /// - Throws: ``SQLiteError`` naming the SQL.
+  public func execute(_ sql: String) throws {
+    var message: UnsafeMutablePointer<CChar>?
+    let result = sqlite3_exec(handle, sql, nil, nil, &message)
+    if result != SQLITE_OK {
+      let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(result))
+      sqlite3_free(message)
+      throw SQLiteError(
+        code: .init(rawValue: result & 0xff), extendedCode: sqlite3_extended_errcode(handle),
+        message: text, sql: sql)
+    }
+  }
+
+  /// Prepares a statement that the caller owns (not cached).
+  ///
+  /// For example: `let statement = try connection.prepare("SELECT 1")`.
+  ///
+  /// - Parameter sql: One SQL statement.
+  /// - Returns: The statement.
+  /// - Throws: ``SQLiteError`` naming the SQL.
+  public func prepare(_ sql: String) throws -> Statement {
+    var statement: OpaquePointer?
+    let result = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)
+    guard result == SQLITE_OK, let statement else {
+      throw SQLiteError(handle: handle, result: result == SQLITE_OK ? SQLITE_MISUSE : result, sql: sql)
+    }
+    return Statement(handle: statement, sql: sql)
+  }
+
+  /// Returns this connection's cached statement for `sql`, prepared on first use, reset and with
+  /// its bindings cleared.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let insert = try connection.cachedStatement("INSERT INTO note (text) VALUES (?)")
+  /// try insert.bind("hi", at: 1)
+  /// try insert.execute()
+  /// ```
+  ///
+  /// - Parameter sql: One SQL statement.
+  /// - Returns: The statement, ready to bind.
+  /// - Throws: ``SQLiteError`` naming the SQL.
+  public func cachedStatement(_ sql: String) throws -> Statement {
+    if let statement = statementCache[sql] {
+      sqlite3_reset(statement.handle)
+      sqlite3_clear_bindings(statement.handle)
+      return statement
+    }
+    var statement: OpaquePointer?
+    let result = sqlite3_prepare_v3(
+      handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard result == SQLITE_OK, let statement else {
+      throw SQLiteError(handle: handle, result: result == SQLITE_OK ? SQLITE_MISUSE : result, sql: sql)
+    }
+    let prepared = Statement(handle: statement, sql: sql)
+    statementCache[sql] = prepared
+    return prepared
+  }
+
+  /// Forgets every cached statement (after a schema change they would be re-prepared anyway).
+  ///
+  /// For example: `connection.clearStatementCache()`.
+  public func clearStatementCache() { statementCache.removeAll() }
+
+  /// Runs one statement with bound values, ignoring any rows.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try connection.run("DELETE FROM note WHERE id = ?", [.integer(3)])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - sql: One SQL statement (cached).
+  ///   - arguments: One value per parameter.
+  /// - Throws: ``SQLiteError`` naming the SQL.
+  public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+    let statement = try cachedStatement(sql)
+    try statement.bind(arguments)
+    try statement.execute()
+  }
+
+  /// Runs a query and maps each row.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let names = try connection.query("SELECT name FROM trip WHERE year > ?", [.integer(2020)]) {
+  ///   $0.string(at: 0)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - sql: One SQL statement (cached).
+  ///   - arguments: One value per parameter.
+  ///   - row: Reads one row from the statement.
+  /// - Returns: The mapped rows.
+  /// - Throws: ``SQLiteError`` or what `row` throws.
+  public func query<Row>(
+    _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
+  ) throws -> [Row] {
+    let statement = try cachedStatement(sql)
+    defer { sqlite3_reset(statement.handle) }
+    try statement.bind(arguments)
+    var rows: [Row] = []
+    while try statement.step() { rows.append(try row(statement)) }
+    return rows
+  }
+
+  /// Runs a query and maps its first row, if any.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let count = try connection.queryFirst("SELECT count(*) FROM trip") { $0.int64(at: 0) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - sql: One SQL statement (cached).
+  ///   - arguments: One value per parameter.
+  ///   - row: Reads the row.
+  /// - Returns: The mapped first row, or `nil` when there is none.
+  /// - Throws: ``SQLiteError`` or what `row` throws.
+  public func queryFirst<Row>(
+    _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
+  ) throws -> Row? {
+    let statement = try cachedStatement(sql)
+    defer { sqlite3_reset(statement.handle) }
+    try statement.bind(arguments)
+    return try statement.step() ? row(statement) : nil
+  }
+
+  // MARK: State
+
+  /// The rowid of the last inserted row.
+  public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+  /// The number of rows changed by the last INSERT, UPDATE or DELETE.
+  public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+  /// Rows changed (inserted, updated, deleted) by this connection since it opened.
+  public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+  /// Whether a transaction is open.
+  public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  /// A number that changes when another connection (in this or another process) commits to the
+  /// file; compare two readings to notice outside changes (`PRAGMA data_version`).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let before = try connection.dataVersion()
+  /// // … later …
+  /// if try connection.dataVersion() != before { reload() }
+  /// ```
+  ///
+  /// - Returns: The current data version.
+  /// - Throws: ``SQLiteError``.
+  public func dataVersion() throws -> Int64 {
+    try queryFirst("PRAGMA data_version") { $0.int64(at: 0) } ?? 0
+  }
+
+  /// The version of the SQLite library in use, such as `3.40.1`.
+  public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+
+  // MARK: Transactions
+
+  /// How a transaction takes its lock.
+  ///
+  /// For example: `try connection.transaction(.immediate) { … }`.
+  public enum TransactionKind: String, Sendable {
+    /// Takes locks on first use (a read transaction until the first write).
+    case deferred = "DEFERRED"
+    /// Takes the write lock at once; the right choice for writers (no upgrade deadlock).
+    case immediate = "IMMEDIATE"
+    /// Takes an exclusive lock at once.
+    case exclusive = "EXCLUSIVE"
+  }
+
+  /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+  /// Called inside another transaction, it becomes a savepoint (see ``savepoint(_:)``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try connection.transaction {
+  ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("a")])
+  ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("b")])
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - kind: How to lock; `.immediate` by default.
+  ///   - body: The work.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws (after rolling back), or ``SQLiteError``.
+  public func transaction<Result>(
+    _ kind: TransactionKind = .immediate, _ body: () throws -> Result
+  ) throws -> Result {
+    if isInTransaction { return try savepoint(body) }
+    try cachedStatement("BEGIN \(kind.rawValue) TRANSACTION").execute()
+    let result: Result
+    do {
+      result = try body()
+    } catch {
+      if isInTransaction { try? cachedStatement("ROLLBACK TRANSACTION").execute() }
+      throw error
+    }
+    do {
+      try cachedStatement("COMMIT TRANSACTION").execute()
+    } catch {
+      if isInTransaction { try? cachedStatement("ROLLBACK TRANSACTION").execute() }
+      throw error
+    }
+    return result
+  }
+
+  /// Runs `body` in a savepoint, which nests: rolled back to its start when `body` throws, without
+  /// undoing the enclosing transaction's earlier work.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try connection.transaction {
+  ///   try connection.run("INSERT INTO note (text) VALUES ('kept')")
+  ///   try? connection.savepoint {
+  ///     try connection.run("INSERT INTO note (text) VALUES ('undone')")
+  ///     throw CancellationError()
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameter body: The work.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws (after rolling back to the savepoint), or ``SQLiteError``.
+  public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+    savepointDepth += 1
+    let name = "kura_\(savepointDepth)"
+    defer { savepointDepth -= 1 }
+    try cachedStatement("SAVEPOINT \(name)").execute()
+    do {
+      let result = try body()
+      try cachedStatement("RELEASE SAVEPOINT \(name)").execute()
+      return result
+    } catch {
+      if isInTransaction {
+        try? cachedStatement("ROLLBACK TO SAVEPOINT \(name)").execute()
+        try? cachedStatement("RELEASE SAVEPOINT \(name)").execute()
+      }
+      throw error
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Synchronization
+
+/// One SQLite file shared by one serialized writer and several concurrent readers (WAL mode).
+///
+/// Writes run one at a time in `BEGIN IMMEDIATE` transactions on the writer connection; reads run
+/// at the same time on reader connections and see the last committed state. After every write
+/// that changed rows, the pool bumps a change counter kept in shared memory beside the file
+/// (`<file>-changes`), so other pools on the same file, in this or another process, notice the
+/// change with one memory load (``changeCount``) or by watching it (``observeChanges(_:)``).
+///
+/// The methods block while they wait for a connection; call them from any thread or task.
+///
+/// For example:
+///
+/// ```swift
+/// let pool = try DatabasePool(path: "/tmp/notes.sqlite")
+/// try pool.write { db in
+///   try db.execute("CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, text TEXT)")
+///   try db.run("INSERT INTO note (text) VALUES (?)", [.text("hello")])
+/// }
+/// let count = try pool.read { db in
+///   try db.queryFirst("SELECT count(*) FROM note") { $0.int64(at: 0) } ?? 0
+/// }
+/// ```
+public final class DatabasePool: Sendable {
+  /// The database file, or `":memory:"`.
+  public let path: String
+  // The writer is guarded by an NSLock rather than a Mutex: a Mutex's `withLock` requires its
+  // result to be `sending`, which would forbid returning non-Sendable values from `write`.
+  private let writerLock = NSLock()
+  private let writer: Connection
+  private let idleReaders = Mutex<[Connection]>([])
+  private let maximumIdleReaders: Int
+  private let counter: SharedCounter?
+  private let monitor: Mutex<FileChangeMonitor?> = Mutex(nil)
+
+  /// Opens (creating when missing, with mode 0600) a database file.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let pool = try DatabasePool(path: storeURL.path)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - path: The file. Its folder must exist.
+  ///   - maximumIdleReaders: How many reader connections to keep open between reads.
+  /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
+  public init(path: String, maximumIdleReaders: Int = 4) throws {
+    self.path = path
+    self.maximumIdleReaders = maximumIdleReaders
+    let connection = try Connection(path: path)
+    self.writer = connection
+    if path == ":memory:" {
+      counter = nil
+    } else {
+      counter = try SharedCounter(path: path + "-changes")
+    }
+  }
+
+  /// Opens a private in-memory database (one connection serves reads and writes).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let pool = try DatabasePool.inMemory()
+  /// ```
+  ///
+  /// - Returns: The pool.
+  /// - Throws: ``SQLiteError``.
+  public static func inMemory() throws -> DatabasePool {
+    try DatabasePool(path: ":memory:")
+  }
+
+  /// Whether this pool lives in memory.
+  public var isInMemory: Bool { path == ":memory:" }
+
+  /// Runs `body` on the writer connection inside a `BEGIN IMMEDIATE` transaction, committed when it
+  /// returns and rolled back when it throws. Writers are serialized, across processes too.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try pool.write { db in try db.run("DELETE FROM note") }
+  /// ```
+  ///
+  /// - Parameter body: The work, given the writer connection.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws, or ``SQLiteError``.
+  public func write<Result>(_ body: (Connection) throws -> Result) throws -> Result {
+    try writeWithoutTransaction { db in try db.transaction(.immediate) { try body(db) } }
+  }
+
+  /// Runs `body` on the writer connection without opening a transaction (for pragmas, `VACUUM`, or
+  /// work that manages its own transactions).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try pool.writeWithoutTransaction { db in try db.execute("VACUUM") }
+  /// ```
+  ///
+  /// - Parameter body: The work, given the writer connection.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws, or ``SQLiteError``.
+  public func writeWithoutTransaction<Result>(_ body: (Connection) throws -> Result) throws
+    -> Result
+  {
+    writerLock.lock()
+    defer { writerLock.unlock() }
+    let before = writer.totalChanges
+    defer { if writer.totalChanges != before, !writer.isInTransaction { counter?.increment() } }
+    return try body(writer)
+  }
+
+  /// Runs `body` on a reader connection. Each statement sees the last committed state; reads run
+  /// concurrently with each other and with the writer. Use ``readSnapshot(_:)`` when several
+  /// statements must see one state.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let names = try pool.read { db in try db.query("SELECT text FROM note") { $0.string(at: 0) } }
+  /// ```
+  ///
+  /// - Parameter body: The work, given a reader connection.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws, or ``SQLiteError``.
+  public func read<Result>(_ body: (Connection) throws -> Result) throws -> Result {
+    if isInMemory { return try writeWithoutTransaction(body) }
+    let reader = try takeReader()
+    defer { giveBack(reader) }
+    return try body(reader)
+  }
+
+  /// Runs `body` on a reader connection inside one read transaction, so every statement sees
+  /// the same committed state.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let (a, b) = try pool.readSnapshot { db in (try count(db, "a"), try count(db, "b")) }
+  /// ```
+  ///
+  /// - Parameter body: The work.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws, or ``SQLiteError``.
+  public func readSnapshot<Result>(_ body: (Connection) throws -> Result) throws -> Result {
+    try read { db in try db.transaction(.deferred) { try body(db) } }
+  }
+
+  private func takeReader() throws -> Connection {
+    if let reader = idleReaders.withLock({ $0.popLast() }) { return reader }
+    let reader = try Connection(path: path, mode: .readOnly)
+    return reader
+  }
+
+  private func giveBack(_ reader: Connection) {
+    if reader.isInTransaction { try? reader.execute("ROLLBACK") }
+    idleReaders.withLock { readers in
+      if readers.count < maximumIdleReaders { readers.append(reader) }
+    }
+  }
+
+  // MARK: Noticing changes
+
+  /// A number that grows after every write that changed rows, from any pool on this file in any
+  /// process. Reading it costs one memory load; compare two readings to notice a change.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let seen = pool.changeCount
+  /// // … later …
+  /// if pool.changeCount != seen { reload() }
+  /// ```
+  public var changeCount: UInt64 { counter?.value ?? 0 }
+
+  /// Records a change made outside ``write(_:)`` (bumps ``changeCount`` for every process).
+  ///
+  /// For example: `pool.noteChange()`.
+  public func noteChange() { counter?.increment() }
+
+  /// Calls `handler` (on a background thread) after each change to the file by any process, until
+  /// the returned observation is cancelled or released.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let observation = try pool.observeChanges { count in print("changed:", count) }
+  /// // … later …
+  /// observation.cancel()
+  /// ```
+  ///
+  /// - Parameter handler: Called with the new ``changeCount``.
+  /// - Returns: The observation; keep it alive while you want calls.
+  /// - Throws: ``SQLiteError`` when the change file cannot be watched.
+  public func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) throws
+    -> ChangeObservation
+  {
+    guard let counter else { return ChangeObservation {} }
+    let monitor = try self.monitor.withLock { monitor -> FileChangeMonitor in
+      if let monitor { return monitor }
+      let created = try FileChangeMonitor(counter: counter)
+      monitor = created
+      return created
+    }
+    return monitor.subscribe(handler)
+  }
+}

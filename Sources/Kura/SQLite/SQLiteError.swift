@@ -1,0 +1,135 @@
+#if canImport(CSQLite)
+  internal import CSQLite
+#else
+  internal import SQLite3
+#endif
+
+/// An error reported by SQLite: its result code, its message and the SQL that failed.
+///
+/// Bound values never appear in the error, only the SQL text with its placeholders.
+///
+/// For example:
+///
+/// ```swift
+/// do {
+///   try connection.execute("INSERT INTO trip (name) VALUES (NULL)")
+/// } catch let error as SQLiteError where error.code == .constraint {
+///   print(error)
+///   // SQLite error 19 (constraint): NOT NULL constraint failed: trip.name
+///   //   — while executing `INSERT INTO trip (name) VALUES (NULL)`
+/// }
+/// ```
+public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The primary result code, such as ``ResultCode/constraint``.
+  public let code: ResultCode
+  /// The extended result code, such as 1299 (`SQLITE_CONSTRAINT_NOTNULL`).
+  public let extendedCode: Int32
+  /// SQLite's own message.
+  public let message: String
+  /// The SQL being executed, when there was one.
+  public let sql: String?
+
+  /// Creates an error from its parts.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let error = SQLiteError(code: .busy, extendedCode: 5, message: "database is locked", sql: nil)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - code: The primary result code.
+  ///   - extendedCode: The extended result code.
+  ///   - message: The message.
+  ///   - sql: The SQL that failed, if any.
+  public init(code: ResultCode, extendedCode: Int32, message: String, sql: String?) {
+    self.code = code
+    self.extendedCode = extendedCode
+    self.message = message
+    self.sql = sql
+  }
+
+  /// Reads the last error of a connection handle.
+  init(handle: OpaquePointer?, result: Int32, sql: String?) {
+    let extended = handle.map { sqlite3_extended_errcode($0) } ?? result
+    let message: String
+    if let handle, let text = sqlite3_errmsg(handle) {
+      message = String(cString: text)
+    } else {
+      message = String(cString: sqlite3_errstr(result))
+    }
+    self.init(
+      code: ResultCode(rawValue: result & 0xff), extendedCode: extended, message: message, sql: sql)
+  }
+
+  /// "SQLite error 19 (constraint): NOT NULL constraint failed: trip.name — while executing `…`".
+  public var description: String {
+    var text = "SQLite error \(code.rawValue) (\(code.name)): \(message)"
+    if let sql { text += " — while executing `\(sql)`" }
+    return text
+  }
+
+  /// A primary SQLite result code.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if error.code == .busy { print("another connection holds the lock") }
+  /// ```
+  public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The numeric code, as in `sqlite3.h`.
+    public let rawValue: Int32
+    /// Wraps a numeric code.
+    ///
+    /// For example: `SQLiteError.ResultCode(rawValue: 19) == .constraint`.
+    ///
+    /// - Parameter rawValue: The code.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// `SQLITE_ERROR`: a generic error, such as a syntax error.
+    public static let error = ResultCode(rawValue: 1)
+    /// `SQLITE_PERM`: access permission denied.
+    public static let permission = ResultCode(rawValue: 3)
+    /// `SQLITE_ABORT`: an operation was aborted.
+    public static let abort = ResultCode(rawValue: 4)
+    /// `SQLITE_BUSY`: the database file is locked by another connection.
+    public static let busy = ResultCode(rawValue: 5)
+    /// `SQLITE_LOCKED`: a table is locked.
+    public static let locked = ResultCode(rawValue: 6)
+    /// `SQLITE_READONLY`: an attempt to write a read-only database.
+    public static let readOnly = ResultCode(rawValue: 8)
+    /// `SQLITE_IOERR`: a disk I/O error.
+    public static let ioError = ResultCode(rawValue: 10)
+    /// `SQLITE_CORRUPT`: the database file is malformed.
+    public static let corrupt = ResultCode(rawValue: 11)
+    /// `SQLITE_FULL`: the disk is full.
+    public static let full = ResultCode(rawValue: 13)
+    /// `SQLITE_CANTOPEN`: the file cannot be opened.
+    public static let cannotOpen = ResultCode(rawValue: 14)
+    /// `SQLITE_CONSTRAINT`: a constraint (NOT NULL, UNIQUE, FOREIGN KEY, CHECK) failed.
+    public static let constraint = ResultCode(rawValue: 19)
+    /// `SQLITE_MISMATCH`: a data type mismatch.
+    public static let mismatch = ResultCode(rawValue: 20)
+    /// `SQLITE_MISUSE`: the library was used incorrectly.
+    public static let misuse = ResultCode(rawValue: 21)
+    /// `SQLITE_RANGE`: a parameter index is out of range.
+    public static let range = ResultCode(rawValue: 25)
+    /// `SQLITE_NOTADB`: the file is not a database.
+    public static let notADatabase = ResultCode(rawValue: 26)
+
+    /// The short lowercase name SQLite's headers use, such as `constraint`.
+    public var name: String {
+      let names: [Int32: String] = [
+        0: "ok", 1: "error", 2: "internal", 3: "perm", 4: "abort", 5: "busy", 6: "locked",
+        7: "nomem", 8: "readonly", 9: "interrupt", 10: "ioerr", 11: "corrupt", 12: "notfound",
+        13: "full", 14: "cantopen", 15: "protocol", 16: "empty", 17: "schema", 18: "toobig",
+        19: "constraint", 20: "mismatch", 21: "misuse", 22: "nolfs", 23: "auth", 24: "format",
+        25: "range", 26: "notadb", 27: "notice", 28: "warning", 100: "row", 101: "done",
+      ]
+      return names[rawValue] ?? "code \(rawValue)"
+    }
+
+    /// The name, such as `constraint`.
+    public var description: String { name }
+  }
+}

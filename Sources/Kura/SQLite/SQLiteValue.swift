@@ -1,0 +1,198 @@
+import Foundation
+
+/// One value as SQLite stores it: an integer, a real, text, a blob or NULL.
+///
+/// Swift types map onto these storage classes as follows (one documented mapping each):
+///
+/// | Swift | SQLite | notes |
+/// |---|---|---|
+/// | `Int64`, `Int` and the fixed-width integers | INTEGER | `UInt64` above `Int64.max` is refused |
+/// | `Double`, `Float` | REAL | SQLite has no NaN: `Double.nan` is stored as NULL |
+/// | `String` | TEXT | UTF-8; the empty string stays an empty string |
+/// | `Data` | BLOB | NUL bytes kept; empty `Data` stays an empty blob |
+/// | `Bool` | INTEGER | `0` or `1` |
+/// | `Date` | REAL | seconds since 1970-01-01 00:00:00 UTC (`timeIntervalSince1970`) |
+/// | `UUID` | TEXT | the 36-character uppercase `uuidString` |
+/// | `URL` | TEXT | `absoluteString` |
+/// | `nil` | NULL | |
+///
+/// For example:
+///
+/// ```swift
+/// try connection.run("INSERT INTO entry (id, cash) VALUES (?, ?)", [.text("A"), .integer(2800)])
+/// ```
+public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
+  /// A 64-bit signed integer.
+  case integer(Int64)
+  /// A 64-bit IEEE floating-point number.
+  case real(Double)
+  /// UTF-8 text.
+  case text(String)
+  /// Bytes.
+  case blob(Data)
+  /// NULL.
+  case null
+
+  /// A short rendering for diagnostics, such as `42`, `'text'`, `x'00ff'` or `NULL`.
+  public var description: String {
+    switch self {
+    case .integer(let value): return String(value)
+    case .real(let value): return String(value)
+    case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+    case .blob(let value): return "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+    case .null: return "NULL"
+    }
+  }
+
+  /// Whether this is NULL.
+  public var isNull: Bool {
+    if case .null = self { return true }
+    return false
+  }
+}
+
+/// A Swift value that converts to and from one SQLite value.
+///
+/// Conformances follow the table in ``SQLiteValue``. Conform your own types to store them in
+/// a column.
+///
+/// For example:
+///
+/// ```swift
+/// let value = UUID().sqliteValue          // .text("3F4D8393-…")
+/// let back = UUID(sqliteValue: value)     // the same UUID
+/// ```
+public protocol SQLiteValueConvertible {
+  /// The value as SQLite stores it.
+  var sqliteValue: SQLiteValue { get }
+  /// Reads the value back; `nil` when the stored value does not fit the type.
+  init?(sqliteValue: SQLiteValue)
+}
+
+extension Int64: SQLiteValueConvertible {
+  /// This integer as INTEGER.
+  public var sqliteValue: SQLiteValue { .integer(self) }
+  /// Reads an INTEGER (or a REAL with no fraction).
+  public init?(sqliteValue: SQLiteValue) {
+    switch sqliteValue {
+    case .integer(let value): self = value
+    case .real(let value):
+      guard let exact = Int64(exactly: value) else { return nil }
+      self = exact
+    default: return nil
+    }
+  }
+}
+
+extension Int: SQLiteValueConvertible {
+  /// This integer as INTEGER.
+  public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+  /// Reads an INTEGER that fits `Int`.
+  public init?(sqliteValue: SQLiteValue) {
+    guard let value = Int64(sqliteValue: sqliteValue), let exact = Int(exactly: value) else {
+      return nil
+    }
+    self = exact
+  }
+}
+
+extension Double: SQLiteValueConvertible {
+  /// This number as REAL (NaN as NULL).
+  public var sqliteValue: SQLiteValue { isNaN ? .null : .real(self) }
+  /// Reads a REAL or an INTEGER.
+  public init?(sqliteValue: SQLiteValue) {
+    switch sqliteValue {
+    case .real(let value): self = value
+    case .integer(let value): self = Double(value)
+    default: return nil
+    }
+  }
+}
+
+extension String: SQLiteValueConvertible {
+  /// This string as TEXT.
+  public var sqliteValue: SQLiteValue { .text(self) }
+  /// Reads TEXT.
+  public init?(sqliteValue: SQLiteValue) {
+    guard case .text(let value) = sqliteValue else { return nil }
+    self = value
+  }
+}
+
+extension Data: SQLiteValueConvertible {
+  /// These bytes as BLOB.
+  public var sqliteValue: SQLiteValue { .blob(self) }
+  /// Reads a BLOB (or TEXT, as its UTF-8 bytes).
+  public init?(sqliteValue: SQLiteValue) {
+    switch sqliteValue {
+    case .blob(let value): self = value
+    case .text(let value): self = Data(value.utf8)
+    default: return nil
+    }
+  }
+}
+
+extension Bool: SQLiteValueConvertible {
+  /// `1` or `0` as INTEGER.
+  public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+  /// Reads an INTEGER: zero is false, anything else true.
+  public init?(sqliteValue: SQLiteValue) {
+    guard let value = Int64(sqliteValue: sqliteValue) else { return nil }
+    self = value != 0
+  }
+}
+
+extension Date: SQLiteValueConvertible {
+  /// Seconds since 1970-01-01 UTC as REAL.
+  public var sqliteValue: SQLiteValue { .real(timeIntervalSince1970) }
+  /// Reads seconds since 1970 (REAL or INTEGER).
+  public init?(sqliteValue: SQLiteValue) {
+    guard let seconds = Double(sqliteValue: sqliteValue) else { return nil }
+    self = Date(timeIntervalSince1970: seconds)
+  }
+}
+
+extension UUID: SQLiteValueConvertible {
+  /// The uppercase `uuidString` as TEXT.
+  public var sqliteValue: SQLiteValue { .text(uuidString) }
+  /// Reads a UUID string (any case) or a 16-byte BLOB.
+  public init?(sqliteValue: SQLiteValue) {
+    switch sqliteValue {
+    case .text(let value):
+      guard let uuid = UUID(uuidString: value) else { return nil }
+      self = uuid
+    case .blob(let value) where value.count == 16:
+      let b = Array(value)
+      self = UUID(
+        uuid: (
+          b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+          b[14], b[15]
+        ))
+    default: return nil
+    }
+  }
+}
+
+extension URL: SQLiteValueConvertible {
+  /// The `absoluteString` as TEXT.
+  public var sqliteValue: SQLiteValue { .text(absoluteString) }
+  /// Reads a URL string.
+  public init?(sqliteValue: SQLiteValue) {
+    guard case .text(let value) = sqliteValue, let url = URL(string: value) else { return nil }
+    self = url
+  }
+}
+
+extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
+  /// The wrapped value, or NULL.
+  public var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
+  /// NULL reads as `nil`; anything else as the wrapped type.
+  public init?(sqliteValue: SQLiteValue) {
+    if case .null = sqliteValue {
+      self = .none
+      return
+    }
+    guard let value = Wrapped(sqliteValue: sqliteValue) else { return nil }
+    self = .some(value)
+  }
+}

@@ -1,0 +1,322 @@
+import Foundation
+
+#if canImport(CSQLite)
+  internal import CSQLite
+#else
+  internal import SQLite3
+#endif
+
+/// `SQLITE_TRANSIENT`: SQLite copies the bytes before the bind call returns.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared SQL statement: bind values, step through rows, read columns.
+///
+/// Parameters are numbered from 1 (as in SQLite: `?1`, `?2`, or in order of `?`); columns are
+/// numbered from 0. A statement belongs to the ``Connection`` that prepared it and is used by one
+/// thread at a time. Statements from ``Connection/cachedStatement(_:)`` are reset and cleared when
+/// handed out again.
+///
+/// For example:
+///
+/// ```swift
+/// let statement = try connection.cachedStatement("SELECT name FROM trip WHERE id = ?")
+/// try statement.bind("A", at: 1)
+/// while try statement.step() {
+///   print(statement.string(at: 0))
+/// }
+/// ```
+public final class Statement {
+  let handle: OpaquePointer
+  /// The SQL text, with placeholders.
+  public let sql: String
+
+  init(handle: OpaquePointer, sql: String) {
+    self.handle = handle
+    self.sql = sql
+  }
+
+  deinit { sqlite3_finalize(handle) }
+
+  private var database: OpaquePointer? { sqlite3_db_handle(handle) }
+
+  @inline(__always)
+  private func check(_ result: Int32) throws {
+    if result != SQLITE_OK { throw SQLiteError(handle: database, result: result, sql: sql) }
+  }
+
+  // MARK: Binding
+
+  /// The number of parameters the SQL declares.
+  public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+  /// Binds an integer to parameter `index` (from 1).
+  ///
+  /// For example: `try statement.bind(Int64(2800), at: 2)`.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError`` (``SQLiteError/ResultCode/range`` for a bad index).
+  @inline(__always)
+  public func bind(_ value: Int64, at index: Int) throws {
+    try check(sqlite3_bind_int64(handle, Int32(index), value))
+  }
+
+  /// Binds an integer to parameter `index` (from 1).
+  ///
+  /// For example: `try statement.bind(3, at: 1)`.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError``.
+  @inline(__always)
+  public func bind(_ value: Int, at index: Int) throws {
+    try check(sqlite3_bind_int64(handle, Int32(index), Int64(value)))
+  }
+
+  /// Binds a floating-point number to parameter `index` (from 1). NaN is stored as NULL.
+  ///
+  /// For example: `try statement.bind(2.5, at: 3)`.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError``.
+  @inline(__always)
+  public func bind(_ value: Double, at index: Int) throws {
+    try check(sqlite3_bind_double(handle, Int32(index), value))
+  }
+
+  /// Binds text to parameter `index` (from 1), handing SQLite the string's own UTF-8 storage
+  /// (SQLite makes the one copy it needs; no intermediate C string is built).
+  ///
+  /// For example: `try statement.bind("高速代金", at: 2)`.
+  ///
+  /// - Parameters:
+  ///   - value: The value; the empty string stays empty (not NULL).
+  ///   - index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError``.
+  @inline(__always)
+  public func bind(_ value: String, at index: Int) throws {
+    var value = value
+    let result = value.withUTF8 { buffer -> Int32 in
+      if let base = buffer.baseAddress, buffer.count > 0 {
+        return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+          sqlite3_bind_text(handle, Int32(index), $0, Int32(buffer.count), transient)
+        }
+      }
+      return sqlite3_bind_text(handle, Int32(index), "", 0, transient)
+    }
+    try check(result)
+  }
+
+  /// Binds bytes to parameter `index` (from 1).
+  ///
+  /// For example: `try statement.bind(Data([0, 1, 0]), at: 4)`.
+  ///
+  /// - Parameters:
+  ///   - value: The bytes; empty data stays an empty blob (not NULL).
+  ///   - index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError``.
+  public func bind(_ value: Data, at index: Int) throws {
+    let result = value.withUnsafeBytes { buffer -> Int32 in
+      if let base = buffer.baseAddress, buffer.count > 0 {
+        return sqlite3_bind_blob(handle, Int32(index), base, Int32(buffer.count), transient)
+      }
+      return sqlite3_bind_zeroblob(handle, Int32(index), 0)
+    }
+    try check(result)
+  }
+
+  /// Binds NULL to parameter `index` (from 1).
+  ///
+  /// For example: `try statement.bindNull(at: 5)`.
+  ///
+  /// - Parameter index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError``.
+  public func bindNull(at index: Int) throws {
+    try check(sqlite3_bind_null(handle, Int32(index)))
+  }
+
+  /// Binds any ``SQLiteValue`` to parameter `index` (from 1).
+  ///
+  /// For example: `try statement.bind(.text("A"), at: 1)`.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError``.
+  public func bind(_ value: SQLiteValue, at index: Int) throws {
+    switch value {
+    case .integer(let value): try bind(value, at: index)
+    case .real(let value): try bind(value, at: index)
+    case .text(let value): try bind(value, at: index)
+    case .blob(let value): try bind(value, at: index)
+    case .null: try bindNull(at: index)
+    }
+  }
+
+  /// Binds any convertible value (Bool, Date, UUID, URL, optionals…) to parameter `index`.
+  ///
+  /// For example: `try statement.bind(value: UUID(), at: 1)`.
+  ///
+  /// - Parameters:
+  ///   - value: The value, converted as ``SQLiteValue`` documents.
+  ///   - index: The parameter number, from 1.
+  /// - Throws: ``SQLiteError``.
+  public func bind<Value: SQLiteValueConvertible>(value: Value, at index: Int) throws {
+    try bind(value.sqliteValue, at: index)
+  }
+
+  /// Binds values to parameters 1, 2, 3… in order.
+  ///
+  /// For example: `try statement.bind([.text("A"), .integer(1)])`.
+  ///
+  /// - Parameter values: One value per parameter.
+  /// - Throws: ``SQLiteError``.
+  public func bind(_ values: [SQLiteValue]) throws {
+    for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
+  }
+
+  /// Resets the statement so it can run again, and clears its bindings.
+  ///
+  /// For example: `statement.reset()`.
+  public func reset() {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+  }
+
+  // MARK: Stepping
+
+  /// Runs the statement to its next row.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// while try statement.step() { print(statement.int64(at: 0)) }
+  /// ```
+  ///
+  /// - Returns: `true` when a row is available, `false` when the statement is done.
+  /// - Throws: ``SQLiteError``; the statement is reset so it can be used again.
+  @inline(__always)
+  @discardableResult
+  public func step() throws -> Bool {
+    let result = sqlite3_step(handle)
+    if result == SQLITE_ROW { return true }
+    if result == SQLITE_DONE { return false }
+    let error = SQLiteError(handle: database, result: result, sql: sql)
+    sqlite3_reset(handle)
+    throw error
+  }
+
+  /// Runs the statement to completion, ignoring rows, then resets it (bindings are kept).
+  ///
+  /// For example: `try statement.execute()`.
+  ///
+  /// - Throws: ``SQLiteError``.
+  public func execute() throws {
+    defer { sqlite3_reset(handle) }
+    while try step() {}
+  }
+
+  // MARK: Reading columns
+
+  /// The number of columns in each row.
+  public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+  /// The name of column `index` (from 0).
+  ///
+  /// For example: `statement.columnName(at: 0)` is `"name"` for `SELECT name FROM trip`.
+  ///
+  /// - Parameter index: The column number, from 0.
+  /// - Returns: The column's name.
+  public func columnName(at index: Int) -> String {
+    sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+  }
+
+  /// Whether column `index` (from 0) of the current row is NULL.
+  ///
+  /// For example: `if statement.isNull(at: 2) { … }`.
+  ///
+  /// - Parameter index: The column number, from 0.
+  /// - Returns: `true` for NULL.
+  @inline(__always)
+  public func isNull(at index: Int) -> Bool {
+    sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+  }
+
+  /// Column `index` (from 0) as an integer (NULL reads as 0).
+  ///
+  /// For example: `let cash = statement.int64(at: 1)`.
+  ///
+  /// - Parameter index: The column number, from 0.
+  /// - Returns: The value.
+  @inline(__always)
+  public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+
+  /// Column `index` (from 0) as a floating-point number (NULL reads as 0).
+  ///
+  /// For example: `let price = statement.double(at: 2)`.
+  ///
+  /// - Parameter index: The column number, from 0.
+  /// - Returns: The value.
+  @inline(__always)
+  public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+
+  /// Column `index` (from 0) as text (NULL reads as the empty string).
+  ///
+  /// For example: `let memo = statement.string(at: 3)`.
+  ///
+  /// - Parameter index: The column number, from 0.
+  /// - Returns: The value, decoded as UTF-8 (embedded NUL characters kept).
+  @inline(__always)
+  public func string(at index: Int) -> String {
+    guard let text = sqlite3_column_text(handle, Int32(index)) else { return "" }
+    let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+    return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+  }
+
+  /// Column `index` (from 0) as bytes (NULL reads as empty data).
+  ///
+  /// For example: `let photo = statement.data(at: 4)`.
+  ///
+  /// - Parameter index: The column number, from 0.
+  /// - Returns: The value.
+  public func data(at index: Int) -> Data {
+    guard let bytes = sqlite3_column_blob(handle, Int32(index)) else { return Data() }
+    return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, Int32(index))))
+  }
+
+  /// Column `index` (from 0) in its stored storage class.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if case .text(let name) = statement.value(at: 0) { print(name) }
+  /// ```
+  ///
+  /// - Parameter index: The column number, from 0.
+  /// - Returns: The value.
+  public func value(at index: Int) -> SQLiteValue {
+    switch sqlite3_column_type(handle, Int32(index)) {
+    case SQLITE_INTEGER: return .integer(int64(at: index))
+    case SQLITE_FLOAT: return .real(double(at: index))
+    case SQLITE_TEXT: return .text(string(at: index))
+    case SQLITE_BLOB: return .blob(data(at: index))
+    default: return .null
+    }
+  }
+
+  /// Column `index` (from 0) converted to a Swift type, as ``SQLiteValue`` documents.
+  ///
+  /// For example: `let id: UUID? = statement.value(UUID.self, at: 0)`.
+  ///
+  /// - Parameters:
+  ///   - type: The type to read.
+  ///   - index: The column number, from 0.
+  /// - Returns: The value, or `nil` when the stored value does not fit the type.
+  public func value<Value: SQLiteValueConvertible>(_ type: Value.Type, at index: Int) -> Value? {
+    Value(sqliteValue: value(at: index))
+  }
+}

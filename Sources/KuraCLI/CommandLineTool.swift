@@ -1,0 +1,326 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Parses a command line against a ``Command`` tree, prints help, runs the action and maps errors
+/// to exit codes: 0 on success, 64 for a ``UsageError``, the given status for ``ExitCode``, 1 for
+/// any other error (printed as `<tool>: error: <message>`).
+///
+/// For example:
+///
+/// ```swift
+/// let root = Command(name: "kura", abstract: "Kura's tool.", subcommands: [paths, version])
+/// CommandLineTool.main(root)
+/// ```
+public enum CommandLineTool {
+  /// What parsing produced: an invocation to run, or help text to print.
+  public enum Parsed: Sendable {
+    /// Run this command with this invocation.
+    case run(Command, Invocation)
+    /// Print this help text and exit 0.
+    case help(String)
+  }
+
+  /// Runs the tool and exits the process.
+  ///
+  /// For example: `CommandLineTool.main(root)`.
+  ///
+  /// - Parameters:
+  ///   - root: The tool's top command.
+  ///   - arguments: The words after the executable's name.
+  public static func main(_ root: Command, arguments: [String] = Array(CommandLine.arguments.dropFirst()))
+    -> Never
+  {
+    exit(run(root, arguments: arguments))
+  }
+
+  /// Runs the tool and returns its exit status (for tests and embedding).
+  ///
+  /// For example: `let status = CommandLineTool.run(root, arguments: ["paths"])`.
+  ///
+  /// - Parameters:
+  ///   - root: The tool's top command.
+  ///   - arguments: The words after the executable's name.
+  /// - Returns: The exit status.
+  public static func run(_ root: Command, arguments: [String]) -> Int32 {
+    do {
+      switch try parse(root, arguments: arguments) {
+      case .help(let text):
+        print(text)
+        return 0
+      case .run(let command, let invocation):
+        guard let action = command.run else { return 0 }
+        try action(invocation)
+        fflush(nil)
+        return 0
+      }
+    } catch let error as UsageError {
+      fflush(nil)
+      printError("\(root.name): error: \(error)")
+      return 64
+    } catch let error as ExitCode {
+      fflush(nil)
+      return error.status
+    } catch {
+      fflush(nil)
+      printError("\(root.name): error: \(error)")
+      return 1
+    }
+  }
+
+  /// Writes a line to standard error.
+  ///
+  /// For example: `CommandLineTool.printError("warikan: warning: …")`.
+  ///
+  /// - Parameter line: The text.
+  public static func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  }
+
+  /// Parses words against a command tree without running anything.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if case .run(let command, let invocation) = try CommandLineTool.parse(root, arguments: ["a"]) {
+  ///   …
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - root: The tool's top command.
+  ///   - arguments: The words after the executable's name.
+  /// - Returns: What to do.
+  /// - Throws: ``UsageError`` quoting the bad word.
+  public static func parse(_ root: Command, arguments: [String]) throws -> Parsed {
+    var command = root
+    var path = [root.name]
+    var index = 0
+    // Walk down the subcommands.
+    while index < arguments.count, !command.subcommands.isEmpty {
+      let word = arguments[index]
+      if word == "--help" || word == "-h" || word == "help" && command.run == nil {
+        if word == "help", index + 1 < arguments.count,
+          let sub = command.subcommands.first(where: { $0.name == arguments[index + 1] })
+        {
+          return .help(help(for: sub, path: path + [sub.name]))
+        }
+        return .help(help(for: command, path: path))
+      }
+      if word.hasPrefix("-") { break }
+      guard let sub = command.subcommands.first(where: { $0.name == word }) else {
+        if command.run != nil { break }
+        let names = command.subcommands.map(\.name)
+        throw UsageError(
+          "Unknown command `\(word)` for `\(path.joined(separator: " "))`."
+            + suggestion(for: word, among: names, prefix: "")
+            + " Commands: \(names.joined(separator: ", ")).",
+          command: path.joined(separator: " "))
+      }
+      command = sub
+      path.append(word)
+      index += 1
+    }
+    let commandPath = path.joined(separator: " ")
+    if command.run == nil {
+      if index < arguments.count, arguments[index] == "--help" || arguments[index] == "-h" {
+        return .help(help(for: command, path: path))
+      }
+      let names = command.subcommands.map(\.name)
+      if index < arguments.count {
+        throw UsageError(
+          "Unknown option `\(arguments[index])` for `\(commandPath)`: it needs a command first."
+            + " Commands: \(names.joined(separator: ", ")).", command: commandPath)
+      }
+      throw UsageError(
+        "`\(commandPath)` needs a command: \(names.joined(separator: ", ")).", command: commandPath)
+    }
+
+    var positionalWords: [String] = []
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+    var onlyPositional = false
+    let optionNames = command.options.map { "--" + $0.name } + command.flags.map { "--" + $0.name }
+      + (command.supportsJSON ? ["--json"] : []) + ["--help"]
+    while index < arguments.count {
+      let word = arguments[index]
+      index += 1
+      if onlyPositional || !word.hasPrefix("-") || word == "-" || isNegativeNumber(word) {
+        positionalWords.append(word)
+        continue
+      }
+      if word == "--" {
+        onlyPositional = true
+        continue
+      }
+      if word == "--help" || word == "-h" { return .help(help(for: command, path: path)) }
+      var name: String
+      var inlineValue: String?
+      if word.hasPrefix("--") {
+        name = String(word.dropFirst(2))
+        if let equals = name.firstIndex(of: "=") {
+          inlineValue = String(name[name.index(after: equals)...])
+          name = String(name[..<equals])
+        }
+      } else {
+        let letter = word.dropFirst()
+        guard letter.count == 1, let character = letter.first else {
+          throw UsageError(
+            "Unknown option `\(word)` for `\(commandPath)`."
+              + suggestion(for: word, among: optionNames, prefix: ""), command: commandPath)
+        }
+        if let option = command.options.first(where: { $0.short == character }) {
+          name = option.name
+        } else if let flag = command.flags.first(where: { $0.short == character }) {
+          name = flag.name
+        } else {
+          throw UsageError("Unknown option `\(word)` for `\(commandPath)`.", command: commandPath)
+        }
+      }
+      if command.options.contains(where: { $0.name == name }) {
+        if let inlineValue {
+          options[name] = inlineValue
+        } else if index < arguments.count {
+          options[name] = arguments[index]
+          index += 1
+        } else {
+          throw UsageError("Option `--\(name)` needs a value.", command: commandPath)
+        }
+      } else if command.flags.contains(where: { $0.name == name })
+        || (name == "json" && command.supportsJSON)
+      {
+        if inlineValue != nil {
+          throw UsageError("Flag `--\(name)` takes no value.", command: commandPath)
+        }
+        flags.insert(name)
+      } else {
+        throw UsageError(
+          "Unknown option `\(word)` for `\(commandPath)`."
+            + suggestion(for: "--" + name, among: optionNames, prefix: ""), command: commandPath)
+      }
+    }
+
+    var positional: [String: [String]] = [:]
+    var remaining = positionalWords[...]
+    for argument in command.arguments {
+      if argument.isRepeating {
+        positional[argument.name] = Array(remaining)
+        if remaining.isEmpty && !argument.isOptional {
+          throw UsageError("Missing argument <\(argument.name)>.", command: commandPath)
+        }
+        remaining = []
+      } else if let word = remaining.first {
+        positional[argument.name] = [word]
+        remaining = remaining.dropFirst()
+      } else if !argument.isOptional {
+        throw UsageError(
+          "Missing argument <\(argument.name)> (\(argument.help.lowercasedFirst))",
+          command: commandPath)
+      }
+    }
+    if let extra = remaining.first {
+      throw UsageError("Unexpected argument `\(extra)` for `\(commandPath)`.", command: commandPath)
+    }
+    return .run(
+      command,
+      Invocation(commandPath: commandPath, positional: positional, options: options, flags: flags))
+  }
+
+  private static func isNegativeNumber(_ word: String) -> Bool {
+    word.count > 1 && word.hasPrefix("-") && Double(word.dropFirst()) != nil
+  }
+
+  /// " Did you mean `x`?" when a name is close to the word (edit distance ≤ 2), else "".
+  static func suggestion(for word: String, among names: [String], prefix: String) -> String {
+    let scored = names.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= 2 }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return "" }
+    return " Did you mean `\(prefix)\(best.0)`?"
+  }
+
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+      var current = [i] + Array(repeating: 0, count: b.count)
+      for j in 1...b.count {
+        current[j] = min(
+          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+
+  /// The help text of a command.
+  ///
+  /// For example: `print(CommandLineTool.help(for: root, path: ["kura"]))`.
+  ///
+  /// - Parameters:
+  ///   - command: The command.
+  ///   - path: Its path from the root, such as `["kura", "paths"]`.
+  /// - Returns: Usage, description, arguments, options and subcommands.
+  public static func help(for command: Command, path: [String]) -> String {
+    var lines: [String] = []
+    lines.append("OVERVIEW: \(command.abstract)")
+    if !command.discussion.isEmpty { lines += ["", command.discussion] }
+    var usage = "USAGE: " + path.joined(separator: " ")
+    if !command.subcommands.isEmpty && command.run == nil {
+      usage += " <command>"
+    } else {
+      if !command.subcommands.isEmpty { usage += " [<command>]" }
+      if !command.options.isEmpty || !command.flags.isEmpty || command.supportsJSON {
+        usage += " [options]"
+      }
+      for argument in command.arguments {
+        var shown = "<\(argument.name)>"
+        if argument.isRepeating { shown += " …" }
+        if argument.isOptional { shown = "[\(shown)]" }
+        usage += " " + shown
+      }
+    }
+    lines += ["", usage]
+    if !command.arguments.isEmpty {
+      lines += ["", "ARGUMENTS:"]
+      for argument in command.arguments {
+        lines.append(row("<\(argument.name)>", argument.help))
+      }
+    }
+    var optionRows: [String] = []
+    for option in command.options {
+      let short = option.short.map { "-\($0), " } ?? ""
+      optionRows.append(row("\(short)--\(option.name) <\(option.valueName)>", option.help))
+    }
+    for flag in command.flags {
+      let short = flag.short.map { "-\($0), " } ?? ""
+      optionRows.append(row("\(short)--\(flag.name)", flag.help))
+    }
+    if command.supportsJSON { optionRows.append(row("--json", "Print JSON instead of text.")) }
+    optionRows.append(row("-h, --help", "Show help information."))
+    lines += ["", "OPTIONS:"] + optionRows
+    if !command.subcommands.isEmpty {
+      lines += ["", "COMMANDS:"]
+      for sub in command.subcommands { lines.append(row(sub.name, sub.abstract)) }
+      lines += ["", "  See '\(path.joined(separator: " ")) <command> --help' for a command's help."]
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private static func row(_ left: String, _ right: String) -> String {
+    let padded = left.count < 24 ? left.padding(toLength: 24, withPad: " ", startingAt: 0) : left + " "
+    return "  " + padded + right
+  }
+}
+
+extension String {
+  fileprivate var lowercasedFirst: String {
+    guard let first else { return self }
+    return first.lowercased() + dropFirst()
+  }
+}

@@ -1,0 +1,2 @@
+// The SQLite layer against direct C API calls: filled in by the foundation work.
+func runSQLiteBenchmarks() throws {}

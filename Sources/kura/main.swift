@@ -1,0 +1,8 @@
+import KuraCLI
+
+let kura = Command(
+  name: "kura",
+  abstract: "Inspects and edits Kura's preferences, documents and model stores.",
+  subcommands: [pathsCommand, versionCommand])
+
+CommandLineTool.main(kura)

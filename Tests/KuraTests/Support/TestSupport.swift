@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// A folder of its own for one test, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+  let url: URL
+
+  init(_ name: String = #function) {
+    let safe = name.filter { $0.isLetter || $0.isNumber }
+    url = URL(fileURLWithPath: NSTemporaryDirectory())
+      .appendingPathComponent("kura-tests-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+
+  /// A path inside the folder.
+  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+  /// Environment variables that root every Kura location in this folder (KURA_HOME) and point
+  /// HOME and the XDG variables here too, so nothing touches the real home directory.
+  var environment: [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    for key in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "KURA_APP_ID"] {
+      environment[key] = nil
+    }
+    environment["HOME"] = url.appendingPathComponent("home").path
+    environment["KURA_HOME"] = url.appendingPathComponent("kura-home").path
+    return environment
+  }
+}
+
+/// What a finished child process printed and returned.
+struct ProcessResult: Sendable {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+}
+
+/// The folder holding the package's built executables (next to the test bundle).
+func productsDirectory() -> URL {
+  #if os(Linux)
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = executable.deletingLastPathComponent()
+    // The test binary may live inside `KuraPackageTests.xctest/…` on some layouts.
+    while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("kura").path),
+      directory.path != "/"
+    {
+      directory = directory.deletingLastPathComponent()
+    }
+    return directory
+  #else
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+      return bundle.bundleURL.deletingLastPathComponent()
+    }
+    return Bundle.main.bundleURL
+  #endif
+}
+
+/// A built executable of this package, such as `kura` or `warikan`.
+func executable(_ name: String) throws -> URL {
+  let url = productsDirectory().appendingPathComponent(name)
+  try #require(
+    FileManager.default.isExecutableFile(atPath: url.path),
+    "`\(name)` is not built at \(url.path); run `swift build` first")
+  return url
+}
+
+/// Runs an executable to completion and captures its output.
+func run(
+  _ executableURL: URL, _ arguments: [String], environment: [String: String],
+  input: String? = nil, timeout: Duration = .seconds(60)
+) throws -> ProcessResult {
+  let process = Process()
+  process.executableURL = executableURL
+  process.arguments = arguments
+  process.environment = environment
+  let output = Pipe()
+  let errors = Pipe()
+  let inputPipe = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  process.standardInput = inputPipe
+  try process.run()
+  if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
+  try? inputPipe.fileHandleForWriting.close()
+  // Read both pipes before waiting so a chatty child never blocks on a full pipe.
+  let group = DispatchGroup()
+  nonisolated(unsafe) var outData = Data()
+  nonisolated(unsafe) var errData = Data()
+  group.enter()
+  DispatchQueue.global().async {
+    outData = output.fileHandleForReading.readDataToEndOfFile()
+    group.leave()
+  }
+  group.enter()
+  DispatchQueue.global().async {
+    errData = errors.fileHandleForReading.readDataToEndOfFile()
+    group.leave()
+  }
+  let seconds = Double(timeout.components.seconds)
+  if group.wait(timeout: .now() + seconds) == .timedOut {
+    process.terminate()
+    Issue.record("`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out")
+  }
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    stderr: String(decoding: errData, as: UTF8.self))
+}
