@@ -27,15 +27,18 @@ public struct PreferenceKey<Value: Sendable>: Sendable {
   public let name: String
   /// The value read when the suite holds none (or holds one of another type).
   public let defaultValue: Value
-  let coding: any PreferenceCoding<Value>.Type
+  @usableFromInline let coding: any PreferenceCoding<Value>.Type
+  /// Whether decoded values are worth caching (Codable values); read on every access.
+  @usableFromInline let cachesDecodedValues: Bool
 
   init(name: String, defaultValue: Value, coding: any PreferenceCoding<Value>.Type) {
     self.name = name
     self.defaultValue = defaultValue
     self.coding = coding
+    self.cachesDecodedValues = coding.cachesDecodedValues
   }
 
-  @inline(__always)
+  @inlinable
   func decode(_ value: PreferenceValue) -> Value? { coding.decode(value) }
 
   func encode(_ value: Value) throws -> PreferenceValue? {
