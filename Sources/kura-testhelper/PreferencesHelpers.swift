@@ -53,7 +53,8 @@ struct HelperFixture {
       batch[PreferenceKey<[Int]>("ints", default: [])] = [3, 1, 2]
       batch[PreferenceKey<Set<String>>("set", default: [])] = ["a", "b"]
       batch[PreferenceKey<[String: Double]>("doubles", default: [:])] = ["pi": 3.14, "e": 2.71]
-      batch[PreferenceKey<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now))] =
+      batch[
+        PreferenceKey<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now))] =
         Self.point
       batch[PreferenceKey<[HelperPoint]>("points", default: [])] = [Self.point, Self.point]
       batch[PreferenceKey<[String: PreferenceValue]>("dictionary", default: [:])] = Self.dictionary

@@ -137,8 +137,11 @@ extension PreferenceKey {
   /// For example: `PreferenceKey<SortOption?>("lastSort")`.
   ///
   /// - Parameter name: The name the value is stored under.
-  public init<Wrapped: RawRepresentable & Sendable>(_ name: String) where Value == Wrapped?,
-  Wrapped.RawValue: PreferenceRepresentable {
+  public init<Wrapped: RawRepresentable & Sendable>(_ name: String)
+  where
+    Value == Wrapped?,
+    Wrapped.RawValue: PreferenceRepresentable
+  {
     self.init(name: name, defaultValue: nil, coding: OptionalCoding<RawValueCoding<Wrapped>>.self)
   }
 

@@ -20,7 +20,11 @@ struct PreferencesObservationTests {
   @Test func observingOneKeyIgnoresChangesToAnother() throws {
     let preferences = Preferences.inMemory
     let fired = FireCount()
-    _ = withObservationTracking { preferences[name] } onChange: { fired.fire() }
+    _ = withObservationTracking {
+      preferences[name]
+    } onChange: {
+      fired.fire()
+    }
     preferences[other] = "x"
     try preferences.remove(other)
     preferences.registerDefaults(["other": "y"])
@@ -34,7 +38,11 @@ struct PreferencesObservationTests {
     let observed = try Preferences(fileURL: folder.file("observed.sqlite"))
     let writer = try Preferences(fileURL: folder.file("observed.sqlite"))
     let fired = DispatchSemaphore(value: 0)
-    _ = withObservationTracking { observed[name] } onChange: { fired.signal() }
+    _ = withObservationTracking {
+      observed[name]
+    } onChange: {
+      fired.signal()
+    }
     writer[name] = "Harry"
     #expect(fired.wait(timeout: .now() + 10) == .success)
     #expect(observed[name] == "Harry")

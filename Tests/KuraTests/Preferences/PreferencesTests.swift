@@ -111,8 +111,11 @@ struct PreferencesTests {
     shared[.launchCount] = 4
     let app = try Preferences(locations: Locations.app("customers", environment: environment))
     app[.launchCount] = 1
-    #expect(Preferences.suiteNames(environment: environment) == ["customers", "group.iOS17.M_Kaku"])
-    #expect(try Preferences.existing(suite: "group.iOS17.M_Kaku", environment: environment)[.launchCount] == 4)
+    #expect(
+      Preferences.suiteNames(environment: environment) == ["customers", "group.iOS17.M_Kaku"])
+    #expect(
+      try Preferences.existing(suite: "group.iOS17.M_Kaku", environment: environment)[.launchCount]
+        == 4)
   }
 
   @Test func badSuiteNamesAreRejectedWithTheirReason() throws {
@@ -120,7 +123,8 @@ struct PreferencesTests {
     #expect(throws: PreferencesError.invalidSuiteName(suite: "a/b", reason: "it contains `/`")) {
       try Preferences(suite: "a/b", environment: environment)
     }
-    #expect(throws: PreferencesError.invalidSuiteName(suite: "group.", reason: "it names no group")) {
+    #expect(throws: PreferencesError.invalidSuiteName(suite: "group.", reason: "it names no group"))
+    {
       try Preferences(suite: "group.", environment: environment)
     }
     #expect(throws: PreferencesError.invalidSuiteName(suite: "", reason: "it is empty")) {
