@@ -2,7 +2,7 @@ import Foundation
 
 /// A typed preference: its name in the suite and the value read when none is stored.
 ///
-/// Declare keys as static members so call sites read like SwiftUI's `@AppStorage`:
+/// Declare keys as static members so call sites read like SwiftUI's `@AppStorage`. For example:
 ///
 /// ```swift
 /// enum SortOption: String, Codable, Sendable { case title, date, completion }
