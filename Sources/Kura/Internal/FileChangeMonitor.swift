@@ -23,6 +23,8 @@ public final class ChangeObservation: Sendable {
   }
 
   /// Stops the calls. Calling it again does nothing.
+  ///
+  /// For example: `observation.cancel()`.
   public func cancel() {
     let action = onCancel.withLock { action -> (@Sendable () -> Void)? in
       defer { action = nil }
