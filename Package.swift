@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Kura", targets: ["Kura"]),
     .executable(name: "kura", targets: ["kura"]),
     .executable(name: "kura-bench", targets: ["kura-bench"]),
+    .executable(name: "customers", targets: ["customers"]),
   ],
   targets: [
     // Debian's libsqlite3-dev on Linux; Apple platforms import the SDK's SQLite3 instead.
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
       ]
     ),
+    // Seed §1's customer list (and its three fields) on Kura preferences.
+    .executableTarget(name: "customers", dependencies: ["Kura", "KuraCLI"]),
     // Child process used by the crash and sharing tests.
     .executableTarget(name: "kura-testhelper", dependencies: ["Kura"]),
     .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI"]),
