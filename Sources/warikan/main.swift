@@ -1,0 +1,3 @@
+import KuraCLI
+
+CommandLineTool.main(warikanCommand)
