@@ -14,6 +14,17 @@ struct ColumnSchema: @unchecked Sendable, Hashable {
   /// The property's static type (the wrapped type for optionals).
   let valueType: Any.Type
 
+  init(
+    name: String, keyPath: AnyKeyPath, kind: ColumnKind, isOptional: Bool,
+    valueType: Any.Type = Any.self
+  ) {
+    self.name = name
+    self.keyPath = keyPath
+    self.kind = kind
+    self.isOptional = isOptional
+    self.valueType = valueType
+  }
+
   /// The column's definition in `CREATE TABLE`, such as `"name" TEXT NOT NULL`.
   var definition: String {
     quoteIdentifier(name) + " " + kind.sqlType + (isOptional ? "" : " NOT NULL")

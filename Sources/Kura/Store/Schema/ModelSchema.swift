@@ -39,6 +39,25 @@ struct ModelSchema: Sendable {
   /// The quoted column names, comma separated, in column order.
   var quotedColumnList: String { columns.map { quoteIdentifier($0.name) }.joined(separator: ", ") }
 
+  /// A schema from explicit columns (tests of the translation layer build them this way); the
+  /// primary key is the `id` column, else the first.
+  init(tableName: String, columns: [ColumnSchema], modelName: String? = nil) {
+    self.modelName = modelName ?? tableName
+    self.tableName = tableName
+    self.columns = columns
+    self.primaryKeyIndex = columns.firstIndex { $0.name == "id" } ?? 0
+    self.uniqueConstraints = []
+    self.indexes = []
+    var byName: [String: Int] = [:]
+    var byKeyPath: [AnyKeyPath: Int] = [:]
+    for (index, column) in columns.enumerated() {
+      byName[column.name] = index
+      byKeyPath[column.keyPath] = index
+    }
+    self.columnIndexByName = byName
+    self.columnIndexByKeyPath = byKeyPath
+  }
+
   init<Model: PersistentModel>(deriving model: Model.Type) throws {
     let modelName = String(describing: model)
     var columns: [ColumnSchema] = []
