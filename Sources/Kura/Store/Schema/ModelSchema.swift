@@ -106,7 +106,9 @@ struct ModelSchema: Sendable {
       byKeyPath[column.keyPath] = index
       byName[column.name] = index
     }
-    guard let idIndex = byKeyPath[\Model.id as AnyKeyPath] else {
+    // `\Model.id` here goes through the `Identifiable` requirement, which differs from the stored
+    // property's key path: find the column by name and answer for both key paths.
+    guard let idIndex = byName["id"] else {
       throw StoreError(
         .invalidModel, model: modelName, property: "id",
         message:
@@ -114,6 +116,7 @@ struct ModelSchema: Sendable {
           + "`var id = UUID()` (or an integer or String id).")
     }
     let idColumn = columns[idIndex]
+    byKeyPath[\Model.id as AnyKeyPath] = idIndex
     guard !idColumn.isOptional, [.integer, .text, .uuid].contains(idColumn.kind) else {
       throw StoreError(
         .unsupportedProperty, model: modelName, property: "id",
