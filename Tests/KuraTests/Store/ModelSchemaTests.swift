@@ -34,7 +34,8 @@ struct ModelSchemaTests {
       StoreSQL.upsert(unique)
         == #"INSERT INTO "UniqueStudent" ("id", "name", "year") VALUES (?, ?, ?) "#
         + #"ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "year" = excluded."year" "#
-        + #"ON CONFLICT ("name") DO UPDATE SET "name" = excluded."name", "year" = excluded."year""#
+        + #"ON CONFLICT ("name" COLLATE kura_unicode) DO UPDATE SET "name" = excluded."name", "#
+        + #""year" = excluded."year""#
     )
   }
 

@@ -82,7 +82,7 @@ struct StoreSetup {
     let names = columns.map { schema.columns[$0].name }
     let name = schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
     return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON "
-      + "\(schema.quotedTable) (\(names.map(quoteIdentifier).joined(separator: ", ")))"
+      + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
   }
 
   private func verify(_ schema: ModelSchema, in db: Connection) throws {

@@ -71,10 +71,19 @@ enum StoreSQL {
       : "DO UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
     sql += " ON CONFLICT (\(names[schema.primaryKeyIndex])) \(update)"
     for columns in schema.uniqueConstraints {
-      let target = columns.map { names[$0] }.joined(separator: ", ")
-      sql += " ON CONFLICT (\(target)) \(update)"
+      sql += " ON CONFLICT (\(indexedColumns(schema, columns))) \(update)"
     }
     return sql
+  }
+
+  /// Columns of an index or conflict target. String columns use the collation the predicate
+  /// translation compares strings with (Swift's `==` and `<`), so its comparisons use the index.
+  static func indexedColumns(_ schema: ModelSchema, _ columns: [Int]) -> String {
+    columns.map { index in
+      let column = schema.columns[index]
+      let collation = column.valueType == String.self ? " COLLATE " + SwiftStringSQL.collation : ""
+      return quoteIdentifier(column.name) + collation
+    }.joined(separator: ", ")
   }
 
   static func deleteByID(_ schema: ModelSchema) -> String {

@@ -7,8 +7,8 @@ import Foundation
 ///
 /// - Returns: The value, `.null` for `nil`, or `nil` when `value` does not fit the kind.
 func sqliteValue(for value: Any, kind: ColumnKind) -> SQLiteValue? {
-  if let optional = value as? any OptionalProtocol {
-    guard let wrapped = optional.wrappedAny else { return .null }
+  if let optional = value as? any OptionalValue {
+    guard let wrapped = optional.wrappedValue else { return .null }
     return sqliteValue(for: wrapped, kind: kind)
   }
   switch kind {

@@ -32,30 +32,6 @@ enum ColumnKind: String, Sendable, Hashable, Codable {
   }
 }
 
-/// Lets code that holds an `Any` or an `Any.Type` see through `Optional`.
-protocol OptionalProtocol {
-  /// The wrapped type.
-  static var wrappedType: Any.Type { get }
-  /// Whether this value is `nil`.
-  var isNone: Bool { get }
-  /// The wrapped value, if any.
-  var wrappedAny: Any? { get }
-}
-
-extension Optional: OptionalProtocol {
-  static var wrappedType: Any.Type { Wrapped.self }
-  var isNone: Bool {
-    if case .none = self { return true }
-    return false
-  }
-  var wrappedAny: Any? {
-    switch self {
-    case .none: return nil
-    case .some(let value): return value
-    }
-  }
-}
-
 extension ColumnKind {
   /// The kind of column a Swift type is stored in, or `nil` when the type is not `Codable`.
   static func of(_ type: Any.Type) -> ColumnKind? {

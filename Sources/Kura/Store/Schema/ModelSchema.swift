@@ -67,10 +67,10 @@ struct ModelSchema: Sendable {
       let valueType = type(of: keyPath).valueType
       var wrapped = valueType
       var isOptional = false
-      if let optional = valueType as? any OptionalProtocol.Type {
+      if let optional = valueType as? any OptionalValue.Type {
         wrapped = optional.wrappedType
         isOptional = true
-        if wrapped is any OptionalProtocol.Type {
+        if wrapped is any OptionalValue.Type {
           failure = StoreError(
             .unsupportedProperty, model: modelName, property: name,
             message:
