@@ -10,6 +10,7 @@ let package = Package(
     .executable(name: "kura-bench", targets: ["kura-bench"]),
     .executable(name: "customers", targets: ["customers"]),
     .executable(name: "warikan", targets: ["warikan"]),
+    .executable(name: "students", targets: ["students"]),
   ],
   targets: [
     // Debian's libsqlite3-dev on Linux; Apple platforms import the SDK's SQLite3 instead.
@@ -42,6 +43,8 @@ let package = Package(
     ),
     // Seed §1's customer list (and its three fields) on Kura preferences.
     .executableTarget(name: "customers", dependencies: ["Kura", "KuraCLI"]),
+    // The seed's Core Data "students" app on the model store.
+    .executableTarget(name: "students", dependencies: ["Kura", "KuraCLI"]),
     // Child process used by the crash and sharing tests.
     .executableTarget(name: "kura-testhelper", dependencies: ["Kura", "WarikanKit"]),
     .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI", "WarikanKit"]),

@@ -118,6 +118,7 @@ public final class Connection: @unchecked Sendable {
     if !existed && path != ":memory:" && !path.hasPrefix("file:") {
       chmod(path, 0o600)
     }
+    try installSwiftStringSemantics()
     // Reading the schema here turns "file is not a database" into an error at open time.
     do {
       try execute("PRAGMA foreign_keys = ON")
