@@ -130,11 +130,10 @@ public final class Connection: @unchecked Sendable {
         }
         try execute("PRAGMA synchronous = NORMAL")
       }
-    } catch let error as SQLiteError {
+    } catch {
+      // Finalize cached statements now so deinit can close the handle cleanly.
       statementCache.removeAll()
-      throw SQLiteError(
-        code: error.code, extendedCode: error.extendedCode,
-        message: "\(error.message) (file `\(path)`)", sql: error.sql)
+      throw error
     }
   }
 
