@@ -9,6 +9,8 @@ let package = Package(
     .executable(name: "kura", targets: ["kura"]),
     .executable(name: "kura-bench", targets: ["kura-bench"]),
     .executable(name: "customers", targets: ["customers"]),
+    .executable(name: "warikan", targets: ["warikan"]),
+    .executable(name: "students", targets: ["students"]),
   ],
   targets: [
     // Debian's libsqlite3-dev on Linux; Apple platforms import the SDK's SQLite3 instead.
@@ -29,18 +31,23 @@ let package = Package(
     // Argument parsing and output shared by every executable (internal: not a product).
     .target(name: "KuraCLI", dependencies: ["Kura"]),
     .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI"]),
+    // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
+    .target(name: "WarikanKit", dependencies: ["Kura"]),
+    .executableTarget(name: "warikan", dependencies: ["Kura", "KuraCLI", "WarikanKit"]),
     .executableTarget(
       name: "kura-bench",
       dependencies: [
-        "Kura", "CKuraSupport",
+        "Kura", "CKuraSupport", "WarikanKit",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
       ]
     ),
     // Seed §1's customer list (and its three fields) on Kura preferences.
     .executableTarget(name: "customers", dependencies: ["Kura", "KuraCLI"]),
+    // The seed's Core Data "students" app on the model store.
+    .executableTarget(name: "students", dependencies: ["Kura", "KuraCLI"]),
     // Child process used by the crash and sharing tests.
-    .executableTarget(name: "kura-testhelper", dependencies: ["Kura"]),
-    .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI"]),
+    .executableTarget(name: "kura-testhelper", dependencies: ["Kura", "WarikanKit"]),
+    .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI", "WarikanKit"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,7 @@ extension PreferenceKey {
 }
 
 /// A type using the property wrapper.
-private struct Settings {
+private struct WrappedSettings {
   @Preference var sortOption: FixtureSort
   @Preference var launchCount: Int
   let store: Preferences
@@ -89,7 +89,7 @@ struct PreferencesTests {
 
   @Test func propertyWrapperReadsAndWrites() throws {
     let store = Preferences.inMemory
-    let settings = Settings(store: store)
+    let settings = WrappedSettings(store: store)
     settings.sortOption = .completion
     settings.launchCount += 1
     #expect(store[.sortOption] == .completion)
