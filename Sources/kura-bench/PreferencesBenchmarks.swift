@@ -33,6 +33,12 @@ private func perOperation(
 }
 
 func runPreferencesBenchmarks() throws {
+  // Absolute times depend on what else the machine runs; the same-run ratios are what compare.
+  let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+    .split(separator: " ").prefix(3).joined(separator: " ")
+  line(
+    "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+      + "load average \(load ?? "unknown")")
   let folder = benchmarkDirectory("preferences")
   defer { try? FileManager.default.removeItem(at: folder) }
   let suite = "kura-bench-\(UUID().uuidString.prefix(8))"
