@@ -36,7 +36,8 @@ public struct DocumentOptions: Sendable, Equatable {
   /// milliseconds, through a file-change watch), firing observers; `true` by default.
   public var observesOtherProcesses: Bool
   /// The journal size, in bytes, below which a collection's journal is never compacted into
-  /// the file; past it, the journal is compacted once it is larger than the file itself.
+  /// the file (1 MiB by default); past it, the journal is compacted once it is also larger
+  /// than the file itself, so compaction costs O(1) per change on average.
   public var compactionThreshold: Int
 
   /// Creates options.
@@ -54,7 +55,7 @@ public struct DocumentOptions: Sendable, Equatable {
   ///   - compactionThreshold: The smallest journal size, in bytes, that is compacted.
   public init(
     durability: Durability = .processCrash, onDamage: DamagePolicy = .fail,
-    observesOtherProcesses: Bool = true, compactionThreshold: Int = 64 * 1024
+    observesOtherProcesses: Bool = true, compactionThreshold: Int = 1024 * 1024
   ) {
     self.durability = durability
     self.onDamage = onDamage

@@ -45,6 +45,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   let registrar = ObservationRegistrar()
   let monitor: FileChangeMonitor?
   let watch = Mutex<ChangeObservation?>(nil)
+  /// The encoder for journal records, made once.
+  let recordEncoder = DocumentDecoding.encoder()
+  // Made once: instantiating a generic class's key path on every access and change is costly.
+  let valuePath: KeyPath<DocumentStore, Value> & Sendable = \.value
+  let reloadErrorPath: KeyPath<DocumentStore, DocumentError?> & Sendable = \.reloadError
 
   /// Opens (or starts) the document at a location.
   ///
@@ -117,7 +122,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// let total = store.value.map(\.cash).reduce(0, +)
   /// ```
   public var value: Value {
-    registrar.access(self, keyPath: \.value)
+    registrar.access(self, keyPath: valuePath)
     refreshFromOtherProcesses()
     return state.withLock { $0.value }
   }
@@ -141,7 +146,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// if let error = store.reloadError { print(error) }
   /// ```
   public var reloadError: DocumentError? {
-    registrar.access(self, keyPath: \.reloadError)
+    registrar.access(self, keyPath: reloadErrorPath)
     return state.withLock { $0.reloadError }
   }
 
@@ -214,6 +219,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   public func reload() throws {
     let changed = try withState { state -> Bool in
       let counter = lock.counter.value
+      // The copy reopens the journal when it needs it; the original's descriptor is closed now
+      // so the two never share one.
+      engine.closeJournal(&state)
       var copy = state
       try engine.io(.cannotRead) {
         try lock.withLock(exclusive: false) { try engine.load(&copy, allowQuarantine: false) }
@@ -317,9 +325,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
 
   /// Loads changes another process saved, when the shared counter says there are some.
   func refreshFromOtherProcesses() {
-    let changed = state.withLock { state -> Bool in
+    let (changed, errorChanged) = state.withLock { state -> (Bool, Bool) in
       let counter = lock.counter.value
-      guard !state.isClosed, counter != state.seenCounter else { return false }
+      guard !state.isClosed, counter != state.seenCounter else { return (false, false) }
       do {
         let changed = try engine.io(.cannotRead) {
           try lock.withLock(exclusive: false) { try engine.refresh(&state) }
@@ -327,24 +335,24 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
         state.seenCounter = counter
         let hadError = state.reloadError != nil
         state.reloadError = nil
-        return changed || hadError
+        return (changed, hadError)
       } catch let error as DocumentError {
         state.seenCounter = counter
         state.reloadError = error
-        return true
+        return (false, true)
       } catch {
         state.seenCounter = counter
         state.reloadError = DocumentError(.cannotRead, file: url, reason: "\(error)")
-        return true
+        return (false, true)
       }
     }
+    if errorChanged { registrar.withMutation(of: self, keyPath: reloadErrorPath) {} }
     if changed { notifyChange() }
   }
 
   /// Tells Observation observers and ``changes()`` subscribers that the value changed.
   func notifyChange() {
-    registrar.withMutation(of: self, keyPath: \.value) {}
-    registrar.withMutation(of: self, keyPath: \.reloadError) {}
+    registrar.withMutation(of: self, keyPath: valuePath) {}
     let (value, continuations) = state.withLock { state in
       (state.value, Array(state.continuations.values))
     }
