@@ -17,6 +17,12 @@ import Foundation
 /// ```
 public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of failure this is.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if error.code == .damaged { print("line \(error.line ?? 0)") }
+  /// ```
   public enum Code: String, Sendable, Equatable {
     /// The file is not JSON, is truncated or empty, or its JSON does not have the expected shape.
     case damaged

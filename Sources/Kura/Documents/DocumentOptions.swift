@@ -10,6 +10,12 @@ import Foundation
 /// ```
 public struct DocumentOptions: Sendable, Equatable {
   /// What "saved" means when a change returns.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let options = DocumentOptions(durability: .powerLoss)   // fdatasync after each change
+  /// ```
   public enum Durability: Sendable, Equatable {
     /// The change is in the operating system's file cache when the call returns: it survives the
     /// process being killed (even with `kill -9`) but not a power cut or a kernel crash.
@@ -20,6 +26,14 @@ public struct DocumentOptions: Sendable, Equatable {
   }
 
   /// What to do when the file is damaged (not JSON, truncated, empty, binary, wrong shape).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let store = try DocumentStore<[CashData]>(
+  ///   .documents("cashData.json"), options: DocumentOptions(onDamage: .quarantine))
+  /// if let damage = store.recoveredDamage { print(damage) }
+  /// ```
   public enum DamagePolicy: Sendable, Equatable {
     /// Opening fails with a ``DocumentError`` and the file is left as it is.
     case fail

@@ -6,7 +6,7 @@ import Synchronization
 /// or at any URL — the `FileManager` + `JSONEncoder` pattern, made crash-safe and shared.
 ///
 /// - ``value`` is read from memory.
-/// - ``update(_:)``, ``replace(with:)`` and ``delete()`` replace the file atomically (a temporary
+/// - ``update(_:)->_``, ``replace(with:)`` and ``delete()`` replace the file atomically (a temporary
 ///   file is written, flushed and renamed over the original; the folder is flushed): the file is
 ///   never truncated or half-written, even when the process is killed mid-write.
 /// - For an array of `Identifiable` elements, ``append(_:)``, ``remove(id:)`` and
