@@ -252,7 +252,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   }
 
   /// Compacts the journal into the file and stops watching; later changes throw
-  /// ``DocumentError/Code/closed``. Closing again does nothing.
+  /// ``DocumentError/Code/closed``. Closing again does nothing. A store that is released without
+  /// being closed closes itself; if that compaction fails, the changes stay in the journal and
+  /// are replayed on the next open.
   ///
   /// For example:
   ///
