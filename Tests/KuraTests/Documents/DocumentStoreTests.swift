@@ -217,15 +217,44 @@ struct DocumentStoreTests {
     try store.append(Note(id: 1, text: "a again"))
     let oldJournal = try Data(contentsOf: journal)
     try store.close()
-    // A crash between the rename of the new file and the removal of the journal.
-    try oldJournal.write(to: journal)
+    // A crash between the rename of the new file and the removal of the journal leaves the
+    // journal ending with the marker written just before the rename.
+    let marker = DocumentJournal.compactionMarker(
+      for: DocumentJournal.Base(of: try Data(contentsOf: url)))
+    try (oldJournal + marker).write(to: journal)
     let reopened = try noteStore(url)
     #expect(reopened.value == [Note(id: 2, text: "b"), Note(id: 1, text: "a again")])
+    #expect(reopened.recoveredDamage == nil)
     try reopened.append(Note(id: 3, text: "c"))
     #expect(
       try noteStore(url).value == [
         Note(id: 2, text: "b"), Note(id: 1, text: "a again"), Note(id: 3, text: "c"),
       ])
+  }
+
+  @Test func changesAFileReplacedByAnotherProgramLacksAreSetAsideNotDropped() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let store = try noteStore(url)
+    try store.append(Note(id: 1, text: "in the journal"))
+    let journal = try Data(contentsOf: folder.file(".notes.json.journal"))
+    try store.close()
+    // Another program writes its own version of the file while the journal holds a change.
+    try Data(#"[{"id":5,"text":"by hand"}]"#.utf8).write(to: url)
+    try journal.write(to: folder.file(".notes.json.journal"))
+    let reopened = try noteStore(url)
+    #expect(reopened.value == [Note(id: 5, text: "by hand")])
+    let report = try #require(reopened.recoveredDamage)
+    let aside = try #require(report.quarantinedFile)
+    #expect(report.code == .unmergedJournal)
+    #expect(aside.lastPathComponent.hasPrefix(".notes.json.journal.unmerged-"))
+    #expect(try Data(contentsOf: aside) == journal)
+    #expect(
+      report.description
+        == "Can't apply the saved changes of document `\(url.path)`: another program replaced the"
+        + " file after these changes were saved. They were moved to `\(aside.path)`. Merge them by"
+        + " hand if they matter.")
+    #expect(!FileManager.default.fileExists(atPath: folder.file(".notes.json.journal").path))
   }
 
   @Test func observationFiresOnChanges() async throws {
