@@ -257,6 +257,35 @@ struct DocumentStoreTests {
     #expect(!FileManager.default.fileExists(atPath: folder.file(".notes.json.journal").path))
   }
 
+  @Test func appendsFromManyThreadsAreAllKept() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let store = try noteStore(url, threshold: 2048)
+    let failures = Mutex(0)
+    DispatchQueue.concurrentPerform(iterations: 4) { thread in
+      for index in 0..<50 {
+        do {
+          try store.append(Note(id: thread * 1000 + index, text: "t\(thread)"))
+        } catch {
+          failures.withLock { $0 += 1 }
+        }
+      }
+    }
+    #expect(failures.withLock { $0 } == 0)
+    #expect(store.value.count == 200)
+    #expect(Set(try noteStore(url).value.map(\.id)).count == 200)
+  }
+
+  @Test func powerLossDurabilityFlushesEachChange() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let store = try DocumentStore<[Note]>(
+      .url(url), options: DocumentOptions(durability: .powerLoss, observesOtherProcesses: false))
+    try store.append(Note(id: 1, text: "a"))
+    try store.update(Note(id: 1, text: "b"))
+    #expect(try noteStore(url).value == [Note(id: 1, text: "b")])
+  }
+
   @Test func observationFiresOnChanges() async throws {
     let folder = TemporaryDirectory()
     let store = try noteStore(folder.file("notes.json"))
