@@ -83,7 +83,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     }
     self.state = Mutex(state)
     if options.observesOtherProcesses {
-      monitor = try engine.io(.cannotRead) { try FileChangeMonitor(counter: lock.counter) }
+      do {
+        monitor = try FileChangeMonitor(counter: lock.counter)
+      } catch {
+        throw DocumentError(.cannotRead, file: url, reason: "can't watch for changes: \(error)")
+      }
       let observation = monitor?.subscribe { [weak self] _ in self?.refreshFromOtherProcesses() }
       watch.withLock { $0 = observation }
     } else {
