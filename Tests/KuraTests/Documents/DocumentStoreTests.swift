@@ -12,7 +12,7 @@ struct Note: Codable, Identifiable, Sendable, Equatable {
 }
 
 /// A whole-value document.
-struct Settings: Codable, Sendable, Equatable {
+struct ThemeSettings: Codable, Sendable, Equatable {
   var theme = "dark"
   var size = 12
 }
@@ -28,7 +28,7 @@ func noteStore(_ url: URL, threshold: Int = 64 * 1024, watch: Bool = false) thro
 }
 
 /// The names in a folder, sorted.
-func names(in folder: URL) throws -> [String] {
+func fileNames(in folder: URL) throws -> [String] {
   try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
 }
 
@@ -37,45 +37,46 @@ struct DocumentStoreTests {
   @Test func startsWithTheDefaultValueAndCreatesNoFileUntilAChange() throws {
     let folder = TemporaryDirectory()
     let store = try DocumentStore(
-      .url(folder.file("settings.json")), defaultValue: Settings(),
+      .url(folder.file("settings.json")), defaultValue: ThemeSettings(),
       options: DocumentOptions(observesOtherProcesses: false))
-    #expect(store.value == Settings())
-    #expect(try names(in: folder.url) == [".settings.json.lock"])
+    #expect(store.value == ThemeSettings())
+    #expect(try fileNames(in: folder.url) == [".settings.json.lock"])
   }
 
   @Test func updateSavesTheWholeFileAtomically() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("settings.json")
     let store = try DocumentStore(
-      .url(url), defaultValue: Settings(), options: DocumentOptions(observesOtherProcesses: false))
+      .url(url), defaultValue: ThemeSettings(),
+      options: DocumentOptions(observesOtherProcesses: false))
     let result = try store.update { settings -> Int in
       settings.theme = "light"
       return settings.size
     }
     #expect(result == 12)
-    #expect(store.value == Settings(theme: "light", size: 12))
-    let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
-    #expect(saved == Settings(theme: "light", size: 12))
+    #expect(store.value == ThemeSettings(theme: "light", size: 12))
+    let saved = try JSONDecoder().decode(ThemeSettings.self, from: Data(contentsOf: url))
+    #expect(saved == ThemeSettings(theme: "light", size: 12))
     // No temporary file is left behind.
-    #expect(try names(in: folder.url) == [".settings.json.lock", "settings.json"])
-    try store.replace(with: Settings(theme: "sepia", size: 14))
-    let reopened = try DocumentStore(.url(url), defaultValue: Settings())
-    #expect(reopened.value == Settings(theme: "sepia", size: 14))
+    #expect(try fileNames(in: folder.url) == [".settings.json.lock", "settings.json"])
+    try store.replace(with: ThemeSettings(theme: "sepia", size: 14))
+    let reopened = try DocumentStore(.url(url), defaultValue: ThemeSettings())
+    #expect(reopened.value == ThemeSettings(theme: "sepia", size: 14))
   }
 
   @Test func aThrowingUpdateSavesNothing() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("settings.json")
-    let store = try DocumentStore(.url(url), defaultValue: Settings())
-    try store.replace(with: Settings(theme: "a", size: 1))
+    let store = try DocumentStore(.url(url), defaultValue: ThemeSettings())
+    try store.replace(with: ThemeSettings(theme: "a", size: 1))
     #expect(throws: CocoaError.self) {
       try store.update { settings in
         settings.size = 99
         throw CocoaError(.userCancelled)
       }
     }
-    #expect(store.value == Settings(theme: "a", size: 1))
-    #expect(try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url)).size == 1)
+    #expect(store.value == ThemeSettings(theme: "a", size: 1))
+    #expect(try JSONDecoder().decode(ThemeSettings.self, from: Data(contentsOf: url)).size == 1)
   }
 
   @Test func deleteRemovesTheFileAndJournalAndGoesBackToTheDefault() throws {
@@ -83,10 +84,11 @@ struct DocumentStoreTests {
     let url = folder.file("notes.json")
     let store = try noteStore(url)
     try store.append(Note(id: 1, text: "a"))
-    #expect(try names(in: folder.url) == [".notes.json.journal", ".notes.json.lock", "notes.json"])
+    #expect(
+      try fileNames(in: folder.url) == [".notes.json.journal", ".notes.json.lock", "notes.json"])
     try store.delete()
     #expect(store.value == [])
-    #expect(try names(in: folder.url) == [".notes.json.lock"])
+    #expect(try fileNames(in: folder.url) == [".notes.json.lock"])
     try store.append(Note(id: 2, text: "b"))
     #expect(try noteStore(url).value == [Note(id: 2, text: "b")])
   }
@@ -119,7 +121,7 @@ struct DocumentStoreTests {
     try store.append(Note(id: 1, text: "a/b"))
     try store.append(Note(id: 2, text: "高速代金"))
     try store.close()
-    #expect(try names(in: folder.url) == [".notes.json.lock", "notes.json"])
+    #expect(try fileNames(in: folder.url) == [".notes.json.lock", "notes.json"])
     let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
     let decoded = try JSONDecoder().decode([Note].self, from: Data(text.utf8))
     #expect(decoded == [Note(id: 1, text: "a/b"), Note(id: 2, text: "高速代金")])
@@ -158,7 +160,7 @@ struct DocumentStoreTests {
     try store.append(Note(id: 7, text: "x"))
     try store.compact()
     #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self) == #"[{"id":7,"text":"x"}]"#)
-    #expect(try names(in: folder.url) == [".notes.json.lock", "notes.json"])
+    #expect(try fileNames(in: folder.url) == [".notes.json.lock", "notes.json"])
   }
 
   @Test func duplicateAndMissingElementsAreErrors() throws {
