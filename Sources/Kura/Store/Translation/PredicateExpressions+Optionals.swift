@@ -19,7 +19,8 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable {
       throw TranslationFailure("`??` on a value stored as JSON runs in memory")
     }
     return .combined(
-      ["coalesce(", .fragment(optional), ", ", .fragment(fallback), ")"], type: fallback.type)
+      ["coalesce(", .fragment(optional), ", ", .fragment(fallback), ")"], type: fallback.type,
+      mayBeNaN: fallback.mayBeNaN)
   }
 }
 
