@@ -40,7 +40,7 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
     }
     guard let type = ValueType.of(Output.self) else {
       throw TranslationFailure(
-        "`flatMap` producing `\(SQLTranslator.name(of: Output.self))` runs in memory")
+        "`flatMap` producing `\(Output.self)` runs in memory")
     }
     return .combined(
       [

@@ -16,7 +16,9 @@ struct ComparisonTranslationTests {
     try expectSQL(#Predicate<Item> { $0.count <= 3 }, #"("count" <= ?)"#, [.integer(3)])
     try expectSQL(#Predicate<Item> { $0.count > -1 }, #"("count" > (- ?))"#, [.integer(1)])
     try expectSQL(#Predicate<Item> { $0.count >= 0 }, #"("count" >= ?)"#, [.integer(0)])
-    try expectSQL(#Predicate<Item> { $0.count < $0.rank ?? 0 }, #"("count" < coalesce("rank", ?))"#, [.integer(0)])
+    try expectSQL(
+      #Predicate<Item> { $0.count < $0.rank ?? 0 }, #"("count" < coalesce("rank", ?))"#,
+      [.integer(0)])
   }
 
   @Test func textComparesWithTheSwiftStringCollation() throws {

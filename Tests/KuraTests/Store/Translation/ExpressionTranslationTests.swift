@@ -87,7 +87,8 @@ struct ExpressionTranslationTests {
     let none: [Int] = []
     try expectSQL(#Predicate<Item> { none.contains($0.count) }, "0", [])
     let colors: Set<Item.Color> = [.blue]
-    try expectSQL(#Predicate<Item> { colors.contains($0.color) }, #"("color" IN (?))"#, [.text("blue")])
+    try expectSQL(
+      #Predicate<Item> { colors.contains($0.color) }, #"("color" IN (?))"#, [.text("blue")])
   }
 
   @Test func rangeContainsBecomesBetweenOrComparisons() throws {

@@ -7,6 +7,7 @@ import Testing
 struct Item: PersistentModel, Equatable {
   enum Color: String, Codable, Sendable { case red, green, blue }
   enum Level: Int, Codable, Sendable { case low = 1, high = 2 }
+  struct Note: Codable, Sendable, Equatable { var text: String }
 
   var id: Int
   var count: Int = 0
@@ -25,32 +26,34 @@ struct Item: PersistentModel, Equatable {
   var level: Level? = nil
   var payload: Data = Data()
   var tags: [String] = []
+  var note: Note? = nil
 }
 
 extension Item {
   /// The schema the store would derive for `Item`.
   static var schema: ModelSchema {
     ModelSchema(
-    tableName: "item",
-    columns: [
-      ColumnSchema(name: "id", keyPath: \Item.id, kind: .integer, isOptional: false),
-      ColumnSchema(name: "count", keyPath: \Item.count, kind: .integer, isOptional: false),
-      ColumnSchema(name: "score", keyPath: \Item.score, kind: .real, isOptional: false),
-      ColumnSchema(name: "ratio", keyPath: \Item.ratio, kind: .real, isOptional: false),
-      ColumnSchema(name: "name", keyPath: \Item.name, kind: .text, isOptional: false),
-      ColumnSchema(name: "nickname", keyPath: \Item.nickname, kind: .text, isOptional: true),
-      ColumnSchema(name: "rank", keyPath: \Item.rank, kind: .integer, isOptional: true),
-      ColumnSchema(name: "weight", keyPath: \Item.weight, kind: .real, isOptional: true),
-      ColumnSchema(name: "isActive", keyPath: \Item.isActive, kind: .bool, isOptional: false),
-      ColumnSchema(name: "flag", keyPath: \Item.flag, kind: .bool, isOptional: true),
-      ColumnSchema(name: "createdAt", keyPath: \Item.createdAt, kind: .date, isOptional: false),
-      ColumnSchema(name: "uuid", keyPath: \Item.uuid, kind: .uuid, isOptional: false),
-      ColumnSchema(name: "link", keyPath: \Item.link, kind: .url, isOptional: true),
-      ColumnSchema(name: "color", keyPath: \Item.color, kind: .text, isOptional: false),
-      ColumnSchema(name: "level", keyPath: \Item.level, kind: .integer, isOptional: true),
-      ColumnSchema(name: "payload", keyPath: \Item.payload, kind: .blob, isOptional: false),
-      ColumnSchema(name: "tags", keyPath: \Item.tags, kind: .json, isOptional: false),
-    ])
+      tableName: "item",
+      columns: [
+        ColumnSchema(name: "id", keyPath: \Item.id, kind: .integer, isOptional: false),
+        ColumnSchema(name: "count", keyPath: \Item.count, kind: .integer, isOptional: false),
+        ColumnSchema(name: "score", keyPath: \Item.score, kind: .real, isOptional: false),
+        ColumnSchema(name: "ratio", keyPath: \Item.ratio, kind: .real, isOptional: false),
+        ColumnSchema(name: "name", keyPath: \Item.name, kind: .text, isOptional: false),
+        ColumnSchema(name: "nickname", keyPath: \Item.nickname, kind: .text, isOptional: true),
+        ColumnSchema(name: "rank", keyPath: \Item.rank, kind: .integer, isOptional: true),
+        ColumnSchema(name: "weight", keyPath: \Item.weight, kind: .real, isOptional: true),
+        ColumnSchema(name: "isActive", keyPath: \Item.isActive, kind: .bool, isOptional: false),
+        ColumnSchema(name: "flag", keyPath: \Item.flag, kind: .bool, isOptional: true),
+        ColumnSchema(name: "createdAt", keyPath: \Item.createdAt, kind: .date, isOptional: false),
+        ColumnSchema(name: "uuid", keyPath: \Item.uuid, kind: .uuid, isOptional: false),
+        ColumnSchema(name: "link", keyPath: \Item.link, kind: .url, isOptional: true),
+        ColumnSchema(name: "color", keyPath: \Item.color, kind: .text, isOptional: false),
+        ColumnSchema(name: "level", keyPath: \Item.level, kind: .integer, isOptional: true),
+        ColumnSchema(name: "payload", keyPath: \Item.payload, kind: .blob, isOptional: false),
+        ColumnSchema(name: "tags", keyPath: \Item.tags, kind: .json, isOptional: false),
+        ColumnSchema(name: "note", keyPath: \Item.note, kind: .json, isOptional: true),
+      ])
   }
 }
 
@@ -117,7 +120,8 @@ final class ItemTable {
 
 /// The SQL and arguments of `predicate`'s translation.
 func translated(_ predicate: Predicate<Item>) throws -> TranslatedQuery<Item> {
-  try translate(FetchDescriptor(predicate: predicate), schema: Item.schema, dialect: SQLiteDialect())
+  try translate(
+    FetchDescriptor(predicate: predicate), schema: Item.schema, dialect: SQLiteDialect())
 }
 
 /// Rows covering the edge cases of every column: nil, empty and non-normalized text, negative
@@ -128,7 +132,7 @@ let sampleItems: [Item] = [
     isActive: true, flag: true, createdAt: Date(timeIntervalSince1970: 1_000),
     uuid: UUID(uuid: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)),
     link: URL(string: "https://example.com/a"), color: .green, level: .high,
-    payload: Data([1, 2]), tags: ["a"]),
+    payload: Data([1, 2]), tags: ["a"], note: Item.Note(text: "first")),
   Item(
     id: 2, count: -4, score: -2.25, ratio: -1, name: "", nickname: nil, rank: nil, weight: nil,
     isActive: false, flag: nil, createdAt: Date(timeIntervalSince1970: -500),
@@ -174,7 +178,8 @@ func expectFallback(
   let query = try translated(predicate)
   #expect(query.whereClause == sql, sourceLocation: sourceLocation)
   #expect(query.residual != nil, sourceLocation: sourceLocation)
-  #expect(query.fallbackDescription == "Filtered in memory: " + reason, sourceLocation: sourceLocation)
+  #expect(
+    query.fallbackDescription == "Filtered in memory: " + reason, sourceLocation: sourceLocation)
   let table = try ItemTable(rows)
   #expect(
     try table.ids(predicate) == table.expectedIDs(predicate), sourceLocation: sourceLocation)
