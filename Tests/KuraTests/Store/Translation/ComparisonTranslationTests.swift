@@ -66,9 +66,9 @@ struct ComparisonTranslationTests {
   }
 
   @Test func nanConstantsRunInMemory() throws {
-    let nan = Double.nan
+    let notANumber = Double.nan
     try expectFallback(
-      #Predicate<Item> { $0.score != nan }, sql: nil,
+      #Predicate<Item> { $0.score != notANumber }, sql: nil,
       reason:
         "a constant of type `Double` that SQL can't match exactly (NaN, a relative URL or an"
         + " integer beyond 64 bits) runs in memory")
