@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("SQLite dialect and Swift string SQL")
+struct SQLiteDialectTests {
+  @Test func quotesIdentifiersAndEscapesLikePatterns() {
+    let dialect = SQLiteDialect()
+    #expect(dialect.quoteIdentifier(#"first "name""#) == #""first ""name""""#)
+    #expect(dialect.placeholder(3) == "?")
+    #expect(dialect.escapeLikePattern(#"50%_a\b"#) == #"50\%\_a\\b"#)
+    #expect(dialect.likeEscapeClause == #" ESCAPE '\'"#)
+    #expect(dialect.booleanLiteral(true) == "1")
+    #expect(dialect.booleanLiteral(false) == "0")
+  }
+
+  @Test func likeEscapingMatchesLiterally() throws {
+    let connection = try Connection(path: ":memory:")
+    let dialect = SQLiteDialect()
+    let pattern = "%" + dialect.escapeLikePattern(#"5%_\"#) + "%"
+    let sql = "SELECT ? LIKE ?" + dialect.likeEscapeClause
+    let matches = try connection.queryFirst(sql, [.text(#"a5%_\b"#), .text(pattern)]) {
+      $0.int64(at: 0)
+    }
+    let misses = try connection.queryFirst(sql, [.text("a5xx\\b"), .text(pattern)]) {
+      $0.int64(at: 0)
+    }
+    #expect(matches == 1)
+    #expect(misses == 0)
+  }
+
+  @Test func collationOrdersAndComparesLikeSwift() throws {
+    let connection = try Connection(path: ":memory:")
+    let pairs: [(String, String)] = [
+      ("\u{E9}", "e\u{301}"), ("K", "\u{212A}"), ("\u{3A9}", "\u{2126}"), ("a", "b"),
+      ("B", "a"), ("", "a"), ("ab", "a"), ("\u{C5}", "A\u{30A}"), ("\u{212B}", "\u{C5}"),
+      ("z", "\u{E9}"), ("\u{1F1EF}\u{1F1F5}", "\u{1F1EF}"), ("a\r\nb", "a\rb"), ("\u{DF}", "ss"),
+    ]
+    let sql = "SELECT ? = ? COLLATE kura_unicode, ? < ? COLLATE kura_unicode"
+    for (left, right) in pairs {
+      let row = try connection.queryFirst(
+        sql, [.text(left), .text(right), .text(left), .text(right)]
+      ) { [$0.int64(at: 0), $0.int64(at: 1)] }
+      #expect(row == [left == right ? 1 : 0, left < right ? 1 : 0], "\(left) vs \(right)")
+    }
+  }
+
+  @Test func containsAndStartsWithMatchCharacters() throws {
+    let connection = try Connection(path: ":memory:")
+    let cases: [(String, String)] = [
+      ("cafe\u{301}", "cafe"), ("caf\u{E9}", "e\u{301}"), ("a\r\nb", "\r"), ("abc", ""),
+      ("", ""), ("", "a"), ("\u{1F1EF}\u{1F1F5}", "\u{1F1EF}"), ("Kelvin", "\u{212A}"),
+      ("ABC", "b"), ("abc", "bc"),
+    ]
+    for (text, other) in cases {
+      let row = try connection.queryFirst(
+        "SELECT kura_contains(?, ?), kura_starts_with(?, ?)",
+        [.text(text), .text(other), .text(text), .text(other)]
+      ) { [$0.int64(at: 0), $0.int64(at: 1)] }
+      // The reference is the predicate's own evaluation (Character-based; Foundation's
+      // `String.contains` outside a predicate differs, e.g. on the empty string).
+      let contains = try #Predicate<String> { $0.contains(other) }.evaluate(text)
+      let startsWith = try #Predicate<String> { $0.starts(with: other) }.evaluate(text)
+      #expect(row == [contains ? 1 : 0, startsWith ? 1 : 0], "\(text) / \(other)")
+    }
+    let nulls = try connection.queryFirst(
+      "SELECT kura_contains(NULL, 'a') IS NULL, kura_starts_with('a', NULL) IS NULL"
+    ) { [$0.int64(at: 0), $0.int64(at: 1)] }
+    #expect(nulls == [1, 1])
+  }
+}
