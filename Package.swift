@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Kura", targets: ["Kura"]),
     .executable(name: "kura", targets: ["kura"]),
     .executable(name: "kura-bench", targets: ["kura-bench"]),
+    .executable(name: "students", targets: ["students"]),
   ],
   targets: [
     // Debian's libsqlite3-dev on Linux; Apple platforms import the SDK's SQLite3 instead.
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
       ]
     ),
+    // The seed's Core Data "students" app on the model store.
+    .executableTarget(name: "students", dependencies: ["Kura", "KuraCLI"]),
     // Child process used by the crash and sharing tests.
     .executableTarget(name: "kura-testhelper", dependencies: ["Kura"]),
     .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI"]),

@@ -5,7 +5,8 @@ import Foundation
 // Each area adds its suite in a file of its own and lists it here.
 
 let suites: [(name: String, run: () throws -> Void)] = [
-  ("sqlite", runSQLiteBenchmarks)
+  ("sqlite", runSQLiteBenchmarks),
+  ("store", runStoreBenchmarks),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())
