@@ -70,3 +70,24 @@ struct SQLiteDialectTests {
     #expect(nulls == [1, 1])
   }
 }
+
+@Suite("Translated SQL and indexes")
+struct TranslatedIndexTests {
+  @Test func textConditionsUseAnIndexWithTheSwiftCollation() throws {
+    let table = try ItemTable(sampleItems)
+    try table.connection.execute(#"CREATE INDEX item_name ON item ("name" COLLATE kura_unicode)"#)
+    try table.connection.execute(#"CREATE INDEX item_count ON item ("count")"#)
+    let names = ["B", "Harry"]
+    let predicates = [
+      #Predicate<Item> { $0.name == "Harry" }, #Predicate<Item> { names.contains($0.name) },
+      #Predicate<Item> { ("A"..."C").contains($0.name) }, #Predicate<Item> { $0.name < "C" },
+      #Predicate<Item> { $0.count == 3 }, #Predicate<Item> { (1..<4).contains($0.count) },
+    ]
+    for predicate in predicates {
+      let query = try translated(predicate)
+      let sql = "EXPLAIN QUERY PLAN SELECT id FROM item WHERE " + (query.whereClause ?? "")
+      let plan = try table.connection.query(sql, query.arguments) { $0.string(at: 3) }
+      #expect(plan.contains { $0.contains("USING INDEX") }, "\(plan)")
+    }
+  }
+}
