@@ -13,6 +13,18 @@ struct FallbackTranslationTests {
     #expect(query.arguments == [.integer(0)])
   }
 
+  @Test func inMemoryConditionBeforeAnSQLConditionStillNarrowsInSQL() throws {
+    try expectFallback(
+      #Predicate<Item> { $0.name.count > 1 && $0.count >= 0 }, sql: #"("count" >= ?)"#,
+      reason: "`\\String.count` has no SQL form and runs in memory")
+    try expectFallback(
+      #Predicate<Item> { $0.count >= 0 && $0.rank! > 0 }, sql: #"("count" >= ?)"#,
+      reason:
+        "a force unwrap `!` (which throws on nil) runs in memory; use `??` or `flatMap` to run it"
+        + " in SQL",
+      rows: sampleItems.filter { $0.rank != nil })
+  }
+
   @Test func jsonColumnsRunInMemoryExceptNilChecks() throws {
     try expectSQL(#Predicate<Item> { $0.note == nil }, #"("note" IS NULL)"#, [])
     try expectSQL(#Predicate<Item> { $0.note != nil }, #"("note" IS NOT NULL)"#, [])
