@@ -91,3 +91,44 @@ struct TranslatedIndexTests {
     }
   }
 }
+
+/// A dialect with numbered placeholders and no Swift string semantics, as a PostgreSQL dialect
+/// without Kura's functions would be.
+private struct NumberedDialect: SQLDialect {
+  func quoteIdentifier(_ name: String) -> String { "\"\(name)\"" }
+  func placeholder(_ index: Int) -> String { "$\(index)" }
+  func escapeLikePattern(_ text: String) -> String { text }
+  var likeEscapeClause: String { "" }
+  func booleanLiteral(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
+  var swiftStringCollation: String? { nil }
+  func stringContains(_ text: String, _ other: String) -> String? { nil }
+  func stringStartsWith(_ text: String, _ prefix: String) -> String? { nil }
+}
+
+@Suite("Translation through another dialect")
+struct OtherDialectTests {
+  @Test func placeholdersAreNumberedAndTextRunsInMemory() throws {
+    let ranks: [Int?] = [1, nil]
+    let descriptor = FetchDescriptor<Item>(
+      predicate: #Predicate<Item> {
+        (0..<5).contains($0.count) && ranks.contains($0.rank) && $0.name == "B"
+      },
+      sortBy: [SortDescriptor(\.count), SortDescriptor(\.name)], fetchLimit: 3)
+    let query = try translate(descriptor, schema: Item.schema, dialect: NumberedDialect())
+    #expect(
+      query.whereClause
+        == #"(("count" >= $1) AND ("count" < $2)) AND (("rank" IN ($3)) OR "rank" IS NULL)"#)
+    #expect(query.arguments == [.integer(0), .integer(5), .integer(1)])
+    #expect(query.sortsInMemory)
+    #expect(
+      query.fallbackDescription
+        == "Filtered in memory: `==` on text has no exact form in this SQL dialect; sorted in"
+        + " memory: sorting text has no exact form in this SQL dialect")
+    let statement = query.selectStatement(columns: "*", table: "item", dialect: NumberedDialect())
+    #expect(
+      statement.sql
+        == #"SELECT * FROM "item" WHERE (("count" >= $1) AND ("count" < $2)) AND (("rank" IN ($3)) OR "rank" IS NULL)"#
+    )
+    #expect(statement.arguments == [.integer(0), .integer(5), .integer(1)])
+  }
+}
