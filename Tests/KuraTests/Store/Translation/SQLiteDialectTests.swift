@@ -46,6 +46,35 @@ struct SQLiteDialectTests {
     }
   }
 
+  @Test func collationAgreesWithSwiftOnRandomCanonicalEquivalents() throws {
+    // Combining marks in either order (canonical reordering), precomposed and decomposed forms,
+    // Hangul syllables and jamo, singletons (Kelvin, Ohm, Angstrom signs).
+    let pieces = [
+      "a", "A", "e", "K", "z", "\u{E9}", "\u{E1}", "\u{301}", "\u{327}", "\u{323}", "\u{212A}",
+      "\u{2126}", "\u{3A9}", "\u{212B}", "\u{C5}", "\u{30A}", "\u{AC00}", "\u{1100}", "\u{1161}",
+      "\u{1E0B}", "d", "\u{307}", "\r", "\n", "",
+    ]
+    var random = SeededGenerator(seed: 42)
+    func text() -> String {
+      (0..<Int.random(in: 0...4, using: &random)).map { _ in
+        pieces.randomElement(using: &random) ?? ""
+      }.joined()
+    }
+    let connection = try Connection(path: ":memory:")
+    let sql = "SELECT ? = ? COLLATE kura_unicode, ? < ? COLLATE kura_unicode"
+    var equalButDifferentBytes = 0
+    for _ in 0..<3_000 {
+      let left = text()
+      let right = text()
+      let row = try connection.queryFirst(
+        sql, [.text(left), .text(right), .text(left), .text(right)]
+      ) { [$0.int64(at: 0), $0.int64(at: 1)] }
+      #expect(row == [left == right ? 1 : 0, left < right ? 1 : 0], "\(left) vs \(right)")
+      if left == right && Array(left.utf8) != Array(right.utf8) { equalButDifferentBytes += 1 }
+    }
+    #expect(equalButDifferentBytes > 0)
+  }
+
   @Test func containsAndStartsWithMatchCharacters() throws {
     let connection = try Connection(path: ":memory:")
     let cases: [(String, String)] = [
