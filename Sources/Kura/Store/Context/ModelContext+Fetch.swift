@@ -18,7 +18,7 @@ extension ModelContext {
     throws -> Model?
   {
     let schema = try container.schema(for: Model.self)
-    if let pending = pendingChanges(Model.self), let change = pending.changes[id] {
+    if let pending = pendingChanges(Model.self), let change = pending.change(for: id) {
       switch change {
       case .upsert(let model): return model
       case .delete: return nil
@@ -72,15 +72,14 @@ extension ModelContext {
       let decoder = RowDecoder(schema: schema, statement: statement)
       while try statement.step() {
         let model = try decoder.decode(Model.self)
-        if let pending, pending.changes[model.id] != nil { continue }
+        if let pending, pending.contains(model.id) { continue }
         if let residual = plan.residual, try !residual(model) { continue }
         models.append(model)
       }
     }
     var needsSort = plan.sortInMemory
     if let pending {
-      for id in pending.order {
-        guard case .upsert(let model)? = pending.changes[id] else { continue }
+      for model in pending.upsertedModels {
         if let predicate = plan.predicate, try !predicate(model) { continue }
         models.append(model)
         needsSort = true

@@ -70,20 +70,19 @@ public final class ModelContext {
 
   /// Runs `changes` on the pending changes of one model type, then autosaves.
   func change<Model: PersistentModel>(
-    _ type: Model.Type, _ changes: (inout PendingChanges<Model>) throws -> Void
+    _ type: Model.Type, _ changes: (PendingChanges<Model>) throws -> Void
   ) throws {
     _ = try container.schema(for: Model.self)
     let key = ObjectIdentifier(Model.self)
-    // Taking the value out of the dictionary keeps it uniquely referenced, so it changes in place.
-    var table = pending.removeValue(forKey: key) as? PendingChanges<Model> ?? PendingChanges()
-    if !pendingOrder.contains(key) { pendingOrder.append(key) }
-    do {
-      try changes(&table)
-    } catch {
+    let table: PendingChanges<Model>
+    if let existing = pending[key] as? PendingChanges<Model> {
+      table = existing
+    } else {
+      table = PendingChanges()
       pending[key] = table
-      throw error
+      pendingOrder.append(key)
     }
-    pending[key] = table
+    try changes(table)
     if autosaveEnabled && transactionDepth == 0 { try save() }
   }
 
@@ -158,7 +157,7 @@ public final class ModelContext {
   /// - Parameter block: The changes.
   /// - Throws: What `block` throws, or what ``save()`` throws.
   public func transaction(_ block: () throws -> Void) throws {
-    let savedPending = pending
+    let marks = pending.mapValues(\.count)
     let savedOrder = pendingOrder
     transactionDepth += 1
     do {
@@ -166,7 +165,9 @@ public final class ModelContext {
       transactionDepth -= 1
     } catch {
       transactionDepth -= 1
-      pending = savedPending
+      for (key, table) in pending {
+        if let mark = marks[key] { table.truncate(to: mark) } else { pending[key] = nil }
+      }
       pendingOrder = savedOrder
       throw error
     }

@@ -5,6 +5,10 @@ import Foundation
 final class RowDecoder: Decoder {
   let schema: ModelSchema
   let statement: Statement
+  private let names: [String]
+  private let kinds: [ColumnKind]
+  /// Whether each column may hold NULL (NOT NULL columns skip the check).
+  private let nullable: [Bool]
   /// The column the next key most likely names (synthesized `Codable` decodes in order).
   private var cursor = 0
   private lazy var json = ColumnJSON.decoder()
@@ -14,6 +18,15 @@ final class RowDecoder: Decoder {
   init(schema: ModelSchema, statement: Statement) {
     self.schema = schema
     self.statement = statement
+    self.names = schema.columnNames
+    self.kinds = schema.columnKinds
+    self.nullable = schema.columns.map(\.isOptional)
+  }
+
+  /// Whether column `index` of the current row is NULL; only asked of SQLite for nullable columns.
+  @inline(__always)
+  func isNull(at index: Int) -> Bool {
+    nullable[index] && statement.isNull(at: index)
   }
 
   /// The model in the statement's current row.
@@ -34,8 +47,7 @@ final class RowDecoder: Decoder {
 
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
-    let columns = schema.columns
-    if cursor < columns.count, columns[cursor].name == key.stringValue {
+    if cursor < names.count, names[cursor] == key.stringValue {
       defer { cursor += 1 }
       return cursor
     }
@@ -71,7 +83,7 @@ final class RowDecoder: Decoder {
 
   @inline(__always)
   func integer<T: FixedWidthInteger>(_ type: T.Type, at index: Int) throws -> T {
-    if statement.isNull(at: index) { throw nullFailure(at: index) }
+    if isNull(at: index) { throw nullFailure(at: index) }
     guard let value = T(exactly: statement.int64(at: index)) else {
       throw typeFailure(T.self, at: index)
     }
@@ -80,23 +92,36 @@ final class RowDecoder: Decoder {
 
   /// Reads a value that is not one of the keyed container's concrete types.
   func decodeGeneric<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-    if statement.isNull(at: index) { throw nullFailure(at: index) }
-    let column = schema.columns[index]
-    let decoded: Any?
-    switch column.kind {
-    case .date: decoded = Date(timeIntervalSince1970: statement.double(at: index))
-    case .uuid: decoded = UUID(uuidString: statement.string(at: index))
-    case .url: decoded = URL(string: statement.string(at: index))
-    case .blob: decoded = statement.data(at: index)
+    if isNull(at: index) { throw nullFailure(at: index) }
+    switch kinds[index] {
+    case .date:
+      if T.self == Date.self {
+        return unsafeBitCast(Date(timeIntervalSince1970: statement.double(at: index)), to: T.self)
+      }
+    case .uuid:
+      if T.self == UUID.self {
+        guard let uuid = UUID(uuidString: statement.string(at: index)),
+          let value = reinterpret(uuid, as: T.self)
+        else { throw typeFailure(T.self, at: index) }
+        return value
+      }
+    case .url:
+      if T.self == URL.self {
+        guard let url = URL(string: statement.string(at: index)),
+          let value = reinterpret(url, as: T.self)
+        else { throw typeFailure(T.self, at: index) }
+        return value
+      }
+    case .blob:
+      if let data = reinterpret(statement.data(at: index), as: T.self) { return data }
     case .json:
       do {
         return try json.decode(T.self, from: Data(statement.string(at: index).utf8))
       } catch {
         throw typeFailure(T.self, at: index)
       }
-    case .integer, .text, .real, .bool: decoded = nil
+    case .integer, .text, .real, .bool: break
     }
-    if let value = decoded as? T { return value }
     do {
       return try T(from: ColumnDecoder(decoder: self, index: index))
     } catch let error as StoreError {
@@ -142,12 +167,12 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   }
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
     let index = try decoder.columnIndex(for: key)
-    if decoder.statement.isNull(at: index) { throw decoder.nullFailure(at: index) }
+    if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
     return decoder.statement.string(at: index)
   }
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
     let index = try decoder.columnIndex(for: key)
-    if decoder.statement.isNull(at: index) { throw decoder.nullFailure(at: index) }
+    if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
     return decoder.statement.double(at: index)
   }
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {

@@ -5,6 +5,8 @@ import Foundation
 final class RowEncoder: Encoder {
   let schema: ModelSchema
   var statement: Statement
+  private let names: [String]
+  private let kinds: [ColumnKind]
   /// The column the next key most likely names (synthesized `Codable` encodes in order).
   private var cursor = 0
   private lazy var json = ColumnJSON.encoder()
@@ -14,6 +16,8 @@ final class RowEncoder: Encoder {
   init(schema: ModelSchema, statement: Statement) {
     self.schema = schema
     self.statement = statement
+    self.names = schema.columnNames
+    self.kinds = schema.columnKinds
   }
 
   /// Binds every column of `model`; properties left out by the encoding are NULL.
@@ -37,8 +41,7 @@ final class RowEncoder: Encoder {
 
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
-    let columns = schema.columns
-    if cursor < columns.count, columns[cursor].name == key.stringValue {
+    if cursor < names.count, names[cursor] == key.stringValue {
       defer { cursor += 1 }
       return cursor
     }
@@ -67,28 +70,34 @@ final class RowEncoder: Encoder {
 
   /// Binds a value that is not one of the keyed container's concrete types.
   func bindGeneric<T: Encodable>(_ value: T, at index: Int) throws {
-    let column = schema.columns[index]
+    let kind = kinds[index]
     let parameter = index + 1
-    switch column.kind {
+    switch kind {
     case .date:
-      if let date = value as? Date {
-        return try statement.bind(date.timeIntervalSince1970, at: parameter)
+      if T.self == Date.self {
+        return try statement.bind(
+          unsafeBitCast(value, to: Date.self).timeIntervalSince1970, at: parameter)
       }
     case .uuid:
-      if let uuid = value as? UUID { return try statement.bind(uuid.uuidString, at: parameter) }
+      if let uuid = reinterpret(value, as: UUID.self) {
+        return try statement.bind(uuid.uuidString, at: parameter)
+      }
     case .url:
-      if let url = value as? URL { return try statement.bind(url.absoluteString, at: parameter) }
+      if let url = reinterpret(value, as: URL.self) {
+        return try statement.bind(url.absoluteString, at: parameter)
+      }
     case .blob:
-      if let data = value as? Data { return try statement.bind(data, at: parameter) }
+      if let data = reinterpret(value, as: Data.self) { return try statement.bind(data, at: parameter) }
     case .json:
       let data = try json.encode(value)
       return try statement.bind(String(decoding: data, as: UTF8.self), at: parameter)
     case .integer, .text, .real, .bool:
       break
     }
-    if let sqlite = sqliteValue(for: value, kind: column.kind) {
+    if let sqlite = sqliteValue(for: value, kind: kind) {
       return try statement.bind(sqlite, at: parameter)
     }
+    let column = schema.columns[index]
     throw StoreError(
       .encodingFailed, model: schema.modelName, property: column.name, column: column.name,
       message:
@@ -175,4 +184,11 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   mutating func superEncoder(forKey key: Key) -> any Encoder {
     UnsupportedEncoder(modelName: encoder.schema.modelName)
   }
+}
+
+/// `value` as a `U` when `T` is exactly `U` (a type check and a copy, no dynamic cast).
+@inline(__always)
+func reinterpret<T, U>(_ value: T, as type: U.Type) -> U? {
+  guard T.self == U.self else { return nil }
+  return withUnsafePointer(to: value) { $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee } }
 }
