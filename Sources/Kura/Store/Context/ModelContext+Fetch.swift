@@ -24,7 +24,7 @@ extension ModelContext {
       case .delete: return nil
       }
     }
-    guard let key = sqliteValue(for: id, kind: schema.primaryKey.kind) else { return nil }
+    guard let key = schema.keyValue(id) else { return nil }
     return try read(schema) { db in
       let statement = try db.cachedStatement(StoreSQL.selectByID(schema))
       defer { statement.reset() }

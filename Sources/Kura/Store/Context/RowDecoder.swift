@@ -5,12 +5,14 @@ import Foundation
 final class RowDecoder: Decoder {
   let schema: ModelSchema
   let statement: Statement
-  private let names: [String]
+  /// The column names, in memory this coder owns (read without reference counting).
+  private let names: UnsafeMutableBufferPointer<String>
   private let kinds: [ColumnKind]
   /// Whether each column may hold NULL (NOT NULL columns skip the check).
   private let nullable: [Bool]
-  /// The column the next key most likely names (synthesized `Codable` decodes in order).
-  private var cursor = 0
+  // The column the next key most likely names (synthesized `Codable` decodes in order), kept in
+  // memory this decoder owns so the hot path pays no dynamic exclusivity checks.
+  private let cursor = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   private lazy var json = ColumnJSON.decoder()
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -18,9 +20,17 @@ final class RowDecoder: Decoder {
   init(schema: ModelSchema, statement: Statement) {
     self.schema = schema
     self.statement = statement
-    self.names = schema.columnNames
+    self.names = .allocate(capacity: schema.columnNames.count)
+    _ = names.initialize(from: schema.columnNames)
     self.kinds = schema.columnKinds
-    self.nullable = schema.columns.map(\.isOptional)
+    self.nullable = schema.columnNullable
+    cursor.initialize(to: 0)
+  }
+
+  deinit {
+    cursor.deallocate()
+    names.deinitialize()
+    names.deallocate()
   }
 
   /// Whether column `index` of the current row is NULL; only asked of SQLite for nullable columns.
@@ -31,7 +41,7 @@ final class RowDecoder: Decoder {
 
   /// The model in the statement's current row.
   func decode<Model: PersistentModel>(_ type: Model.Type) throws -> Model {
-    cursor = 0
+    cursor.pointee = 0
     do {
       return try Model(from: self)
     } catch let error as StoreError {
@@ -47,9 +57,10 @@ final class RowDecoder: Decoder {
 
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
-    if cursor < names.count, names[cursor] == key.stringValue {
-      defer { cursor += 1 }
-      return cursor
+    let position = cursor.pointee
+    if position < names.count, names[position] == key.stringValue {
+      cursor.pointee = position + 1
+      return position
     }
     guard let index = schema.columnIndexByName[key.stringValue] else {
       throw StoreError(
@@ -58,7 +69,7 @@ final class RowDecoder: Decoder {
           "Can't read a `\(schema.modelName)`: its decoding uses the key `\(key.stringValue)`, "
           + "which is not a stored property. Coding keys must be the property names.")
     }
-    cursor = index + 1
+    cursor.pointee = index + 1
     return index
   }
 
@@ -131,8 +142,20 @@ final class RowDecoder: Decoder {
     }
   }
 
+  private var cachedContainer: (key: ObjectIdentifier, box: AnyObject)?
+
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self))
+    // The container only refers back to this decoder, so one per key type serves every row;
+    // reusing it saves an allocation and a metadata lookup per row. A `KeyedDecodingContainer` is
+    // one reference to its box, so it round-trips through `AnyObject` when the key type matches.
+    if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
+      return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
+    }
+    let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self))
+    if MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+      cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
+    }
+    return container
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw shapeFailure() }
@@ -151,7 +174,10 @@ final class RowDecoder: Decoder {
 
 /// The keyed container of ``RowDecoder``: each key is a column.
 struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let decoder: RowDecoder
+  // Safety: the container is used only inside `RowDecoder.decode(_:)`, which keeps the decoder
+  // alive; unowned(unsafe) avoids a reference cycle through the cached container and the
+  // reference counting of `unowned`.
+  unowned(unsafe) let decoder: RowDecoder
   var codingPath: [any CodingKey] { [] }
   var allKeys: [Key] { decoder.schema.columns.compactMap { Key(stringValue: $0.name) } }
 
