@@ -151,7 +151,7 @@ final class RowDecoder: Decoder {
     if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
       return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
     }
-    let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self))
+    let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoderReference: .passUnretained(self)))
     if MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
       cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
     }
@@ -175,97 +175,147 @@ final class RowDecoder: Decoder {
 /// The keyed container of ``RowDecoder``: each key is a column.
 struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   // Safety: the container is used only inside `RowDecoder.decode(_:)`, which keeps the decoder
-  // alive; unowned(unsafe) avoids a reference cycle through the cached container and the
-  // reference counting of `unowned`.
-  unowned(unsafe) let decoder: RowDecoder
+  // alive. An unmanaged reference avoids a cycle through the cached container, and reading it
+  // with `_withUnsafeGuaranteedRef` costs no reference counting per call.
+  let decoderReference: Unmanaged<RowDecoder>
+  /// The decoder, for paths that are not hot.
+  private var decoder: RowDecoder { decoderReference.takeUnretainedValue() }
   var codingPath: [any CodingKey] { [] }
   var allKeys: [Key] { decoder.schema.columns.compactMap { Key(stringValue: $0.name) } }
 
-  func contains(_ key: Key) -> Bool { decoder.schema.columnIndexByName[key.stringValue] != nil }
+  func contains(_ key: Key) -> Bool {
+    decoderReference._withUnsafeGuaranteedRef { decoder in decoder.schema.columnIndexByName[key.stringValue] != nil }
+  }
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return true }
-    return decoder.statement.isNull(at: index)
+    decoderReference._withUnsafeGuaranteedRef { decoder in
+      guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return true }
+      return decoder.statement.isNull(at: index)
+    }
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    try decoder.integer(Int64.self, at: decoder.columnIndex(for: key)) != 0
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int64.self, at: decoder.columnIndex(for: key)) != 0
+    }
   }
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
-    let index = try decoder.columnIndex(for: key)
-    if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
-    return decoder.statement.string(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
+      return decoder.statement.string(at: index)
+    }
   }
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-    let index = try decoder.columnIndex(for: key)
-    if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
-    return decoder.statement.double(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
+      return decoder.statement.double(at: index)
+    }
   }
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
     Float(try decode(Double.self, forKey: key))
   }
   func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-    try decoder.integer(Int.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-    try decoder.integer(Int8.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int8.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-    try decoder.integer(Int16.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int16.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-    try decoder.integer(Int32.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int32.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-    try decoder.integer(Int64.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int64.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-    try decoder.integer(UInt.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-    try decoder.integer(UInt8.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt8.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-    try decoder.integer(UInt16.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt16.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-    try decoder.integer(UInt32.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt32.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-    try decoder.integer(UInt64.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt64.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try decoder.decodeGeneric(T.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.decodeGeneric(T.self, at: decoder.columnIndex(for: key))
+    }
   }
 
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : decoder.statement.string(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : decoder.statement.string(at: index)
+    }
   }
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : decoder.statement.double(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : decoder.statement.double(at: index)
+    }
   }
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : try decoder.integer(Int.self, at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : try decoder.integer(Int.self, at: index)
+    }
   }
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : decoder.statement.int64(at: index) != 0
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : decoder.statement.int64(at: index) != 0
+    }
   }
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return nil }
-    _ = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : try decoder.decodeGeneric(T.self, at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return nil }
+      _ = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : try decoder.decodeGeneric(T.self, at: index)
+    }
   }
 
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
     -> KeyedDecodingContainer<NestedKey>
   { throw decoder.shapeFailure() }
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    throw decoder.shapeFailure()
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      throw decoder.shapeFailure()
+    }
   }
-  func superDecoder() throws -> any Decoder { throw decoder.shapeFailure() }
-  func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.shapeFailure() }
+  func superDecoder() throws -> any Decoder {
+    try decoderReference._withUnsafeGuaranteedRef { decoder in throw decoder.shapeFailure() }
+  }
+  func superDecoder(forKey key: Key) throws -> any Decoder {
+    try decoderReference._withUnsafeGuaranteedRef { decoder in throw decoder.shapeFailure() }
+  }
 }

@@ -82,7 +82,7 @@ final class RowEncoder: Encoder {
     if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
       return unsafeBitCast(cached.box, to: KeyedEncodingContainer<Key>.self)
     }
-    let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoder: self))
+    let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoderReference: .passUnretained(self)))
     if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
       cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
     }
@@ -138,27 +138,43 @@ final class RowEncoder: Encoder {
 /// The keyed container of ``RowEncoder``: each key is a column.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   // Safety: the container is used only inside `RowEncoder.bind(_:)`, which keeps the encoder
-  // alive; unowned(unsafe) avoids a reference cycle through the cached container and the
-  // reference counting of `unowned`.
-  unowned(unsafe) let encoder: RowEncoder
+  // alive. An unmanaged reference avoids a cycle through the cached container, and reading it
+  // with `_withUnsafeGuaranteedRef` costs no reference counting per call.
+  let encoderReference: Unmanaged<RowEncoder>
+  /// The encoder, for paths that are not hot.
+  private var encoder: RowEncoder { encoderReference.takeUnretainedValue() }
   var codingPath: [any CodingKey] { [] }
 
   @inline(__always)
   private func bindInteger(_ value: Int64, forKey key: Key) throws {
-    try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    }
   }
 
   mutating func encodeNil(forKey key: Key) throws {
-    try encoder.statement.bindNull(at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bindNull(at: try encoder.columnIndex(for: key) + 1)
+    }
   }
   mutating func encode(_ value: Bool, forKey key: Key) throws {
     try bindInteger(value ? 1 : 0, forKey: key)
   }
   mutating func encode(_ value: String, forKey key: Key) throws {
-    try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    }
   }
   mutating func encode(_ value: Double, forKey key: Key) throws {
-    try encoder.statement.bind(value.sqliteValue, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      // SQLite has no NaN: it is stored as NULL (see `SQLiteValue`).
+      let parameter = try encoder.columnIndex(for: key) + 1
+      if value.isNaN {
+        try encoder.statement.bindNull(at: parameter)
+      } else {
+        try encoder.statement.bind(value, at: parameter)
+      }
+    }
   }
   mutating func encode(_ value: Float, forKey key: Key) throws {
     try encode(Double(value), forKey: key)
@@ -191,17 +207,21 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     try bindInteger(Int64(value), forKey: key)
   }
   mutating func encode(_ value: UInt64, forKey key: Key) throws {
-    guard let exact = Int64(exactly: value) else {
-      throw StoreError(
-        .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
-        message:
-          "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
-          + "largest integer SQLite stores (\(Int64.max)).")
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      guard let exact = Int64(exactly: value) else {
+        throw StoreError(
+          .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
+          message:
+            "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
+            + "largest integer SQLite stores (\(Int64.max)).")
+      }
+      try bindInteger(exact, forKey: key)
     }
-    try bindInteger(exact, forKey: key)
   }
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-    try encoder.bindGeneric(value, at: try encoder.columnIndex(for: key))
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.bindGeneric(value, at: try encoder.columnIndex(for: key))
+    }
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(
@@ -212,7 +232,9 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
     UnsupportedEncodingContainer<Key>(modelName: encoder.schema.modelName)
   }
-  mutating func superEncoder() -> any Encoder { UnsupportedEncoder(modelName: encoder.schema.modelName) }
+  mutating func superEncoder() -> any Encoder {
+    encoderReference._withUnsafeGuaranteedRef { encoder in UnsupportedEncoder(modelName: encoder.schema.modelName) }
+  }
   mutating func superEncoder(forKey key: Key) -> any Encoder {
     UnsupportedEncoder(modelName: encoder.schema.modelName)
   }
