@@ -27,6 +27,8 @@ public final class ModelContext {
   private var transactionDepth = 0
   /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
   private var lastTable: (key: ObjectIdentifier, table: AnyObject)?
+  /// Row decoders by the cached statement they read.
+  var decoders: [ObjectIdentifier: RowDecoder] = [:]
 
   /// Creates a context on a container.
   ///
