@@ -12,8 +12,8 @@ import Foundation
 ///
 /// ```swift
 /// var descriptor = FetchDescriptor<Student>(
-///   predicate: #Predicate { $0.name.starts(with: "H") && $0.year >= 2 },
-///   sortBy: [SortDescriptor(\.name)]
+///   predicate: #Predicate { $0.student.starts(with: "H") && $0.added > cutoff },
+///   sortBy: [SortDescriptor(\.student)]
 /// )
 /// descriptor.fetchLimit = 10
 /// let students = try context.fetch(descriptor)
@@ -36,7 +36,7 @@ public struct FetchDescriptor<Model: PersistentModel>: Sendable {
   /// For example:
   ///
   /// ```swift
-  /// let recent = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.createdAt, order: .reverse)])
+  /// let newest = FetchDescriptor<Student>(sortBy: [SortDescriptor(\.added, order: .reverse)])
   /// ```
   ///
   /// - Parameters:

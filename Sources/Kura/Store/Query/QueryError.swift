@@ -5,7 +5,7 @@
 /// ```swift
 /// do {
 ///   _ = try context.fetch(FetchDescriptor<Student>(
-///     predicate: #Predicate { $0.name.count > 3 }, allowsInMemoryFallback: false))
+///     predicate: #Predicate { $0.student.count > 3 }, allowsInMemoryFallback: false))
 /// } catch let error as QueryError where error.code == .inMemoryFallbackForbidden {
 ///   print(error.inMemoryParts)
 /// }
