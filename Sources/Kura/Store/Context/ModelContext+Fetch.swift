@@ -24,14 +24,24 @@ extension ModelContext {
       case .delete: return nil
       }
     }
-    guard let key = sqliteValue(for: id, kind: schema.primaryKey.kind) else { return nil }
+    guard let key = schema.keyValue(id) else { return nil }
     return try read(schema) { db in
       let statement = try db.cachedStatement(StoreSQL.selectByID(schema))
       defer { statement.reset() }
       try statement.bind(key, at: 1)
       guard try statement.step() else { return nil }
-      return try RowDecoder(schema: schema, statement: statement).decode(Model.self)
+      return try rowDecoder(schema, statement).decode(Model.self)
     }
+  }
+
+  /// The decoder for a cached statement of the store's connections, made once per statement
+  /// (the statement outlives it: the decoder holds it, and connections keep their statements).
+  func rowDecoder(_ schema: ModelSchema, _ statement: Statement) -> RowDecoder {
+    let key = ObjectIdentifier(statement)
+    if let decoder = decoders[key] { return decoder }
+    let decoder = RowDecoder(schema: schema, statement: statement)
+    decoders[key] = decoder
+    return decoder
   }
 
   /// Runs `body` on a reader of the store, mapping SQLite errors to ``StoreError``.
@@ -57,7 +67,7 @@ extension ModelContext {
         let statement = try db.cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(plan.arguments)
-        let decoder = RowDecoder(schema: schema, statement: statement)
+        let decoder = rowDecoder(schema, statement)
         var models: [Model] = []
         while try statement.step() { models.append(try decoder.decode(Model.self)) }
         return models
@@ -69,7 +79,7 @@ extension ModelContext {
       let statement = try db.cachedStatement(sql)
       defer { statement.reset() }
       try statement.bind(plan.arguments)
-      let decoder = RowDecoder(schema: schema, statement: statement)
+      let decoder = rowDecoder(schema, statement)
       while try statement.step() {
         let model = try decoder.decode(Model.self)
         if let pending, pending.contains(model.id) { continue }

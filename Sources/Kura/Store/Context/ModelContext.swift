@@ -25,6 +25,10 @@ public final class ModelContext {
   var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
   var pendingOrder: [ObjectIdentifier] = []
   private var transactionDepth = 0
+  /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
+  private var lastTable: (key: ObjectIdentifier, table: AnyObject)?
+  /// Row decoders by the cached statement they read.
+  var decoders: [ObjectIdentifier: RowDecoder] = [:]
 
   /// Creates a context on a container.
   ///
@@ -72,16 +76,20 @@ public final class ModelContext {
   func change<Model: PersistentModel>(
     _ type: Model.Type, _ changes: (PendingChanges<Model>) throws -> Void
   ) throws {
-    _ = try container.schema(for: Model.self)
     let key = ObjectIdentifier(Model.self)
     let table: PendingChanges<Model>
-    if let existing = pending[key] as? PendingChanges<Model> {
+    if let last = lastTable, last.key == key {
+      // Safety: `lastTable` holds the `PendingChanges<Model>` stored under `key`.
+      table = unsafeDowncast(last.table, to: PendingChanges<Model>.self)
+    } else if let existing = pending[key] as? PendingChanges<Model> {
       table = existing
     } else {
+      _ = try container.schema(for: Model.self)
       table = PendingChanges()
       pending[key] = table
       pendingOrder.append(key)
     }
+    lastTable = (key, table)
     try changes(table)
     if autosaveEnabled && transactionDepth == 0 { try save() }
   }
@@ -128,6 +136,7 @@ public final class ModelContext {
     }
     pending.removeAll(keepingCapacity: true)
     pendingOrder.removeAll(keepingCapacity: true)
+    lastTable = nil
   }
 
   /// Drops every unsaved change.
@@ -141,6 +150,7 @@ public final class ModelContext {
   public func rollback() {
     pending.removeAll()
     pendingOrder.removeAll()
+    lastTable = nil
   }
 
   /// Runs `block`, then saves every pending change in one transaction; when `block` throws, the
@@ -169,6 +179,7 @@ public final class ModelContext {
         if let mark = marks[key] { table.truncate(to: mark) } else { pending[key] = nil }
       }
       pendingOrder = savedOrder
+      lastTable = nil
       throw error
     }
     if transactionDepth == 0 { try save() }

@@ -9,47 +9,66 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     case delete(Model.ID)
   }
 
-  private(set) var log: [Change] = []
+  private var entries: [PendingEntry] = []
+  private var models: [Model] = []
+  private var deletedIDs: [Model.ID] = []
   private var lastChangeByID: [Model.ID: Int]?
 
-  var isEmpty: Bool { log.isEmpty }
-  var count: Int { log.count }
+  var isEmpty: Bool { entries.isEmpty }
+  var count: Int { entries.count }
 
   func upsert(_ model: Model) {
-    log.append(.upsert(model))
-    lastChangeByID?[model.id] = log.count - 1
+    entries.append(.upsert(models.count))
+    models.append(model)
+    lastChangeByID?[model.id] = entries.count - 1
   }
 
   func delete(_ id: Model.ID) {
-    log.append(.delete(id))
-    lastChangeByID?[id] = log.count - 1
+    entries.append(.delete(deletedIDs.count))
+    deletedIDs.append(id)
+    lastChangeByID?[id] = entries.count - 1
   }
 
   /// Drops the changes after the first `count` (a failed transaction's).
   func truncate(to count: Int) {
-    guard count < log.count else { return }
-    log.removeSubrange(count...)
+    guard count < entries.count else { return }
+    entries.removeSubrange(count...)
+    var modelCount = 0
+    var deletedCount = 0
+    for entry in entries {
+      switch entry {
+      case .upsert: modelCount += 1
+      case .delete: deletedCount += 1
+      }
+    }
+    models.removeSubrange(modelCount...)
+    deletedIDs.removeSubrange(deletedCount...)
     lastChangeByID = nil
+  }
+
+  private func change(at position: Int) -> Change {
+    switch entries[position] {
+    case .upsert(let index): return .upsert(models[index])
+    case .delete(let index): return .delete(deletedIDs[index])
+    }
   }
 
   private var lastChanges: [Model.ID: Int] {
     if let lastChangeByID { return lastChangeByID }
     var index: [Model.ID: Int] = [:]
-    index.reserveCapacity(log.count)
-    for (position, change) in log.enumerated() { index[Self.id(of: change)] = position }
+    index.reserveCapacity(entries.count)
+    for (position, entry) in entries.enumerated() {
+      switch entry {
+      case .upsert(let model): index[models[model].id] = position
+      case .delete(let id): index[deletedIDs[id]] = position
+      }
+    }
     lastChangeByID = index
     return index
   }
 
-  private static func id(of change: Change) -> Model.ID {
-    switch change {
-    case .upsert(let model): return model.id
-    case .delete(let id): return id
-    }
-  }
-
   /// The last change of an id, if any.
-  func change(for id: Model.ID) -> Change? { lastChanges[id].map { log[$0] } }
+  func change(for id: Model.ID) -> Change? { lastChanges[id].map { change(at: $0) } }
 
   /// Whether an id has a pending change.
   func contains(_ id: Model.ID) -> Bool { lastChanges[id] != nil }
@@ -57,29 +76,35 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   /// The models inserted or updated and not deleted since, in the order of their last change.
   var upsertedModels: [Model] {
     let last = lastChanges
-    return log.enumerated().compactMap { position, change in
-      guard case .upsert(let model) = change, last[model.id] == position else { return nil }
-      return model
+    return entries.enumerated().compactMap { position, entry in
+      guard case .upsert(let index) = entry, last[models[index].id] == position else { return nil }
+      return models[index]
     }
   }
 
   func write(to db: Connection, schema: ModelSchema) throws {
     let upsert = try db.cachedStatement(schema.upsertSQL)
     let encoder = RowEncoder(schema: schema, statement: upsert)
-    let keyKind = schema.primaryKey.kind
-    for change in log {
-      switch change {
-      case .upsert(let model):
-        try encoder.bind(model)
+    for entry in entries {
+      switch entry {
+      case .upsert(let index):
+        try encoder.bind(models[index])
         try upsert.execute()
-      case .delete(let id):
-        guard let key = sqliteValue(for: id, kind: keyKind) else { continue }
+      case .delete(let index):
+        guard let key = schema.keyValue(deletedIDs[index]) else { continue }
         let delete = try db.cachedStatement(schema.deleteByIDSQL)
         try delete.bind(key, at: 1)
         try delete.execute()
       }
     }
   }
+}
+
+/// One logged change of ``PendingChanges``: an index into its upserted models or its deleted ids.
+/// (Not nested in the generic class, so that appending one needs no generic metadata.)
+enum PendingEntry {
+  case upsert(Int)
+  case delete(Int)
 }
 
 /// ``PendingChanges`` without its model type, so a context holds those of every type together.

@@ -4,11 +4,16 @@ import Foundation
 /// columns in schema order (parameter `n + 1` is column `n`). Reused for every row of a batch.
 final class RowEncoder: Encoder {
   let schema: ModelSchema
-  var statement: Statement
-  private let names: [String]
+  let statement: Statement
+  /// The column names, in memory this coder owns (read without reference counting).
+  private let names: UnsafeMutableBufferPointer<String>
   private let kinds: [ColumnKind]
-  /// The column the next key most likely names (synthesized `Codable` encodes in order).
-  private var cursor = 0
+  /// Which columns the current model bound; the others (optionals left out by
+  /// `encodeIfPresent`) are bound to NULL afterwards, which is cheaper than clearing bindings.
+  // Per-row state lives in memory this encoder owns, not in stored `var`s, so the hot path pays
+  // no dynamic exclusivity checks. Slot 0 is the cursor: the column the next key most likely
+  // names (synthesized `Codable` encodes in order); slots 1… are the bound flags (0 or 1).
+  private let state: UnsafeMutableBufferPointer<Int>
   private lazy var json = ColumnJSON.encoder()
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -16,16 +21,27 @@ final class RowEncoder: Encoder {
   init(schema: ModelSchema, statement: Statement) {
     self.schema = schema
     self.statement = statement
-    self.names = schema.columnNames
+    self.names = .allocate(capacity: schema.columnNames.count)
+    _ = names.initialize(from: schema.columnNames)
     self.kinds = schema.columnKinds
+    self.state = .allocate(capacity: schema.columns.count + 1)
+    state.initialize(repeating: 0)
+  }
+
+  deinit {
+    state.deallocate()
+    names.deinitialize()
+    names.deallocate()
   }
 
   /// Binds every column of `model`; properties left out by the encoding are NULL.
   func bind<Model: PersistentModel>(_ model: Model) throws {
-    statement.reset()
-    cursor = 0
+    state.update(repeating: 0)
     do {
       try model.encode(to: self)
+      for index in 0..<names.count where state[index + 1] == 0 {
+        try statement.bindNull(at: index + 1)
+      }
     } catch let error as StoreError {
       throw error
     } catch let error as SQLiteError {
@@ -41,8 +57,10 @@ final class RowEncoder: Encoder {
 
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
+    let cursor = state[0]
     if cursor < names.count, names[cursor] == key.stringValue {
-      defer { cursor += 1 }
+      state[cursor + 1] = 1
+      state[0] = cursor + 1
       return cursor
     }
     guard let index = schema.columnIndexByName[key.stringValue] else {
@@ -52,12 +70,23 @@ final class RowEncoder: Encoder {
           "Can't save a `\(schema.modelName)`: its encoding uses the key `\(key.stringValue)`, "
           + "which is not a stored property. Coding keys must be the property names.")
     }
-    cursor = index + 1
+    state[0] = index + 1
+    state[index + 1] = 1
     return index
   }
 
+  private var cachedContainer: (key: ObjectIdentifier, box: AnyObject)?
+
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoder: self))
+    // As in `RowDecoder`: one container per key type serves every row.
+    if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
+      return unsafeBitCast(cached.box, to: KeyedEncodingContainer<Key>.self)
+    }
+    let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoderReference: .passUnretained(self)))
+    if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+      cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
+    }
+    return container
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -108,25 +137,44 @@ final class RowEncoder: Encoder {
 
 /// The keyed container of ``RowEncoder``: each key is a column.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-  let encoder: RowEncoder
+  // Safety: the container is used only inside `RowEncoder.bind(_:)`, which keeps the encoder
+  // alive. An unmanaged reference avoids a cycle through the cached container, and reading it
+  // with `_withUnsafeGuaranteedRef` costs no reference counting per call.
+  let encoderReference: Unmanaged<RowEncoder>
+  /// The encoder, for paths that are not hot.
+  private var encoder: RowEncoder { encoderReference.takeUnretainedValue() }
   var codingPath: [any CodingKey] { [] }
 
   @inline(__always)
   private func bindInteger(_ value: Int64, forKey key: Key) throws {
-    try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    }
   }
 
   mutating func encodeNil(forKey key: Key) throws {
-    try encoder.statement.bindNull(at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bindNull(at: try encoder.columnIndex(for: key) + 1)
+    }
   }
   mutating func encode(_ value: Bool, forKey key: Key) throws {
     try bindInteger(value ? 1 : 0, forKey: key)
   }
   mutating func encode(_ value: String, forKey key: Key) throws {
-    try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    }
   }
   mutating func encode(_ value: Double, forKey key: Key) throws {
-    try encoder.statement.bind(value.sqliteValue, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      // SQLite has no NaN: it is stored as NULL (see `SQLiteValue`).
+      let parameter = try encoder.columnIndex(for: key) + 1
+      if value.isNaN {
+        try encoder.statement.bindNull(at: parameter)
+      } else {
+        try encoder.statement.bind(value, at: parameter)
+      }
+    }
   }
   mutating func encode(_ value: Float, forKey key: Key) throws {
     try encode(Double(value), forKey: key)
@@ -159,17 +207,21 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     try bindInteger(Int64(value), forKey: key)
   }
   mutating func encode(_ value: UInt64, forKey key: Key) throws {
-    guard let exact = Int64(exactly: value) else {
-      throw StoreError(
-        .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
-        message:
-          "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
-          + "largest integer SQLite stores (\(Int64.max)).")
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      guard let exact = Int64(exactly: value) else {
+        throw StoreError(
+          .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
+          message:
+            "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
+            + "largest integer SQLite stores (\(Int64.max)).")
+      }
+      try bindInteger(exact, forKey: key)
     }
-    try bindInteger(exact, forKey: key)
   }
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-    try encoder.bindGeneric(value, at: try encoder.columnIndex(for: key))
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.bindGeneric(value, at: try encoder.columnIndex(for: key))
+    }
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(
@@ -180,7 +232,9 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
     UnsupportedEncodingContainer<Key>(modelName: encoder.schema.modelName)
   }
-  mutating func superEncoder() -> any Encoder { UnsupportedEncoder(modelName: encoder.schema.modelName) }
+  mutating func superEncoder() -> any Encoder {
+    encoderReference._withUnsafeGuaranteedRef { encoder in UnsupportedEncoder(modelName: encoder.schema.modelName) }
+  }
   mutating func superEncoder(forKey key: Key) -> any Encoder {
     UnsupportedEncoder(modelName: encoder.schema.modelName)
   }

@@ -25,6 +25,8 @@ final class ModelSchema: Sendable {
   let columnNames: [String]
   /// The column kinds, in order.
   let columnKinds: [ColumnKind]
+  /// Whether each column allows NULL, in order.
+  let columnNullable: [Bool]
   /// `SELECT <columns> FROM <table>`.
   let selectSQL: String
   /// `SELECT <columns> FROM <table> WHERE id = ?`.
@@ -43,6 +45,14 @@ final class ModelSchema: Sendable {
 
   /// The index of the column holding a stored property.
   func columnIndex(for keyPath: AnyKeyPath) -> Int? { columnIndexByKeyPath[keyPath] }
+
+  /// The value stored in the primary-key column for an id (fast for Int, UUID and String ids).
+  func keyValue<ID>(_ id: ID) -> SQLiteValue? {
+    if ID.self == Int.self { return .integer(Int64(unsafeBitCast(id, to: Int.self))) }
+    if ID.self == UUID.self { return .text(unsafeBitCast(id, to: UUID.self).uuidString) }
+    if ID.self == String.self { return .text(unsafeBitCast(id, to: String.self)) }
+    return sqliteValue(for: id, kind: columns[primaryKeyIndex].kind)
+  }
 
   /// The primary-key column.
   var primaryKey: ColumnSchema { columns[primaryKeyIndex] }
@@ -175,6 +185,7 @@ final class ModelSchema: Sendable {
     self.columnIndexByKeyPath = byKeyPath
     self.columnNames = columns.map(\.name)
     self.columnKinds = columns.map(\.kind)
+    self.columnNullable = columns.map(\.isOptional)
     let quotedTable = quoteIdentifier(tableName)
     let select =
       "SELECT \(columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")) FROM \(quotedTable)"
