@@ -42,7 +42,8 @@ struct StudentsAppTests {
 
   @Test func deleteLastOnAnEmptyListIsAnError() throws {
     let folder = TemporaryDirectory()
-    let result = try run(try executable("students"), ["delete-last"], environment: folder.environment)
+    let result = try run(
+      try executable("students"), ["delete-last"], environment: folder.environment)
     #expect(result.status == 1)
     #expect(
       result.stderr

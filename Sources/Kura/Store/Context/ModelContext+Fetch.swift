@@ -157,7 +157,9 @@ extension ModelContext {
 }
 
 /// A stable sort (equal elements keep their order, as SQL's ORDER BY on rowid ties does).
-func stableSorted<Element>(_ elements: [Element], by areInIncreasingOrder: (Element, Element) -> Bool)
+func stableSorted<Element>(
+  _ elements: [Element], by areInIncreasingOrder: (Element, Element) -> Bool
+)
   -> [Element]
 {
   elements.enumerated().sorted { lhs, rhs in

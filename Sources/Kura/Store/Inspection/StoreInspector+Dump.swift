@@ -79,7 +79,8 @@ extension StoreInspector {
       var rows: [[Value]] = []
       while try statement.step() {
         rows.append(
-          columns.indices.map { index in Self.value(statement.value(at: index), kind: kinds[index]) }
+          columns.indices.map { index in Self.value(statement.value(at: index), kind: kinds[index])
+          }
         )
       }
       return (columns, rows)
