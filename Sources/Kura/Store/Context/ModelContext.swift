@@ -18,9 +18,13 @@ import Foundation
 /// ```
 public final class ModelContext {
   /// The container whose store this context reads and writes.
+  ///
+  /// For example: `let other = ModelContext(context.container)`.
   public let container: ModelContainer
   /// Whether each insert or delete is saved as soon as it returns; `false` for a context you
   /// create, `true` for ``ModelContainer/mainContext``.
+  ///
+  /// For example: `context.autosaveEnabled = true`.
   public var autosaveEnabled = false
   var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
   var pendingOrder: [ObjectIdentifier] = []

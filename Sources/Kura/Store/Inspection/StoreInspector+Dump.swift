@@ -21,6 +21,8 @@ extension StoreInspector {
     case blob(Data)
 
     /// The value as `kura store dump` prints it.
+    ///
+    /// For example: `print(StoreInspector.Value.integer(3))   // 3`.
     public var description: String {
       switch self {
       case .null: return "NULL"
@@ -34,6 +36,11 @@ extension StoreInspector {
     }
 
     /// Encodes as the matching JSON value (blobs as base64, JSON columns embedded).
+    ///
+    /// For example: `try JSONEncoder().encode([StoreInspector.Value.bool(true)])`.
+    ///
+    /// - Parameter encoder: The encoder.
+    /// - Throws: The encoder's error.
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.singleValueContainer()
       switch self {
