@@ -40,6 +40,8 @@ extension ModelContext {
     let key = ObjectIdentifier(statement)
     if let decoder = decoders[key] { return decoder }
     let decoder = RowDecoder(schema: schema, statement: statement)
+    // Bounded: reader connections come and go, and each has its own statements.
+    if decoders.count >= 64 { decoders.removeAll(keepingCapacity: true) }
     decoders[key] = decoder
     return decoder
   }
