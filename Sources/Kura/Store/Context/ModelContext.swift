@@ -33,6 +33,8 @@ public final class ModelContext {
   private var lastTable: (key: ObjectIdentifier, table: AnyObject)?
   /// Row decoders by the cached statement they read.
   var decoders: [ObjectIdentifier: RowDecoder] = [:]
+  /// Row encoders by the cached statement they bind.
+  var encoders: [ObjectIdentifier: RowEncoder] = [:]
 
   /// Creates a context on a container.
   ///
@@ -130,7 +132,9 @@ public final class ModelContext {
           guard let table = tables[key], !table.isEmpty,
             let schema = container.schemas[key]
           else { continue }
-          try table.write(to: db, schema: schema)
+          try table.write(to: db, schema: schema) { statement in
+            rowEncoder(schema, statement)
+          }
         }
       }
     } catch let error as StoreError {
@@ -141,6 +145,17 @@ public final class ModelContext {
     pending.removeAll(keepingCapacity: true)
     pendingOrder.removeAll(keepingCapacity: true)
     lastTable = nil
+  }
+
+  /// The encoder for a cached statement of the writer, made once per statement (see
+  /// `rowDecoder(_:_:)`).
+  private func rowEncoder(_ schema: ModelSchema, _ statement: Statement) -> RowEncoder {
+    let key = ObjectIdentifier(statement)
+    if let encoder = encoders[key] { return encoder }
+    let encoder = RowEncoder(schema: schema, statement: statement)
+    if encoders.count >= 64 { encoders.removeAll(keepingCapacity: true) }
+    encoders[key] = encoder
+    return encoder
   }
 
   /// Drops every unsaved change.
