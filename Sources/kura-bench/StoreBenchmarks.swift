@@ -48,7 +48,8 @@ private final class RawStore {
 
   init(path: String) throws {
     var handle: OpaquePointer?
-    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+    guard
+      sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
       let handle
     else { throw CocoaError(.fileReadUnknown) }
     self.handle = handle
@@ -73,7 +74,8 @@ private final class RawStore {
     var text = text
     text.withUTF8 { buffer in
       buffer.withMemoryRebound(to: CChar.self) {
-        _ = sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), transientDestructor)
+        _ = sqlite3_bind_text(
+          statement, index, $0.baseAddress, Int32($0.count), transientDestructor)
       }
     }
   }
@@ -85,7 +87,11 @@ private final class RawStore {
       sqlite3_bind_double(statement, 3, trip.score)
       sqlite3_bind_int64(statement, 4, trip.isFavorite ? 1 : 0)
       sqlite3_bind_double(statement, 5, trip.createdAt.timeIntervalSince1970)
-      if let note = trip.note { bindText(statement, 6, note) } else { sqlite3_bind_null(statement, 6) }
+      if let note = trip.note {
+        bindText(statement, 6, note)
+      } else {
+        sqlite3_bind_null(statement, 6)
+      }
       sqlite3_step(statement)
       sqlite3_reset(statement)
     }
@@ -104,7 +110,8 @@ private final class RawStore {
     }
     return BenchTrip(
       id: Int(sqlite3_column_int64(statement, 0)), name: text(1),
-      score: sqlite3_column_double(statement, 2), isFavorite: sqlite3_column_int64(statement, 3) != 0,
+      score: sqlite3_column_double(statement, 2),
+      isFavorite: sqlite3_column_int64(statement, 3) != 0,
       createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 4)),
       note: sqlite3_column_type(statement, 5) == SQLITE_NULL ? nil : text(5))
   }
@@ -203,7 +210,8 @@ func runStoreBenchmarks() throws {
   let context = ModelContext(container)
   var fetchedCount = 0
   try interleaved(
-    "fetch all 100,000 models", target: 2.0, runs: 7, kura: { fetchedCount = try context.fetch(FetchDescriptor<BenchTrip>()).count },
+    "fetch all 100,000 models", target: 2.0, runs: 7,
+    kura: { fetchedCount = try context.fetch(FetchDescriptor<BenchTrip>()).count },
     baseline: { fetchedCount = raw.fetchAll().count })
   precondition(fetchedCount == trips.count, "fetched \(fetchedCount) of \(trips.count)")
 

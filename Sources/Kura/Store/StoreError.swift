@@ -45,21 +45,37 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case sqlite
   }
 
-  /// What kind of failure this is.
+  /// What kind of failure this is, such as ``Code/schemaMismatch``.
+  ///
+  /// For example: `catch let error as StoreError where error.code == .notAStore { … }`.
   public let code: Code
-  /// The model type's name, when one is involved.
+  /// The model type's name, when one is involved, such as `Student`.
+  ///
+  /// For example: `print(error.model ?? "no model")`.
   public let model: String?
   /// The stored property, when one is involved.
+  ///
+  /// For example: `if error.property == "pinned" { … }`.
   public let property: String?
   /// The table column, when one is involved.
+  ///
+  /// For example: `print(error.column ?? "")`.
   public let column: String?
   /// The store file, when one is involved.
+  ///
+  /// For example: `print(error.url?.lastPathComponent ?? "in memory")`.
   public let url: URL?
   /// The SQL being run, when there was one (bound values never appear).
+  ///
+  /// For example: `print(error.sql ?? "")`.
   public let sql: String?
   /// The SQLite error underneath, when there is one.
+  ///
+  /// For example: `if error.underlying?.code == .constraint { … }`.
   public let underlying: SQLiteError?
-  /// The full message.
+  /// The full message: what failed, the item in backticks, why, what to do.
+  ///
+  /// For example: `print(error.message)`.
   public let message: String
 
   /// Creates an error; Kura creates these, your code matches on them.
@@ -93,6 +109,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     self.message = message
   }
 
+  /// For example: `print(error)`.
+  ///
   /// The message, such as "Can't store `Trip.photo`: …".
   public var description: String { message }
 }

@@ -9,7 +9,8 @@ struct KuraStoreCommandTests {
   private func makeStore(_ folder: TemporaryDirectory) throws -> URL {
     let students = try executable("students")
     for name in ["Harry Potter", "Luna Lovegood"] {
-      #expect(try run(students, ["add", "--name", name], environment: folder.environment).status == 0)
+      #expect(
+        try run(students, ["add", "--name", name], environment: folder.environment).status == 0)
     }
     return folder.url.appendingPathComponent(
       "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
@@ -45,7 +46,8 @@ struct KuraStoreCommandTests {
     let rows = try JSONDecoder().decode([Row].self, from: Data(dump.stdout.utf8))
     #expect(rows.map(\.student).sorted() == ["Harry Potter", "Luna Lovegood"])
     #expect(rows.allSatisfy { UUID(uuidString: $0.id) != nil && $0.added.hasSuffix("Z") })
-    let text = try run(kura, ["store", "dump", store.path, "Student"], environment: folder.environment)
+    let text = try run(
+      kura, ["store", "dump", store.path, "Student"], environment: folder.environment)
     #expect(text.stdout.hasPrefix("id\tstudent\tadded\n"))
     #expect(text.stdout.split(separator: "\n").count == 3)
     let check = try run(kura, ["store", "check", store.path], environment: folder.environment)
@@ -67,7 +69,8 @@ struct KuraStoreCommandTests {
     let absent = try run(kura, ["store", "info", missing], environment: folder.environment)
     #expect(absent.status == 1)
     #expect(
-      absent.stderr == "kura: error: Can't open store `\(missing)`: there is no such file. Check the path.\n")
+      absent.stderr
+        == "kura: error: Can't open store `\(missing)`: there is no such file. Check the path.\n")
     let foreign = folder.file("cashData.json")
     try Data("[]".utf8).write(to: foreign)
     let notStore = try run(kura, ["store", "check", foreign.path], environment: folder.environment)
@@ -93,7 +96,8 @@ struct KuraStoreCommandTests {
     // Garble a page of the table's B-tree, past the schema page.
     for index in (pageSize * 4)..<(pageSize * 5) { bytes[index] = 0xA5 }
     try bytes.write(to: url)
-    let result = try run(try executable("kura"), ["store", "check", url.path], environment: folder.environment)
+    let result = try run(
+      try executable("kura"), ["store", "check", url.path], environment: folder.environment)
     #expect(result.status == 1)
     #expect(!result.stdout.isEmpty)
     #expect(result.stdout != "ok\n")

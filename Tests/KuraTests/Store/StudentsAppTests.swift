@@ -42,7 +42,8 @@ struct StudentsAppTests {
 
   @Test func deleteLastOnAnEmptyListIsAnError() throws {
     let folder = TemporaryDirectory()
-    let result = try run(try executable("students"), ["delete-last"], environment: folder.environment)
+    let result = try run(
+      try executable("students"), ["delete-last"], environment: folder.environment)
     #expect(result.status == 1)
     #expect(
       result.stderr
@@ -75,5 +76,27 @@ struct StudentsAppTests {
         == "students: error: Can't open store `SwiftUICDSave2.sqlite`: the file is not an SQLite "
         + "database. It was left untouched; choose another file or move this one away.\n")
     #expect(try Data(contentsOf: store) == Data("not a database".utf8))
+  }
+
+  @Test func processesAddingAtOnceLoseNothing() throws {
+    let folder = TemporaryDirectory()
+    let students = try executable("students")
+    let processes = try (0..<6).map { number -> Process in
+      let process = Process()
+      process.executableURL = students
+      process.arguments = ["add", "--name", "Student \(number)"]
+      process.environment = folder.environment
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      return process
+    }
+    for process in processes {
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+    }
+    #expect(try run(students, ["count"], environment: folder.environment).stdout == "6\n")
+    let names = try run(students, ["list"], environment: folder.environment).stdout
+      .split(separator: "\n").map(String.init).sorted()
+    #expect(names == (0..<6).map { "Student \($0)" })
   }
 }

@@ -40,6 +40,8 @@ extension ModelContext {
     let key = ObjectIdentifier(statement)
     if let decoder = decoders[key] { return decoder }
     let decoder = RowDecoder(schema: schema, statement: statement)
+    // Bounded: reader connections come and go, and each has its own statements.
+    if decoders.count >= 64 { decoders.removeAll(keepingCapacity: true) }
     decoders[key] = decoder
     return decoder
   }
@@ -157,7 +159,9 @@ extension ModelContext {
 }
 
 /// A stable sort (equal elements keep their order, as SQL's ORDER BY on rowid ties does).
-func stableSorted<Element>(_ elements: [Element], by areInIncreasingOrder: (Element, Element) -> Bool)
+func stableSorted<Element>(
+  _ elements: [Element], by areInIncreasingOrder: (Element, Element) -> Bool
+)
   -> [Element]
 {
   elements.enumerated().sorted { lhs, rhs in

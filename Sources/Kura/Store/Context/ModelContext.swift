@@ -18,9 +18,13 @@ import Foundation
 /// ```
 public final class ModelContext {
   /// The container whose store this context reads and writes.
+  ///
+  /// For example: `let other = ModelContext(context.container)`.
   public let container: ModelContainer
   /// Whether each insert or delete is saved as soon as it returns; `false` for a context you
   /// create, `true` for ``ModelContainer/mainContext``.
+  ///
+  /// For example: `context.autosaveEnabled = true`.
   public var autosaveEnabled = false
   var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
   var pendingOrder: [ObjectIdentifier] = []
@@ -29,6 +33,8 @@ public final class ModelContext {
   private var lastTable: (key: ObjectIdentifier, table: AnyObject)?
   /// Row decoders by the cached statement they read.
   var decoders: [ObjectIdentifier: RowDecoder] = [:]
+  /// Row encoders by the cached statement they bind.
+  var encoders: [ObjectIdentifier: RowEncoder] = [:]
 
   /// Creates a context on a container.
   ///
@@ -126,7 +132,9 @@ public final class ModelContext {
           guard let table = tables[key], !table.isEmpty,
             let schema = container.schemas[key]
           else { continue }
-          try table.write(to: db, schema: schema)
+          try table.write(to: db, schema: schema) { statement in
+            rowEncoder(schema, statement)
+          }
         }
       }
     } catch let error as StoreError {
@@ -137,6 +145,17 @@ public final class ModelContext {
     pending.removeAll(keepingCapacity: true)
     pendingOrder.removeAll(keepingCapacity: true)
     lastTable = nil
+  }
+
+  /// The encoder for a cached statement of the writer, made once per statement (see
+  /// `rowDecoder(_:_:)`).
+  private func rowEncoder(_ schema: ModelSchema, _ statement: Statement) -> RowEncoder {
+    let key = ObjectIdentifier(statement)
+    if let encoder = encoders[key] { return encoder }
+    let encoder = RowEncoder(schema: schema, statement: statement)
+    if encoders.count >= 64 { encoders.removeAll(keepingCapacity: true) }
+    encoders[key] = encoder
+    return encoder
   }
 
   /// Drops every unsaved change.

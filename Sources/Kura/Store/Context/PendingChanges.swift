@@ -82,9 +82,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     }
   }
 
-  func write(to db: Connection, schema: ModelSchema) throws {
+  func write(
+    to db: Connection, schema: ModelSchema, encoder makeEncoder: (Statement) -> RowEncoder
+  ) throws {
     let upsert = try db.cachedStatement(schema.upsertSQL)
-    let encoder = RowEncoder(schema: schema, statement: upsert)
+    let encoder = makeEncoder(upsert)
     for entry in entries {
       switch entry {
       case .upsert(let index):
@@ -112,7 +114,9 @@ protocol AnyPendingChanges: AnyObject {
   var isEmpty: Bool { get }
   var count: Int { get }
   func truncate(to count: Int)
-  func write(to db: Connection, schema: ModelSchema) throws
+  func write(
+    to db: Connection, schema: ModelSchema, encoder makeEncoder: (Statement) -> RowEncoder
+  ) throws
 }
 
 /// The SQL the context runs, built from a model's schema.

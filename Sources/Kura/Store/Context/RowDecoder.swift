@@ -151,7 +151,8 @@ final class RowDecoder: Decoder {
     if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
       return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
     }
-    let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoderReference: .passUnretained(self)))
+    let container = KeyedDecodingContainer(
+      RowKeyedDecodingContainer<Key>(decoderReference: .passUnretained(self)))
     if MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
       cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
     }
@@ -184,7 +185,9 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   var allKeys: [Key] { decoder.schema.columns.compactMap { Key(stringValue: $0.name) } }
 
   func contains(_ key: Key) -> Bool {
-    decoderReference._withUnsafeGuaranteedRef { decoder in decoder.schema.columnIndexByName[key.stringValue] != nil }
+    decoderReference._withUnsafeGuaranteedRef { decoder in
+      decoder.schema.columnIndexByName[key.stringValue] != nil
+    }
   }
 
   func decodeNil(forKey key: Key) throws -> Bool {
@@ -300,7 +303,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     try decoderReference._withUnsafeGuaranteedRef { decoder in
       guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return nil }
       _ = try decoder.columnIndex(for: key)
-      return decoder.statement.isNull(at: index) ? nil : try decoder.decodeGeneric(T.self, at: index)
+      return decoder.statement.isNull(at: index)
+        ? nil : try decoder.decodeGeneric(T.self, at: index)
     }
   }
 

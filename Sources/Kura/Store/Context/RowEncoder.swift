@@ -82,7 +82,8 @@ final class RowEncoder: Encoder {
     if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
       return unsafeBitCast(cached.box, to: KeyedEncodingContainer<Key>.self)
     }
-    let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoderReference: .passUnretained(self)))
+    let container = KeyedEncodingContainer(
+      RowKeyedEncodingContainer<Key>(encoderReference: .passUnretained(self)))
     if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
       cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
     }
@@ -116,7 +117,9 @@ final class RowEncoder: Encoder {
         return try statement.bind(url.absoluteString, at: parameter)
       }
     case .blob:
-      if let data = reinterpret(value, as: Data.self) { return try statement.bind(data, at: parameter) }
+      if let data = reinterpret(value, as: Data.self) {
+        return try statement.bind(data, at: parameter)
+      }
     case .json:
       let data = try json.encode(value)
       return try statement.bind(String(decoding: data, as: UTF8.self), at: parameter)
@@ -227,13 +230,16 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   mutating func nestedContainer<NestedKey: CodingKey>(
     keyedBy keyType: NestedKey.Type, forKey key: Key
   ) -> KeyedEncodingContainer<NestedKey> {
-    KeyedEncodingContainer(UnsupportedEncodingContainer<NestedKey>(modelName: encoder.schema.modelName))
+    KeyedEncodingContainer(
+      UnsupportedEncodingContainer<NestedKey>(modelName: encoder.schema.modelName))
   }
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
     UnsupportedEncodingContainer<Key>(modelName: encoder.schema.modelName)
   }
   mutating func superEncoder() -> any Encoder {
-    encoderReference._withUnsafeGuaranteedRef { encoder in UnsupportedEncoder(modelName: encoder.schema.modelName) }
+    encoderReference._withUnsafeGuaranteedRef { encoder in
+      UnsupportedEncoder(modelName: encoder.schema.modelName)
+    }
   }
   mutating func superEncoder(forKey key: Key) -> any Encoder {
     UnsupportedEncoder(modelName: encoder.schema.modelName)
@@ -244,5 +250,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 @inline(__always)
 func reinterpret<T, U>(_ value: T, as type: U.Type) -> U? {
   guard T.self == U.self else { return nil }
-  return withUnsafePointer(to: value) { $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee } }
+  return withUnsafePointer(to: value) {
+    $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee }
+  }
 }
