@@ -47,7 +47,7 @@ struct ModelContextFallbackTests {
     let context = try context(folder)
     let strict = FetchDescriptor<UniqueStudent>(
       predicate: #Predicate { $0.name.count > 12 }, allowsInMemoryFallback: false)
-    #expect(throws: QueryError.self) { _ = try context.fetch(strict) }
+    #expect(throws: StoreError.self) { _ = try context.fetch(strict) }
   }
 
   @Test func unsavedModelsAreFilteredByTheWholePredicate() throws {

@@ -28,7 +28,7 @@ public struct FetchDescriptor<Model: PersistentModel>: Sendable {
   /// Skip this many models first; `nil` for none.
   public var fetchOffset: Int?
   /// Whether parts that have no exact SQL form may run in memory (`true`, the default) or make
-  /// the fetch throw ``QueryError`` (`false`).
+  /// the fetch throw ``StoreError`` (`false`).
   public var allowsInMemoryFallback: Bool
 
   /// Creates a fetch descriptor.

@@ -8,14 +8,14 @@ import Foundation
 /// memory too, so SQL never skips a row on which Swift would have thrown.
 ///
 /// - Returns: The SQL parts and what is left for memory.
-/// - Throws: ``QueryError`` when something must run in memory and the descriptor forbids it, or
+/// - Throws: ``StoreError`` when something must run in memory and the descriptor forbids it, or
 ///   when the limit or offset is negative.
 func translate<Model>(
   _ descriptor: FetchDescriptor<Model>, schema: ModelSchema, dialect: some SQLDialect
 ) throws -> TranslatedQuery<Model> {
   let modelName = String(describing: Model.self)
   if (descriptor.fetchLimit ?? 0) < 0 || (descriptor.fetchOffset ?? 0) < 0 {
-    throw QueryError(code: .negativeLimit, model: modelName, inMemoryParts: [])
+    throw StoreError.negativeLimit(model: modelName)
   }
   var conditions: [SQLFragment] = []
   var inMemory: [BooleanExpression] = []
@@ -54,9 +54,8 @@ func translate<Model>(
     reasons.isEmpty && sortReason == nil
     ? nil : InMemoryFallback(predicateParts: reasons, sortReason: sortReason)
   if let fallback, !descriptor.allowsInMemoryFallback {
-    throw QueryError(
-      code: .inMemoryFallbackForbidden, model: modelName,
-      inMemoryParts: fallback.predicateParts + (sortReason.map { [$0] } ?? []))
+    throw StoreError.inMemoryFallbackForbidden(
+      model: modelName, parts: fallback.predicateParts + (sortReason.map { [$0] } ?? []))
   }
   let condition: SQLFragment? =
     conditions.isEmpty

@@ -81,7 +81,7 @@ struct FallbackTranslationTests {
       predicate: #Predicate { $0.count > 0 && $0.name.count == 5 },
       sortBy: [SortDescriptor(\.name, comparator: .lexical)],
       allowsInMemoryFallback: false)
-    let error = try #require(throws: QueryError.self) {
+    let error = try #require(throws: StoreError.self) {
       try translate(descriptor, schema: Item.schema, dialect: SQLiteDialect())
     }
     #expect(error.code == .inMemoryFallbackForbidden)
@@ -94,7 +94,7 @@ struct FallbackTranslationTests {
   }
 
   @Test func negativeLimitIsAnError() throws {
-    let error = try #require(throws: QueryError.self) {
+    let error = try #require(throws: StoreError.self) {
       try translate(
         FetchDescriptor<Item>(fetchLimit: -1), schema: Item.schema, dialect: SQLiteDialect())
     }
