@@ -6,6 +6,7 @@ import Foundation
 
 let suites: [(name: String, run: () throws -> Void)] = [
   ("sqlite", runSQLiteBenchmarks),
+  ("documents", runDocumentBenchmarks),
   ("store", runStoreBenchmarks),
   ("preferences", runPreferencesBenchmarks),
 ]

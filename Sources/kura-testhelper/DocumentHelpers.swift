@@ -16,6 +16,8 @@ struct CounterDocument: Codable, Sendable {
 /// - `document-increment <file> <count>`: adds 1 to a counter document `count` times with
 ///   whole-file updates, then prints `done`.
 /// - `document-remove-first <file>`: removes the first entry, then prints its id.
+/// - `document-increment-loop <file>`: adds 1 to a counter document forever with whole-file
+///   updates, printing each new count once its update has returned (acknowledged).
 let documentHelperCommands: [HelperCommand] = [
   HelperCommand(name: "document-append-loop") { arguments in
     guard arguments.count == 2, let threshold = Int(arguments[1]) else {
@@ -57,6 +59,20 @@ let documentHelperCommands: [HelperCommand] = [
       options: DocumentOptions(observesOtherProcesses: false))
     for _ in 0..<count { try store.update { $0.count += 1 } }
     print("done")
+  },
+  HelperCommand(name: "document-increment-loop") { arguments in
+    guard arguments.count == 1 else { throw CocoaError(.featureUnsupported) }
+    let store = try DocumentStore(
+      .url(URL(fileURLWithPath: arguments[0])), defaultValue: CounterDocument(),
+      options: DocumentOptions(observesOtherProcesses: false))
+    while true {
+      let count = try store.update { counter -> Int in
+        counter.count += 1
+        return counter.count
+      }
+      print(count)
+      fflush(nil)
+    }
   },
   HelperCommand(name: "document-remove-first") { arguments in
     guard arguments.count == 1 else { throw CocoaError(.featureUnsupported) }

@@ -12,12 +12,12 @@ import WarikanKit
 
 @Suite("Documents survive kill -9")
 struct DocumentCrashTests {
-  /// Starts `document-append-loop`, waits until it has acknowledged `count` appends (or exited),
-  /// kills it with SIGKILL, and returns every id it acknowledged (complete lines only).
-  private func appendThenKill(_ url: URL, after count: Int, threshold: Int) throws -> [String] {
+  /// Starts a looping helper command, waits until it has acknowledged `count` changes (or
+  /// exited), kills it with SIGKILL, and returns every line it acknowledged (complete lines only).
+  private func runThenKill(_ arguments: [String], after count: Int) throws -> [String] {
     let process = Process()
     process.executableURL = try executable("kura-testhelper")
-    process.arguments = ["document-append-loop", url.path, String(threshold)]
+    process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
@@ -47,7 +47,8 @@ struct DocumentCrashTests {
       // Round 0..<5 kill right after start (during open and replay); later rounds after a random
       // number of acknowledged appends. A small threshold makes kills land in compactions too.
       let count = round < 5 ? 0 : Int.random(in: 1...30, using: &generator)
-      acknowledged += try appendThenKill(url, after: count, threshold: 1024)
+      acknowledged += try runThenKill(
+        ["document-append-loop", url.path, "1024"], after: count)
       // The JSON file always parses, whatever moment the kill hit.
       if FileManager.default.fileExists(atPath: url.path) {
         let file = try Data(contentsOf: url)
@@ -68,5 +69,33 @@ struct DocumentCrashTests {
     try store.close()
     let entries = try JSONDecoder().decode([CashData].self, from: Data(contentsOf: url))
     #expect(Set(acknowledged).isSubset(of: Set(entries.map(\.id.uuidString))))
+  }
+
+  /// The counter document `document-increment-loop` updates.
+  private struct Counter: Codable, Sendable {
+    var count = 0
+  }
+
+  @Test func wholeFileUpdatesSurviveKillAtRandomMoments() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("counter.json")
+    var lastAcknowledged = 0
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<25 {
+      let count = round < 3 ? 0 : Int.random(in: 1...15, using: &generator)
+      let lines = try runThenKill(["document-increment-loop", url.path], after: count)
+      lastAcknowledged = lines.last.flatMap { Int($0) } ?? lastAcknowledged
+      // The file is the old value or the new one, never torn: it always decodes, and it holds
+      // at least the last acknowledged count (at most one more: an update not yet acknowledged).
+      guard FileManager.default.fileExists(atPath: url.path) else {
+        #expect(lastAcknowledged == 0, "round \(round): the file vanished")
+        continue
+      }
+      let counter = try JSONDecoder().decode(Counter.self, from: Data(contentsOf: url))
+      #expect(counter.count >= lastAcknowledged, "round \(round): an acknowledged update was lost")
+      #expect(counter.count <= lastAcknowledged + 1, "round \(round)")
+      lastAcknowledged = counter.count
+    }
+    #expect(lastAcknowledged > 20)
   }
 }

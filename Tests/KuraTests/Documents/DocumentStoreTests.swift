@@ -12,7 +12,7 @@ struct Note: Codable, Identifiable, Sendable, Equatable {
 }
 
 /// A whole-value document.
-struct Settings: Codable, Sendable, Equatable {
+struct ThemeSettings: Codable, Sendable, Equatable {
   var theme = "dark"
   var size = 12
 }
@@ -28,7 +28,7 @@ func noteStore(_ url: URL, threshold: Int = 64 * 1024, watch: Bool = false) thro
 }
 
 /// The names in a folder, sorted.
-func names(in folder: URL) throws -> [String] {
+func fileNames(in folder: URL) throws -> [String] {
   try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
 }
 
@@ -37,45 +37,46 @@ struct DocumentStoreTests {
   @Test func startsWithTheDefaultValueAndCreatesNoFileUntilAChange() throws {
     let folder = TemporaryDirectory()
     let store = try DocumentStore(
-      .url(folder.file("settings.json")), defaultValue: Settings(),
+      .url(folder.file("settings.json")), defaultValue: ThemeSettings(),
       options: DocumentOptions(observesOtherProcesses: false))
-    #expect(store.value == Settings())
-    #expect(try names(in: folder.url) == [".settings.json.lock"])
+    #expect(store.value == ThemeSettings())
+    #expect(try fileNames(in: folder.url) == [".settings.json.lock"])
   }
 
   @Test func updateSavesTheWholeFileAtomically() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("settings.json")
     let store = try DocumentStore(
-      .url(url), defaultValue: Settings(), options: DocumentOptions(observesOtherProcesses: false))
+      .url(url), defaultValue: ThemeSettings(),
+      options: DocumentOptions(observesOtherProcesses: false))
     let result = try store.update { settings -> Int in
       settings.theme = "light"
       return settings.size
     }
     #expect(result == 12)
-    #expect(store.value == Settings(theme: "light", size: 12))
-    let saved = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url))
-    #expect(saved == Settings(theme: "light", size: 12))
+    #expect(store.value == ThemeSettings(theme: "light", size: 12))
+    let saved = try JSONDecoder().decode(ThemeSettings.self, from: Data(contentsOf: url))
+    #expect(saved == ThemeSettings(theme: "light", size: 12))
     // No temporary file is left behind.
-    #expect(try names(in: folder.url) == [".settings.json.lock", "settings.json"])
-    try store.replace(with: Settings(theme: "sepia", size: 14))
-    let reopened = try DocumentStore(.url(url), defaultValue: Settings())
-    #expect(reopened.value == Settings(theme: "sepia", size: 14))
+    #expect(try fileNames(in: folder.url) == [".settings.json.lock", "settings.json"])
+    try store.replace(with: ThemeSettings(theme: "sepia", size: 14))
+    let reopened = try DocumentStore(.url(url), defaultValue: ThemeSettings())
+    #expect(reopened.value == ThemeSettings(theme: "sepia", size: 14))
   }
 
   @Test func aThrowingUpdateSavesNothing() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("settings.json")
-    let store = try DocumentStore(.url(url), defaultValue: Settings())
-    try store.replace(with: Settings(theme: "a", size: 1))
+    let store = try DocumentStore(.url(url), defaultValue: ThemeSettings())
+    try store.replace(with: ThemeSettings(theme: "a", size: 1))
     #expect(throws: CocoaError.self) {
       try store.update { settings in
         settings.size = 99
         throw CocoaError(.userCancelled)
       }
     }
-    #expect(store.value == Settings(theme: "a", size: 1))
-    #expect(try JSONDecoder().decode(Settings.self, from: Data(contentsOf: url)).size == 1)
+    #expect(store.value == ThemeSettings(theme: "a", size: 1))
+    #expect(try JSONDecoder().decode(ThemeSettings.self, from: Data(contentsOf: url)).size == 1)
   }
 
   @Test func deleteRemovesTheFileAndJournalAndGoesBackToTheDefault() throws {
@@ -83,10 +84,11 @@ struct DocumentStoreTests {
     let url = folder.file("notes.json")
     let store = try noteStore(url)
     try store.append(Note(id: 1, text: "a"))
-    #expect(try names(in: folder.url) == [".notes.json.journal", ".notes.json.lock", "notes.json"])
+    #expect(
+      try fileNames(in: folder.url) == [".notes.json.journal", ".notes.json.lock", "notes.json"])
     try store.delete()
     #expect(store.value == [])
-    #expect(try names(in: folder.url) == [".notes.json.lock"])
+    #expect(try fileNames(in: folder.url) == [".notes.json.lock"])
     try store.append(Note(id: 2, text: "b"))
     #expect(try noteStore(url).value == [Note(id: 2, text: "b")])
   }
@@ -119,7 +121,7 @@ struct DocumentStoreTests {
     try store.append(Note(id: 1, text: "a/b"))
     try store.append(Note(id: 2, text: "高速代金"))
     try store.close()
-    #expect(try names(in: folder.url) == [".notes.json.lock", "notes.json"])
+    #expect(try fileNames(in: folder.url) == [".notes.json.lock", "notes.json"])
     let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
     let decoded = try JSONDecoder().decode([Note].self, from: Data(text.utf8))
     #expect(decoded == [Note(id: 1, text: "a/b"), Note(id: 2, text: "高速代金")])
@@ -158,7 +160,7 @@ struct DocumentStoreTests {
     try store.append(Note(id: 7, text: "x"))
     try store.compact()
     #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self) == #"[{"id":7,"text":"x"}]"#)
-    #expect(try names(in: folder.url) == [".notes.json.lock", "notes.json"])
+    #expect(try fileNames(in: folder.url) == [".notes.json.lock", "notes.json"])
   }
 
   @Test func duplicateAndMissingElementsAreErrors() throws {
@@ -217,15 +219,73 @@ struct DocumentStoreTests {
     try store.append(Note(id: 1, text: "a again"))
     let oldJournal = try Data(contentsOf: journal)
     try store.close()
-    // A crash between the rename of the new file and the removal of the journal.
-    try oldJournal.write(to: journal)
+    // A crash between the rename of the new file and the removal of the journal leaves the
+    // journal ending with the marker written just before the rename.
+    let marker = DocumentJournal.compactionMarker(
+      for: DocumentJournal.Base(of: try Data(contentsOf: url)))
+    try (oldJournal + marker).write(to: journal)
     let reopened = try noteStore(url)
     #expect(reopened.value == [Note(id: 2, text: "b"), Note(id: 1, text: "a again")])
+    #expect(reopened.recoveredDamage == nil)
     try reopened.append(Note(id: 3, text: "c"))
     #expect(
       try noteStore(url).value == [
         Note(id: 2, text: "b"), Note(id: 1, text: "a again"), Note(id: 3, text: "c"),
       ])
+  }
+
+  @Test func changesAFileReplacedByAnotherProgramLacksAreSetAsideNotDropped() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let store = try noteStore(url)
+    try store.append(Note(id: 1, text: "in the journal"))
+    let journal = try Data(contentsOf: folder.file(".notes.json.journal"))
+    try store.close()
+    // Another program writes its own version of the file while the journal holds a change.
+    try Data(#"[{"id":5,"text":"by hand"}]"#.utf8).write(to: url)
+    try journal.write(to: folder.file(".notes.json.journal"))
+    let reopened = try noteStore(url)
+    #expect(reopened.value == [Note(id: 5, text: "by hand")])
+    let report = try #require(reopened.recoveredDamage)
+    let aside = try #require(report.quarantinedFile)
+    #expect(report.code == .unmergedJournal)
+    #expect(aside.lastPathComponent.hasPrefix(".notes.json.journal.unmerged-"))
+    #expect(try Data(contentsOf: aside) == journal)
+    #expect(
+      report.description
+        == "Can't apply the saved changes of document `\(url.path)`: another program replaced the"
+        + " file after these changes were saved. They were moved to `\(aside.path)`. Merge them by"
+        + " hand if they matter.")
+    #expect(!FileManager.default.fileExists(atPath: folder.file(".notes.json.journal").path))
+  }
+
+  @Test func appendsFromManyThreadsAreAllKept() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let store = try noteStore(url, threshold: 2048)
+    let failures = Mutex(0)
+    DispatchQueue.concurrentPerform(iterations: 4) { thread in
+      for index in 0..<50 {
+        do {
+          try store.append(Note(id: thread * 1000 + index, text: "t\(thread)"))
+        } catch {
+          failures.withLock { $0 += 1 }
+        }
+      }
+    }
+    #expect(failures.withLock { $0 } == 0)
+    #expect(store.value.count == 200)
+    #expect(Set(try noteStore(url).value.map(\.id)).count == 200)
+  }
+
+  @Test func powerLossDurabilityFlushesEachChange() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let store = try DocumentStore<[Note]>(
+      .url(url), options: DocumentOptions(durability: .powerLoss, observesOtherProcesses: false))
+    try store.append(Note(id: 1, text: "a"))
+    try store.update(Note(id: 1, text: "b"))
+    #expect(try noteStore(url).value == [Note(id: 1, text: "b")])
   }
 
   @Test func observationFiresOnChanges() async throws {

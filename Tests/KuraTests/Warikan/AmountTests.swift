@@ -43,6 +43,7 @@ struct AmountTests {
     #expect(Amount.format(999) == "¥999")
     #expect(Amount.format(2800) == "¥2,800")
     #expect(Amount.format(1_234_567) == "¥1,234,567")
+    #expect(Amount.format(-500) == "-¥500")
     #expect(Amount.grouped(-10_000) == "-10,000")
   }
 }

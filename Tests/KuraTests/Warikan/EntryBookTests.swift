@@ -1,5 +1,7 @@
 import Foundation
 import Kura
+import Observation
+import Synchronization
 import Testing
 import WarikanKit
 
@@ -146,6 +148,26 @@ struct EntryBookTests {
     try book.reset()
     #expect(book.entries.isEmpty)
     #expect(!FileManager.default.fileExists(atPath: cashDataURL(folder).path))
+  }
+
+  @Test func observersOfTheEntriesFireOnEachChange() throws {
+    let folder = TemporaryDirectory()
+    let book = try openBook(folder)
+    let fired = Mutex(0)
+    withObservationTracking {
+      _ = book.entries
+    } onChange: {
+      fired.withLock { $0 += 1 }
+    }
+    let entry = try book.add(cash: 300, memo: "お茶")
+    #expect(fired.withLock { $0 } == 1)
+    withObservationTracking {
+      _ = try? book.total
+    } onChange: {
+      fired.withLock { $0 += 1 }
+    }
+    try book.delete(id: entry.id)
+    #expect(fired.withLock { $0 } == 2)
   }
 
   @Test func changesReportEachChange() async throws {

@@ -45,7 +45,16 @@ struct WarikanCommandTests {
     #expect(
       json.stdout
         == "{\n  \"baseShare\" : 3333,\n  \"people\" : 3,\n  \"remainder\" : 1,\n  \"shares\" : [\n"
-        + "    3334,\n    3333,\n    3333\n  ],\n  \"total\" : 10000\n}\n")
+        + "    {\n      \"people\" : 1,\n      \"yen\" : 3334\n    },\n"
+        + "    {\n      \"people\" : 2,\n      \"yen\" : 3333\n    }\n  ],\n  \"total\" : 10000\n}\n"
+    )
+    // A huge number of people is split without listing every share.
+    let many = try warikan(["split", "9223372036854775807"], folder)
+    #expect(many.status == 0)
+    #expect(
+      many.stdout
+        == "¥10,000 for 9223372036854775807 people:\n  10000 people pay ¥1\n"
+        + "  9223372036854765807 people pay ¥0\n")
     // The file on disk is plain JSON (the journal was compacted when warikan closed it).
     #expect(
       try FileManager.default.contentsOfDirectory(
@@ -135,7 +144,7 @@ struct WarikanCommandTests {
     ),
     (
       ["add"],
-      "warikan: error: Missing argument <yen> (the amount in yen, such as 2800 or ¥2,800.)\n"
+      "warikan: error: Missing argument <yen> (the amount in yen, such as 2800 or ¥2,800)\n"
         + "See `warikan add --help`.\n"
     ),
     (
@@ -195,6 +204,26 @@ struct WarikanCommandTests {
     #expect(result.stdout == "Deleted 2 entries (¥7,300).\n")
     #expect(!FileManager.default.fileExists(atPath: cashDataURL(folder).path))
     #expect(try warikan(["total"], folder).stdout == "¥0 in 0 entries\n")
+  }
+
+  @Test func resetWithNoEntriesNeedsNoQuestion() throws {
+    let folder = TemporaryDirectory()
+    let result = try warikan(["reset"], folder)
+    #expect(result.status == 0)
+    #expect(result.stdout == "Deleted 0 entries (¥0).\n")
+  }
+
+  @Test func aNegativeTotalInTheFileIsAnErrorNotACrash() throws {
+    let folder = TemporaryDirectory()
+    try placeSeedFile(
+      folder,
+      #"[{"id":"AAAA0000-0000-0000-0000-000000000001","memo":"refund","cash":-500,"time":"1:00"}]"#)
+    let result = try warikan(["split", "2"], folder)
+    #expect(result.status == 1)
+    #expect(
+      result.stderr
+        == "warikan: error: The total is `-¥500`, below zero, so it can't be split: delete the"
+        + " entries with negative amounts (see `warikan list`).\n")
   }
 
   #if os(Linux)
