@@ -196,6 +196,9 @@ struct StoreMigrator {
     }
     let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
     try db.run(
+      "DELETE FROM kura_models WHERE table_name = ? AND model <> ?",
+      [.text(schema.tableName), .text(schema.modelName)])
+    try db.run(
       "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
         + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
         + "columns = excluded.columns",

@@ -122,7 +122,8 @@ struct TableMigration {
   private func storedColumns(_ db: Connection) throws -> [StoredColumn] {
     let recorded =
       try db.queryFirst(
-        "SELECT columns FROM kura_models WHERE table_name = ?", [.text(schema.tableName)]
+        "SELECT columns FROM kura_models WHERE table_name = ? ORDER BY model = ? DESC, rowid DESC",
+        [.text(schema.tableName), .text(schema.modelName)]
       ) { row in
         try JSONDecoder().decode([StoreSetup.StoredColumn].self, from: Data(row.string(at: 0).utf8))
       } ?? []

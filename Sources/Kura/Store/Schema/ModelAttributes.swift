@@ -79,7 +79,9 @@ struct ModelAttributes: Sendable {
     rule: DeleteRule, in schemas: [ObjectIdentifier: ModelSchema]
   ) throws -> Reference {
     let targetName = String(describing: target)
-    guard let targetSchema = schemas[ObjectIdentifier(target)] else {
+    // Another version of the target type (a `VersionedSchema`'s) stored in the same table will do.
+    let sameTable = schemas.values.first { $0.tableName == target.schemaName }
+    guard let targetSchema = schemas[ObjectIdentifier(target)] ?? sameTable else {
       throw StoreError(
         .invalidModel, model: schema.modelName, property: column.name,
         message:
