@@ -7,7 +7,14 @@ import Foundation
 let suites: [(name: String, run: () throws -> Void)] = [
   ("sqlite", runSQLiteBenchmarks),
   ("store", runStoreBenchmarks),
+  ("relations", runRelationsBenchmarks),
 ]
+
+// The writer child of the cross-process live-query benchmark (RelationsBenchmarks.swift).
+if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "live-writer" {
+  try runLiveQueryWriterChild(ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? "")
+  exit(0)
+}
 
 let requested = Set(CommandLine.arguments.dropFirst())
 let unknown = requested.subtracting(suites.map(\.name))
