@@ -31,6 +31,17 @@ struct RelationshipGraph: Sendable {
     self.referencesByTarget = byTarget
   }
 
+  /// A graph from attributes by table (descriptions without model types).
+  init(attributesByTable: [String: ModelAttributes]) {
+    attributes = [:]
+    self.attributesByTable = attributesByTable
+    var byTarget: [String: [ModelAttributes.Reference]] = [:]
+    for reference in attributesByTable.values.flatMap(\.references) {
+      byTarget[reference.targetTable, default: []].append(reference)
+    }
+    referencesByTarget = byTarget
+  }
+
   /// An empty graph (no declared attributes).
   init() {
     attributes = [:]
