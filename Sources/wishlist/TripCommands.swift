@@ -24,7 +24,8 @@ private let tripAdd = Command(
   arguments: [Argument("name", help: "The trip's name, such as \"Kyoto\".")],
   options: [
     Option("photo", help: "The photo's URL (a placeholder is shown when none).", valueName: "url"),
-    Option("start", help: "The first day, such as 2026-12-24 (today by default).", valueName: "date"),
+    Option(
+      "start", help: "The first day, such as 2026-12-24 (today by default).", valueName: "date"),
     Option("end", help: "The last day (the first day by default).", valueName: "date"),
   ],
   supportsJSON: true,

@@ -24,16 +24,19 @@ struct MigrationTests {
         TripsV2.Trip(
           id: nara.id, title: "Nara Park", days: 1, favorite: 0, budget: nil, rating: 3, cover: nil),
       ])
-    #expect(try context.fetch(FetchDescriptor<TripsV2.Activity>()) == [
-      TripsV2.Activity(id: deer.id, name: "Feed deer", trip: nara.id)
-    ])
+    #expect(
+      try context.fetch(FetchDescriptor<TripsV2.Activity>()) == [
+        TripsV2.Activity(id: deer.id, name: "Feed deer", trip: nara.id)
+      ])
     #expect(try schemaVersion(url) == "2")
     let steps = reports.withLock { $0 }
-    #expect(steps.first == MigrationProgress(
-      model: "Trip",
-      step: "renaming name to title, widening days to real, widening favorite to integer, "
-        + "adding rating, adding cover, removing notes",
-      completedRows: 0, totalRows: 2))
+    #expect(
+      steps.first
+        == MigrationProgress(
+          model: "Trip",
+          step: "renaming name to title, widening days to real, widening favorite to integer, "
+            + "adding rating, adding cover, removing notes",
+          completedRows: 0, totalRows: 2))
     #expect(steps.contains { $0.model == "Trip" && $0.completedRows == 2 && $0.totalRows == 2 })
     #expect(steps.contains { $0.model == "Activity" && $0.step == "declaring references" })
     // The reference is now a foreign key with its delete rule.
@@ -73,14 +76,16 @@ struct MigrationTests {
       try ModelContainer(for: [Wider.self], configurations: .url(url)) { progress in
         reports.withLock { $0.append(progress) }
       })
-    #expect(try context.fetch(FetchDescriptor<Wider>(sortBy: [SortDescriptor(\.id)])) == [
-      Wider(id: 1, name: "n1", score: 1.5), Wider(id: 2, name: "n2", score: 1.5),
-      Wider(id: 3, name: "n3", score: 1.5),
-    ])
-    #expect(reports.withLock { $0 } == [
-      MigrationProgress(
-        model: "Wider", step: "adding score, adding label", completedRows: 3, totalRows: 3)
-    ])
+    #expect(
+      try context.fetch(FetchDescriptor<Wider>(sortBy: [SortDescriptor(\.id)])) == [
+        Wider(id: 1, name: "n1", score: 1.5), Wider(id: 2, name: "n2", score: 1.5),
+        Wider(id: 3, name: "n3", score: 1.5),
+      ])
+    #expect(
+      reports.withLock { $0 } == [
+        MigrationProgress(
+          model: "Wider", step: "adding score, adding label", completedRows: 3, totalRows: 3)
+      ])
   }
 
   @Test func newRequiredPropertyWithoutDefaultIsRefusedBeforeAnythingChanges() throws {

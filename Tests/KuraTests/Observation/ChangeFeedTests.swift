@@ -20,7 +20,10 @@ struct ChangeFeedTests {
     try context.delete(nara)
     try context.delete(RTrip(name: "never saved"))
     let second = try context.save()
-    #expect(second.changes == ["RTrip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])])
+    #expect(
+      second.changes == [
+        "RTrip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])
+      ])
     #expect(second.token.rawValue == first.token.rawValue + 1)
     #expect(second.contains(RTrip.self) && !second.contains(RNote.self))
     let nothing = try context.save()

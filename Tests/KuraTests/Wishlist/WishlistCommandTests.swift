@@ -29,26 +29,32 @@ struct WishlistCommandTests {
   @Test func tripsWithActivitiesFromAddToCascadingDelete() throws {
     let folder = TemporaryDirectory()
     let kyoto = try ok(
-      ["trip", "add", "Kyoto", "--start", "2026-12-24", "--end", "2026-12-28", "--photo",
-       "https://example.com/kyoto.jpg"], folder)
+      [
+        "trip", "add", "Kyoto", "--start", "2026-12-24", "--end", "2026-12-28", "--photo",
+        "https://example.com/kyoto.jpg",
+      ], folder)
     #expect(kyoto.hasPrefix("Added trip Kyoto ("))
     let kyotoID = try id(of: kyoto)
     let nara = try ok(["trip", "add", "Nara Park", "--start", "2027-01-02"], folder)
     let naraID = try id(of: nara)
-    #expect(try ok(["activity", "add", "kyoto", "Fushimi Inari"], folder)
-      == "Added Fushimi Inari to Kyoto.\n")
+    #expect(
+      try ok(["activity", "add", "kyoto", "Fushimi Inari"], folder)
+        == "Added Fushimi Inari to Kyoto.\n")
     try ok(["activity", "add", "Kyoto", "Tea ceremony"], folder)
     try ok(["activity", "add", "nara", "Deer"], folder)
-    #expect(try ok(["activity", "done", "Kyoto", "tea ceremony"], folder)
-      == "Done: Tea ceremony (Kyoto).\n")
+    #expect(
+      try ok(["activity", "done", "Kyoto", "tea ceremony"], folder)
+        == "Done: Tea ceremony (Kyoto).\n")
     #expect(
       try ok(["trip", "list"], folder)
         == "Kyoto  2026-12-24 – 2026-12-28  2 activities  photo: https://example.com/kyoto.jpg  "
         + "(\(kyotoID))\n"
         + "Nara Park  2027-01-02 – 2027-01-02  1 activity  photo: placeholder  (\(naraID))\n")
-    #expect(try ok(["trip", "rename", "nara park", "Nara"], folder) == "Renamed Nara Park to Nara.\n")
-    #expect(try ok(["trip", "delete", "Kyoto"], folder)
-      == "Deleted trip Kyoto and its 2 activities.\n")
+    #expect(
+      try ok(["trip", "rename", "nara park", "Nara"], folder) == "Renamed Nara Park to Nara.\n")
+    #expect(
+      try ok(["trip", "delete", "Kyoto"], folder)
+        == "Deleted trip Kyoto and its 2 activities.\n")
     #expect(
       try ok(["trip", "list"], folder)
         == "Nara  2027-01-02 – 2027-01-02  1 activity  photo: placeholder  (\(naraID))\n")
@@ -93,7 +99,8 @@ struct WishlistCommandTests {
     try ok(["trip", "add", "Kyoto"], folder)
     try ok(["trip", "add", "Nara"], folder)
     let recent = try ok(["recent"], folder)
-    #expect(recent.split(separator: "\n").map { $0.prefix(while: { $0 != " " }) } == ["Nara", "Kyoto"])
+    #expect(
+      recent.split(separator: "\n").map { $0.prefix(while: { $0 != " " }) } == ["Nara", "Kyoto"])
     var environment = folder.environment
     environment["TZ"] = "Asia/Tokyo"
     let watcher = try ChildProcess(
@@ -133,7 +140,8 @@ struct WishlistCommandTests {
     #expect(missing.status == 1)
     #expect(
       missing.stderr
-        == "wishlist: error: There is no trip `Atlantis`. See the trips with `wishlist trip list`.\n")
+        == "wishlist: error: There is no trip `Atlantis`. See the trips with `wishlist trip list`.\n"
+    )
     let badDate = try wishlist(["trip", "add", "Kyoto", "--start", "24/12/2026"], folder)
     #expect(badDate.status == 64)
     #expect(
@@ -143,8 +151,9 @@ struct WishlistCommandTests {
     let backwards = try wishlist(
       ["trip", "add", "Kyoto", "--start", "2026-12-24", "--end", "2026-12-20"], folder)
     #expect(backwards.status == 64)
-    #expect(backwards.stderr.hasPrefix(
-      "wishlist: error: `2026-12-20` is not a valid value for --end: the trip can't end before "
-        + "it starts (2026-12-24)."))
+    #expect(
+      backwards.stderr.hasPrefix(
+        "wishlist: error: `2026-12-20` is not a valid value for --end: the trip can't end before "
+          + "it starts (2026-12-24)."))
   }
 }

@@ -86,7 +86,10 @@ struct DeleteRuleApplier {
     let targets = Array(Set(rows.map { idText($0.1) })).sorted()
     let shown = rows.prefix(10).map { "`\(idText($0.0))`" }.joined(separator: ", ")
     let more = rows.count > 10 ? " and \(rows.count - 10) more" : ""
-    let what = targets.count == 1 ? "`\(reference.targetModel)` `\(targets[0])`" : "\(targets.count) `\(reference.targetModel)` models"
+    let what =
+      targets.count == 1
+      ? "`\(reference.targetModel)` `\(targets[0])`"
+      : "\(targets.count) `\(reference.targetModel)` models"
     return StoreError(
       .deleteDenied, model: reference.model, property: reference.column,
       message:

@@ -77,7 +77,8 @@ public final class MigrationContext {
     let decoder = RowDecoder(schema: oldSchema, statement: select)
     var done = 0
     let step = "transforming \(oldSchema.modelName)"
-    progress?(MigrationProgress(model: newSchema.modelName, step: step, completedRows: 0, totalRows: total))
+    progress?(
+      MigrationProgress(model: newSchema.modelName, step: step, completedRows: 0, totalRows: total))
     while try select.step() {
       if let model = try body(try decoder.decode(Old.self)) {
         try encoder.bind(model)

@@ -14,6 +14,8 @@ import Foundation
 /// ```
 public struct ModelDescription: Codable, Sendable, Equatable {
   /// One column.
+  ///
+  /// For example: `{"name": "rating", "kind": "integer", "nullable": false, "default": 3}`.
   public struct Column: Codable, Sendable, Equatable {
     /// The column (property) name.
     public var name: String
@@ -54,10 +56,16 @@ public struct ModelDescription: Codable, Sendable, Equatable {
   }
 
   /// A default value in JSON: a number, a string or a bool.
+  ///
+  /// For example: `"default": 3`, `"default": "none"` or `"default": false`.
   public enum DefaultValue: Codable, Sendable, Equatable {
+    /// A whole number, such as `3`.
     case integer(Int64)
+    /// A number with a fraction, such as `1.5`.
     case real(Double)
+    /// A string, such as `"none"`.
     case text(String)
+    /// A bool (stored as 0 or 1).
     case bool(Bool)
 
     /// Decodes a JSON number, string or bool.

@@ -67,7 +67,8 @@ struct TableMigration {
       // A table Kura did not record holds what its declared type says; same SQL type, same kind.
       let storedKind =
         source.kind
-        ?? (source.type == column.kind.sqlType ? column.kind : Self.kind(ofDeclaredType: source.type))
+        ?? (source.type == column.kind.sqlType
+          ? column.kind : Self.kind(ofDeclaredType: source.type))
       if storedKind != column.kind {
         guard let storedKind, Self.widens(from: storedKind, to: column.kind) else {
           throw refusal(

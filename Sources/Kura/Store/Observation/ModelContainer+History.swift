@@ -76,8 +76,7 @@ extension ModelContainer {
     ChangeSet.empty(at: try currentHistoryToken())
   }
 
-  func readStore<Result>(_ action: String, _ body: (Connection) throws -> Result) throws -> Result
-  {
+  func readStore<Result>(_ action: String, _ body: (Connection) throws -> Result) throws -> Result {
     do {
       return try pool.read(body)
     } catch let error as StoreError {

@@ -54,7 +54,8 @@ struct ModelAttributes: Sendable {
               .invalidModel, model: schema.modelName, property: column.name,
               message:
                 "Can't use the default value of `\(schema.modelName).\(column.name)`: `\(value)` "
-                + "cannot be stored as \(column.kind.rawValue). Give a value of the property's type.")
+                + "cannot be stored as \(column.kind.rawValue). Give a value of the property's type."
+            )
           }
           attributes.defaults[column.name] = stored
         case .renamed(let old):
@@ -67,7 +68,9 @@ struct ModelAttributes: Sendable {
                 "Can't search `\(schema.modelName).\(column.name)`: it is not text. Declare "
                 + "`.searchable` on String properties only.")
           }
-          if !attributes.searchable.contains(column.name) { attributes.searchable.append(column.name) }
+          if !attributes.searchable.contains(column.name) {
+            attributes.searchable.append(column.name)
+          }
         }
       }
     }
