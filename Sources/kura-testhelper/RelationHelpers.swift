@@ -19,8 +19,17 @@ struct RNote: PersistentModel {
   }
 }
 
+/// `CrashNote` without its `extra` column (Tests/KuraTests/Migration/MigrationCrashTests.swift).
+struct CrashNoteV2: PersistentModel {
+  var id: Int
+  var text: String
+  static var schemaName: String { "CrashNote" }
+}
+
 /// Commands exercising relationships, the change feed and live queries from another process:
 /// - `relations-insert <store> trip|note <text>`: saves a trip (or a note) and prints the token.
+/// - `relations-migrate-and-hang <store>`: opens the store with `CrashNoteV2` (a migration that
+///   copies rows); after the first batch prints `migrating <done>/<total>` and waits to be killed.
 let relationHelperCommands: [HelperCommand] = [
   HelperCommand(name: "relations-insert") { arguments in
     guard arguments.count == 3, ["trip", "note"].contains(arguments[1]) else {
@@ -35,5 +44,16 @@ let relationHelperCommands: [HelperCommand] = [
       try context.insert(RNote(text: arguments[2]))
     }
     print(try context.save().token)
-  }
+  },
+  HelperCommand(name: "relations-migrate-and-hang") { arguments in
+    guard arguments.count == 1 else { throw HelperUsage("relations-migrate-and-hang <store>") }
+    _ = try ModelContainer(
+      for: [CrashNoteV2.self], configurations: .url(URL(fileURLWithPath: arguments[0]))
+    ) { progress in
+      guard progress.completedRows > 0 else { return }
+      print("migrating \(progress.completedRows)/\(progress.totalRows)")
+      fflush(nil)
+      Thread.sleep(forTimeInterval: 120)  // inside the migration's transaction: wait for SIGKILL
+    }
+  },
 ]

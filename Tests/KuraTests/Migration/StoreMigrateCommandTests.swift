@@ -87,4 +87,27 @@ struct StoreMigrateCommandTests {
         == "kura: error: Missing --schema: give the target models as JSON (start from "
         + "`kura store schema --json \(url.path)`).\nSee `kura store migrate --help`.\n")
   }
+
+  @Test func drawsAProgressBarOnATerminal() throws {
+    let script = URL(fileURLWithPath: "/usr/bin/script")
+    try #require(FileManager.default.isExecutableFile(atPath: script.path), "needs util-linux script")
+    let folder = TemporaryDirectory()
+    let url = folder.file("trips.store")
+    _ = try writeV1Store(url)
+    var models = try schemaJSON(url, folder)
+    let tripIndex = try #require(models.firstIndex { $0["model"] as? String == "Trip" })
+    var columns = try #require(models[tripIndex]["columns"] as? [[String: Any]])
+    columns.removeAll { $0["name"] as? String == "notes" }
+    models[tripIndex]["columns"] = columns
+    let schemaFile = folder.file("target.json")
+    try JSONSerialization.data(withJSONObject: models).write(to: schemaFile)
+    let command = [try executable("kura").path, "store", "migrate", url.path, "--schema", schemaFile.path]
+      .map { "'" + $0 + "'" }.joined(separator: " ")
+    // `script` runs the command on a pseudo-terminal, so standard error is a terminal.
+    let result = try run(script, ["-qec", command, "/dev/null"], environment: folder.environment)
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("\rTrip [                              ] 0% 0/2 rows: removing notes"))
+    #expect(result.stdout.contains("\rTrip [##############################] 100% 2/2 rows: removing notes"))
+    #expect(result.stdout.hasSuffix("Migrated trips.store to schema version 2.\r\n"))
+  }
 }
