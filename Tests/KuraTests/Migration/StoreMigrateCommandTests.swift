@@ -90,7 +90,8 @@ struct StoreMigrateCommandTests {
 
   @Test func drawsAProgressBarOnATerminal() throws {
     let script = URL(fileURLWithPath: "/usr/bin/script")
-    try #require(FileManager.default.isExecutableFile(atPath: script.path), "needs util-linux script")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: script.path), "needs util-linux script")
     let folder = TemporaryDirectory()
     let url = folder.file("trips.store")
     _ = try writeV1Store(url)
@@ -101,13 +102,18 @@ struct StoreMigrateCommandTests {
     models[tripIndex]["columns"] = columns
     let schemaFile = folder.file("target.json")
     try JSONSerialization.data(withJSONObject: models).write(to: schemaFile)
-    let command = [try executable("kura").path, "store", "migrate", url.path, "--schema", schemaFile.path]
-      .map { "'" + $0 + "'" }.joined(separator: " ")
+    let command = [
+      try executable("kura").path, "store", "migrate", url.path, "--schema", schemaFile.path,
+    ]
+    .map { "'" + $0 + "'" }.joined(separator: " ")
     // `script` runs the command on a pseudo-terminal, so standard error is a terminal.
     let result = try run(script, ["-qec", command, "/dev/null"], environment: folder.environment)
     #expect(result.status == 0)
-    #expect(result.stdout.contains("\rTrip [                              ] 0% 0/2 rows: removing notes"))
-    #expect(result.stdout.contains("\rTrip [##############################] 100% 2/2 rows: removing notes"))
+    #expect(
+      result.stdout.contains("\rTrip [                              ] 0% 0/2 rows: removing notes"))
+    #expect(
+      result.stdout.contains(
+        "\rTrip [##############################] 100% 2/2 rows: removing notes"))
     #expect(result.stdout.hasSuffix("Migrated trips.store to schema version 2.\r\n"))
   }
 }
