@@ -19,7 +19,7 @@ extension Schema.Declaration {
   ///
   /// The property's type is the target's id type (`Trip.ID`, or `Trip.ID?` for a reference that
   /// may be empty, which ``DeleteRule/nullify`` requires). Read the inverse, to-many side with
-  /// ``ModelContext/related(_:of:via:sortBy:)``.
+  /// `context.related(_:of:via:sortBy:)`.
   ///
   /// For example:
   ///
