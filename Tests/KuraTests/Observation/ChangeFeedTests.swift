@@ -53,6 +53,11 @@ struct ChangeFeedTests {
     try container.trimHistory(through: second.token)
     #expect(try container.history(since: .start).map(\.token) == [third.token])
     #expect(try container.currentHistoryToken() == third.token)
+    // The newest change set stays, so the next save's token is still above every earlier one.
+    try container.trimHistory(through: third.token)
+    #expect(try container.history(since: .start).map(\.token) == [third.token])
+    try context.insert(RTrip(name: "Nara"))
+    #expect(try context.save().token.rawValue == third.token.rawValue + 1)
   }
 
   @Test func anotherProcessesSavesAreInTheHistoryAndTheStream() async throws {

@@ -117,6 +117,15 @@ func jsonArray(_ keys: [SQLiteValue]) -> String {
 
 /// Appends `text` as a JSON string literal.
 func appendJSONString(_ text: String, to json: inout String) {
+  // Ids are almost always plain (UUIDs, digits): copy them whole.
+  if !text.utf8.contains(where: {
+    $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+  }) {
+    json += "\""
+    json += text
+    json += "\""
+    return
+  }
   json += "\""
   for scalar in text.unicodeScalars {
     switch scalar {

@@ -4,7 +4,7 @@ import Foundation
 /// of the models it changed, and its change set as JSON).
 enum ChangeHistory {
   static let createSQL = """
-    CREATE TABLE IF NOT EXISTS kura_history (token INTEGER PRIMARY KEY AUTOINCREMENT, \
+    CREATE TABLE IF NOT EXISTS kura_history (token INTEGER PRIMARY KEY, \
     time REAL NOT NULL, models TEXT NOT NULL, changes TEXT NOT NULL)
     """
 
@@ -43,9 +43,9 @@ enum ChangeHistory {
 
   /// The token of the last save (``HistoryToken/start`` before any).
   static func latestToken(_ db: Connection) throws -> HistoryToken {
-    let value = try db.queryFirst(
-      "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'kura_history'), 0)"
-    ) { $0.int64(at: 0) }
+    let value = try db.queryFirst("SELECT coalesce(max(token), 0) FROM kura_history") {
+      $0.int64(at: 0)
+    }
     return HistoryToken(rawValue: value ?? 0)
   }
 

@@ -18,24 +18,18 @@ struct ChangeRecorder {
       else { continue }
       modelByTable[schema.tableName] = schema.modelName
       let (upserted, deleted) = table.pendingKeys(kind: schema.primaryKey.kind)
-      let exists = try db.cachedStatement(
-        "SELECT 1 FROM \(schema.quotedTable) WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?")
-      func existing(_ key: SQLiteValue) throws -> Bool {
-        exists.reset()
-        try exists.bind(key, at: 1)
-        defer { exists.reset() }
-        return try exists.step()
-      }
+      let stored = try Self.storedKeys(upserted + deleted, schema: schema, db: db)
       var modelChanges = ChangeSet.ModelChanges()
+      modelChanges.inserted.reserveCapacity(upserted.count)
       for key in upserted {
-        if try existing(key) {
+        if stored.contains(key) {
           modelChanges.updated.append(idText(key))
         } else {
           modelChanges.inserted.append(idText(key))
         }
       }
       var deletedKeys: [SQLiteValue] = []
-      for key in deleted where try existing(key) {
+      for key in deleted where stored.contains(key) {
         deletedKeys.append(key)
         modelChanges.deleted.append(idText(key))
       }
@@ -51,6 +45,31 @@ struct ChangeRecorder {
       let model = Self.modelName(table, container)
       add(ChangeSet.ModelChanges(updated: keys.map(idText)), model: model)
     }
+  }
+
+  /// Which of `keys` are stored now: one lookup per key for a few, one statement for many.
+  private static func storedKeys(_ keys: [SQLiteValue], schema: ModelSchema, db: Connection)
+    throws -> Set<SQLiteValue>
+  {
+    let key = quoteIdentifier(schema.primaryKey.name)
+    var stored = Set<SQLiteValue>()
+    if keys.count <= 16 {
+      let exists = try db.cachedStatement(
+        "SELECT 1 FROM \(schema.quotedTable) WHERE \(key) = ?")
+      for value in keys {
+        exists.reset()
+        try exists.bind(value, at: 1)
+        if try exists.step() { stored.insert(value) }
+      }
+      exists.reset()
+      return stored
+    }
+    let rows = try db.query(
+      "SELECT \(key) FROM \(schema.quotedTable) WHERE \(key) IN (SELECT value FROM json_each(?))",
+      [.text(jsonArray(keys))]
+    ) { $0.value(at: 0) }
+    stored.formUnion(rows)
+    return stored
   }
 
   private static func modelName(_ table: String, _ container: ModelContainer) -> String {

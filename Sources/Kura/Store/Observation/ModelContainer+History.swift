@@ -33,7 +33,8 @@ extension ModelContainer {
     try readStore("read the history of") { try ChangeHistory.changeSets(since: token, in: $0) }
   }
 
-  /// Deletes the history recorded up to and including `token` (the change sets after it stay).
+  /// Deletes the history recorded up to and including `token` (the change sets after it stay,
+  /// and so does the newest change set, which keeps tokens growing).
   ///
   /// For example: `try container.trimHistory(through: oldestTokenStillNeeded)`.
   ///
@@ -42,7 +43,10 @@ extension ModelContainer {
   public func trimHistory(through token: HistoryToken) throws {
     do {
       try pool.write { db in
-        try db.run("DELETE FROM kura_history WHERE token <= ?", [.integer(token.rawValue)])
+        // The newest row stays: it keeps the next token above every token handed out.
+        try db.run(
+          "DELETE FROM kura_history WHERE token <= ? AND token < "
+            + "(SELECT max(token) FROM kura_history)", [.integer(token.rawValue)])
       }
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "trim the history of")
