@@ -221,4 +221,30 @@ struct MigrationTests {
       configurations: .url(url))
     #expect(try schemaVersion(url) == "3")
   }
+
+  @Test func requiredPropertyMadeOptionalKeepsItsValues() throws {
+    struct Before: PersistentModel {
+      var id: Int
+      var name: String
+      static var schemaName: String { "Person" }
+    }
+    struct After: PersistentModel, Equatable {
+      var id: Int
+      var name: String?
+      static var schemaName: String { "Person" }
+    }
+    let folder = TemporaryDirectory()
+    let url = folder.file("people.store")
+    do {
+      let context = ModelContext(try ModelContainer(for: Before.self, configurations: .url(url)))
+      try context.insert(Before(id: 1, name: "Ginny"))
+      try context.save()
+    }
+    let context = ModelContext(try ModelContainer(for: After.self, configurations: .url(url)))
+    try context.insert(After(id: 2, name: nil))
+    try context.save()
+    #expect(
+      try context.fetch(FetchDescriptor<After>(sortBy: [SortDescriptor(\.id)]))
+        == [After(id: 1, name: "Ginny"), After(id: 2, name: nil)])
+  }
 }

@@ -116,4 +116,15 @@ struct LiveQueryTests {
     results = await inbox.next()
     #expect(results == nil)
   }
+
+  @Test func inMemoryStoreQueriesUpdateToo() async throws {
+    let container = try ModelContainer(for: relationModels, configurations: .inMemory)
+    let query = try LiveQuery(byName, in: container)
+    let inbox = Inbox(query.updates)
+    #expect(await inbox.next() == [])
+    let writer = ModelContext(container)
+    try writer.insert(RTrip(name: "Kyoto"))
+    try writer.save()
+    #expect(await inbox.next()?.map(\.name) == ["Kyoto"])
+  }
 }

@@ -10,7 +10,8 @@ import Synchronization
 /// are called one at a time, on the hub's queue, in save order.
 final class ChangeHub: Sendable {
   private struct Subscriber {
-    /// The model names the subscriber depends on; `nil` for every change set (the feed).
+    /// The model names the subscriber depends on; `nil` for every change set (the feed, which
+    /// alone is given the change sets; live queries get an empty list).
     let models: Set<String>?
     let onChange: @Sendable ([ChangeSet]) -> Void
   }
@@ -83,14 +84,32 @@ final class ChangeHub: Sendable {
       return (state.token, Array(state.subscribers.sorted { $0.key < $1.key }.map(\.value)))
     }
     guard let token, !subscribers.isEmpty else { return }
-    guard
-      let changeSets = try? readHistory({ try ChangeHistory.changeSets(since: token, in: $0) }),
-      let latest = changeSets.last?.token
-    else { return }
+    // Live queries only need the names of the changed models; decode the change sets (their
+    // id lists) only when a change-feed reader is subscribed.
+    let changeSets: [ChangeSet]
+    let changed: Set<String>
+    let latest: HistoryToken
+    if subscribers.contains(where: { $0.models == nil }) {
+      guard
+        let sets = try? readHistory({ try ChangeHistory.changeSets(since: token, in: $0) }),
+        let last = sets.last?.token
+      else { return }
+      changeSets = sets
+      changed = Set(sets.flatMap { $0.changes.filter { !$0.value.isEmpty }.keys })
+      latest = last
+    } else {
+      guard
+        let (models, last) = try? readHistory({
+          try ChangeHistory.changedModels(since: token, in: $0)
+        }), last > token
+      else { return }
+      changeSets = []
+      changed = models
+      latest = last
+    }
     state.withLock { state in
       if let current = state.token, current < latest { state.token = latest }
     }
-    let changed = Set(changeSets.flatMap { $0.changes.filter { !$0.value.isEmpty }.keys })
     for subscriber in subscribers {
       if let models = subscriber.models {
         guard !models.isDisjoint(with: changed) else { continue }
