@@ -11,6 +11,7 @@ let package = Package(
     .executable(name: "customers", targets: ["customers"]),
     .executable(name: "warikan", targets: ["warikan"]),
     .executable(name: "students", targets: ["students"]),
+    .executable(name: "wishlist", targets: ["wishlist"]),
   ],
   targets: [
     // Debian's libsqlite3-dev on Linux; Apple platforms import the SDK's SQLite3 instead.
@@ -45,6 +46,8 @@ let package = Package(
     .executableTarget(name: "customers", dependencies: ["Kura", "KuraCLI"]),
     // The seed's Core Data "students" app on the model store.
     .executableTarget(name: "students", dependencies: ["Kura", "KuraCLI"]),
+    // Seed §3's travel wish list: relationships, live queries, search, remembered sort order.
+    .executableTarget(name: "wishlist", dependencies: ["Kura", "KuraCLI"]),
     // Child process used by the crash and sharing tests.
     .executableTarget(name: "kura-testhelper", dependencies: ["Kura", "WarikanKit"]),
     .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI", "WarikanKit"]),

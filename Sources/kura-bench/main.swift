@@ -9,7 +9,14 @@ let suites: [(name: String, run: () throws -> Void)] = [
   ("documents", runDocumentBenchmarks),
   ("store", runStoreBenchmarks),
   ("preferences", runPreferencesBenchmarks),
+  ("relations", runRelationsBenchmarks),
 ]
+
+// The writer child of the cross-process live-query benchmark (RelationsBenchmarks.swift).
+if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "live-writer" {
+  try runLiveQueryWriterChild(ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? "")
+  exit(0)
+}
 
 let requested = Set(CommandLine.arguments.dropFirst())
 let unknown = requested.subtracting(suites.map(\.name))

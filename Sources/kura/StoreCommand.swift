@@ -2,12 +2,16 @@ import Foundation
 import Kura
 import KuraCLI
 
-/// `kura store info|schema|dump|check`: inspects a model store file (read-only).
+/// `kura store info|schema|dump|check`: inspects a model store file (read-only);
+/// `kura store migrate` (StoreMigrateCommand.swift) migrates one.
 let storeCommand = Command(
   name: "store",
   abstract: "Inspects a model store: its models, schema, rows and integrity.",
-  discussion: "The file is opened read-only; nothing is changed.",
-  subcommands: [storeInfoCommand, storeSchemaCommand, storeDumpCommand, storeCheckCommand])
+  discussion: "info, schema, dump and check open the file read-only; migrate changes it.",
+  subcommands: [
+    storeInfoCommand, storeSchemaCommand, storeDumpCommand, storeCheckCommand,
+    storeMigrateCommand,
+  ])
 
 private let fileArgument = Argument("file", help: "The store file, such as default.store.")
 

@@ -48,6 +48,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case negativeLimit
     /// SQLite reported an error; see ``underlying``.
     case sqlite
+    /// A delete was refused by a ``DeleteRule/deny`` rule: other models still refer to it.
+    case deleteDenied
+    /// The store's models changed in a way Kura cannot migrate by itself; nothing was changed.
+    case migrationRefused
+    /// A migration stage failed; the store was left as it was.
+    case migrationFailed
   }
 
   /// What kind of failure this is, such as ``Code/schemaMismatch``.

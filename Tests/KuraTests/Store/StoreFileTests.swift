@@ -47,7 +47,7 @@ struct StoreFileTests {
         == folder.url.appendingPathComponent("kura-home/apps/kura-tests/Data/default.store").path)
   }
 
-  @Test func storeMadeForAnotherModelVersionIsAMismatchNamingPropertyAndColumn() throws {
+  @Test func storeMadeForAnUnmigratableModelVersionIsRefusedNamingTheProperty() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("notes.sqlite")
     do {
@@ -60,46 +60,44 @@ struct StoreFileTests {
       _ = try ModelContainer(for: NoteV2.self, configurations: .url(url))
     } throws: { error in
       let error = try #require(error as? StoreError)
-      return error.code == .schemaMismatch && error.model == "NoteV2"
-        && error.property == "pinned" && error.column == "pinned"
-        && error.message
-          == "Can't open store `notes.sqlite` for model `NoteV2`: table `Note` has no column "
-          + "`pinned` for property `pinned`. The store was made for a different version of the "
-          + "model and Kura does not migrate stores yet; nothing was changed. Restore the "
-          + "matching model, or move the store file away to start a new one."
+      return error.code == .migrationRefused && error.model == "NoteV2"
+        && error.property == "pinned"
+        && error.message.hasPrefix(
+          "Can't migrate store `notes.sqlite`: `NoteV2.pinned` is new, is not optional and has "
+            + "no default value, so the stored rows would have no value for it. Nothing was "
+            + "changed.")
     }
     #expect {
       _ = try ModelContainer(for: NoteV3.self, configurations: .url(url))
     } throws: { error in
       let error = try #require(error as? StoreError)
-      return error.code == .schemaMismatch && error.property == "text"
+      return error.code == .migrationRefused && error.property == "text"
         && error.message.hasPrefix(
-          "Can't open store `notes.sqlite` for model `NoteV3`: column `text` is `TEXT NOT NULL` "
-            + "but property `text` needs `\"text\" INTEGER NOT NULL`.")
+          "Can't migrate store `notes.sqlite`: `NoteV3.text` changed from text to integer, "
+            + "which is not a widening, so stored values could be lost. Nothing was changed.")
     }
     #expect(try Data(contentsOf: url) == before)
     let context = ModelContext(try ModelContainer(for: NoteV1.self, configurations: .url(url)))
     #expect(try context.fetch(FetchDescriptor<NoteV1>()).map(\.text) == ["kept"])
   }
 
-  @Test func tableWithAnExtraColumnIsAMismatchNamingTheColumn() throws {
+  @Test func tableWithAnExtraColumnMigratesByRemovingTheColumn() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("foreign.sqlite")
+    let id = UUID()
     do {
       let connection = try Connection(path: url.path)
       try connection.execute(
         "CREATE TABLE Note (id TEXT NOT NULL PRIMARY KEY, text TEXT NOT NULL, ZEXTRA INTEGER)")
+      try connection.run(
+        "INSERT INTO Note VALUES (?, 'kept', 7)", [.text(id.uuidString)])
     }
-    #expect {
-      _ = try ModelContainer(for: NoteV1.self, configurations: .url(url))
-    } throws: { error in
-      let error = try #require(error as? StoreError)
-      return error.code == .schemaMismatch && error.model == "NoteV1" && error.property == nil
-        && error.column == "ZEXTRA"
-        && error.message.hasPrefix(
-          "Can't open store `foreign.sqlite` for model `NoteV1`: table `Note` has a column "
-            + "`ZEXTRA` that no property of `NoteV1` stores.")
-    }
+    let context = ModelContext(try ModelContainer(for: NoteV1.self, configurations: .url(url)))
+    #expect(try context.fetch(FetchDescriptor<NoteV1>()).map(\.text) == ["kept"])
+    #expect(try context.model(for: id, as: NoteV1.self)?.text == "kept")
+    let columns = try Connection(path: url.path).query("SELECT name FROM pragma_table_info('Note')")
+    { $0.string(at: 0) }
+    #expect(columns == ["id", "text"])
   }
 
   @Test func fileThatIsNotSQLiteIsReportedAndLeftUntouched() throws {

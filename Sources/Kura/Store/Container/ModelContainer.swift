@@ -30,6 +30,10 @@ public final class ModelContainer: Sendable {
   let pool: DatabasePool
   let schemas: [ObjectIdentifier: ModelSchema]
   @MainActor private var main: ModelContext?
+  /// The declared references, defaults, renames and searchable properties of the models.
+  let graph: RelationshipGraph
+  /// Tells live queries and change-feed readers about saves (`Store/Observation/`).
+  let hub: ChangeHub
 
   /// Opens (creating when missing) the store for the given model types.
   ///
@@ -49,8 +53,17 @@ public final class ModelContainer: Sendable {
   ///   ``StoreError/Code/schemaMismatch`` when existing tables don't match the models,
   ///   ``StoreError/Code/notAStore`` or ``StoreError/Code/damaged`` for a file that is not a
   ///   healthy SQLite database (it is left untouched), ``StoreError/Code/cannotOpen``.
-  public init(
+  public convenience init(
     for models: any PersistentModel.Type..., configurations: ModelConfiguration...
+  ) throws {
+    try self.init(models: models, configurations: configurations, migration: nil)
+  }
+
+  /// The designated initializer: ``init(for:configurations:)`` and the migrating initializers
+  /// (`ModelContainer+Migration.swift`) call it.
+  init(
+    models: [any PersistentModel.Type], configurations: [ModelConfiguration],
+    migration: MigrationOptions?
   ) throws {
     guard configurations.count <= 1 else {
       throw StoreError(
@@ -90,7 +103,13 @@ public final class ModelContainer: Sendable {
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
-    try StoreSetup(url: url).prepare(pool, schemas: ordered)
+    let graph = try RelationshipGraph(models: models, schemas: schemas)
+    var setup = StoreSetup(url: url)
+    setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)
+    setup.migration = migration
+    try setup.prepare(pool, schemas: ordered)
+    self.graph = graph
+    self.hub = ChangeHub(pool: pool, url: url)
     self.configuration = configuration
     self.url = url
     self.modelNames = ordered.map(\.modelName)

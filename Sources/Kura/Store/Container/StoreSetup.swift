@@ -8,6 +8,10 @@ import Foundation
 struct StoreSetup {
   /// The store file, for messages.
   let url: URL?
+  /// Declared references (foreign keys), search indexes and migration inputs.
+  var graph = RelationshipGraph()
+  /// How to migrate a store whose models changed (custom stages, progress).
+  var migration: MigrationOptions? = nil
 
   /// The format of Kura's metadata tables.
   static let storeFormat = 1
@@ -25,18 +29,28 @@ struct StoreSetup {
 
   func prepare(_ pool: DatabasePool, schemas: [ModelSchema]) throws {
     do {
-      try pool.write { db in
-        try db.execute(
-          """
-          CREATE TABLE IF NOT EXISTS kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
-          CREATE TABLE IF NOT EXISTS kura_models (model TEXT NOT NULL PRIMARY KEY, \
-          table_name TEXT NOT NULL, columns TEXT NOT NULL)
-          """)
-        try db.run(
-          "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
-            + "('schemaVersion', ?)",
-          [.text(String(Self.storeFormat)), .text(String(Self.schemaVersion))])
-        for schema in schemas { try prepare(schema, in: db) }
+      // Foreign keys are off while a migration rebuilds tables (dropping a table must not run
+      // its delete actions); `StoreMigrator` checks them before the transaction commits.
+      try pool.writeWithoutTransaction { db in
+        try db.execute("PRAGMA foreign_keys = OFF")
+        defer { try? db.execute("PRAGMA foreign_keys = ON") }
+        try db.transaction(.immediate) {
+          try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS kura_models (model TEXT NOT NULL PRIMARY KEY, \
+            table_name TEXT NOT NULL, columns TEXT NOT NULL)
+            """)
+          try db.run(
+            "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
+              + "('schemaVersion', ?)",
+            [.text(String(Self.storeFormat)), .text(String(Self.schemaVersion))])
+          let migrator = StoreMigrator(url: url, graph: graph, options: migration)
+          let migrated = try migrator.migrate(db, schemas: schemas)
+          for schema in schemas { try prepare(schema, in: db) }
+          try StoreExtensions(graph: graph).prepare(db, schemas: schemas)
+          if migrated { try migrator.checkForeignKeys(db) }
+        }
       }
     } catch let error as StoreError {
       throw error
@@ -75,6 +89,7 @@ struct StoreSetup {
   func createTableSQL(_ schema: ModelSchema) -> String {
     var definitions = schema.columns.map(\.definition)
     definitions[schema.primaryKeyIndex] += " PRIMARY KEY"
+    definitions += graph.attributesByTable[schema.tableName]?.foreignKeyClauses ?? []
     return "CREATE TABLE \(schema.quotedTable) (\(definitions.joined(separator: ", ")))"
   }
 
@@ -156,8 +171,8 @@ struct StoreSetup {
       .schemaMismatch, model: schema.modelName, property: property, column: column, url: url,
       message:
         "Can't open store \(file) for model `\(schema.modelName)`: \(why). The store was made "
-        + "for a different version of the model and Kura does not migrate stores yet; nothing "
-        + "was changed. Restore the matching model, or move the store file away to start a new "
-        + "one.")
+        + "for a different version of the model in a way migration does not cover; nothing "
+        + "was changed. Restore the matching model, migrate with a custom stage (see \"Migrating "
+        + "Stores\"), or move the store file away to start a new one.")
   }
 }

@@ -119,15 +119,23 @@ public final class ModelContext {
   /// try context.save()
   /// ```
   ///
+  /// - Returns: What the save changed (also recorded in the store's history), with delete rules
+  ///   applied; empty when there was nothing to save.
   /// - Throws: ``StoreError`` (such as ``StoreError/Code/encodingFailed`` or
-  ///   ``StoreError/Code/sqlite`` for a constraint the changes break).
-  public func save() throws {
-    guard hasChanges else { return }
+  ///   ``StoreError/Code/sqlite`` for a constraint the changes break, or
+  ///   ``StoreError/Code/deleteDenied`` for a delete a ``DeleteRule/deny`` rule refuses).
+  @discardableResult
+  public func save() throws -> ChangeSet {
+    guard hasChanges else { return try container.emptyChangeSet() }
     let order = pendingOrder
     let tables = pending
     let container = self.container
+    let changeSet: ChangeSet
     do {
-      try container.pool.write { db in
+      changeSet = try container.pool.write { db in
+        // Delete rules and the change feed (Store/Observation/ChangeRecorder.swift).
+        let recorder = try ChangeRecorder(
+          tables: tables, order: order, container: container, db: db)
         for key in order {
           guard let table = tables[key], !table.isEmpty,
             let schema = container.schemas[key]
@@ -136,6 +144,7 @@ public final class ModelContext {
             rowEncoder(schema, statement)
           }
         }
+        return try recorder.commit(db)
       }
     } catch let error as StoreError {
       throw error
@@ -145,6 +154,8 @@ public final class ModelContext {
     pending.removeAll(keepingCapacity: true)
     pendingOrder.removeAll(keepingCapacity: true)
     lastTable = nil
+    container.hub.didSave()  // wakes live queries of this process without waiting for inotify
+    return changeSet
   }
 
   /// The encoder for a cached statement of the writer, made once per statement (see

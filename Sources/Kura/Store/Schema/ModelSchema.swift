@@ -162,6 +162,7 @@ final class ModelSchema: Sendable {
       switch declaration.kind {
       case .unique: unique.append(try indexes(declaration.keyPaths, kind: "unique attribute"))
       case .index: plain.append(try indexes(declaration.keyPaths, kind: "index"))
+      case .attribute: break  // read by ModelAttributes
       }
     }
     self.init(

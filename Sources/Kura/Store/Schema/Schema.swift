@@ -23,9 +23,12 @@ public struct Schema<Model: PersistentModel> {
   ///
   /// For example: `.unique(\.name)` or `.index(\.name, \.startDate)`.
   public struct Declaration {
-    enum Kind { case unique, index }
+    enum Kind { case unique, index, attribute }
     let kind: Kind
     let keyPaths: [PartialKeyPath<Model>]
+    /// What an `.attribute` declaration says (references, defaults, renames, search); see
+    /// `Schema+Attributes.swift`.
+    var attribute: SchemaAttribute? = nil
 
     /// Values of these stored properties are unique together; inserting a match updates the row.
     ///

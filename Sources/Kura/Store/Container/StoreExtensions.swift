@@ -1,0 +1,15 @@
+import Foundation
+
+/// Creates what issue 6 adds to a store, in the setup transaction: the change history table
+/// and, per model with searchable properties, its full-text index (``SearchIndex``).
+struct StoreExtensions {
+  let graph: RelationshipGraph
+
+  func prepare(_ db: Connection, schemas: [ModelSchema]) throws {
+    try db.execute(ChangeHistory.createSQL)
+    for schema in schemas {
+      let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
+      try SearchIndex(schema: schema, columns: searchable).prepare(db)
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Migrates a store file to models described as data (``ModelDescription``), without the model
+/// types: what `kura store migrate` runs. It makes the same changes, with the same checks, as
+/// opening a ``ModelContainer`` whose models changed.
+///
+/// For example:
+///
+/// ```swift
+/// let changed = try StoreMigration.migrate(storeAt: url, to: descriptions) { progress in
+///   print(progress.model, progress.completedRows, "/", progress.totalRows)
+/// }
+/// ```
+public enum StoreMigration {
+  /// Migrates the store at `url` to `models`, in one transaction (existing references are
+  /// kept). Tables of models not described are left alone.
+  ///
+  /// For example: `try StoreMigration.migrate(storeAt: url, to: [trip])`.
+  ///
+  /// - Parameters:
+  ///   - url: The store file.
+  ///   - models: The target models.
+  ///   - progress: Called as rows are copied.
+  /// - Returns: Whether anything changed.
+  /// - Throws: ``StoreError/Code/migrationRefused`` for a change that could lose data (nothing
+  ///   is changed), ``StoreError/Code/invalidModel`` for a description that is not valid,
+  ///   ``StoreError`` when the file cannot be opened.
+  @discardableResult
+  public static func migrate(
+    storeAt url: URL, to models: [ModelDescription],
+    progress: (@Sendable (MigrationProgress) -> Void)? = nil
+  ) throws -> Bool {
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw StoreError(
+        .cannotOpen, url: url,
+        message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
+    }
+    let schemas = try models.map(schema)
+    let pool: DatabasePool
+    do {
+      pool = try DatabasePool(path: url.path)
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "open")
+    }
+    var changed = false
+    do {
+      try pool.writeWithoutTransaction { db in
+        try db.execute("PRAGMA foreign_keys = OFF")
+        defer { try? db.execute("PRAGMA foreign_keys = ON") }
+        try db.transaction(.immediate) {
+          try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS kura_models (model TEXT NOT NULL PRIMARY KEY, \
+            table_name TEXT NOT NULL, columns TEXT NOT NULL)
+            """)
+          let graph = try existingReferences(schemas, models, db)
+          let migrator = StoreMigrator(
+            url: url, graph: graph, options: MigrationOptions(plan: nil, progress: progress))
+          changed = try migrator.migrate(db, schemas: schemas)
+          if changed { try migrator.checkForeignKeys(db) }
+        }
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "migrate")
+    }
+    return changed
+  }
+
+  private static func schema(_ model: ModelDescription) throws -> ModelSchema {
+    var columns: [ColumnSchema] = []
+    for (index, column) in model.columns.enumerated() {
+      guard let kind = ColumnKind(rawValue: column.kind) else {
+        throw StoreError(
+          .invalidModel, model: model.model, property: column.name,
+          message:
+            "Can't migrate to `\(model.model).\(column.name)`: `\(column.kind)` is not a column "
+            + "kind. Use integer, real, text, blob, bool, date, uuid, url or json.")
+      }
+      // Descriptions have no key paths; each column gets a distinct placeholder.
+      columns.append(
+        ColumnSchema(
+          name: column.name, keyPath: \[String].[index], kind: kind, isOptional: column.nullable))
+    }
+    guard columns.contains(where: { $0.name == "id" }) else {
+      throw StoreError(
+        .invalidModel, model: model.model,
+        message:
+          "Can't migrate to `\(model.model)`: it has no `id` column. Describe the primary key "
+          + "as a column named `id`.")
+    }
+    return ModelSchema(
+      tableName: model.table ?? model.model, columns: columns, modelName: model.model)
+  }
+
+  /// The described defaults and renames, with the references the tables already declare.
+  private static func existingReferences(
+    _ schemas: [ModelSchema], _ models: [ModelDescription], _ db: Connection
+  ) throws -> RelationshipGraph {
+    var attributes: [String: ModelAttributes] = [:]
+    for (schema, model) in zip(schemas, models) {
+      var declared = ModelAttributes()
+      for column in model.columns {
+        if let value = column.default { declared.defaults[column.name] = value.sqliteValue }
+        if let old = column.renamedFrom { declared.renamedFrom[column.name] = old }
+      }
+      declared.references = try db.query(
+        "SELECT \"from\", \"table\", coalesce(\"to\", 'id'), on_delete "
+          + "FROM pragma_foreign_key_list(?)", [.text(schema.tableName)]
+      ) { row in
+        let rule: DeleteRule
+        switch row.string(at: 3).uppercased() {
+        case "CASCADE": rule = .cascade
+        case "SET NULL": rule = .nullify
+        default: rule = .deny
+        }
+        let column = row.string(at: 0)
+        return ModelAttributes.Reference(
+          model: schema.modelName, table: schema.tableName, column: column,
+          isOptional: schema.columnIndexByName[column].map { schema.columns[$0].isOptional }
+            ?? true,
+          primaryKey: schema.primaryKey.name, target: ObjectIdentifier(ModelDescription.self),
+          targetModel: row.string(at: 1), targetTable: row.string(at: 1),
+          targetKey: row.string(at: 2), deleteRule: rule)
+      }
+      attributes[schema.tableName] = declared
+    }
+    return RelationshipGraph(attributesByTable: attributes)
+  }
+}

@@ -1,0 +1,207 @@
+import Foundation
+
+/// Brings an existing store to the container's models inside the setup transaction: runs the
+/// migration plan's stages from the version recorded in the file, then the automatic changes
+/// (``TableMigration``), and records the new schema version.
+struct StoreMigrator {
+  let url: URL?
+  let graph: RelationshipGraph
+  let options: MigrationOptions?
+
+  var fileName: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
+
+  /// Migrates; returns whether any table changed.
+  func migrate(_ db: Connection, schemas: [ModelSchema]) throws -> Bool {
+    let recordedVersion = try db.queryFirst(
+      "SELECT value FROM kura_metadata WHERE key = 'schemaVersion'"
+    ) { Int($0.string(at: 0)) }
+    let storedVersion = (recordedVersion ?? nil) ?? StoreSetup.schemaVersion
+    let isFresh =
+      try db.queryFirst("SELECT count(*) FROM kura_models") { $0.int64(at: 0) } == 0
+      && !schemas.contains { (try? exists($0.tableName, db)) ?? false }
+    var version = storedVersion
+    var changed = false
+    if let plan = options?.plan {
+      let latest = plan.schemas.map { $0.versionIdentifier }.max() ?? version
+      if isFresh {
+        version = latest
+      } else {
+        let stages = plan.stages
+        while let stage = stages.first(where: {
+          $0.fromVersion == version && $0.toVersion > version
+        }) {
+          var stageSchemas: [ObjectIdentifier: ModelSchema] = [:]
+          var ordered: [ModelSchema] = []
+          for model in stage.toModels {
+            let schema = try ModelSchema.of(model)
+            stageSchemas[ObjectIdentifier(model)] = schema
+            ordered.append(schema)
+          }
+          let stageGraph = try RelationshipGraph(models: stage.toModels, schemas: stageSchemas)
+          if let migrate = stage.migrate {
+            let context = MigrationContext(db: db, fileName: fileName, progress: options?.progress)
+            do {
+              try migrate(context)
+            } catch let error as StoreError {
+              throw error
+            } catch {
+              throw StoreError(
+                .migrationFailed, url: url,
+                message:
+                  "Can't migrate store \(fileName) from version \(stage.fromVersion) to "
+                  + "\(stage.toVersion): the custom stage failed (\(error)). Nothing was "
+                  + "changed; fix the stage and open the store again.")
+            }
+            changed = true
+          }
+          changed = try automatic(db, schemas: ordered, graph: stageGraph) || changed
+          version = stage.toVersion
+        }
+        version = max(version, latest)
+      }
+    }
+    if try automatic(db, schemas: schemas, graph: graph) {
+      changed = true
+      if options?.plan == nil { version += 1 }
+    }
+    if version != storedVersion || recordedVersion == nil {
+      try db.run(
+        "INSERT INTO kura_metadata (key, value) VALUES ('schemaVersion', ?) ON CONFLICT (key) "
+          + "DO UPDATE SET value = excluded.value", [.text(String(version))])
+    }
+    return changed
+  }
+
+  /// Checks the references after tables were rebuilt (foreign keys are off meanwhile).
+  func checkForeignKeys(_ db: Connection) throws {
+    let problems = try db.query("PRAGMA foreign_key_check") { row in
+      (row.string(at: 0), row.string(at: 2))
+    }
+    guard let (table, target) = problems.first else { return }
+    throw StoreError(
+      .migrationFailed, url: url,
+      message:
+        "Can't migrate store \(fileName): \(problems.count) `\(table)` "
+        + "\(problems.count == 1 ? "row refers" : "rows refer") to a `\(target)` that does not "
+        + "exist. Nothing was changed; delete or fix those rows with the earlier version of the "
+        + "app, or declare the reference with `deleteRule: .noAction`.")
+  }
+
+  private func exists(_ table: String, _ db: Connection) throws -> Bool {
+    try db.queryFirst(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]
+    ) { _ in true } ?? false
+  }
+
+  /// Plans every table first (so a refusal comes before any change), then applies the plans.
+  private func automatic(_ db: Connection, schemas: [ModelSchema], graph: RelationshipGraph)
+    throws -> Bool
+  {
+    var plans: [(ModelSchema, TableMigration.Plan)] = []
+    for schema in schemas where try exists(schema.tableName, db) {
+      let attributes = graph.attributesByTable[schema.tableName] ?? ModelAttributes()
+      let migration = TableMigration(schema: schema, attributes: attributes, fileName: fileName)
+      plans.append((schema, try migration.plan(db)))
+    }
+    var changed = false
+    var setup = StoreSetup(url: url)
+    setup.graph = graph
+    for (schema, plan) in plans {
+      switch plan {
+      case .unchanged:
+        continue
+      case .alter(let renames, let additions, let descriptions):
+        for (old, new) in renames {
+          try db.execute(
+            "ALTER TABLE \(schema.quotedTable) RENAME COLUMN \(quoteIdentifier(old)) TO "
+              + "\(quoteIdentifier(new))")
+        }
+        if !renames.isEmpty { try dropKuraIndexes(schema, db) }
+        for definition in additions {
+          try db.execute("ALTER TABLE \(schema.quotedTable) ADD COLUMN \(definition)")
+        }
+        let rows = try count(schema.quotedTable, db)
+        report(schema, descriptions.joined(separator: ", "), rows, rows)
+      case .rebuild(let expressions, let descriptions):
+        try rebuild(
+          schema, expressions: expressions, step: descriptions.joined(separator: ", "),
+          setup: setup, db)
+      }
+      try Self.recordColumns(schema, db)
+      changed = true
+    }
+    return changed
+  }
+
+  private func rebuild(
+    _ schema: ModelSchema, expressions: [String], step: String, setup: StoreSetup,
+    _ db: Connection
+  ) throws {
+    let temporary = quoteIdentifier("kura_migrating_" + schema.tableName)
+    try db.execute("DROP TABLE IF EXISTS \(temporary)")
+    let create = setup.createTableSQL(schema)
+    let prefix = "CREATE TABLE \(schema.quotedTable)"
+    try db.execute("CREATE TABLE \(temporary)" + create.dropFirst(prefix.count))
+    let total = try count(schema.quotedTable, db)
+    let bounds = try db.queryFirst("SELECT min(rowid), max(rowid) FROM \(schema.quotedTable)") {
+      ($0.int64(at: 0), $0.int64(at: 1))
+    }
+    report(schema, step, 0, total)
+    if total > 0, let (low, high) = bounds {
+      let insert = try db.prepare(
+        "INSERT INTO \(temporary) (rowid, \(schema.quotedColumnList)) SELECT rowid, "
+          + "\(expressions.joined(separator: ", ")) FROM \(schema.quotedTable) WHERE rowid "
+          + "BETWEEN ? AND ?")
+      let batch: Int64 = 50_000
+      var start = low
+      var done = 0
+      while start <= high {
+        insert.reset()
+        try insert.bind([.integer(start), .integer(start + batch - 1)])
+        try insert.execute()
+        done += db.changes
+        report(schema, step, done, total)
+        start += batch
+      }
+    }
+    try db.execute("DROP TABLE \(schema.quotedTable)")
+    try db.execute("ALTER TABLE \(temporary) RENAME TO \(schema.quotedTable)")
+  }
+
+  private func dropKuraIndexes(_ schema: ModelSchema, _ db: Connection) throws {
+    let names = try db.query(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE ? OR "
+        + "name LIKE ?)",
+      [
+        .text(schema.tableName), .text(schema.tableName + "_index_%"),
+        .text(schema.tableName + "_unique_%"),
+      ]
+    ) { $0.string(at: 0) }
+    for name in names { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
+  }
+
+  private func count(_ table: String, _ db: Connection) throws -> Int {
+    Int(try db.queryFirst("SELECT count(*) FROM \(table)") { $0.int64(at: 0) } ?? 0)
+  }
+
+  private func report(_ schema: ModelSchema, _ step: String, _ done: Int, _ total: Int) {
+    options?.progress?(
+      MigrationProgress(model: schema.modelName, step: step, completedRows: done, totalRows: total))
+  }
+
+  /// Records a model's columns in `kura_models` (what the next migration compares with).
+  static func recordColumns(_ schema: ModelSchema, _ db: Connection) throws {
+    let columns = schema.columns.map {
+      StoreSetup.StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
+    }
+    let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
+    try db.run(
+      "DELETE FROM kura_models WHERE table_name = ? AND model <> ?",
+      [.text(schema.tableName), .text(schema.modelName)])
+    try db.run(
+      "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
+        + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
+        + "columns = excluded.columns",
+      [.text(schema.modelName), .text(schema.tableName), .text(json)])
+  }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// What moving one existing table to its model's current schema takes: nothing, cheap
+/// `ALTER TABLE`s (renames and added columns), or a copy into a rebuilt table.
+struct TableMigration {
+  /// A column of the existing table.
+  struct StoredColumn {
+    var name: String
+    var type: String
+    var notNull: Bool
+    var kind: ColumnKind?
+  }
+
+  enum Plan {
+    case unchanged
+    /// Renames (old, new), then added columns with their definitions.
+    case alter(renames: [(String, String)], additions: [String], descriptions: [String])
+    /// Copies every row into a new table: one select expression per new column.
+    case rebuild(expressions: [String], descriptions: [String])
+  }
+
+  let schema: ModelSchema
+  let attributes: ModelAttributes
+  let fileName: String
+
+  /// Reads the existing table and decides; throws ``StoreError/Code/migrationRefused`` for a
+  /// change that could lose data.
+  func plan(_ db: Connection) throws -> Plan {
+    let stored = try storedColumns(db)
+    var byName: [String: StoredColumn] = [:]
+    for column in stored { byName[column.name] = column }
+    var used = Set<String>()
+    var expressions: [String] = []
+    var renames: [(String, String)] = []
+    var additions: [String] = []
+    var descriptions: [String] = []
+    var needsRebuild = false
+    for (index, column) in schema.columns.enumerated() {
+      let isKey = index == schema.primaryKeyIndex
+      var source: StoredColumn?
+      if let same = byName[column.name] {
+        source = same
+      } else if let old = attributes.renamedFrom[column.name], let renamed = byName[old] {
+        source = renamed
+        renames.append((old, column.name))
+        descriptions.append("renaming \(old) to \(column.name)")
+      }
+      guard let source else {
+        if isKey { throw refusal(column.name, "is a new primary key") }
+        if column.isOptional {
+          additions.append(column.definition)
+          expressions.append("NULL")
+        } else if let value = attributes.defaults[column.name] {
+          additions.append(column.definition + " DEFAULT " + value.description)
+          expressions.append(value.description)
+        } else {
+          throw refusal(
+            column.name,
+            "is new, is not optional and has no default value, so the stored rows would have no "
+              + "value for it")
+        }
+        descriptions.append("adding \(column.name)")
+        continue
+      }
+      used.insert(source.name)
+      var expression = quoteIdentifier(source.name)
+      // A table Kura did not record holds what its declared type says; same SQL type, same kind.
+      let storedKind =
+        source.kind
+        ?? (source.type == column.kind.sqlType
+          ? column.kind : Self.kind(ofDeclaredType: source.type))
+      if storedKind != column.kind {
+        guard let storedKind, Self.widens(from: storedKind, to: column.kind) else {
+          throw refusal(
+            column.name,
+            "changed from \(storedKind?.rawValue ?? source.type) to \(column.kind.rawValue), "
+              + "which is not a widening, so stored values could be lost")
+        }
+        if column.kind.sqlType == "REAL" && storedKind.sqlType != "REAL" {
+          expression = "CAST(\(expression) AS REAL)"
+        }
+        needsRebuild = true
+        descriptions.append("widening \(column.name) to \(column.kind.rawValue)")
+      }
+      if source.notNull && column.isOptional && !isKey {
+        needsRebuild = true
+        descriptions.append("making \(column.name) optional")
+      } else if !source.notNull && !column.isOptional && !isKey {
+        if let value = attributes.defaults[column.name] {
+          expression = "coalesce(\(expression), \(value.description))"
+        } else {
+          let nulls =
+            try db.queryFirst(
+              "SELECT count(*) FROM \(schema.quotedTable) WHERE \(quoteIdentifier(source.name)) "
+                + "IS NULL"
+            ) { $0.int64(at: 0) } ?? 0
+          if nulls > 0 {
+            throw refusal(
+              column.name,
+              "is no longer optional but \(nulls) stored \(nulls == 1 ? "row has" : "rows have") "
+                + "no value for it (declare `.defaultValue` for them)")
+          }
+        }
+        needsRebuild = true
+        descriptions.append("making \(column.name) required")
+      }
+      expressions.append(expression)
+    }
+    let removed = stored.map(\.name).filter { !used.contains($0) }
+    if !removed.isEmpty {
+      needsRebuild = true
+      descriptions.append("removing \(removed.joined(separator: ", "))")
+    }
+    if try foreignKeysDiffer(db) {
+      needsRebuild = true
+      descriptions.append("declaring references")
+    }
+    if needsRebuild { return .rebuild(expressions: expressions, descriptions: descriptions) }
+    if renames.isEmpty && additions.isEmpty { return .unchanged }
+    return .alter(renames: renames, additions: additions, descriptions: descriptions)
+  }
+
+  private func storedColumns(_ db: Connection) throws -> [StoredColumn] {
+    let recorded =
+      try db.queryFirst(
+        "SELECT columns FROM kura_models WHERE table_name = ? ORDER BY model = ? DESC, rowid DESC",
+        [.text(schema.tableName), .text(schema.modelName)]
+      ) { row in
+        try JSONDecoder().decode([StoreSetup.StoredColumn].self, from: Data(row.string(at: 0).utf8))
+      } ?? []
+    var kinds: [String: ColumnKind] = [:]
+    for column in recorded { kinds[column.name] = ColumnKind(rawValue: column.kind) }
+    return try db.query(
+      "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(schema.tableName)]
+    ) { row in
+      StoredColumn(
+        name: row.string(at: 0), type: row.string(at: 1).uppercased(),
+        notNull: row.int64(at: 2) != 0 || row.int64(at: 3) != 0,
+        kind: kinds[row.string(at: 0)])
+    }
+  }
+
+  private func foreignKeysDiffer(_ db: Connection) throws -> Bool {
+    let stored = try db.query(
+      "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)",
+      [.text(schema.tableName)]
+    ) { "\($0.string(at: 0))>\($0.string(at: 1))>\($0.string(at: 2).uppercased())" }
+    let wanted = attributes.references.compactMap { reference -> String? in
+      guard let action = reference.deleteRule.foreignKeyAction else { return nil }
+      return "\(reference.column)>\(reference.targetTable)>\(action)"
+    }
+    return Set(stored) != Set(wanted)
+  }
+
+  /// The kind of values a column of a store not recorded by Kura holds, from its declared type.
+  static func kind(ofDeclaredType type: String) -> ColumnKind? {
+    switch type {
+    case "INTEGER": return .integer
+    case "REAL": return .real
+    case "TEXT": return .text
+    case "BLOB": return .blob
+    default: return nil
+    }
+  }
+
+  /// Whether every value of `old` is a value of `new` (a change Kura migrates by itself).
+  static func widens(from old: ColumnKind, to new: ColumnKind) -> Bool {
+    switch (old, new) {
+    case (.integer, .real), (.bool, .integer), (.bool, .real), (.uuid, .text), (.url, .text):
+      return true
+    default:
+      return false
+    }
+  }
+
+  private func refusal(_ property: String, _ why: String) -> StoreError {
+    StoreError(
+      .migrationRefused, model: schema.modelName, property: property,
+      message:
+        "Can't migrate store \(fileName): `\(schema.modelName).\(property)` \(why). Nothing was "
+        + "changed. Make the change one Kura migrates by itself (an optional property, a "
+        + "`.defaultValue(\\.\(property), …)` or `.renamed(\\.\(property), from: …)` "
+        + "declaration in `\(schema.modelName).schema`), or declare a custom stage: "
+        + "`MigrationStage.custom(fromVersion:toVersion:migrate:)` in a `SchemaMigrationPlan` "
+        + "given to `ModelContainer(for:migrationPlan:configurations:)`.")
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// What one save changed: the ids of the inserted, updated and deleted models of each type.
+///
+/// Every ``ModelContext/save()`` that changes something returns one and records it in the
+/// store's history, where other contexts and processes read it with
+/// ``ModelContainer/history(since:)`` or ``ModelContainer/changeSets()``. Deletes made by a
+/// ``DeleteRule/cascade`` rule appear as deletes and references set to `nil` by
+/// ``DeleteRule/nullify`` as updates.
+///
+/// For example:
+///
+/// ```swift
+/// let changes = try context.save()
+/// print(changes.inserted(Trip.self), changes.deleted(Activity.self))
+/// ```
+public struct ChangeSet: Sendable, Hashable {
+  /// The changes of one model type, as id texts (a UUID's `uuidString`, an integer's digits).
+  ///
+  /// For example: `changeSet.changes["Trip"]?.inserted`.
+  public struct ModelChanges: Sendable, Hashable, Codable {
+    /// Ids of the models inserted.
+    public var inserted: [String] = []
+    /// Ids of the models updated.
+    public var updated: [String] = []
+    /// Ids of the models deleted.
+    public var deleted: [String] = []
+
+    /// Whether nothing changed.
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+  }
+
+  /// The history position of this save; ``ModelContainer/history(since:)`` with it returns the
+  /// saves after this one.
+  public let token: HistoryToken
+  /// When the save committed.
+  public let date: Date
+  /// The changes by model name (such as `Trip`).
+  public let changes: [String: ModelChanges]
+
+  /// An empty change set (a save with nothing to save).
+  static func empty(at token: HistoryToken) -> ChangeSet {
+    ChangeSet(token: token, date: Date(), changes: [:])
+  }
+
+  /// Whether the save changed nothing.
+  ///
+  /// For example: `if changeSet.isEmpty { return }`.
+  public var isEmpty: Bool { changes.values.allSatisfy(\.isEmpty) }
+
+  /// Whether the save changed models of this type.
+  ///
+  /// For example: `if changeSet.contains(Trip.self) { reload() }`.
+  ///
+  /// - Parameter model: The model type.
+  /// - Returns: `true` when some model of the type was inserted, updated or deleted.
+  public func contains<Model: PersistentModel>(_ model: Model.Type) -> Bool {
+    changes[String(describing: model)].map { !$0.isEmpty } ?? false
+  }
+
+  /// The ids of the models of a type that the save inserted.
+  ///
+  /// For example: `let added: [Trip.ID] = changeSet.inserted(Trip.self)`.
+  ///
+  /// - Parameter model: The model type.
+  /// - Returns: The ids, in save order.
+  public func inserted<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
+    ids(changes[String(describing: model)]?.inserted, as: Model.ID.self)
+  }
+
+  /// The ids of the models of a type that the save updated.
+  ///
+  /// For example: `let changed: [Trip.ID] = changeSet.updated(Trip.self)`.
+  ///
+  /// - Parameter model: The model type.
+  /// - Returns: The ids, in save order.
+  public func updated<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
+    ids(changes[String(describing: model)]?.updated, as: Model.ID.self)
+  }
+
+  /// The ids of the models of a type that the save deleted (cascades included).
+  ///
+  /// For example: `let removed: [Activity.ID] = changeSet.deleted(Activity.self)`.
+  ///
+  /// - Parameter model: The model type.
+  /// - Returns: The ids, in save order.
+  public func deleted<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
+    ids(changes[String(describing: model)]?.deleted, as: Model.ID.self)
+  }
+
+  private func ids<ID>(_ texts: [String]?, as type: ID.Type) -> [ID] {
+    (texts ?? []).compactMap { modelID(from: $0, as: type) }
+  }
+}
+
+/// A model id from its text in the history (the inverse of `idText(_:)`).
+func modelID<ID>(from text: String, as type: ID.Type) -> ID? {
+  switch type {
+  case is UUID.Type: return UUID(uuidString: text) as? ID
+  case is String.Type: return text as? ID
+  case is Int.Type: return Int(text) as? ID
+  case is Int64.Type: return Int64(text) as? ID
+  case is Int32.Type: return Int32(text) as? ID
+  case is UInt.Type: return UInt(text) as? ID
+  case is UInt64.Type: return UInt64(text) as? ID
+  default: return nil
+  }
+}
+
+/// The text of a stored key, as the history records it.
+func idText(_ value: SQLiteValue) -> String {
+  switch value {
+  case .integer(let integer): return String(integer)
+  case .text(let text): return text
+  case .real(let real): return String(real)
+  case .blob(let data): return data.base64EncodedString()
+  case .null: return ""
+  }
+}

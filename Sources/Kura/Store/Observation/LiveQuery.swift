@@ -1,0 +1,204 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// The results of a fetch descriptor, kept up to date: after every save that changes the
+/// descriptor's model type — from any context of the container, or from another process using
+/// the same store file — the query fetches again and its ``models`` change.
+///
+/// It is `Observable` (SwiftUI views and `withObservationTracking` see ``models`` change) and
+/// offers the same results as an asynchronous sequence (``updates``). A save that changes only
+/// other model types does not run the fetch again. Results are read from the store: unsaved
+/// changes of a context are not part of them.
+///
+/// For example:
+///
+/// ```swift
+/// let recent = try LiveQuery(
+///   FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.createdAt, order: .reverse)]),
+///   in: container)
+/// for await trips in recent.updates {
+///   print(trips.map(\.name))
+/// }
+/// ```
+public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
+  private struct State {
+    var models: [Model] = []
+    var error: StoreError?
+    var fetchCount = 0
+    var nextListener = 0
+    var listeners: [Int: AsyncStream<[Model]>.Continuation] = [:]
+  }
+
+  /// What the query fetches.
+  public let descriptor: FetchDescriptor<Model>
+  /// The container it reads.
+  public let container: ModelContainer
+  private let registrar = ObservationRegistrar()
+  private let state = Mutex(State())
+  private let observation = Mutex<ChangeObservation?>(nil)
+
+  /// Fetches the descriptor's results and starts keeping them up to date.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let trips = try LiveQuery(FetchDescriptor<Trip>(), in: container)
+  /// print(trips.models.count)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - descriptor: The fetch: predicate, sort, limit and offset.
+  ///   - container: The store.
+  /// - Throws: ``StoreError`` when the first fetch fails (such as
+  ///   ``StoreError/Code/modelNotInContainer``) or the store cannot be watched.
+  public init(_ descriptor: FetchDescriptor<Model>, in container: ModelContainer) throws {
+    self.descriptor = descriptor
+    self.container = container
+    let modelName = try container.schema(for: Model.self).modelName
+    let subscription = try container.hub.subscribe(models: [modelName]) { [weak self] _ in
+      self?.refreshReportingErrors()
+    }
+    observation.withLock { $0 = subscription }
+    try refresh()
+  }
+
+  deinit {
+    cancel()
+  }
+
+  /// The latest results.
+  ///
+  /// For example: `for trip in recent.models { print(trip.name) }`.
+  public var models: [Model] {
+    registrar.access(self, keyPath: \.models)
+    return state.withLock { $0.models }
+  }
+
+  /// The error of the last fetch, or `nil` when it succeeded (the previous ``models`` stay).
+  ///
+  /// For example: `if let error = recent.error { print(error) }`.
+  public var error: StoreError? {
+    registrar.access(self, keyPath: \.error)
+    return state.withLock { $0.error }
+  }
+
+  /// How many times the query has fetched (the first fetch counts): a save that cannot change
+  /// the results leaves it unchanged.
+  ///
+  /// For example: `print(recent.fetchCount)`.
+  public var fetchCount: Int { state.withLock { $0.fetchCount } }
+
+  /// The results now and after every change, as an asynchronous sequence (one per reader; it
+  /// ends when the query is cancelled or the reading task is).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// for await trips in recent.updates { render(trips) }
+  /// ```
+  public var updates: AsyncStream<[Model]> {
+    let (stream, continuation) = AsyncStream<[Model]>.makeStream(
+      bufferingPolicy: .bufferingNewest(1))
+    let id = state.withLock { state -> Int? in
+      guard observation.withLock({ $0 != nil }) else { return nil }
+      state.nextListener += 1
+      state.listeners[state.nextListener] = continuation
+      continuation.yield(state.models)
+      return state.nextListener
+    }
+    guard let id else {
+      continuation.finish()
+      return stream
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  /// Fetches again now (saves through the container do this by themselves).
+  ///
+  /// For example: `try recent.refresh()`.
+  ///
+  /// - Throws: ``StoreError`` when the fetch fails.
+  public func refresh() throws {
+    do {
+      let models = try ModelContext(container).fetch(descriptor)
+      registrar.withMutation(of: self, keyPath: \.models) {
+        let listeners = state.withLock { state in
+          state.models = models
+          state.fetchCount += 1
+          return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.yield(models) }
+      }
+      if state.withLock({ $0.error != nil }) {
+        registrar.withMutation(of: self, keyPath: \.error) { state.withLock { $0.error = nil } }
+      }
+    } catch {
+      let storeError =
+        error as? StoreError
+        ?? StoreError(.sqlite, url: container.url, message: "Can't refresh a live query: \(error).")
+      registrar.withMutation(of: self, keyPath: \.error) {
+        state.withLock {
+          $0.error = storeError
+          $0.fetchCount += 1
+        }
+      }
+      throw storeError
+    }
+  }
+
+  private func refreshReportingErrors() {
+    do { try refresh() } catch {}  // kept in `error`
+  }
+
+  /// Stops updating; ``updates`` sequences end.
+  ///
+  /// For example: `recent.cancel()`.
+  public func cancel() {
+    observation.withLock { observation in
+      observation?.cancel()
+      observation = nil
+    }
+    let listeners = state.withLock { state in
+      defer { state.listeners.removeAll() }
+      return Array(state.listeners.values)
+    }
+    for listener in listeners { listener.finish() }
+  }
+}
+
+extension ModelContainer {
+  /// The results of a fetch descriptor now and after every save that can change them, from any
+  /// context or process, as an asynchronous sequence (see ``LiveQuery``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// for try await trips in try container.results(of: FetchDescriptor<Trip>()) {
+  ///   print(trips.count)
+  /// }
+  /// ```
+  ///
+  /// - Parameter descriptor: The fetch.
+  /// - Returns: The sequence; it ends when the reading task is cancelled.
+  /// - Throws: ``StoreError`` when the first fetch fails or the store cannot be watched.
+  public func results<Model: PersistentModel>(of descriptor: FetchDescriptor<Model>) throws
+    -> AsyncStream<[Model]>
+  {
+    let query = try LiveQuery(descriptor, in: self)
+    let (stream, continuation) = AsyncStream<[Model]>.makeStream(
+      bufferingPolicy: .bufferingNewest(1))
+    let task = Task {
+      for await models in query.updates { continuation.yield(models) }
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in
+      task.cancel()
+      query.cancel()
+    }
+    return stream
+  }
+}

@@ -1,0 +1,298 @@
+import Dispatch
+import Foundation
+import Kura
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// Relationships, migrations and live queries: `swift run -c release kura-bench relations`.
+
+struct BenchPlace: PersistentModel {
+  var id: Int
+  var name: String
+  var score: Double
+  static var schemaName: String { "Place" }
+}
+
+struct BenchPlaceV2: PersistentModel {
+  var id: Int
+  var name: String
+  var score: Double
+  var note: String?
+  static var schemaName: String { "Place" }
+}
+
+struct BenchPlaceV3: PersistentModel {
+  var id: Int
+  var name: String
+  static var schemaName: String { "Place" }
+}
+
+struct BenchTripR: PersistentModel {
+  var id: Int
+  var name: String
+  static var schemaName: String { "Trip" }
+}
+
+struct BenchActivityR: PersistentModel {
+  var id: Int
+  var name: String
+  var trip: Int
+  static var schemaName: String { "Activity" }
+  static var schema: Schema<BenchActivityR> {
+    Schema(.reference(\.trip, to: BenchTripR.self, deleteRule: .cascade), .index(\.trip))
+  }
+}
+
+/// Nanoseconds on the system-wide monotonic clock (comparable between processes).
+func monotonicNanoseconds() -> UInt64 {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+func runRelationsBenchmarks() throws {
+  try liveQueryLatency()
+  try crossProcessLiveQueryLatency()
+  try cascadeDelete()
+  try migration()
+}
+
+/// Waits for a live query's next result set with `count` models.
+private final class UpdateWaiter: Sendable {
+  private let semaphore = DispatchSemaphore(value: 0)
+  private let task: Task<Void, Never>
+
+  init(_ query: LiveQuery<BenchPlace>) {
+    let updates = query.updates
+    let semaphore = self.semaphore
+    task = Task {
+      for await _ in updates { semaphore.signal() }
+    }
+    semaphore.wait()  // the current results
+  }
+
+  func wait() { semaphore.wait() }
+  deinit { task.cancel() }
+}
+
+private func liveQueryLatency() throws {
+  let folder = benchmarkDirectory("live")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let container = try ModelContainer(
+    for: BenchPlace.self, configurations: .url(folder.appendingPathComponent("live.store")))
+  let query = try LiveQuery(FetchDescriptor<BenchPlace>(fetchLimit: 50), in: container)
+  let waiter = UpdateWaiter(query)
+  let context = ModelContext(container)
+  // The baseline: the same save, then a fetch by hand, on a store nobody observes.
+  let plainContext = ModelContext(
+    try ModelContainer(
+      for: BenchPlace.self, configurations: .url(folder.appendingPathComponent("plain.store"))))
+  var next = 0
+  let clock = ContinuousClock()
+  var kura: [Duration] = []
+  var baseline: [Duration] = []
+  for _ in 0..<50 {
+    kura.append(
+      try clock.measure {
+        next += 1
+        try context.insert(BenchPlace(id: next, name: "p\(next)", score: 1))
+        try context.save()
+        waiter.wait()
+      })
+    baseline.append(
+      try clock.measure {
+        next += 1
+        try plainContext.insert(BenchPlace(id: next, name: "p\(next)", score: 1))
+        try plainContext.save()
+        _ = try plainContext.fetch(FetchDescriptor<BenchPlace>(fetchLimit: 50))
+      })
+  }
+  kura.sort()
+  baseline.sort()
+  report(
+    "live query: save → results updated (1 proc)", kura: kura[kura.count / 2],
+    baseline: baseline[baseline.count / 2], baselineName: "save+fetch", target: nil)
+  query.cancel()
+}
+
+/// The child side of the cross-process latency benchmark: saves one model per `go` line and
+/// prints the monotonic time taken just before each save.
+func runLiveQueryWriterChild(_ path: String) throws {
+  let context = ModelContext(
+    try ModelContainer(for: BenchPlace.self, configurations: .url(URL(fileURLWithPath: path))))
+  print("ready")
+  fflush(nil)
+  var next = 1_000_000
+  while let line = readLine(), line == "go" {
+    next += 1
+    let start = monotonicNanoseconds()
+    try context.insert(BenchPlace(id: next, name: "child", score: 2))
+    try context.save()
+    print(start)
+    fflush(nil)
+  }
+}
+
+private func crossProcessLiveQueryLatency() throws {
+  let folder = benchmarkDirectory("live-child")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let url = folder.appendingPathComponent("live.store")
+  let container = try ModelContainer(for: BenchPlace.self, configurations: .url(url))
+  let query = try LiveQuery(FetchDescriptor<BenchPlace>(fetchLimit: 50), in: container)
+  let waiter = UpdateWaiter(query)
+  let child = Process()
+  child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  child.environment = ProcessInfo.processInfo.environment.merging(
+    ["KURA_BENCH_CHILD": "live-writer", "KURA_BENCH_STORE": url.path]) { $1 }
+  let input = Pipe()
+  let output = Pipe()
+  child.standardInput = input
+  child.standardOutput = output
+  try child.run()
+  let reader = output.fileHandleForReading
+  var pending = Data()
+  func readChildLine() -> String? {
+    while true {
+      if let newline = pending.firstIndex(of: 10) {
+        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+        pending.removeSubrange(pending.startIndex...newline)
+        return line
+      }
+      let chunk = reader.availableData
+      if chunk.isEmpty { return nil }
+      pending.append(chunk)
+    }
+  }
+  guard readChildLine() == "ready" else { throw CocoaError(.fileReadUnknown) }
+  var latencies: [UInt64] = []
+  for _ in 0..<30 {
+    input.fileHandleForWriting.write(Data("go\n".utf8))
+    waiter.wait()
+    let received = monotonicNanoseconds()
+    guard let line = readChildLine(), let start = UInt64(line) else { break }
+    latencies.append(received - start)
+  }
+  input.fileHandleForWriting.closeFile()
+  child.waitUntilExit()
+  latencies.sort()
+  let median = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
+  let worst = latencies.last ?? 0
+  print(
+    "live query: other process's save → results updated  median "
+      + String(format: "%.3f ms", Double(median) / 1e6) + "  max "
+      + String(format: "%.3f ms", Double(worst) / 1e6) + "  (\(latencies.count) saves)")
+  fflush(nil)
+  query.cancel()
+}
+
+private func cascadeDelete() throws {
+  let folder = benchmarkDirectory("cascade")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let url = folder.appendingPathComponent("cascade.store")
+  let container = try ModelContainer(
+    for: BenchTripR.self, BenchActivityR.self, configurations: .url(url))
+  let context = ModelContext(container)
+  let raw = try Connection(path: url.path)
+  func populate(_ trip: Int) throws {
+    try raw.transaction {
+      try raw.run("INSERT INTO Trip (id, name) VALUES (?, 'trip')", [.integer(Int64(trip))])
+      let insert = try raw.prepare("INSERT INTO Activity (id, name, trip) VALUES (?, 'a', ?)")
+      for index in 0..<10_000 {
+        insert.reset()
+        try insert.bind([.integer(Int64(trip * 100_000 + index)), .integer(Int64(trip))])
+        try insert.execute()
+      }
+    }
+  }
+  let clock = ContinuousClock()
+  var kura: [Duration] = []
+  var baseline: [Duration] = []
+  for run in 0..<5 {
+    try populate(run * 2)
+    try populate(run * 2 + 1)
+    kura.append(
+      try clock.measure {
+        try context.delete(BenchTripR(id: run * 2, name: ""))
+        let changes = try context.save()
+        precondition(changes.deleted(BenchActivityR.self).count == 10_000)
+      })
+    baseline.append(
+      try clock.measure {
+        try raw.transaction {
+          try raw.run("DELETE FROM Trip WHERE id = ?", [.integer(Int64(run * 2 + 1))])
+        }
+      })
+  }
+  kura.sort()
+  baseline.sort()
+  report(
+    "cascade-delete a trip with 10,000 activities", kura: kura[2], baseline: baseline[2],
+    baselineName: "SQL ON DELETE CASCADE", target: nil)
+}
+
+private func migration() throws {
+  let folder = benchmarkDirectory("migrate")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let seed = folder.appendingPathComponent("seed.store")
+  do {
+    _ = try ModelContainer(for: BenchPlace.self, configurations: .url(seed))
+    let raw = try Connection(path: seed.path)
+    try raw.transaction {
+      let insert = try raw.prepare("INSERT INTO Place (id, name, score) VALUES (?, ?, ?)")
+      for index in 0..<1_000_000 {
+        insert.reset()
+        try insert.bind([.integer(Int64(index)), .text("place-\(index)"), .real(Double(index))])
+        try insert.execute()
+      }
+    }
+    try raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+  }
+  let clock = ContinuousClock()
+  func fresh(_ name: String) throws -> URL {
+    let url = folder.appendingPathComponent(name)
+    for suffix in ["", "-wal", "-shm", "-changes"] {
+      try? FileManager.default.removeItem(atPath: url.path + suffix)
+    }
+    try FileManager.default.copyItem(at: seed, to: url)
+    return url
+  }
+  var added: [Duration] = []
+  var addedBaseline: [Duration] = []
+  var removed: [Duration] = []
+  var removedBaseline: [Duration] = []
+  for _ in 0..<3 {
+    let a = try fresh("a.store")
+    added.append(
+      try clock.measure { _ = try ModelContainer(for: BenchPlaceV2.self, configurations: .url(a)) })
+    let b = try fresh("b.store")
+    addedBaseline.append(
+      try clock.measure {
+        let raw = try Connection(path: b.path)
+        try raw.transaction { try raw.execute("ALTER TABLE Place ADD COLUMN note TEXT") }
+      })
+    let c = try fresh("c.store")
+    removed.append(
+      try clock.measure { _ = try ModelContainer(for: BenchPlaceV3.self, configurations: .url(c)) })
+    let d = try fresh("d.store")
+    removedBaseline.append(
+      try clock.measure {
+        let raw = try Connection(path: d.path)
+        try raw.transaction {
+          try raw.execute(
+            "CREATE TABLE n (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL); "
+              + "INSERT INTO n (rowid, id, name) SELECT rowid, id, name FROM Place; "
+              + "DROP TABLE Place; ALTER TABLE n RENAME TO Place")
+        }
+      })
+  }
+  report(
+    "migrate 1,000,000 rows: added optional column", kura: added.sorted()[1],
+    baseline: addedBaseline.sorted()[1], baselineName: "raw ALTER TABLE", target: nil)
+  report(
+    "migrate 1,000,000 rows: removed column", kura: removed.sorted()[1],
+    baseline: removedBaseline.sorted()[1], baselineName: "raw table copy", target: nil)
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Kura
+import KuraCLI
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `kura store migrate <file> --schema <json>`: migrates a store to models described in JSON,
+/// with a progress bar on a terminal.
+let storeMigrateCommand = Command(
+  name: "migrate",
+  abstract: "Migrates a store to the models described in a JSON file, in one transaction.",
+  discussion:
+    "Start from `kura store schema --json <file>`, change it (add a column with \"default\", "
+    + "rename one with \"renamedFrom\", drop one, widen a kind), then migrate. A change that "
+    + "could lose data is refused and nothing is changed. Apps migrate their own stores when "
+    + "they open them; this is for stores whose app is not at hand.",
+  arguments: [
+    Argument("file", help: "The store file, such as default.store.")
+  ],
+  options: [
+    Option(
+      "schema", help: "The target models: a JSON array like `kura store schema --json` prints.",
+      valueName: "json-file")
+  ],
+  run: { invocation in
+    let path: String = try invocation.argument("file")
+    guard let schemaPath: String = try invocation.option("schema") else {
+      throw UsageError(
+        "Missing --schema: give the target models as JSON (start from "
+          + "`kura store schema --json \(path)`).", command: invocation.commandPath)
+    }
+    let models: [ModelDescription]
+    do {
+      models = try JSONDecoder().decode(
+        [ModelDescription].self, from: Data(contentsOf: URL(fileURLWithPath: schemaPath)))
+    } catch {
+      throw UsageError(
+        "`\(schemaPath)` is not a valid value for --schema: it must be a readable JSON array of "
+          + "models like `kura store schema --json` prints (\(error)).",
+        command: invocation.commandPath)
+    }
+    let bar = ProgressBar(enabled: isatty(STDERR_FILENO) != 0)
+    let url = URL(fileURLWithPath: path)
+    let changed = try StoreMigration.migrate(storeAt: url, to: models) { progress in
+      bar.show(progress)
+    }
+    bar.finish()
+    if changed {
+      let version = try StoreInspector(url: url).info().schemaVersion.map(String.init) ?? "?"
+      print("Migrated \(url.lastPathComponent) to schema version \(version).")
+    } else {
+      print("Nothing to migrate: \(url.lastPathComponent) already matches the models.")
+    }
+  })
+
+/// A one-line progress bar on standard error (drawn only on a terminal).
+final class ProgressBar: Sendable {
+  let enabled: Bool
+
+  init(enabled: Bool) { self.enabled = enabled }
+
+  func show(_ progress: MigrationProgress) {
+    guard enabled else { return }
+    let width = 30
+    let filled = Int(progress.fractionCompleted * Double(width))
+    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+    let percent = Int(progress.fractionCompleted * 100)
+    let line =
+      "\r\(progress.model) [\(bar)] \(percent)% \(progress.completedRows)/\(progress.totalRows) "
+      + "rows: \(progress.step)"
+    FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+  }
+
+  func finish() {
+    if enabled { FileHandle.standardError.write(Data("\n".utf8)) }
+  }
+}

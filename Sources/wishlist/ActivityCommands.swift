@@ -1,0 +1,80 @@
+import Foundation
+import Kura
+import KuraCLI
+
+/// `wishlist activity add|done|list`.
+let activityCommand = Command(
+  name: "activity",
+  abstract: "Adds activities to a trip, marks them done and lists them.",
+  subcommands: [activityAdd, activityDone, activityList])
+
+private let tripArgument = Argument("trip", help: "The trip's name or the start of its id.")
+
+private let activityAdd = Command(
+  name: "add",
+  abstract: "Adds an activity to a trip.",
+  arguments: [tripArgument, Argument("name", help: "The activity, such as \"Tea ceremony\".")],
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    let given: String = try invocation.argument("name")
+    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else {
+      throw UsageError(
+        "`\(given)` is not a valid activity name: give a name with at least one letter.",
+        command: invocation.commandPath)
+    }
+    try context.insert(Activity(name: name, trip: trip.id))
+    try context.save()
+    print("Added \(name) to \(trip.name).")
+  })
+
+private let activityDone = Command(
+  name: "done",
+  abstract: "Marks an activity of a trip as done (--undo: not done).",
+  arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
+  flags: [Flag("undo", help: "Marks it as not done.")],
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    var activity = try WishlistStore.activity(
+      try invocation.argument("activity"), of: trip, in: context)
+    activity.isComplete = !invocation.flag("undo")
+    try context.insert(activity)
+    try context.save()
+    print("\(activity.isComplete ? "Done" : "Not done"): \(activity.name) (\(trip.name)).")
+  })
+
+private let activityList = Command(
+  name: "list",
+  abstract: "Lists a trip's activities, sorted as chosen last (title at first).",
+  discussion: "The order chosen with --sort is remembered for the next runs.",
+  arguments: [tripArgument],
+  options: [
+    Option("sort", help: "title, date or completion; remembered.", valueName: "order")
+  ],
+  supportsJSON: true,
+  run: { invocation in
+    let preferences = Preferences.standard
+    if let text: String = try invocation.option("sort") {
+      guard let sort = ActivitySort(rawValue: text.lowercased()) else {
+        throw UsageError(
+          "`\(text)` is not a valid value for --sort: use title, date or completion.",
+          command: invocation.commandPath)
+      }
+      try preferences.set(sort, for: .activitySort)
+    }
+    let sort = preferences[.activitySort]
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    let activities = try context.related(
+      Activity.self, of: trip, via: \.trip, sortBy: sort.sortDescriptors)
+    if invocation.json { return try invocation.printJSON(activities) }
+    print("\(trip.name), by \(sort.rawValue):")
+    if activities.isEmpty {
+      print("  No activities yet. Add one with `wishlist activity add \"\(trip.name)\" <name>`.")
+    }
+    for activity in activities {
+      print("  [\(activity.isComplete ? "x" : " ")] \(activity.name)")
+    }
+  })

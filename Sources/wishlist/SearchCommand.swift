@@ -1,0 +1,34 @@
+import Foundation
+import Kura
+import KuraCLI
+
+/// `wishlist search <text>`: trips and activities whose names contain the words.
+let searchCommand = Command(
+  name: "search",
+  abstract: "Finds trips and activities by the words of their names (full-text search).",
+  discussion: "Every word must match the start of a word of the name, ignoring case and accents.",
+  arguments: [Argument("text", help: "The words to find.", isRepeating: true)],
+  supportsJSON: true,
+  run: { invocation in
+    let text = invocation.words("text").joined(separator: " ")
+    guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      throw UsageError(
+        "`\(text)` is not a valid search: give at least one word.", command: invocation.commandPath)
+    }
+    let context = try WishlistStore.context()
+    let trips = try context.fetch(FetchDescriptor<Trip>(), matching: text)
+    let activities = try context.fetch(FetchDescriptor<Activity>(), matching: text)
+    if invocation.json {
+      struct Results: Encodable {
+        var trips: [Trip]
+        var activities: [Activity]
+      }
+      return try invocation.printJSON(Results(trips: trips, activities: activities))
+    }
+    if trips.isEmpty && activities.isEmpty { print("Nothing matches `\(text)`.") }
+    for trip in trips { print("trip      \(trip.name)  (\(WishlistStore.shortID(trip.id)))") }
+    for activity in activities {
+      let trip = try context.model(for: activity.trip, as: Trip.self)
+      print("activity  \(activity.name)  (\(trip?.name ?? "?"))")
+    }
+  })

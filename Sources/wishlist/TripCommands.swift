@@ -1,0 +1,117 @@
+import Foundation
+import Kura
+import KuraCLI
+
+/// `wishlist trip add|list|rename|delete`.
+let tripCommand = Command(
+  name: "trip",
+  abstract: "Adds, lists, renames and deletes trips.",
+  subcommands: [tripAdd, tripList, tripRename, tripDelete])
+
+private func date(_ invocation: Invocation, _ name: String) throws -> Date? {
+  guard let text: String = try invocation.option(name) else { return nil }
+  guard let date = WishlistStore.dateFormatter().date(from: text) else {
+    throw UsageError(
+      "`\(text)` is not a valid value for --\(name): give a date such as 2026-12-24.",
+      command: invocation.commandPath)
+  }
+  return date
+}
+
+private let tripAdd = Command(
+  name: "add",
+  abstract: "Adds a trip.",
+  arguments: [Argument("name", help: "The trip's name, such as \"Kyoto\".")],
+  options: [
+    Option("photo", help: "The photo's URL (a placeholder is shown when none).", valueName: "url"),
+    Option(
+      "start", help: "The first day, such as 2026-12-24 (today by default).", valueName: "date"),
+    Option("end", help: "The last day (the first day by default).", valueName: "date"),
+  ],
+  supportsJSON: true,
+  run: { invocation in
+    let given: String = try invocation.argument("name")
+    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else {
+      throw UsageError(
+        "`\(given)` is not a valid trip name: give a name with at least one letter.",
+        command: invocation.commandPath)
+    }
+    var photo: URL?
+    if let text: String = try invocation.option("photo") {
+      guard let url = URL(string: text), url.scheme != nil else {
+        throw UsageError(
+          "`\(text)` is not a valid value for --photo: give a URL such as "
+            + "https://example.com/kyoto.jpg.", command: invocation.commandPath)
+      }
+      photo = url
+    }
+    let today = Calendar.current.startOfDay(for: Date())
+    let start = try date(invocation, "start") ?? today
+    let end = try date(invocation, "end") ?? start
+    guard end >= start else {
+      throw UsageError(
+        "`\(WishlistStore.format(end))` is not a valid value for --end: the trip can't end "
+          + "before it starts (\(WishlistStore.format(start))).", command: invocation.commandPath)
+    }
+    let trip = Trip(name: name, photoURL: photo, startDate: start, endDate: end)
+    let context = try WishlistStore.context()
+    try context.insert(trip)
+    try context.save()
+    if invocation.json { return try invocation.printJSON(trip) }
+    print("Added trip \(trip.name) (\(WishlistStore.shortID(trip.id))).")
+  })
+
+private let tripList = Command(
+  name: "list",
+  abstract: "Lists the trips by start date, with their activity counts.",
+  supportsJSON: true,
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trips = try context.fetch(
+      FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate), SortDescriptor(\.name)]))
+    if invocation.json { return try invocation.printJSON(trips) }
+    if trips.isEmpty { print("No trips yet. Add one with `wishlist trip add <name>`.") }
+    for trip in trips {
+      let count = try context.fetchCount(FetchDescriptor<Activity>.related(to: trip, via: \.trip))
+      print(WishlistStore.line(trip, activities: count))
+    }
+  })
+
+private let tripRename = Command(
+  name: "rename",
+  abstract: "Renames a trip.",
+  arguments: [
+    Argument("trip", help: "The trip's name or the start of its id."),
+    Argument("new-name", help: "The new name."),
+  ],
+  run: { invocation in
+    let context = try WishlistStore.context()
+    var trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    let given: String = try invocation.argument("new-name")
+    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else {
+      throw UsageError(
+        "`\(given)` is not a valid trip name: give a name with at least one letter.",
+        command: invocation.commandPath)
+    }
+    let old = trip.name
+    trip.name = name
+    try context.insert(trip)
+    try context.save()
+    print("Renamed \(old) to \(name).")
+  })
+
+private let tripDelete = Command(
+  name: "delete",
+  abstract: "Deletes a trip and its activities.",
+  arguments: [Argument("trip", help: "The trip's name or the start of its id.")],
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    try context.delete(trip)
+    let changes = try context.save()
+    let count = changes.deleted(Activity.self).count
+    print(
+      "Deleted trip \(trip.name) and its \(count) \(count == 1 ? "activity" : "activities").")
+  })

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("Change feed")
+struct ChangeFeedTests {
+  @Test func saveReturnsInsertedUpdatedAndDeletedIds() throws {
+    let folder = TemporaryDirectory()
+    let context = ModelContext(try relationContainer(folder))
+    var kyoto = RTrip(name: "Kyoto")
+    let nara = RTrip(name: "Nara")
+    try context.insert(kyoto)
+    try context.insert(nara)
+    let first = try context.save()
+    #expect(first.inserted(RTrip.self) == [kyoto.id, nara.id])
+    #expect(first.updated(RTrip.self).isEmpty)
+    kyoto.name = "Kyōto"
+    try context.insert(kyoto)
+    try context.delete(nara)
+    try context.delete(RTrip(name: "never saved"))
+    let second = try context.save()
+    #expect(
+      second.changes == [
+        "RTrip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])
+      ])
+    #expect(second.token.rawValue == first.token.rawValue + 1)
+    #expect(second.contains(RTrip.self) && !second.contains(RNote.self))
+    let nothing = try context.save()
+    #expect(nothing.isEmpty && nothing.token == second.token)
+  }
+
+  @Test func historySinceATokenReturnsLaterSavesOnly() throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let context = ModelContext(container)
+    #expect(try container.currentHistoryToken() == .start)
+    let kyoto = RTrip(name: "Kyoto")
+    try context.insert(kyoto)
+    let first = try context.save()
+    let note = RNote(text: "yen", trip: kyoto.id)
+    try context.insert(note)
+    let second = try context.save()
+    try context.delete(kyoto)
+    let third = try context.save()
+    let since = try container.history(since: first.token)
+    #expect(since.map(\.token) == [second.token, third.token])
+    #expect(since[0].inserted(RNote.self) == [note.id])
+    #expect(since[1].deleted(RTrip.self) == [kyoto.id])
+    #expect(since[1].updated(RNote.self) == [note.id])
+    #expect(try container.history(since: .start).count == 3)
+    #expect(try container.history(since: third.token).isEmpty)
+    try container.trimHistory(through: second.token)
+    #expect(try container.history(since: .start).map(\.token) == [third.token])
+    #expect(try container.currentHistoryToken() == third.token)
+    // The newest change set stays, so the next save's token is still above every earlier one.
+    try container.trimHistory(through: third.token)
+    #expect(try container.history(since: .start).map(\.token) == [third.token])
+    try context.insert(RTrip(name: "Nara"))
+    #expect(try context.save().token.rawValue == third.token.rawValue + 1)
+  }
+
+  @Test func anotherProcessesSavesAreInTheHistoryAndTheStream() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let token = try container.currentHistoryToken()
+    let stream = try container.changeSets()
+    let store = folder.file("trips.store").path
+    let printed = try runHelper(["relations-insert", store, "trip", "Hakone"], folder: folder)
+    let history = try container.history(since: token)
+    #expect(history.count == 1)
+    #expect(printed == String(history[0].token.rawValue))
+    let inserted = try #require(history.first?.inserted(RTrip.self).first)
+    let context = ModelContext(container)
+    #expect(try context.model(for: inserted, as: RTrip.self)?.name == "Hakone")
+    let changeSet = await Inbox(stream).next()
+    #expect(changeSet?.token == history[0].token)
+    #expect(changeSet?.inserted(RTrip.self) == [inserted])
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Observation
+import Testing
+
+@testable import Kura
+
+@Suite("Live queries")
+struct LiveQueryTests {
+  private let byName = FetchDescriptor<RTrip>(sortBy: [SortDescriptor(\.name)])
+
+  @Test func updatesAfterASaveFromAnotherContext() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let writer = ModelContext(container)
+    try writer.insert(RTrip(name: "Nara"))
+    try writer.save()
+    let query = try LiveQuery(byName, in: container)
+    #expect(query.models.map(\.name) == ["Nara"])
+    let inbox = Inbox(query.updates)
+    let first = await inbox.next()
+    #expect(first?.map(\.name) == ["Nara"])
+    try writer.insert(RTrip(name: "Kyoto"))
+    try writer.save()
+    let second = await inbox.next()
+    #expect(second?.map(\.name) == ["Kyoto", "Nara"])
+    #expect(query.models.map(\.name) == ["Kyoto", "Nara"])
+    #expect(query.fetchCount == 2)
+  }
+
+  @Test func aSaveOfOtherModelsDoesNotFetchAgain() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let query = try LiveQuery(byName, in: container)
+    let inbox = Inbox(query.updates)
+    var results: [RTrip]?
+    results = await inbox.next()
+    #expect(results == [])
+    let writer = ModelContext(container)
+    try writer.insert(RNote(text: "not a trip", trip: nil))
+    try writer.save()
+    try writer.insert(RTrip(name: "Kyoto"))
+    try writer.save()
+    results = await inbox.next()
+    #expect(results?.map(\.name) == ["Kyoto"])
+    container.hub.drain()
+    #expect(query.fetchCount == 2)
+  }
+
+  @Test func observationTrackingSeesModelsChange() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let query = try LiveQuery(byName, in: container)
+    let (changed, continuation) = AsyncStream<Void>.makeStream()
+    withObservationTracking {
+      _ = query.models
+    } onChange: {
+      continuation.yield()
+    }
+    let writer = ModelContext(container)
+    try writer.insert(RTrip(name: "Kyoto"))
+    try writer.save()
+    let signal: Void? = await Inbox(changed).next()
+    #expect(signal != nil)
+    #expect(query.models.map(\.name) == ["Kyoto"])
+  }
+
+  @Test func updatesAfterASaveByAnotherProcessButNotForOtherModels() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let query = try LiveQuery(byName, in: container)
+    let inbox = Inbox(query.updates)
+    var results: [RTrip]?
+    results = await inbox.next()
+    #expect(results == [])
+    let store = folder.file("trips.store").path
+    try runHelper(["relations-insert", store, "note", "other model"], folder: folder)
+    try runHelper(["relations-insert", store, "trip", "Hakone"], folder: folder)
+    results = await inbox.next()
+    #expect(results?.map(\.name) == ["Hakone"])
+    container.hub.drain()
+    #expect(query.fetchCount == 2)
+  }
+
+  @Test func asyncSequenceFormYieldsCurrentThenChangedResults() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let stream = try container.results(
+      of: FetchDescriptor<RTrip>(predicate: #Predicate { $0.name != "hidden" }))
+    let inbox = Inbox(stream)
+    var results: [RTrip]?
+    results = await inbox.next()
+    #expect(results == [])
+    let writer = ModelContext(container)
+    try writer.insert(RTrip(name: "hidden"))
+    try writer.insert(RTrip(name: "Kyoto"))
+    try writer.save()
+    results = await inbox.next()
+    #expect(results?.map(\.name) == ["Kyoto"])
+  }
+
+  @Test func cancelledQueryStopsUpdating() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let query = try LiveQuery(byName, in: container)
+    let stream = query.updates
+    query.cancel()
+    let writer = ModelContext(container)
+    try writer.insert(RTrip(name: "Kyoto"))
+    try writer.save()
+    container.hub.drain()
+    #expect(query.fetchCount == 1)
+    let inbox = Inbox(stream)
+    var results: [RTrip]?
+    results = await inbox.next()
+    #expect(results == [])
+    results = await inbox.next()
+    #expect(results == nil)
+  }
+
+  @Test func inMemoryStoreQueriesUpdateToo() async throws {
+    let container = try ModelContainer(for: relationModels, configurations: .inMemory)
+    let query = try LiveQuery(byName, in: container)
+    let inbox = Inbox(query.updates)
+    #expect(await inbox.next() == [])
+    let writer = ModelContext(container)
+    try writer.insert(RTrip(name: "Kyoto"))
+    try writer.save()
+    #expect(await inbox.next()?.map(\.name) == ["Kyoto"])
+  }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+/// Collects what an asynchronous sequence yields, so a test can wait for the next element with a
+/// bound (the bound limits the wait for the event; it does not stand in for it).
+actor Inbox<Element: Sendable> {
+  private var buffer: [Element] = []
+  private var finished = false
+  private var waiter: CheckedContinuation<Void, Never>?
+  private var waitNumber = 0
+
+  init(_ stream: AsyncStream<Element>) {
+    Task { [weak self] in
+      for await element in stream {
+        guard let self else { return }
+        await self.push(element)
+      }
+      await self?.finish()
+    }
+  }
+
+  private func push(_ element: Element) {
+    buffer.append(element)
+    resume()
+  }
+
+  private func finish() {
+    finished = true
+    resume()
+  }
+
+  private func resume() {
+    waiter?.resume()
+    waiter = nil
+  }
+
+  private func timeOut(_ number: Int) {
+    if number == waitNumber { resume() }
+  }
+
+  /// The next element, or `nil` when the sequence ended or nothing came within `bound`.
+  func next(within bound: Duration = .seconds(10)) async -> Element? {
+    if buffer.isEmpty && !finished {
+      waitNumber += 1
+      let number = waitNumber
+      let timer = Task { [weak self] in
+        try? await Task.sleep(for: bound)
+        await self?.timeOut(number)
+      }
+      await withCheckedContinuation { waiter = $0 }
+      waitNumber += 1
+      timer.cancel()
+    }
+    return buffer.isEmpty ? nil : buffer.removeFirst()
+  }
+}
+
+/// Runs the test helper (`kura-testhelper <arguments>`) to completion; returns its output.
+@discardableResult
+func runHelper(_ arguments: [String], folder: TemporaryDirectory) throws -> String {
+  let result = try run(
+    try executable("kura-testhelper"), arguments, environment: folder.environment)
+  try #require(result.status == 0, "kura-testhelper failed: \(result.stderr)")
+  return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+private struct Place: PersistentModel, Equatable {
+  var id: Int
+  var name: String
+  var notes: String?
+  var visited: Bool
+  static var schema: Schema<Place> { Schema(.searchable(\.name, \.notes)) }
+}
+
+private struct PlaceWithoutNotes: PersistentModel, Equatable {
+  var id: Int
+  var name: String
+  var visited: Bool
+  static var schemaName: String { "Place" }
+  static var schema: Schema<PlaceWithoutNotes> { Schema(.searchable(\.name)) }
+}
+
+@Suite("Full-text search")
+struct SearchTests {
+  private func seed(_ context: ModelContext) throws {
+    try context.insert(Place(id: 1, name: "Kinkaku-ji temple", notes: "golden", visited: true))
+    try context.insert(Place(id: 2, name: "Fushimi Inari", notes: "temple gates", visited: false))
+    try context.insert(Place(id: 3, name: "Nishiki market", notes: nil, visited: false))
+    try context.insert(Place(id: 4, name: "Café Kyōto", notes: "temple view", visited: true))
+    try context.save()
+  }
+
+  @Test func matchesEveryWordAsAPrefixWithThePredicateAndSort() throws {
+    let folder = TemporaryDirectory()
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: .url(folder.file("p.store"))))
+    try seed(context)
+    let byID = FetchDescriptor<Place>(sortBy: [SortDescriptor(\.id)])
+    #expect(try context.fetch(byID, matching: "temple").map(\.id) == [1, 2, 4])
+    #expect(try context.fetch(byID, matching: "TEMP gat").map(\.id) == [2])
+    #expect(try context.fetch(byID, matching: "cafe kyoto").map(\.id) == [4])
+    #expect(try context.fetch(byID, matching: "   ").isEmpty)
+    #expect(try context.fetch(byID, matching: "\"quoted\" OR").isEmpty)
+    let visited = FetchDescriptor<Place>(
+      predicate: #Predicate { $0.visited }, sortBy: [SortDescriptor(\.id, order: .reverse)])
+    #expect(try context.fetch(visited, matching: "temple").map(\.id) == [4, 1])
+    // Without sort descriptors the best match comes first (FTS5 rank).
+    let ranked = try context.fetch(FetchDescriptor<Place>(), matching: "temple")
+    #expect(Set(ranked.map(\.id)) == [1, 2, 4])
+  }
+
+  @Test func theIndexFollowsUpdatesDeletesAndOtherProcessesWrites() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("p.store")
+    let context = ModelContext(try ModelContainer(for: Place.self, configurations: .url(url)))
+    try seed(context)
+    try context.insert(Place(id: 3, name: "Nishiki food market", notes: "lunch", visited: true))
+    try context.delete(Place(id: 1, name: "", notes: nil, visited: false))
+    try context.save()
+    #expect(try context.fetch(FetchDescriptor<Place>(), matching: "lunch").map(\.id) == [3])
+    #expect(try context.fetch(FetchDescriptor<Place>(), matching: "golden").isEmpty)
+    // A write through SQL (another writer) is indexed by the triggers too.
+    try Connection(path: url.path).run(
+      "INSERT INTO Place (id, name, notes, visited) VALUES (9, 'Gion corner', NULL, 0)")
+    #expect(try context.fetch(FetchDescriptor<Place>(), matching: "gion").map(\.id) == [9])
+  }
+
+  @Test func migratingTheModelRebuildsTheIndex() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("p.store")
+    do {
+      try seed(ModelContext(try ModelContainer(for: Place.self, configurations: .url(url))))
+    }
+    let context = ModelContext(
+      try ModelContainer(for: PlaceWithoutNotes.self, configurations: .url(url)))
+    let found = try context.fetch(
+      FetchDescriptor<PlaceWithoutNotes>(sortBy: [SortDescriptor(\.id)]), matching: "temple")
+    #expect(found.map(\.id) == [1])  // notes are gone: only names are searched now
+  }
+
+  @Test func searchingAModelWithoutSearchablePropertiesIsAnError() throws {
+    let context = ModelContext(try ModelContainer(for: Counter.self, configurations: .inMemory))
+    #expect {
+      _ = try context.fetch(FetchDescriptor<Counter>(), matching: "x")
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .unsupportedQuery
+        && error.message
+          == "Can't search `Counter`: none of its properties is searchable. Declare "
+          + "`.searchable(\\.name)` in `Counter.schema`."
+    }
+  }
+}
