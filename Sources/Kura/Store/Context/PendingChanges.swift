@@ -82,6 +82,25 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     }
   }
 
+  /// The ids whose last change is an upsert and those whose last change is a delete, each in
+  /// the order of that last change (what a save inserts or updates, and deletes).
+  var finalChanges: (upserted: [Model.ID], deleted: [Model.ID]) {
+    let last = lastChanges
+    var upserted: [Model.ID] = []
+    var deleted: [Model.ID] = []
+    for (position, entry) in entries.enumerated() {
+      switch entry {
+      case .upsert(let index):
+        let id = models[index].id
+        if last[id] == position { upserted.append(id) }
+      case .delete(let index):
+        let id = deletedIDs[index]
+        if last[id] == position { deleted.append(id) }
+      }
+    }
+    return (upserted, deleted)
+  }
+
   func write(
     to db: Connection, schema: ModelSchema, encoder makeEncoder: (Statement) -> RowEncoder
   ) throws {

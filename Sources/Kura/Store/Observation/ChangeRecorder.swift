@@ -102,16 +102,10 @@ protocol PendingKeyListing {
 
 extension PendingChanges: PendingKeyListing {
   func pendingKeys(kind: ColumnKind) -> (upserted: [SQLiteValue], deleted: [SQLiteValue]) {
-    var upserted: [SQLiteValue] = []
-    var deleted: [SQLiteValue] = []
-    for id in order {
-      guard let key = sqliteValue(for: id, kind: kind) else { continue }
-      switch changes[id] {
-      case .upsert?: upserted.append(key)
-      case .delete?: deleted.append(key)
-      case nil: continue
-      }
-    }
-    return (upserted, deleted)
+    let (upserted, deleted) = finalChanges
+    return (
+      upserted.compactMap { sqliteValue(for: $0, kind: kind) },
+      deleted.compactMap { sqliteValue(for: $0, kind: kind) }
+    )
   }
 }
