@@ -28,6 +28,11 @@ let package = Package(
     // Argument parsing and output shared by every executable (internal: not a product).
     .target(name: "KuraCLI", dependencies: ["Kura"]),
     .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI"]),
+    // Terminal rendering and input for the full-screen apps: raw mode, ANSI, display width.
+    .target(name: "CTerminalSupport"),
+    .target(name: "TerminalUI", dependencies: ["CTerminalSupport"]),
+    // The warikan full-screen app: screen model (testable without a terminal) and its runner.
+    .target(name: "WarikanTUI", dependencies: ["Kura", "TerminalUI"]),
     .executableTarget(
       name: "kura-bench",
       dependencies: [
@@ -36,8 +41,8 @@ let package = Package(
       ]
     ),
     // Child process used by the crash and sharing tests.
-    .executableTarget(name: "kura-testhelper", dependencies: ["Kura"]),
-    .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI"]),
+    .executableTarget(name: "kura-testhelper", dependencies: ["Kura", "TerminalUI"]),
+    .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI", "TerminalUI", "WarikanTUI"]),
   ],
   swiftLanguageModes: [.v6]
 )

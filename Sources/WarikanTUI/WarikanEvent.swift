@@ -1,0 +1,33 @@
+import TerminalUI
+
+/// What the screen model reacts to: a key, or news from the entry book.
+///
+/// For example:
+///
+/// ```swift
+/// let effects = state.handle(.key(.enter))
+/// ```
+package enum WarikanEvent: Hashable, Sendable {
+  /// The user pressed a key.
+  case key(Key)
+  /// The entries now in the book (after a change here or in another process), oldest first.
+  case entriesChanged([EntryRow])
+  /// An effect failed; the message is shown in red.
+  case failed(String)
+}
+
+/// What the screen model asks its runner to do; the runner reports back with ``WarikanEvent``s.
+///
+/// For example: Register with `2800` and `高速代金` yields `.add(cash: 2800, memo: "高速代金")`.
+package enum WarikanEffect: Hashable, Sendable {
+  /// Add an entry to the book.
+  case add(cash: Int, memo: String)
+  /// Delete one entry.
+  case delete(id: EntryRow.ID)
+  /// Delete every entry (the file too).
+  case reset
+  /// Keep the draft in the session's scene state.
+  case saveDraft(WarikanDraft)
+  /// Quit normally: discard the scene state and restore the terminal.
+  case quit
+}
