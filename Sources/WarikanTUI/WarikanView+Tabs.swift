@@ -68,7 +68,9 @@ extension WarikanView {
       screen.write("   No entries yet: add one in the Add tab.", row: row, column: 0, style: dimmed)
       return
     }
-    let visible = max(1, rows.upperBound - row)
+    let available = max(1, rows.upperBound - row)
+    let overflows = all.count > available
+    let visible = overflows ? max(1, available - 1) : available
     let first = min(max(0, state.listSelection - visible + 1), max(0, all.count - visible))
     let width = amountWidth(all)
     for index in first..<min(all.count, first + visible) {
@@ -83,10 +85,9 @@ extension WarikanView {
         style: selected ? focused : .plain)
       row += 1
     }
-    if first + visible < all.count, let last = rows.last {
-      screen.write(
-        " ↓ \(all.count - first - visible) more", row: last, column: screen.width - 12,
-        style: dimmed)
+    if overflows {
+      let below = all.count - first - visible
+      screen.write("   ↑ \(first) above · ↓ \(below) below", row: row, column: 0, style: dimmed)
     }
   }
 
@@ -145,13 +146,13 @@ extension WarikanView {
     }
   }
 
-  /// `¥3,334 × 1 and ¥3,333 × 2`, or `¥5,000 each` when the split is even.
+  /// `¥3,334 × 1 + ¥3,333 × 2 (remainder ¥1 spread)`, or `¥5,000 each` when the split is even.
   static func summary(_ shares: [Int]) -> String {
     guard let high = shares.first, let low = shares.last else { return "" }
     if high == low { return "\(WarikanRules.yen(high)) each" }
     let more = shares.filter { $0 == high }.count
     return
-      "\(WarikanRules.yen(high)) × \(more) and \(WarikanRules.yen(low)) × \(shares.count - more)"
-      + " (the remainder ¥\(more) spread one yen each)"
+      "\(WarikanRules.yen(high)) × \(more) + \(WarikanRules.yen(low)) × \(shares.count - more)"
+      + " (remainder \(WarikanRules.yen(more)) spread)"
   }
 }
