@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Kura", targets: ["Kura"]),
     .executable(name: "kura", targets: ["kura"]),
     .executable(name: "kura-bench", targets: ["kura-bench"]),
+    .executable(name: "warikan", targets: ["warikan"]),
   ],
   targets: [
     // Debian's libsqlite3-dev on Linux; Apple platforms import the SDK's SQLite3 instead.
@@ -28,21 +29,28 @@ let package = Package(
     // Argument parsing and output shared by every executable (internal: not a product).
     .target(name: "KuraCLI", dependencies: ["Kura"]),
     .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI"]),
+    // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
+    .target(name: "WarikanKit", dependencies: ["Kura"]),
+    .executableTarget(
+      name: "warikan", dependencies: ["Kura", "KuraCLI", "WarikanKit", "WarikanTUI"]),
     // Terminal rendering and input for the full-screen apps: raw mode, ANSI, display width.
     .target(name: "CTerminalSupport"),
     .target(name: "TerminalUI", dependencies: ["CTerminalSupport"]),
     // The warikan full-screen app: screen model (testable without a terminal) and its runner.
-    .target(name: "WarikanTUI", dependencies: ["Kura", "TerminalUI"]),
+    .target(name: "WarikanTUI", dependencies: ["Kura", "TerminalUI", "WarikanKit"]),
     .executableTarget(
       name: "kura-bench",
       dependencies: [
-        "Kura", "CKuraSupport",
+        "Kura", "CKuraSupport", "WarikanKit",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
       ]
     ),
     // Child process used by the crash and sharing tests.
-    .executableTarget(name: "kura-testhelper", dependencies: ["Kura", "TerminalUI"]),
-    .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI", "TerminalUI", "WarikanTUI"]),
+    .executableTarget(
+      name: "kura-testhelper", dependencies: ["Kura", "WarikanKit", "TerminalUI"]),
+    .testTarget(
+      name: "KuraTests",
+      dependencies: ["Kura", "KuraCLI", "WarikanKit", "TerminalUI", "WarikanTUI"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Decodes a document's bytes, turning every failure into a ``DocumentError`` that names the
+/// line, column and reason.
+enum DocumentDecoding {
+  /// The encoder every document uses: compact JSON, `/` not escaped, keys in declaration order.
+  static func encoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    return encoder
+  }
+
+  /// Decodes `data` as `Value`.
+  ///
+  /// - Throws: ``DocumentError`` with code ``DocumentError/Code/damaged``.
+  static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, file: URL) throws
+    -> Value
+  {
+    if data.isEmpty {
+      throw DocumentError(.damaged, file: file, reason: "the file is empty (0 bytes), not JSON")
+    }
+    do {
+      return try JSONDecoder().decode(Value.self, from: data)
+    } catch let error as DecodingError {
+      let bytes = [UInt8](data)
+      if let (offset, reason) = JSONSyntax.firstError(in: bytes) {
+        let (line, column) = position(of: offset, in: bytes)
+        throw DocumentError(.damaged, file: file, line: line, column: column, reason: reason)
+      }
+      throw DocumentError(.damaged, file: file, reason: describe(error))
+    } catch {
+      throw DocumentError(.damaged, file: file, reason: "\(error)")
+    }
+  }
+
+  /// The 1-based line and column (in characters) of a byte offset.
+  static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+    var line = 1
+    var lineStart = 0
+    for index in 0..<min(offset, bytes.count) where bytes[index] == 0x0A {
+      line += 1
+      lineStart = index + 1
+    }
+    let prefix = bytes[lineStart..<min(offset, bytes.count)]
+    let column = String(decoding: prefix, as: UTF8.self).unicodeScalars.count + 1
+    return (line, column)
+  }
+
+  /// A decoding error in words: where in the value, and what was wrong.
+  static func describe(_ error: DecodingError) -> String {
+    func path(_ codingPath: [any CodingKey]) -> String {
+      if codingPath.isEmpty { return "the top level" }
+      var text = ""
+      for key in codingPath {
+        if let index = key.intValue {
+          text += "[\(index)]"
+        } else {
+          text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+        }
+      }
+      return "`\(text)`"
+    }
+    func sentence(_ text: String) -> String {
+      var text = text
+      while text.hasSuffix(".") { text.removeLast() }
+      guard let first = text.first else { return text }
+      return first.lowercased() + text.dropFirst()
+    }
+    switch error {
+    case .typeMismatch(_, let context), .valueNotFound(_, let context),
+      .dataCorrupted(let context):
+      return "the JSON has the wrong shape at \(path(context.codingPath)): "
+        + sentence(context.debugDescription)
+    case .keyNotFound(let key, let context):
+      return "the JSON has the wrong shape at \(path(context.codingPath)): the key "
+        + "`\(key.stringValue)` is missing"
+    @unknown default:
+      return sentence("\(error)")
+    }
+  }
+}

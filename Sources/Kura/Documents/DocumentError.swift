@@ -1,0 +1,117 @@
+import Foundation
+
+/// An error raised while opening, reading or saving a ``DocumentStore``.
+///
+/// Each error names the file, says why it failed and what to do. A damaged file also carries
+/// the line and column where the problem was found, when they are known.
+///
+/// For example:
+///
+/// ```swift
+/// do {
+///   let store = try DocumentStore<[CashData]>(.documents("cashData.json"))
+///   print(store.value.count)
+/// } catch let error as DocumentError where error.code == .damaged {
+///   print(error.line ?? 0, error.column ?? 0, error.reason)
+/// }
+/// ```
+public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What kind of failure this is.
+  public enum Code: String, Sendable, Equatable {
+    /// The file is not JSON, is truncated or empty, or its JSON does not have the expected shape.
+    case damaged
+    /// The file or folder could not be read.
+    case cannotRead
+    /// The file, its journal or its folder could not be written.
+    case cannotWrite
+    /// The file name or location is not usable.
+    case invalidLocation
+    /// An element to update is not in the collection.
+    case elementNotFound
+    /// An element with the same identifier is already in the collection.
+    case duplicateElement
+    /// The value could not be encoded as JSON.
+    case cannotEncode
+    /// The store was closed.
+    case closed
+  }
+
+  /// What kind of failure this is.
+  public var code: Code
+  /// The document's file.
+  public var file: URL
+  /// The 1-based line of the problem in a damaged file, when known.
+  public var line: Int?
+  /// The 1-based column (in characters) of the problem in a damaged file, when known.
+  public var column: Int?
+  /// Why it failed, in words.
+  public var reason: String
+  /// Where a damaged file was moved, when the store was opened with
+  /// ``DocumentOptions/DamagePolicy/quarantine``.
+  public var quarantinedFile: URL?
+
+  /// Creates an error.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let error = DocumentError(.damaged, file: url, line: 1, column: 2, reason: "unexpected `x`")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - code: What kind of failure this is.
+  ///   - file: The document's file.
+  ///   - line: The 1-based line of the problem, when known.
+  ///   - column: The 1-based column of the problem, when known.
+  ///   - reason: Why it failed.
+  ///   - quarantinedFile: Where a damaged file was moved, if it was.
+  public init(
+    _ code: Code, file: URL, line: Int? = nil, column: Int? = nil, reason: String,
+    quarantinedFile: URL? = nil
+  ) {
+    self.code = code
+    self.file = file
+    self.line = line
+    self.column = column
+    self.reason = reason
+    self.quarantinedFile = quarantinedFile
+  }
+
+  /// What failed, the file in backticks, why, and what to do.
+  public var description: String {
+    let path = "`\(file.path)`"
+    switch code {
+    case .damaged:
+      var where_ = ""
+      if let line {
+        where_ = "line \(line)"
+        if let column { where_ += ", column \(column)" }
+        where_ += ": "
+      }
+      let head = "Can't open document \(path): \(where_)\(reason)."
+      if let quarantinedFile {
+        return head
+          + " The file was moved to `\(quarantinedFile.path)` and an empty document was started;"
+          + " restore it by hand."
+      }
+      return head + " Fix or remove the file; nothing was changed."
+    case .cannotRead:
+      return
+        "Can't read document \(path): \(reason). Check that the file and its folder are readable."
+    case .cannotWrite:
+      return
+        "Can't save document \(path): \(reason). Check that the folder is writable and the disk"
+        + " has space; the document on disk is unchanged."
+    case .invalidLocation:
+      return "Can't use \(path) as a document: \(reason)."
+    case .elementNotFound:
+      return "Can't update an element of document \(path): \(reason). Append it instead."
+    case .duplicateElement:
+      return "Can't append to document \(path): \(reason). Update it instead."
+    case .cannotEncode:
+      return "Can't save document \(path): \(reason). Nothing was written."
+    case .closed:
+      return "Can't use document \(path): \(reason). Open a new store."
+    }
+  }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Identifies one version of a file on disk: a file replaced by rename has a new inode; a file
+/// written in place has a new size or modification time.
+struct FileIdentity: Equatable, Sendable {
+  var device: UInt64
+  var inode: UInt64
+  var size: Int
+  var modifiedSeconds: Int
+  var modifiedNanoseconds: Int
+
+  init(_ status: stat) {
+    device = UInt64(status.st_dev)
+    inode = UInt64(status.st_ino)
+    size = Int(status.st_size)
+    #if canImport(Darwin)
+      modifiedSeconds = Int(status.st_mtimespec.tv_sec)
+      modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
+    #else
+      modifiedSeconds = Int(status.st_mtim.tv_sec)
+      modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+    #endif
+  }
+
+  /// The same file (not necessarily the same content).
+  func isSameFile(as other: FileIdentity) -> Bool {
+    device == other.device && inode == other.inode
+  }
+}
+
+/// A failed system call, with its errno.
+struct SystemCallError: Error {
+  var operation: String
+  var path: String
+  var code: Int32
+
+  var reason: String { "\(operation) `\(path)` failed: \(String(cString: strerror(code)))" }
+}
+
+/// The system calls behind documents: whole-file reads, atomic replacement, folder syncs.
+enum DocumentFile {
+  /// The identity of the file at a path; `nil` when there is none.
+  static func identity(of path: String) throws -> FileIdentity? {
+    var status = stat()
+    if stat(path, &status) != 0 {
+      if errno == ENOENT { return nil }
+      throw SystemCallError(operation: "stat", path: path, code: errno)
+    }
+    return FileIdentity(status)
+  }
+
+  /// The whole content of a file and its identity; `nil` when there is no file.
+  static func read(_ path: String, from offset: Int = 0) throws -> (Data, FileIdentity)? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 {
+      if errno == ENOENT { return nil }
+      throw SystemCallError(operation: "open", path: path, code: errno)
+    }
+    defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else {
+      throw SystemCallError(operation: "stat", path: path, code: errno)
+    }
+    let identity = FileIdentity(status)
+    let data = try readAll(fd, path: path, from: offset, sizeHint: identity.size)
+    return (data, identity)
+  }
+
+  /// Reads from an offset to the end of an open file.
+  static func readAll(_ fd: Int32, path: String, from offset: Int, sizeHint: Int) throws -> Data {
+    var data = Data(count: max(sizeHint - offset, 0))
+    var filled = 0
+    while true {
+      if filled == data.count { data.count += max(4096, data.count / 2) }
+      let count = data.withUnsafeMutableBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return pread(fd, base + filled, buffer.count - filled, off_t(offset + filled))
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw SystemCallError(operation: "read", path: path, code: errno)
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    data.count = filled
+    return data
+  }
+
+  /// Writes all bytes at an offset (retrying short writes).
+  static func write(_ fd: Int32, _ data: Data, at offset: Int, path: String) throws {
+    var written = 0
+    while written < data.count {
+      let count = data.withUnsafeBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return pwrite(fd, base + written, buffer.count - written, off_t(offset + written))
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw SystemCallError(operation: "write", path: path, code: errno)
+      }
+      written += count
+    }
+  }
+
+  /// Flushes a file's data to the disk.
+  static func syncData(_ fd: Int32, path: String) throws {
+    #if canImport(Darwin)
+      let result = fcntl(fd, F_FULLFSYNC)
+    #else
+      let result = fdatasync(fd)
+    #endif
+    if result != 0 { throw SystemCallError(operation: "fsync", path: path, code: errno) }
+  }
+
+  /// Flushes a folder's entries (a rename or unlink in it) to the disk.
+  static func syncFolder(of path: String) throws {
+    let folder = (path as NSString).deletingLastPathComponent
+    let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
+    if fd < 0 { throw SystemCallError(operation: "open", path: folder, code: errno) }
+    defer { close(fd) }
+    if fsync(fd) != 0 && errno != EINVAL {
+      throw SystemCallError(operation: "fsync", path: folder, code: errno)
+    }
+  }
+
+  /// Replaces a file atomically: writes a temporary file in the same folder, flushes it, renames
+  /// it over the original and flushes the folder. Readers see the old file or the new one,
+  /// never a mix, even when the process is killed at any point.
+  ///
+  /// - Returns: The identity of the new file.
+  @discardableResult
+  static func replace(_ path: String, with data: Data) throws -> FileIdentity {
+    let folder = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    let temporary = (folder as NSString).appendingPathComponent(
+      ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    if fd < 0 { throw SystemCallError(operation: "create", path: temporary, code: errno) }
+    var renamed = false
+    defer {
+      close(fd)
+      if !renamed { unlink(temporary) }
+    }
+    try write(fd, data, at: 0, path: temporary)
+    if fsync(fd) != 0 { throw SystemCallError(operation: "fsync", path: temporary, code: errno) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else {
+      throw SystemCallError(operation: "stat", path: temporary, code: errno)
+    }
+    if rename(temporary, path) != 0 {
+      throw SystemCallError(operation: "rename", path: path, code: errno)
+    }
+    renamed = true
+    try syncFolder(of: path)
+    return FileIdentity(status)
+  }
+
+  /// Removes a file if it exists.
+  ///
+  /// - Returns: Whether a file was removed.
+  @discardableResult
+  static func remove(_ path: String) throws -> Bool {
+    if unlink(path) != 0 {
+      if errno == ENOENT { return false }
+      throw SystemCallError(operation: "remove", path: path, code: errno)
+    }
+    return true
+  }
+
+  /// Moves a file to a new name that does not exist yet (`<name>.damaged-<timestamp>`, with
+  /// `-2`, `-3` … added when taken).
+  ///
+  /// - Returns: The new path.
+  static func moveAside(_ path: String, suffix: String) throws -> String {
+    var candidate = path + suffix
+    var attempt = 1
+    while true {
+      // link + unlink never replaces an existing file, unlike rename.
+      if link(path, candidate) == 0 {
+        unlink(path)
+        try syncFolder(of: path)
+        return candidate
+      }
+      if errno != EEXIST { throw SystemCallError(operation: "move", path: path, code: errno) }
+      attempt += 1
+      candidate = path + suffix + "-\(attempt)"
+    }
+  }
+}

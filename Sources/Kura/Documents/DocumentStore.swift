@@ -1,0 +1,353 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// A Codable value kept as a JSON file: in the app's Documents folder, an App Group container,
+/// or at any URL — the `FileManager` + `JSONEncoder` pattern, made crash-safe and shared.
+///
+/// - ``value`` is read from memory.
+/// - ``update(_:)``, ``replace(with:)`` and ``delete()`` replace the file atomically (a temporary
+///   file is written, flushed and renamed over the original; the folder is flushed): the file is
+///   never truncated or half-written, even when the process is killed mid-write.
+/// - For an array of `Identifiable` elements, ``append(_:)``, ``remove(id:)`` and
+///   ``update(_:)-(Element)`` add one record to a journal beside the file instead of rewriting it;
+///   the journal is replayed on open and compacted into the file on ``close()``, past a size
+///   threshold, or on ``compact()``. The file itself is always plain JSON.
+/// - A damaged file fails to open with a ``DocumentError`` naming the line and column, or is moved
+///   aside when ``DocumentOptions/onDamage`` is ``DocumentOptions/DamagePolicy/quarantine``.
+/// - Several processes may open the same document: writers are serialized by a file lock, and a
+///   change saved by one process is loaded by the others within milliseconds.
+/// - Observe it with the Observation framework (it is `Observable`) or with ``changes()``.
+///
+/// A change is saved when the call returns, to the level set by ``DocumentOptions/durability``.
+///
+/// For example:
+///
+/// ```swift
+/// struct CashData: Codable, Identifiable, Sendable {
+///   var id = UUID()
+///   var memo: String
+///   var cash: Int
+///   var time: String
+/// }
+/// let store = try DocumentStore<[CashData]>(.documents("cashData.json"))
+/// try store.append(CashData(memo: "高速代金", cash: 2800, time: "22:38"))
+/// print(store.value.map(\.cash).reduce(0, +))
+/// ```
+public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observable {
+  /// The document's file.
+  public let url: URL
+  /// The options the store was opened with.
+  public let options: DocumentOptions
+  let engine: DocumentEngine<Value>
+  let lock: DocumentLock
+  let state: Mutex<DocumentEngine<Value>.State>
+  let registrar = ObservationRegistrar()
+  let monitor: FileChangeMonitor?
+  let watch = Mutex<ChangeObservation?>(nil)
+
+  /// Opens (or starts) the document at a location.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let settings = try DocumentStore(.documents("settings.json"), defaultValue: ["theme": "dark"])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - location: Where the file is.
+  ///   - defaultValue: The value when there is no file yet (and after ``delete()``).
+  ///   - options: Durability, damage handling and watching.
+  /// - Throws: ``DocumentError``: ``DocumentError/Code/damaged`` when the file does not decode
+  ///   (unless quarantining), ``DocumentError/Code/cannotRead`` or
+  ///   ``DocumentError/Code/invalidLocation``.
+  public init(
+    _ location: DocumentLocation, defaultValue: Value, options: DocumentOptions = DocumentOptions()
+  ) throws {
+    let url = try location.resolve()
+    self.url = url
+    self.options = options
+    let engine = DocumentEngine(url: url, options: options, defaultValue: defaultValue)
+    self.engine = engine
+    let lock = try engine.io(.cannotWrite) { try DocumentLock(documentPath: url.path) }
+    self.lock = lock
+    var state = DocumentEngine<Value>.State(value: defaultValue)
+    state.seenCounter = lock.counter.value
+    try engine.io(.cannotRead) {
+      try lock.withLock(exclusive: true) { try engine.load(&state, allowQuarantine: true) }
+    }
+    self.state = Mutex(state)
+    if options.observesOtherProcesses {
+      monitor = try engine.io(.cannotRead) { try FileChangeMonitor(counter: lock.counter) }
+      let observation = monitor?.subscribe { [weak self] _ in self?.refreshFromOtherProcesses() }
+      watch.withLock { $0 = observation }
+    } else {
+      monitor = nil
+    }
+  }
+
+  /// Opens (or starts) a collection document, empty when there is no file yet.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let entries = try DocumentStore<[CashData]>(.documents("cashData.json"))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - location: Where the file is.
+  ///   - options: Durability, damage handling and watching.
+  /// - Throws: ``DocumentError`` as ``init(_:defaultValue:options:)`` does.
+  public convenience init<Element>(
+    _ location: DocumentLocation, options: DocumentOptions = DocumentOptions()
+  ) throws where Value == [Element] {
+    try self.init(location, defaultValue: [], options: options)
+  }
+
+  deinit {
+    watch.withLock { $0 }?.cancel()
+    try? close()
+  }
+
+  /// The current value, from memory (kept up to date with other processes' changes).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let total = store.value.map(\.cash).reduce(0, +)
+  /// ```
+  public var value: Value {
+    registrar.access(self, keyPath: \.value)
+    refreshFromOtherProcesses()
+    return state.withLock { $0.value }
+  }
+
+  /// The damage found when the store opened a damaged file and moved it aside
+  /// (``DocumentOptions/DamagePolicy/quarantine``); `nil` when the file was fine.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let damage = store.recoveredDamage { print("warning: \(damage)") }
+  /// ```
+  public var recoveredDamage: DocumentError? { state.withLock { $0.recoveredDamage } }
+
+  /// The error met while loading another process's change, if the last attempt failed (for
+  /// example, another program wrote a damaged file); the value is then the last good one.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let error = store.reloadError { print(error) }
+  /// ```
+  public var reloadError: DocumentError? {
+    registrar.access(self, keyPath: \.reloadError)
+    return state.withLock { $0.reloadError }
+  }
+
+  /// Changes the value and saves the whole file atomically before returning.
+  ///
+  /// The change is made on the latest saved value (another process's changes are loaded first)
+  /// while holding the document's lock, so concurrent updates from several processes are
+  /// serialized and none is lost. Don't read the store inside `body`.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try settings.update { $0["theme"] = "light" }
+  /// ```
+  ///
+  /// - Parameter body: Changes the value; when it throws, nothing is saved.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws, or a ``DocumentError`` when the file can't be written.
+  @discardableResult
+  public func update<Result: Sendable>(_ body: (inout Value) throws -> Result) throws -> Result {
+    try write { state in
+      var value = state.value
+      let result = try body(&value)
+      try engine.replaceFile(with: value, &state)
+      return (result, true)
+    }
+  }
+
+  /// Replaces the value and saves the whole file atomically before returning.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try store.replace(with: [])
+  /// ```
+  ///
+  /// - Parameter value: The new value.
+  /// - Throws: ``DocumentError`` when the file can't be written.
+  public func replace(with value: Value) throws {
+    try update { $0 = value }
+  }
+
+  /// Removes the file (and its journal); the value goes back to the default value.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try store.delete()   // warikan's "reset"
+  /// ```
+  ///
+  /// - Throws: ``DocumentError`` when the file can't be removed.
+  public func delete() throws {
+    try write { state in
+      try engine.removeFiles(&state)
+      return ((), true)
+    }
+  }
+
+  /// Reads the file again now, surfacing any error (changes from other processes are otherwise
+  /// loaded automatically).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try store.reload()
+  /// ```
+  ///
+  /// - Throws: ``DocumentError`` when the file can't be read or is damaged; the value is then
+  ///   unchanged.
+  public func reload() throws {
+    let changed = try withState { state -> Bool in
+      let counter = lock.counter.value
+      var copy = state
+      try engine.io(.cannotRead) {
+        try lock.withLock(exclusive: false) { try engine.load(&copy, allowQuarantine: false) }
+      }
+      copy.seenCounter = counter
+      copy.reloadError = nil
+      state = copy
+      return true
+    }
+    if changed { notifyChange() }
+  }
+
+  /// Writes the journal's changes into the JSON file now (it is otherwise done on ``close()`` and
+  /// when the journal grows larger than the file).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try store.compact()   // the file is now plain JSON with every change
+  /// ```
+  ///
+  /// - Throws: ``DocumentError`` when the file can't be written.
+  public func compact() throws {
+    try write { state in
+      if engine.hasJournalRecords(state) { try engine.replaceFile(with: state.value, &state) }
+      return ((), false)
+    }
+  }
+
+  /// Compacts the journal into the file and stops watching; later changes throw
+  /// ``DocumentError/Code/closed``. Closing again does nothing.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try store.close()
+  /// ```
+  ///
+  /// - Throws: ``DocumentError`` when the journal can't be compacted (its changes stay in the
+  ///   journal and are replayed on the next open).
+  public func close() throws {
+    watch.withLock { observation -> ChangeObservation? in
+      defer { observation = nil }
+      return observation
+    }?.cancel()
+    let continuations = try state.withLock { state -> [AsyncStream<Value>.Continuation] in
+      guard !state.isClosed else { return [] }
+      defer {
+        engine.closeJournal(&state)
+        state.isClosed = true
+      }
+      if engine.hasJournalRecords(state) {
+        try engine.io(.cannotWrite) {
+          try lock.withLock(exclusive: true) {
+            try engine.prepareWrite(&state)
+            if engine.hasJournalRecords(state) {
+              try engine.replaceFile(with: state.value, &state)
+            }
+          }
+        }
+      }
+      defer { state.continuations = [:] }
+      return Array(state.continuations.values)
+    }
+    for continuation in continuations { continuation.finish() }
+  }
+
+  // MARK: Internals
+
+  /// Runs `body` on the state under the store's mutex, failing when the store is closed.
+  func withState<T>(_ body: (inout DocumentEngine<Value>.State) throws -> T) throws -> T {
+    try state.withLock { state in
+      guard !state.isClosed else {
+        throw DocumentError(.closed, file: url, reason: "the store was closed")
+      }
+      return try body(&state)
+    }
+  }
+
+  /// Runs a change under the mutex and the exclusive file lock, after loading other processes'
+  /// changes; bumps the shared counter and notifies observers when `body` says it changed.
+  func write<T>(_ body: (inout DocumentEngine<Value>.State) throws -> (T, Bool)) throws -> T {
+    let (result, changed) = try withState { state -> (T, Bool) in
+      try engine.io(.cannotWrite) {
+        try lock.withLock(exclusive: true) {
+          let before = state.file
+          let beforeEnd = state.journalEnd
+          try engine.prepareWrite(&state)
+          let loaded = before != state.file || beforeEnd != state.journalEnd
+          let (result, changed) = try body(&state)
+          if changed || loaded || state.file != before {
+            state.seenCounter = lock.counter.increment()
+          }
+          return (result, changed || loaded)
+        }
+      }
+    }
+    if changed { notifyChange() }
+    return result
+  }
+
+  /// Loads changes another process saved, when the shared counter says there are some.
+  func refreshFromOtherProcesses() {
+    let changed = state.withLock { state -> Bool in
+      let counter = lock.counter.value
+      guard !state.isClosed, counter != state.seenCounter else { return false }
+      do {
+        let changed = try engine.io(.cannotRead) {
+          try lock.withLock(exclusive: false) { try engine.refresh(&state) }
+        }
+        state.seenCounter = counter
+        let hadError = state.reloadError != nil
+        state.reloadError = nil
+        return changed || hadError
+      } catch let error as DocumentError {
+        state.seenCounter = counter
+        state.reloadError = error
+        return true
+      } catch {
+        state.seenCounter = counter
+        state.reloadError = DocumentError(.cannotRead, file: url, reason: "\(error)")
+        return true
+      }
+    }
+    if changed { notifyChange() }
+  }
+
+  /// Tells Observation observers and ``changes()`` subscribers that the value changed.
+  func notifyChange() {
+    registrar.withMutation(of: self, keyPath: \.value) {}
+    registrar.withMutation(of: self, keyPath: \.reloadError) {}
+    let (value, continuations) = state.withLock { state in
+      (state.value, Array(state.continuations.values))
+    }
+    for continuation in continuations { continuation.yield(value) }
+  }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// A collection whose changes can be kept in a document's journal and replayed on open.
+protocol JournalReplayable {
+  /// Applies decoded journal records in order.
+  mutating func replay(_ records: [DocumentJournal.Record], positions: inout PositionIndex?)
+    throws
+}
+
+/// The positions of a collection's elements by identifier.
+// Safety: the table holds identifiers copied from a `Sendable` document value; it lives inside
+// the store's mutex-guarded state and is never shared outside it.
+struct PositionIndex: @unchecked Sendable {
+  var table: [AnyHashable: Int] = [:]
+}
+
+/// The payload of a `remove` record.
+struct JournalRemoval<ID: Codable>: Codable {
+  var id: ID
+}
+
+extension Array: JournalReplayable where Element: Identifiable & Codable, Element.ID: Codable {
+  mutating func replay(_ records: [DocumentJournal.Record], positions: inout PositionIndex?)
+    throws
+  {
+    let decoder = JSONDecoder()
+    for record in records {
+      switch record.operation {
+      case .append, .update:
+        let element = try decoder.decode(Element.self, from: record.json)
+        upsert(element, positions: &positions)
+      case .remove:
+        let removal = try decoder.decode(JournalRemoval<Element.ID>.self, from: record.json)
+        _ = removeElement(id: removal.id, positions: &positions)
+      }
+    }
+  }
+
+  /// The position of an element, using (and building when needed) the position index.
+  func position(of id: Element.ID, positions: inout PositionIndex?) -> Int? {
+    if positions == nil {
+      var index = PositionIndex()
+      index.table.reserveCapacity(count)
+      for (offset, element) in enumerated() where index.table[AnyHashable(element.id)] == nil {
+        index.table[AnyHashable(element.id)] = offset
+      }
+      positions = index
+    }
+    return positions?.table[AnyHashable(id)]
+  }
+
+  /// Replaces the element with the same identifier, or appends it when there is none.
+  mutating func upsert(_ element: Element, positions: inout PositionIndex?) {
+    if let index = position(of: element.id, positions: &positions) {
+      self[index] = element
+    } else {
+      positions?.table[AnyHashable(element.id)] = count
+      append(element)
+    }
+  }
+
+  /// Removes the element with an identifier; returns it, or `nil` when there is none.
+  mutating func removeElement(id: Element.ID, positions: inout PositionIndex?) -> Element? {
+    guard let index = position(of: id, positions: &positions) else { return nil }
+    positions = nil
+    return remove(at: index)
+  }
+}

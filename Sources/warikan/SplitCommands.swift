@@ -1,0 +1,96 @@
+import Foundation
+import Kura
+import KuraCLI
+import WarikanKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `warikan split <people> [--json]`.
+let splitCommand = Command(
+  name: "split",
+  abstract: "Splits the total among people exactly; the remainder is spread one yen each.",
+  arguments: [Argument("people", help: "How many people share the bill (1 or more).")],
+  supportsJSON: true,
+  run: { invocation in
+    let count: Int = try invocation.argument("people")
+    try withBook(invocation) { book in
+      let split = try book.split(among: count)
+      if invocation.json {
+        try invocation.printJSON(
+          SplitOutput(
+            total: split.total, people: split.people, baseShare: split.baseShare,
+            remainder: split.remainder, shares: split.shares))
+        return
+      }
+      print("\(Amount.format(split.total)) for \(people(split.people)):")
+      for group in split.groups {
+        let verb = group.people == 1 ? "pays" : "pay"
+        print("  \(people(group.people)) \(verb) \(Amount.format(group.yen))")
+      }
+      if split.people <= 12 && split.people > 1 {
+        print(
+          "  " + split.shares.map(Amount.format).joined(separator: " + ") + " = "
+            + Amount.format(split.total))
+      }
+    }
+  })
+
+/// `warikan split --json` output.
+struct SplitOutput: Encodable {
+  var total: Int
+  var people: Int
+  var baseShare: Int
+  var remainder: Int
+  var shares: [Int]
+}
+
+/// `warikan reset [--yes]`.
+let resetCommand = Command(
+  name: "reset",
+  abstract: "Deletes every entry (removes cashData.json) after asking.",
+  discussion: """
+    On a terminal it asks first; --yes skips the question. When standard input is not a \
+    terminal, --yes is required.
+    """,
+  flags: [Flag("yes", short: "y", help: "Don't ask for confirmation.")],
+  run: { invocation in
+    try withBook(invocation) { book in
+      let count = book.entries.count
+      let total = try book.total
+      if !invocation.flag("yes") {
+        guard isatty(STDIN_FILENO) == 1 else {
+          throw UsageError(
+            "`warikan reset` would delete \(entries(count)) (\(Amount.format(total))) and"
+              + " standard input is not a terminal to ask: run `warikan reset --yes`.",
+            command: invocation.commandPath)
+        }
+        print("Delete \(entries(count)) (\(Amount.format(total)))? [y/N] ", terminator: "")
+        fflush(nil)
+        let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else {
+          print("Nothing was deleted.")
+          throw ExitCode.failure
+        }
+      }
+      try book.reset()
+      print("Deleted \(entries(count)) (\(Amount.format(total))).")
+    }
+  })
+
+/// `warikan recover`: moves a damaged cashData.json aside and starts an empty bill.
+let recoverCommand = Command(
+  name: "recover",
+  abstract: "Moves a damaged cashData.json aside (cashData.json.damaged-<time>) and starts anew.",
+  run: { invocation in
+    try withBook(invocation, options: DocumentOptions(onDamage: .quarantine)) { book in
+      if let damage = book.recoveredDamage {
+        print("\(damage)")
+      } else {
+        print("`\(book.url.path)` is fine (\(entries(book.entries.count))); nothing was moved.")
+      }
+    }
+  })

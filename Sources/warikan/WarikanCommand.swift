@@ -1,0 +1,56 @@
+import Foundation
+import Kura
+import KuraCLI
+import WarikanKit
+
+/// `warikan`: the bill-splitting app as commands.
+let warikanCommand = Command(
+  name: "warikan",
+  abstract: "Splits a bill: records what was spent and shares the total exactly.",
+  discussion: """
+    Entries live in cashData.json in warikan's Documents folder (KURA_HOME=<dir> moves it), in \
+    the JSON format of the original app. Times are written in the time zone named by TZ.
+    """,
+  subcommands: [
+    addCommand, listCommand, deleteCommand, totalCommand, splitCommand, resetCommand,
+    recoverCommand,
+  ])
+
+/// Opens the book, runs `body`, then closes it (compacting the journal into plain JSON);
+/// maps warikan's input errors to usage errors and damaged files to a message with the fix.
+func withBook<T>(
+  _ invocation: Invocation, options: DocumentOptions = DocumentOptions(),
+  _ body: (EntryBook) throws -> T
+) throws -> T {
+  do {
+    let book = try EntryBook(options: options)
+    let result = try body(book)
+    try book.close()
+    return result
+  } catch let error as WarikanError {
+    throw UsageError("\(error)", command: invocation.commandPath)
+  } catch let error as DocumentError where error.code == .damaged {
+    throw WarikanFailure(
+      message:
+        "\(error)\nTo move the damaged file aside and start an empty bill, run `warikan recover`.")
+  }
+}
+
+/// A failure reported as `warikan: error: <message>` with exit status 1.
+struct WarikanFailure: Error, CustomStringConvertible {
+  var message: String
+  var description: String { message }
+}
+
+/// "1 entry", "3 entries".
+func entries(_ count: Int) -> String { count == 1 ? "1 entry" : "\(count) entries" }
+
+/// "1 person", "3 people".
+func people(_ count: Int) -> String { count == 1 ? "1 person" : "\(count) people" }
+
+/// One entry on one line: amount, memo, time and short id.
+func describe(_ entry: CashData) -> String {
+  let memo = entry.memo.isEmpty ? "" : " \(entry.memo)"
+  return
+    "\(Amount.format(entry.cash))\(memo) at \(entry.time) (id \(entry.id.uuidString.prefix(8)))"
+}
