@@ -1,0 +1,89 @@
+import Foundation
+
+/// The SQL of a suite file: one row per key with its type, its value and the version of the write
+/// transaction that last changed it. A removed key keeps its row with a NULL type (a tombstone) so
+/// that other processes learn of the removal by reading the rows newer than what they have seen.
+enum PreferenceTable {
+  /// One row as read back.
+  struct Row: Sendable {
+    var name: String
+    /// `nil` for a removed key (or a row whose value can't be read).
+    var value: PreferenceValue?
+    var version: Int64
+  }
+
+  static func createSchema(_ db: Connection) throws {
+    try db.execute(
+      """
+      CREATE TABLE IF NOT EXISTS kura_preference (
+        key TEXT NOT NULL PRIMARY KEY,
+        type TEXT,
+        value,
+        version INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS kura_preference_version ON kura_preference (version);
+      """)
+  }
+
+  /// The highest version written so far (0 for a new file).
+  static func latestVersion(_ db: Connection) throws -> Int64 {
+    try db.queryFirst("SELECT max(version) FROM kura_preference") { $0.int64(at: 0) } ?? 0
+  }
+
+  /// Every row changed after `version`, oldest first.
+  static func rows(_ db: Connection, after version: Int64) throws -> [Row] {
+    try db.query(
+      "SELECT key, type, value, version FROM kura_preference WHERE version > ? ORDER BY version",
+      [.integer(version)]
+    ) { statement in
+      let value: PreferenceValue? =
+        statement.isNull(at: 1)
+        ? nil
+        : PreferenceValue(type: statement.string(at: 1), storage: statement.value(at: 2))
+      return Row(name: statement.string(at: 0), value: value, version: statement.int64(at: 3))
+    }
+  }
+
+  /// The stored value of one key, read from the file.
+  static func value(_ db: Connection, name: String) throws -> PreferenceValue? {
+    let row = try db.queryFirst(
+      "SELECT type, value FROM kura_preference WHERE key = ? AND type IS NOT NULL", [.text(name)]
+    ) { statement in
+      PreferenceValue(type: statement.string(at: 0), storage: statement.value(at: 1))
+    }
+    return row ?? nil
+  }
+
+  /// Stores a value under a key.
+  static func put(_ db: Connection, name: String, value: PreferenceValue, version: Int64) throws {
+    let (type, storage) = try value.storageColumns()
+    let statement = try db.cachedStatement(
+      """
+      INSERT INTO kura_preference (key, type, value, version) VALUES (?, ?, ?, ?)
+      ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value,
+        version = excluded.version
+      """)
+    try statement.bind(name, at: 1)
+    try statement.bind(type, at: 2)
+    try statement.bind(storage, at: 3)
+    try statement.bind(version, at: 4)
+    try statement.execute()
+  }
+
+  /// Removes a key; returns whether it held a value.
+  static func remove(_ db: Connection, name: String, version: Int64) throws -> Bool {
+    try db.run(
+      """
+      UPDATE kura_preference SET type = NULL, value = NULL, version = ?
+      WHERE key = ? AND type IS NOT NULL
+      """, [.integer(version), .text(name)])
+    return db.changes > 0
+  }
+
+  /// The names of every key holding a value.
+  static func names(_ db: Connection) throws -> [String] {
+    try db.query("SELECT key FROM kura_preference WHERE type IS NOT NULL ORDER BY key") {
+      $0.string(at: 0)
+    }
+  }
+}

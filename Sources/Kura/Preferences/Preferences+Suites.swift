@@ -1,0 +1,148 @@
+import Foundation
+
+extension Preferences {
+  /// The current app's own suite (`KURA_APP_ID` or the executable's name), like
+  /// `UserDefaults.standard`. Should its file not open, a warning is printed on standard error and
+  /// an in-memory suite is used instead, so the app keeps running.
+  ///
+  /// For example: `Preferences.standard[.launchCount] += 1`.
+  public static let standard: Preferences = {
+    do {
+      return try Preferences(locations: Locations.current())
+    } catch {
+      FileHandle.standardError.write(
+        Data("kura: warning: \(error) Preferences are kept in memory only.\n".utf8))
+      return .inMemory
+    }
+  }()
+
+  /// Opens (creating when missing) a suite by name: an App Group suite when the name starts with
+  /// `group.` (kept in the group's container, shared by every app and process of the group),
+  /// otherwise the standard suite of the app with that identifier.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let shared = try Preferences(suite: "group.iOS17.M_Kaku")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - suite: An App Group identifier (`group.…`) or an app identifier.
+  ///   - environment: Variables locating the files (`KURA_HOME`, XDG); the process's by default.
+  /// - Throws: ``PreferencesError/invalidSuiteName(suite:reason:)`` or
+  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  public convenience init(
+    suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws {
+    let url = try Self.fileURL(forSuite: suite, environment: environment)
+    try self.init(fileURL: url, suiteName: suite, sceneID: nil)
+  }
+
+  /// Opens (creating when missing) the standard suite of an app.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let preferences = try Preferences(locations: Locations.app("customers"))
+  /// ```
+  ///
+  /// - Parameter locations: The app's locations.
+  /// - Throws: ``PreferencesError/cannotOpen(path:reason:)``.
+  public convenience init(locations: Locations) throws {
+    let url = locations.preferencesDirectory.appendingPathComponent(
+      locations.appIdentifier + ".sqlite")
+    try self.init(fileURL: url, suiteName: locations.appIdentifier, sceneID: nil)
+  }
+
+  /// Opens a suite that must already exist (tools use this so a typo creates nothing).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let shared = try Preferences.existing(suite: "group.iOS17.M_Kaku")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - suite: An App Group identifier (`group.…`) or an app identifier.
+  ///   - environment: Variables locating the files; the process's by default.
+  /// - Returns: The suite.
+  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)``,
+  ///   ``PreferencesError/invalidSuiteName(suite:reason:)`` or
+  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  public static func existing(
+    suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> Preferences {
+    let url = try fileURL(forSuite: suite, environment: environment)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw PreferencesError.suiteNotFound(suite: suite, path: url.path)
+    }
+    return try Preferences(fileURL: url, suiteName: suite, sceneID: nil)
+  }
+
+  /// The file that holds a suite (nothing is created).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let url = try Preferences.fileURL(forSuite: "group.iOS17.M_Kaku")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - suite: An App Group identifier (`group.…`) or an app identifier.
+  ///   - environment: Variables locating the files; the process's by default.
+  /// - Returns: `<group container>/Preferences/<suite>.sqlite` for a group,
+  ///   `<app preferences folder>/<suite>.sqlite` for an app.
+  /// - Throws: ``PreferencesError/invalidSuiteName(suite:reason:)``.
+  public static func fileURL(
+    forSuite suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> URL {
+    do {
+      if suite.hasPrefix("-") { throw reject(suite, "it starts with `-`") }
+      if suite.contains(where: \.isWhitespace) { throw reject(suite, "it contains white space") }
+      if suite.hasPrefix("group.") {
+        guard suite.count > "group.".count else { throw reject(suite, "it names no group") }
+        return try Locations.groupContainer(suite, environment: environment)
+          .appendingPathComponent("Preferences").appendingPathComponent(suite + ".sqlite")
+      }
+      let locations = try Locations.app(suite, environment: environment)
+      return locations.preferencesDirectory.appendingPathComponent(suite + ".sqlite")
+    } catch let error as LocationError {
+      throw reject(suite, reason(error))
+    }
+  }
+
+  private static func reject(_ suite: String, _ reason: String) -> PreferencesError {
+    .invalidSuiteName(suite: suite, reason: reason)
+  }
+
+  /// The names of every suite with a file: app identifiers, then App Group identifiers, sorted.
+  ///
+  /// For example: `for suite in Preferences.suiteNames() { print(suite) }`.
+  ///
+  /// - Parameter environment: Variables locating the files; the process's by default.
+  /// - Returns: The suite names.
+  public static func suiteNames(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> [String] {
+    // Resolve a probe name, then look at its siblings: works for KURA_HOME, XDG and Apple layouts.
+    let probe = "kura-probe-suite"
+    var names: [String] = []
+    for prefix in ["", "group."] {
+      guard let url = try? fileURL(forSuite: prefix + probe, environment: environment) else {
+        continue
+      }
+      let components = url.pathComponents
+      guard let index = components.firstIndex(of: prefix + probe) else { continue }
+      let parent = NSString.path(withComponents: Array(components[..<index]))
+      let candidates = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+      for candidate in candidates.sorted() where candidate.hasPrefix(prefix) {
+        if prefix.isEmpty && candidate.hasPrefix("group.") { continue }
+        guard let file = try? fileURL(forSuite: candidate, environment: environment) else {
+          continue
+        }
+        if FileManager.default.fileExists(atPath: file.path) { names.append(candidate) }
+      }
+    }
+    return names
+  }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// One suite of preferences — the app's own (``standard``), an App Group's shared suite, or a
+/// private in-memory one — read and written through typed keys, like `UserDefaults` and
+/// `@AppStorage`.
+///
+/// Each suite is one SQLite file. Reads are served from memory: before a read, the suite compares
+/// a change counter kept in shared memory (one atomic load) with the last value it saw, and reloads
+/// only the rows changed since — by this process or any other. A ``set(_:for:)`` is a write
+/// transaction, on disk when it returns: it survives a crash of the process an instant later.
+///
+/// `Preferences` takes part in the Observation framework per key: reading a key inside
+/// `withObservationTracking` (or a SwiftUI body) registers interest in that key only, and a
+/// change by any process fires it. ``changes(of:)`` delivers a key's values as an `AsyncSequence`.
+///
+/// For example:
+///
+/// ```swift
+/// extension PreferenceKey {
+///   static var launchCount: PreferenceKey<Int> { .init("launchCount", default: 0) }
+/// }
+///
+/// let preferences = Preferences.standard
+/// preferences[.launchCount] += 1
+/// let shared = try Preferences(suite: "group.iOS17.M_Kaku")
+/// try shared.update(.launchCount) { $0 + 1 }  // atomic across processes
+/// ```
+public final class Preferences: Sendable {
+  /// The suite's name: an app identifier, an App Group identifier, a scene identifier, a file
+  /// name, or `inMemory`.
+  public let suiteName: String
+  /// The suite's file, or `nil` for an in-memory suite.
+  public let fileURL: URL?
+  let pool: DatabasePool
+  let sceneID: String?
+
+  struct Entry {
+    var value: PreferenceValue?
+    var version: Int64 = 0
+    var slot: PreferenceSlot?
+    var decoded: (any Sendable)?
+  }
+
+  struct State {
+    var entries: [String: Entry] = [:]
+    var loadedVersion: Int64 = 0
+    var registeredDefaults: [String: PreferenceValue] = [:]
+    var isDiscarded = false
+    var nextListenerToken = 0
+    var suiteListeners: [Int: @Sendable (Set<String>) -> Void] = [:]
+    var lastWriteError: PreferencesError?
+  }
+
+  let state = Mutex(State())
+  let lastSeenChangeCount = Atomic<UInt64>(0)
+  let reloading = Mutex(())
+  let watcher = Mutex<ChangeObservation?>(nil)
+  let isWatching = Atomic<Bool>(false)
+
+  /// Opens (creating when missing) a suite kept in a file of your choosing.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let preferences = try Preferences(fileURL: folder.appendingPathComponent("test.sqlite"))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - fileURL: The SQLite file; its folder is created (mode 0700) when missing.
+  ///   - suiteName: The name to show; the file name without its extension by default.
+  /// - Throws: ``PreferencesError/cannotOpen(path:reason:)``.
+  public convenience init(fileURL: URL, suiteName: String? = nil) throws {
+    try self.init(
+      fileURL: fileURL, suiteName: suiteName ?? fileURL.deletingPathExtension().lastPathComponent,
+      sceneID: nil)
+  }
+
+  init(fileURL: URL, suiteName: String, sceneID: String?) throws {
+    let path = fileURL.path
+    do {
+      try Locations.ensureDirectory(fileURL.deletingLastPathComponent())
+      let pool = try DatabasePool(path: path)
+      try pool.write { db in try PreferenceTable.createSchema(db) }
+      self.pool = pool
+    } catch let error as LocationError {
+      throw PreferencesError.cannotOpen(path: path, reason: Self.reason(error))
+    } catch let error as SQLiteError {
+      throw PreferencesError.cannotOpen(path: path, reason: error.message)
+    }
+    self.suiteName = suiteName
+    self.fileURL = fileURL
+    self.sceneID = sceneID
+    try loadEverything(path: path)
+  }
+
+  private init(inMemoryPool pool: DatabasePool) throws {
+    try pool.write { db in try PreferenceTable.createSchema(db) }
+    self.pool = pool
+    self.suiteName = "inMemory"
+    self.fileURL = nil
+    self.sceneID = nil
+  }
+
+  /// A new private suite kept in memory, for tests and previews: it starts empty and is gone
+  /// when released.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let preferences = Preferences.inMemory
+  /// preferences[.launchCount] = 3
+  /// ```
+  public static var inMemory: Preferences {
+    do {
+      return try Preferences(inMemoryPool: DatabasePool.inMemory())
+    } catch {
+      fatalError("Kura can't open an in-memory SQLite database (out of memory?): \(error)")
+    }
+  }
+
+  private func loadEverything(path: String) throws {
+    let count = pool.changeCount
+    do {
+      let rows = try pool.read { db in try PreferenceTable.rows(db, after: 0) }
+      _ = apply(rows, upTo: nil)
+      lastSeenChangeCount.store(count, ordering: .releasing)
+    } catch let error as SQLiteError {
+      throw PreferencesError.cannotOpen(path: path, reason: error.message)
+    }
+  }
+
+  static func reason(_ error: LocationError) -> String {
+    switch error {
+    case .cannotCreate(let path, let reason): return "can't create `\(path)` (\(reason))"
+    case .invalidIdentifier(_, _, let reason): return reason
+    }
+  }
+
+  // MARK: Reading
+
+  /// The value of a key: the stored one, else a registered default, else the key's default. A
+  /// stored value of another type reads as the default (and stays stored). Setting it stores the
+  /// value durably (setting `nil` removes the key); a failed write is reported in
+  /// ``lastWriteError`` and on standard error — call ``set(_:for:)`` to handle it yourself.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// preferences[.sortOption] = .date
+  /// let option = preferences[.sortOption]
+  /// ```
+  ///
+  /// - Parameter key: The key.
+  public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+    get { value(for: key) }
+    set {
+      do {
+        try set(newValue, for: key)
+      } catch {
+        let failure =
+          error as? PreferencesError
+          ?? .cannotSave(path: fileURL?.path ?? suiteName, reason: "\(error)")
+        state.withLock { $0.lastWriteError = failure }
+        FileHandle.standardError.write(Data("kura: warning: \(failure)\n".utf8))
+      }
+    }
+  }
+
+  /// The error of the last subscript write that failed, if any.
+  ///
+  /// For example: `if let error = preferences.lastWriteError { print(error) }`.
+  public var lastWriteError: PreferencesError? { state.withLock { $0.lastWriteError } }
+
+  @inline(__always)
+  func value<Value>(for key: PreferenceKey<Value>) -> Value {
+    refreshIfNeeded()
+    let name = key.name
+    let (stored, version, slot, decoded, created) = state.withLock {
+      state -> (PreferenceValue?, Int64, PreferenceSlot, (any Sendable)?, Bool) in
+      var created = false
+      return withUnsafeMutablePointer(to: &state.entries[name, default: Entry()]) { entry in
+        let slot: PreferenceSlot
+        if let existing = entry.pointee.slot {
+          slot = existing
+        } else {
+          slot = PreferenceSlot()
+          entry.pointee.slot = slot
+          created = true
+        }
+        let value = entry.pointee.value ?? state.registeredDefaults[name]
+        let version = entry.pointee.value == nil ? -1 : entry.pointee.version
+        return (value, version, slot, entry.pointee.decoded, created)
+      }
+    }
+    if created { startWatching() }
+    slot.access()
+    guard let stored else { return key.defaultValue }
+    if key.coding.cachesDecodedValues, let decoded = decoded as? Value { return decoded }
+    guard let value = key.decode(stored) else { return key.defaultValue }
+    if key.coding.cachesDecodedValues && version >= 0 {
+      state.withLock { state in
+        if state.entries[name]?.version == version { state.entries[name]?.decoded = value }
+      }
+    }
+    return value
+  }
+
+  /// Whether the suite stores a value for a key (registered defaults don't count).
+  ///
+  /// For example: `if preferences.contains(.sortOption) { … }`.
+  ///
+  /// - Parameter key: The key.
+  /// - Returns: `true` when a value is stored, of whatever type.
+  public func contains<Value>(_ key: PreferenceKey<Value>) -> Bool { value(forKey: key.name) != nil }
+
+  /// The stored value of a key, whatever its type, for tools; `nil` when none is stored.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let raw = preferences.value(forKey: "sortOption") { print(raw.typeName, raw) }
+  /// ```
+  ///
+  /// - Parameter name: The key's name.
+  /// - Returns: The stored value.
+  public func value(forKey name: String) -> PreferenceValue? {
+    refreshIfNeeded()
+    return state.withLock { $0.entries[name]?.value }
+  }
+
+  /// The names of every key that holds a value, sorted.
+  ///
+  /// For example: `for name in preferences.keys { print(name) }`.
+  public var keys: [String] {
+    refreshIfNeeded()
+    return state.withLock { state in
+      state.entries.compactMap { $0.value.value == nil ? nil : $0.key }
+    }.sorted()
+  }
+
+  /// Every stored value by key name (registered defaults not included).
+  ///
+  /// For example: `let all = preferences.dictionaryRepresentation()`.
+  ///
+  /// - Returns: The stored values.
+  public func dictionaryRepresentation() -> [String: PreferenceValue] {
+    refreshIfNeeded()
+    return state.withLock { state in state.entries.compactMapValues(\.value) }
+  }
+
+  /// Sets values read when a key has no stored value (kept in memory, for this instance only),
+  /// like `UserDefaults.register(defaults:)`.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// preferences.registerDefaults(["sortOption": "title", "launchCount": 0])
+  /// ```
+  ///
+  /// - Parameter defaults: Values by key name; they take precedence over the keys' defaults.
+  public func registerDefaults(_ defaults: [String: PreferenceValue]) {
+    let slots = state.withLock { state -> [PreferenceSlot] in
+      state.registeredDefaults.merge(defaults) { _, new in new }
+      for name in defaults.keys { state.entries[name]?.decoded = nil }
+      return defaults.keys.compactMap { state.entries[$0]?.slot }
+    }
+    for slot in slots { slot.changed() }
+  }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Reads and writes inside one write transaction of a suite: see ``Preferences/batch(_:)``.
+///
+/// Reads see the file as it is in the transaction (other processes' latest writes and this
+/// batch's own), not the in-memory copy, so a read-modify-write here is atomic across processes.
+///
+/// For example:
+///
+/// ```swift
+/// try preferences.batch { batch in
+///   batch[.sortOption] = .date
+///   batch[.launchCount] = batch[.launchCount] + 1
+/// }
+/// ```
+public final class PreferencesBatch {
+  let connection: Connection
+  let version: Int64
+  var changes: [String: PreferenceValue?] = [:]
+  var firstError: (any Error)?
+
+  init(connection: Connection, version: Int64) {
+    self.connection = connection
+    self.version = version
+  }
+
+  /// A key's value as stored in the file now, or its default; setting it stores (`nil` removes)
+  /// the value when the batch commits. A value that can't be encoded makes the batch throw.
+  ///
+  /// For example: `batch[.launchCount] = batch[.launchCount] + 1`.
+  ///
+  /// - Parameter key: The key.
+  public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+    get {
+      guard let stored = (try? storedValue(forKey: key.name)) ?? nil else {
+        return key.defaultValue
+      }
+      return key.decode(stored) ?? key.defaultValue
+    }
+    set {
+      do {
+        try set(newValue, for: key)
+      } catch {
+        if firstError == nil { firstError = error }
+      }
+    }
+  }
+
+  /// Stores a value (`nil` removes the key) when the batch commits.
+  ///
+  /// For example: `try batch.set(.date, for: .sortOption)`.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - key: The key.
+  /// - Throws: ``PreferencesError/cannotEncode(key:reason:)`` or an SQLite error.
+  public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+    try setValue(try key.encode(value), forKey: key.name)
+  }
+
+  /// Removes a key's value when the batch commits.
+  ///
+  /// For example: `try batch.remove(.sortOption)`.
+  ///
+  /// - Parameter key: The key.
+  /// - Throws: An SQLite error.
+  public func remove<Value>(_ key: PreferenceKey<Value>) throws {
+    try setValue(nil, forKey: key.name)
+  }
+
+  /// The stored value of any key, whatever its type; `nil` when none is stored.
+  ///
+  /// For example: `let raw = try batch.storedValue(forKey: "sortOption")`.
+  ///
+  /// - Parameter name: The key's name.
+  /// - Returns: The stored value.
+  /// - Throws: An SQLite error.
+  public func storedValue(forKey name: String) throws -> PreferenceValue? {
+    try PreferenceTable.value(connection, name: name)
+  }
+
+  /// Stores (or, with `nil`, removes) a raw value under a key name.
+  ///
+  /// For example: `try batch.setValue(.integer(3), forKey: "launchCount")`.
+  ///
+  /// - Parameters:
+  ///   - value: The value, or `nil` to remove the key.
+  ///   - name: The key's name.
+  /// - Throws: An SQLite error.
+  public func setValue(_ value: PreferenceValue?, forKey name: String) throws {
+    if let value {
+      try PreferenceTable.put(connection, name: name, value: value, version: version)
+      changes[name] = .some(value)
+    } else if try PreferenceTable.remove(connection, name: name, version: version) {
+      changes[name] = .some(nil)
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// An error raised by preferences and scene storage.
+///
+/// For example:
+///
+/// ```swift
+/// do {
+///   _ = try Preferences(suite: "group./bad")
+/// } catch let error as PreferencesError {
+///   print(error)  // Can't use suite name `group./bad`: it contains `/`. …
+/// }
+/// ```
+public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// A suite name was rejected.
+  ///
+  /// - Parameters:
+  ///   - suite: The name, as given.
+  ///   - reason: Why it was rejected.
+  case invalidSuiteName(suite: String, reason: String)
+  /// A scene identifier was rejected.
+  ///
+  /// - Parameters:
+  ///   - sceneID: The identifier, as given.
+  ///   - reason: Why it was rejected.
+  case invalidSceneIdentifier(sceneID: String, reason: String)
+  /// A suite that must exist has no file yet.
+  ///
+  /// - Parameters:
+  ///   - suite: The suite name.
+  ///   - path: Where its file would be.
+  case suiteNotFound(suite: String, path: String)
+  /// A key that must exist holds no value.
+  ///
+  /// - Parameters:
+  ///   - key: The key.
+  ///   - suite: The suite name.
+  case keyNotFound(key: String, suite: String)
+  /// A suite's file could not be opened or created.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - reason: What went wrong.
+  case cannotOpen(path: String, reason: String)
+  /// A value could not be converted for storage.
+  ///
+  /// - Parameters:
+  ///   - key: The key being written.
+  ///   - reason: The encoder's explanation.
+  case cannotEncode(key: String, reason: String)
+  /// A write could not be saved.
+  ///
+  /// - Parameters:
+  ///   - path: The suite's file.
+  ///   - reason: What went wrong.
+  case cannotSave(path: String, reason: String)
+  /// Text could not be read as a value of the requested type.
+  ///
+  /// - Parameters:
+  ///   - text: The text, as given.
+  ///   - type: The requested type, such as `integer`.
+  case invalidValue(text: String, type: String)
+  /// The scene's state was discarded; open the scene again to store new state.
+  ///
+  /// - Parameter sceneID: The scene identifier.
+  case sceneDiscarded(sceneID: String)
+
+  /// What failed, the item in backticks, why, and what to do.
+  public var description: String {
+    switch self {
+    case .invalidSuiteName(let suite, let reason):
+      let shown = suite.replacingOccurrences(of: "\0", with: "\\0")
+      return
+        "Can't use suite name `\(shown)`: \(reason). Use an app identifier such as "
+        + "`com.example.app` or an App Group identifier such as `group.com.example`."
+    case .invalidSceneIdentifier(let sceneID, let reason):
+      let shown = sceneID.replacingOccurrences(of: "\0", with: "\\0")
+      return
+        "Can't use scene identifier `\(shown)`: \(reason). Use a name such as `main` or a UUID."
+    case .suiteNotFound(let suite, let path):
+      return
+        "Can't find suite `\(suite)`: no file at `\(path)`. "
+        + "Check the name with `kura defaults domains`, or write a value to create it."
+    case .keyNotFound(let key, let suite):
+      return
+        "Can't find key `\(key)` in suite `\(suite)`: it holds no value. "
+        + "List the keys with `kura defaults read \(suite)`."
+    case .cannotOpen(let path, let reason):
+      return "Can't open preferences `\(path)`: \(reason). Check that its folder is writable."
+    case .cannotEncode(let key, let reason):
+      return
+        "Can't store a value for key `\(key)`: \(reason). "
+        + "Make the value encodable (finite numbers, no unsupported types)."
+    case .cannotSave(let path, let reason):
+      return
+        "Can't save preferences `\(path)`: \(reason). Nothing was changed; "
+        + "check free space and permissions, then try again."
+    case .invalidValue(let text, let type):
+      return "Can't read `\(text)` as \(Self.article(type)): \(Self.expectation(type))."
+    case .sceneDiscarded(let sceneID):
+      return
+        "Can't store state for scene `\(sceneID)`: it was discarded. "
+        + "Open the scene again with `SceneStorage(\"\(sceneID)\")` to start afresh."
+    }
+  }
+
+  private static func article(_ type: String) -> String {
+    (type.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + type
+  }
+
+  private static func expectation(_ type: String) -> String {
+    switch type {
+    case "integer": return "expected a whole number such as 42"
+    case "double": return "expected a number such as 2.5"
+    case "bool": return "expected true, false, yes, no, 1 or 0"
+    case "date": return "expected an ISO 8601 date such as 2026-11-30T10:15:00Z"
+    case "json": return "expected JSON such as {\"a\": [1, 2]} (null is not a value)"
+    default: return "expected text"
+    }
+  }
+}
