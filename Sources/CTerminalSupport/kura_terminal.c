@@ -1,6 +1,7 @@
 #include "kura_terminal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,10 @@ int kura_terminal_enter(int fd, const char *enter_sequence, const char *leave_se
     sigemptyset(&action.sa_mask);
     for (size_t index = 0; index < RESTORING_SIGNAL_COUNT; index++) {
       sigaction(restoring_signals[index], &action, &previous_actions[index]);
+      // A signal the parent chose to ignore (as `nohup` does for SIGHUP) stays ignored.
+      if (previous_actions[index].sa_handler == SIG_IGN) {
+        sigaction(restoring_signals[index], &previous_actions[index], NULL);
+      }
     }
     handlers_installed = 1;
   }
@@ -110,6 +115,15 @@ int kura_terminal_enter(int fd, const char *enter_sequence, const char *leave_se
     atexit(restore_at_exit);
     exit_handler_installed = 1;
   }
+  // A parent may have started us with these signals blocked (posix_spawn from a thread that
+  // blocks them keeps the mask): unblock them on this thread so they reach the handlers.
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (size_t index = 0; index < RESTORING_SIGNAL_COUNT; index++) {
+    sigaddset(&handled, restoring_signals[index]);
+  }
+  sigaddset(&handled, SIGWINCH);
+  pthread_sigmask(SIG_UNBLOCK, &handled, NULL);
   if (tcsetattr(fd, TCSAFLUSH, &raw) != 0) return errno;
   active = 1;
   write_all(fd, enter_sequence, strlen(enter_sequence));

@@ -1,41 +1,50 @@
+import Foundation
+import Kura
 import TerminalUI
+import WarikanKit
 
 /// Runs the warikan screen on the terminal: reads keys, feeds them to ``WarikanState``, runs the
-/// effects against the entry book and the scene state, and redraws what changed.
+/// effects against the entry book and the session's scene state, and redraws what changed.
 ///
-/// Changes made by other processes wake the input loop through the terminal's self-pipe, so an
-/// entry added with `warikan add` in another terminal shows up at once.
+/// Changes made by other processes (`warikan add` in another terminal) arrive through the book's
+/// change stream, which wakes the input loop through the terminal's self-pipe.
 ///
 /// For example:
 ///
 /// ```swift
-/// let app = WarikanApp(entries: try EntryBookSource.open(), drafts: try SceneDraftStore())
-/// try app.run()
+/// let book = try EntryBook()
+/// let scene = try WarikanSceneState(sceneID: "main", locations: Locations.app("warikan"))
+/// try WarikanApp(book: book, scene: scene).run()
 /// ```
 package final class WarikanApp {
-  private let source: any WarikanEntrySource
-  private let drafts: any WarikanDraftStore
+  private let book: EntryBook
+  private let scene: WarikanSceneState
 
   /// Creates the app.
   ///
   /// - Parameters:
-  ///   - entries: The entry book.
-  ///   - drafts: The session's scene state.
-  package init(entries: any WarikanEntrySource, drafts: any WarikanDraftStore) {
-    self.source = entries
-    self.drafts = drafts
+  ///   - book: The entry book.
+  ///   - scene: The session's scene state.
+  package init(book: EntryBook, scene: WarikanSceneState) {
+    self.book = book
+    self.scene = scene
   }
+
+  /// Whether standard input and output are a terminal the app can take over.
+  package static var isInteractive: Bool { Terminal.isInteractive }
 
   /// Opens the full-screen app and returns when the user quits.
   ///
-  /// - Throws: ``TerminalError`` when there is no usable terminal, or the book's error when the
-  ///   entries cannot be read at start (before the screen is taken over).
+  /// - Throws: ``TerminalError`` when there is no usable terminal.
   package func run() throws {
-    var state = WarikanState(draft: drafts.load() ?? WarikanDraft(), entries: try source.entries())
+    var state = WarikanState(draft: scene.load() ?? WarikanDraft(), entries: book.entries)
     let terminal = try Terminal()
     let wakeUp = terminal.wakeUpSignal
-    let observation = try source.observe { wakeUp.wake() }
-    defer { observation.cancel() }
+    let changes = book.changes()
+    let watcher = Task.detached {
+      for await _ in changes { wakeUp.wake() }
+    }
+    defer { watcher.cancel() }
     try terminal.enter()
     defer { terminal.leave() }
 
@@ -66,18 +75,18 @@ package final class WarikanApp {
       do {
         switch effect {
         case .add(let cash, let memo):
-          try source.add(cash: cash, memo: memo)
+          try book.add(cash: cash, memo: memo)
           reload(&state)
         case .delete(let id):
-          try source.delete(id: id)
+          try book.delete(id: id)
           reload(&state)
         case .reset:
-          try source.reset()
+          try book.reset()
           reload(&state)
         case .saveDraft(let draft):
-          try drafts.save(draft)
+          try scene.save(draft)
         case .quit:
-          try drafts.discard()
+          try scene.discard()
         }
       } catch {
         perform(state.handle(.failed("\(error)")), on: &state)
@@ -86,10 +95,9 @@ package final class WarikanApp {
   }
 
   private func reload(_ state: inout WarikanState) {
-    do {
-      let rows = try source.entries()
-      if rows != state.entries { perform(state.handle(.entriesChanged(rows)), on: &state) }
-    } catch {
+    let rows = book.entries
+    if rows != state.entries { perform(state.handle(.entriesChanged(rows)), on: &state) }
+    if let error = book.store.reloadError {
       perform(state.handle(.failed("\(error)")), on: &state)
     }
   }

@@ -1,3 +1,4 @@
+import WarikanKit
 /// A question the app asks before something that cannot be undone.
 ///
 /// For example: Reset opens `WarikanDialog(action: .reset)`; Cancel is chosen until the user
@@ -8,7 +9,7 @@ package struct WarikanDialog: Hashable, Sendable {
     /// Delete every entry.
     case reset
     /// Delete this entry.
-    case delete(EntryRow)
+    case delete(CashData)
   }
 
   /// What confirming does.

@@ -1,3 +1,4 @@
+import WarikanKit
 import TerminalUI
 
 /// What the screen model reacts to: a key, or news from the entry book.
@@ -11,7 +12,7 @@ package enum WarikanEvent: Hashable, Sendable {
   /// The user pressed a key.
   case key(Key)
   /// The entries now in the book (after a change here or in another process), oldest first.
-  case entriesChanged([EntryRow])
+  case entriesChanged([CashData])
   /// An effect failed; the message is shown in red.
   case failed(String)
 }
@@ -23,7 +24,7 @@ package enum WarikanEffect: Hashable, Sendable {
   /// Add an entry to the book.
   case add(cash: Int, memo: String)
   /// Delete one entry.
-  case delete(id: EntryRow.ID)
+  case delete(id: CashData.ID)
   /// Delete every entry (the file too).
   case reset
   /// Keep the draft in the session's scene state.

@@ -1,3 +1,4 @@
+import WarikanKit
 import Foundation
 import TerminalUI
 
@@ -150,16 +151,14 @@ extension WarikanState {
       message = Message(text: "Type an amount in yen first, such as 2800.", isError: true)
       return []
     }
-    guard let cash = amount else {
+    if let problem = WarikanRules.amountProblem(amountText) {
       addFocus = .amount
-      message = Message(
-        text: "`\(typed)` is not an amount: type a whole number of yen, such as 2800.",
-        isError: true)
+      message = Message(text: problem, isError: true)
       return []
     }
-    guard cash > 0 else {
+    guard let cash = amount, cash > 0 else {
       addFocus = .amount
-      message = Message(text: "The amount is 0: type an amount above zero.", isError: true)
+      message = Message(text: "\(WarikanError.zeroAmount(input: typed))", isError: true)
       return []
     }
     let memo = memoText
@@ -282,7 +281,7 @@ extension WarikanState {
 
   // MARK: News
 
-  private mutating func entriesChanged(_ rows: [EntryRow]) {
+  private mutating func entriesChanged(_ rows: [CashData]) {
     entries = rows
     listSelection = min(listSelection, max(0, rows.count - 1))
     if !focusRing.contains(addFocus) { addFocus = .reset }

@@ -1,3 +1,4 @@
+import WarikanKit
 import Foundation
 
 /// Everything the warikan screen shows, as a value: the state machine's state.
@@ -33,7 +34,7 @@ package struct WarikanState: Hashable, Sendable {
   /// The memo field's text.
   package var memoText = ""
   /// The entries, oldest first (as the book keeps them).
-  package var entries: [EntryRow] = []
+  package var entries: [CashData] = []
   /// The selected row of the List tab (0 is the newest entry).
   package var listSelection = 0
   /// The number of people the Calc tab splits between.
@@ -52,7 +53,7 @@ package struct WarikanState: Hashable, Sendable {
   /// - Parameters:
   ///   - draft: The scene state to restore.
   ///   - entries: The entries in the book, oldest first.
-  package init(draft: WarikanDraft = WarikanDraft(), entries: [EntryRow] = []) {
+  package init(draft: WarikanDraft = WarikanDraft(), entries: [CashData] = []) {
     tab = draft.tab
     amountText = draft.amount
     memoText = draft.memo
@@ -69,10 +70,18 @@ package struct WarikanState: Hashable, Sendable {
   }
 
   /// The entries newest first, as the List tab and the preview show them.
-  package var newestFirst: [EntryRow] { entries.reversed() }
+  package var newestFirst: [CashData] { entries.reversed() }
 
-  /// The sum of every entry, in yen.
-  package var total: Int { entries.reduce(0) { $0 + $1.cash } }
+  /// The sum of every entry, in yen (`Int.max` if it would overflow).
+  package var total: Int {
+    var sum = 0
+    for entry in entries {
+      let (next, overflow) = sum.addingReportingOverflow(entry.cash)
+      if overflow { return .max }
+      sum = next
+    }
+    return sum
+  }
 
   /// The draft the scene state keeps.
   package var draft: WarikanDraft { WarikanDraft(amount: amountText, memo: memoText, tab: tab) }
@@ -102,7 +111,7 @@ package struct WarikanState: Hashable, Sendable {
     }
   }
 
-  /// Each person's share: the total split as evenly as possible, the remainder spread one yen at
-  /// a time over the first people, so the shares add up to the total exactly.
-  package var shares: [Int] { WarikanRules.split(total, people: people) }
+  /// The exact split of the total between ``people`` (WarikanKit's `BillSplit`): everyone pays
+  /// the base share and the remainder is spread one yen each over the first people.
+  package var split: BillSplit? { try? BillSplit(total: total, people: people) }
 }

@@ -1,3 +1,4 @@
+import WarikanKit
 import TerminalUI
 
 extension WarikanView {
@@ -114,21 +115,26 @@ extension WarikanView {
       screen.write(" 1 or more", row: row, column: end, style: error)
     }
     row += 2
-    let shares = state.shares
-    let people = shares.count
+    guard let split = state.split else { return }
+    let people = split.people
     screen.write(
       " Split between \(people) \(people == 1 ? "person" : "people"):", row: row, column: 0,
       style: Style(bold: true))
     row += 1
     screen.write(
-      DisplayWidth.truncate("   " + summary(shares), toWidth: screen.width - 1), row: row,
+      DisplayWidth.truncate("   " + summary(split), toWidth: screen.width - 1), row: row,
       column: 0, style: accent)
     row += 1
     if people > 1 {
-      let sum = shares.map { WarikanRules.yen($0) }.joined(separator: " + ")
+      // The shares written out add up to the total: shown in full for a small party.
+      let sum =
+        people <= 8
+        ? (0..<people).map { WarikanRules.yen(share(of: $0, in: split)) }.joined(separator: " + ")
+        : split.groups.map { "\(WarikanRules.yen($0.yen)) × \($0.people)" }.joined(
+          separator: " + ")
       screen.write(
         DisplayWidth.truncate(
-          "   \(sum) = \(WarikanRules.yen(shares.reduce(0, +)))", toWidth: screen.width - 1),
+          "   \(sum) = \(WarikanRules.yen(split.total))", toWidth: screen.width - 1),
         row: row, column: 0, style: dimmed)
       row += 1
     }
@@ -138,7 +144,8 @@ extension WarikanView {
     let listed = people <= room ? people : max(0, room - 1)
     for index in 0..<listed {
       screen.write(
-        "   Person \(index + 1)  \(WarikanRules.yen(shares[index]))", row: row, column: 0)
+        "   Person \(index + 1)  \(WarikanRules.yen(share(of: index, in: split)))", row: row,
+        column: 0)
       row += 1
     }
     if listed < people {
@@ -146,13 +153,16 @@ extension WarikanView {
     }
   }
 
+  /// What person `index` (from 0) pays: the base share, one yen more for the first ones.
+  static func share(of index: Int, in split: BillSplit) -> Int {
+    split.baseShare + (index < split.remainder ? 1 : 0)
+  }
+
   /// `¥3,334 × 1 + ¥3,333 × 2 (remainder ¥1 spread)`, or `¥5,000 each` when the split is even.
-  static func summary(_ shares: [Int]) -> String {
-    guard let high = shares.first, let low = shares.last else { return "" }
-    if high == low { return "\(WarikanRules.yen(high)) each" }
-    let more = shares.filter { $0 == high }.count
-    return
-      "\(WarikanRules.yen(high)) × \(more) + \(WarikanRules.yen(low)) × \(shares.count - more)"
-      + " (remainder \(WarikanRules.yen(more)) spread)"
+  static func summary(_ split: BillSplit) -> String {
+    guard split.remainder > 0 else { return "\(WarikanRules.yen(split.baseShare)) each" }
+    let groups = split.groups.map { "\(WarikanRules.yen($0.yen)) × \($0.people)" }
+    return groups.joined(separator: " + ")
+      + " (remainder \(WarikanRules.yen(split.remainder)) spread)"
   }
 }

@@ -1,3 +1,4 @@
+import WarikanKit
 import TerminalUI
 
 /// Draws a ``WarikanState`` into a ``ScreenBuffer`` of a given size: the tab bar, the selected
@@ -124,14 +125,14 @@ package enum WarikanView {
   }
 
   /// One entry as a line: time, amount right-aligned to `amountWidth`, memo.
-  static func entryLine(_ row: EntryRow, amountWidth: Int) -> String {
+  static func entryLine(_ row: CashData, amountWidth: Int) -> String {
     let time = DisplayWidth.padLeft(row.time, toWidth: 5)
     let amount = DisplayWidth.padLeft(WarikanRules.yen(row.cash), toWidth: amountWidth)
     return "\(time)  \(amount)  \(row.memo)"
   }
 
   /// The width of the widest amount among rows.
-  static func amountWidth(_ rows: some Sequence<EntryRow>) -> Int {
+  static func amountWidth(_ rows: some Sequence<CashData>) -> Int {
     rows.map { DisplayWidth.of(WarikanRules.yen($0.cash)) }.max() ?? 0
   }
 }

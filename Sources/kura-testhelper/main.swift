@@ -9,7 +9,7 @@ struct HelperCommand: Sendable {
   let run: @Sendable ([String]) throws -> Void
 }
 
-let commands: [HelperCommand] = sqliteHelperCommands
+let commands: [HelperCommand] = sqliteHelperCommands + terminalHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands.first(where: { $0.name == name }) else {

@@ -3,13 +3,14 @@ import Testing
 
 @testable import TerminalUI
 @testable import WarikanTUI
+import WarikanKit
 
 @Suite("Warikan screen model")
 struct WarikanStateTests {
   private let rows = [
-    EntryRow(id: UUID(), cash: 2800, memo: "高速代金", time: "22:38"),
-    EntryRow(id: UUID(), cash: 5000, memo: "夕食", time: "22:40"),
-    EntryRow(id: UUID(), cash: 2200, memo: "", time: "6:06"),
+    CashData(memo: "高速代金", cash: 2800, time: "22:38"),
+    CashData(memo: "夕食", cash: 5000, time: "22:40"),
+    CashData(memo: "", cash: 2200, time: "6:06"),
   ]
 
   private func type(_ text: String, into state: inout WarikanState) -> [WarikanEffect] {
@@ -49,7 +50,8 @@ struct WarikanStateTests {
     #expect(
       state.message
         == .init(
-          text: "`12a` is not an amount: type a whole number of yen, such as 2800.",
+          text: "`12a` is not an amount in yen: `a` is not a digit. Write a whole number of yen"
+            + " such as 2800, 2,800 or ¥2,800.",
           isError: true))
     #expect(state.focus == .amount)
     state.handle(.key(.backspace))
@@ -68,7 +70,7 @@ struct WarikanStateTests {
     #expect(!state.amountIsInvalid)
     state.handle(.key(.tab))
     #expect(state.handle(.key(.enter)) == [])
-    #expect(state.message?.text == "The amount is 0: type an amount above zero.")
+    #expect(state.message?.text == "`0` is zero yen: an entry needs an amount above zero.")
   }
 
   @Test func resetAsksFirstAndCancelIsTheDefault() {
@@ -139,28 +141,29 @@ struct WarikanStateTests {
   @Test func calcSplitsExactlyWithTheRemainderSpread() {
     var state = WarikanState(
       draft: WarikanDraft(tab: .calc),
-      entries: [EntryRow(id: UUID(), cash: 10_000, memo: "", time: "9:00")])
-    #expect(state.shares == [5000, 5000])
+      entries: [CashData(memo: "", cash: 10_000, time: "9:00")])
+    #expect(state.split?.shares == [5000, 5000])
     state.handle(.key(.tab))
     #expect(state.focus == .people(3))
     state.handle(.key(.enter))
     #expect(state.people == 3)
-    #expect(state.shares == [3334, 3333, 3333])
+    #expect(state.split?.shares == [3334, 3333, 3333])
     state.handle(.key(.tab))
     state.handle(.key(.enter))
-    #expect(state.shares == [2500, 2500, 2500, 2500])
+    #expect(state.split?.shares == [2500, 2500, 2500, 2500])
   }
 
   @Test func customPeopleMustBeAWholeNumberOfAtLeastOne() {
     var state = WarikanState(
       draft: WarikanDraft(tab: .calc),
-      entries: [EntryRow(id: UUID(), cash: 10_000, memo: "", time: "9:00")])
+      entries: [CashData(memo: "", cash: 10_000, time: "9:00")])
     state.handle(.key(.backTab))
     #expect(state.focus == .customPeople)
     _ = type("7", into: &state)
     #expect(state.people == 7)
-    #expect(state.shares == [1429, 1429, 1429, 1429, 1428, 1428, 1428])
-    #expect(state.shares.reduce(0, +) == 10_000)
+    #expect(state.split?.shares == [1429, 1429, 1429, 1429, 1428, 1428, 1428])
+    #expect(state.split?.shares.reduce(0, +) == 10_000)
+    #expect(state.split?.remainder == 4)
     state.handle(.key(.backspace))
     _ = type("0", into: &state)
     #expect(state.customPeopleIsInvalid)
@@ -171,7 +174,7 @@ struct WarikanStateTests {
         == "`0` is not a number of people: type a whole number, 1 or more.")
     state.handle(.key(.backspace))
     _ = type("1", into: &state)
-    #expect(state.shares == [10_000])
+    #expect(state.split?.shares == [10_000])
   }
 
   @Test func quitKeysQuitWithoutSavingTheDraft() {

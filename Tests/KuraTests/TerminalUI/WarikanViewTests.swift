@@ -3,13 +3,14 @@ import Testing
 
 @testable import TerminalUI
 @testable import WarikanTUI
+import WarikanKit
 
 @Suite("Warikan screen rendering")
 struct WarikanViewTests {
   private let rows = [
-    EntryRow(id: UUID(), cash: 2800, memo: "高速代金", time: "22:38"),
-    EntryRow(id: UUID(), cash: 12_000, memo: "夕食", time: "22:40"),
-    EntryRow(id: UUID(), cash: 200, memo: "とても長いメモがここに入ります。切り詰められるはずです", time: "6:06"),
+    CashData(memo: "高速代金", cash: 2800, time: "22:38"),
+    CashData(memo: "夕食", cash: 12_000, time: "22:40"),
+    CashData(memo: "とても長いメモがここに入ります。切り詰められるはずです", cash: 200, time: "6:06"),
   ]
   private let size = TerminalSize(columns: 60, rows: 16)
 
@@ -70,7 +71,7 @@ struct WarikanViewTests {
   }
 
   @Test func aLongListScrollsToKeepTheSelectionInView() {
-    let many = (1...30).map { EntryRow(id: UUID(), cash: $0 * 100, memo: "#\($0)", time: "9:00") }
+    let many = (1...30).map { CashData(memo: "#\($0)", cash: $0 * 100, time: "9:00") }
     var state = WarikanState(draft: WarikanDraft(tab: .list), entries: many)
     state.listSelection = 20
     let shown = lines(state)
@@ -82,7 +83,7 @@ struct WarikanViewTests {
   @Test func theCalcTabShowsTheExactSplit() {
     var state = WarikanState(
       draft: WarikanDraft(tab: .calc),
-      entries: [EntryRow(id: UUID(), cash: 10_000, memo: "", time: "9:00")])
+      entries: [CashData(memo: "", cash: 10_000, time: "9:00")])
     state.people = 3
     state.calcFocus = .customPeople
     state.customPeopleText = "0"
@@ -110,7 +111,7 @@ struct WarikanViewTests {
   @Test func manyPeopleAreSummarisedWhenTheyDoNotFit() {
     var state = WarikanState(
       draft: WarikanDraft(tab: .calc),
-      entries: [EntryRow(id: UUID(), cash: 100, memo: "", time: "9:00")])
+      entries: [CashData(memo: "", cash: 100, time: "9:00")])
     state.people = 40
     let shown = lines(state)
     #expect(shown[7] == "   ¥3 × 20 + ¥2 × 20 (remainder ¥20 spread)")
