@@ -1,4 +1,5 @@
 import WarikanKit
+
 /// A question the app asks before something that cannot be undone.
 ///
 /// For example: Reset opens `WarikanDialog(action: .reset)`; Cancel is chosen until the user

@@ -1,5 +1,5 @@
-import WarikanKit
 import TerminalUI
+import WarikanKit
 
 /// What the screen model reacts to: a key, or news from the entry book.
 ///

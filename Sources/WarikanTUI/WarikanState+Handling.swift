@@ -1,6 +1,6 @@
-import WarikanKit
 import Foundation
 import TerminalUI
+import WarikanKit
 
 extension WarikanState {
   /// Applies one event and returns what the runner must do.
@@ -39,8 +39,7 @@ extension WarikanState {
   }
 
   private mutating func handle(_ key: Key) -> [WarikanEffect] {
-    if key == .interrupt || key == .control("d") || (key == .character("q") && !focus.isTextField)
-    {
+    if key == .interrupt || key == .control("d") || (key == .character("q") && !focus.isTextField) {
       isQuitting = true
       return [.quit]
     }

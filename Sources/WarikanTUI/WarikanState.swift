@@ -1,5 +1,5 @@
-import WarikanKit
 import Foundation
+import WarikanKit
 
 /// Everything the warikan screen shows, as a value: the state machine's state.
 ///
@@ -103,9 +103,11 @@ package struct WarikanState: Hashable, Sendable {
   package var focusRing: [WarikanFocus] {
     switch tab {
     case .add:
-      entries.isEmpty ? [.amount, .memo, .register, .reset] : [
-        .amount, .memo, .register, .reset, .showList,
-      ]
+      entries.isEmpty
+        ? [.amount, .memo, .register, .reset]
+        : [
+          .amount, .memo, .register, .reset, .showList,
+        ]
     case .list: [.entries]
     case .calc: [.people(2), .people(3), .people(4), .customPeople]
     }

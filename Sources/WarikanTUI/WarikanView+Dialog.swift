@@ -26,7 +26,8 @@ extension WarikanView {
     let left = (screen.width - inner - 2) / 2
     let top = max(2, (screen.height - 6) / 2)
     let border = Style(foreground: .yellow, bold: true)
-    screen.write("┌" + String(repeating: "─", count: inner) + "┐", row: top, column: left, style: border)
+    screen.write(
+      "┌" + String(repeating: "─", count: inner) + "┐", row: top, column: left, style: border)
     for offset in 1...3 {
       screen.write("│", row: top + offset, column: left, style: border)
       screen.fill(row: top + offset, column: left + 1, count: inner, style: .plain)

@@ -1,5 +1,5 @@
-import WarikanKit
 import TerminalUI
+import WarikanKit
 
 extension WarikanView {
   /// The Add tab: total, amount and memo fields, buttons, the latest entries.
@@ -61,7 +61,8 @@ extension WarikanView {
       column: 0)
     screen.write(
       WarikanRules.yen(state.total), row: row,
-      column: DisplayWidth.of(" \(count) \(count == 1 ? "entry" : "entries"), newest first · Total "),
+      column: DisplayWidth.of(
+        " \(count) \(count == 1 ? "entry" : "entries"), newest first · Total "),
       style: accent)
     row += 2
     let all = state.newestFirst

@@ -1,5 +1,5 @@
-import WarikanKit
 import TerminalUI
+import WarikanKit
 
 /// Draws a ``WarikanState`` into a ``ScreenBuffer`` of a given size: the tab bar, the selected
 /// tab, a question when one is open, the status line and the key help.
@@ -116,7 +116,8 @@ package enum WarikanView {
     let room = max(1, width - (focused ? 1 : 0))
     var shown = text
     while DisplayWidth.of(shown) > room, !shown.isEmpty { shown.removeFirst() }
-    let style = invalid ? Style(foreground: .red, bold: true, underline: true) : Style(underline: true)
+    let style =
+      invalid ? Style(foreground: .red, bold: true, underline: true) : Style(underline: true)
     screen.write("[", row: row, column: column)
     screen.fill(row: row, column: column + 1, count: width, style: style)
     var end = screen.write(shown, row: row, column: column + 1, style: style)

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import WarikanKit
 
 @testable import TerminalUI
 @testable import WarikanTUI
-import WarikanKit
 
 @Suite("Warikan screen model")
 struct WarikanStateTests {

@@ -244,7 +244,9 @@ struct WarikanTerminalTests {
 
   /// The exit status the shell saw, as written to `path`.
   private func status(at path: String) throws -> Int32? {
-    Int32(try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+    Int32(
+      try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(
+        in: .whitespacesAndNewlines))
   }
 
   @Test(arguments: [(SIGTERM, "TERM"), (SIGHUP, "HUP"), (SIGINT, "INT"), (SIGQUIT, "QUIT")])
@@ -256,8 +258,9 @@ struct WarikanTerminalTests {
       fixture, fixture.warikan, environment: environment)
     try app.waitFor("Total  ¥0")
     let pid = try #require(
-      Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(
-        in: .whitespacesAndNewlines)))
+      Int32(
+        try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(
+          in: .whitespacesAndNewlines)))
     #expect(kill(pid, signal) == 0)
     TmuxSession.waitUntil("the shell to go on") {
       FileManager.default.fileExists(atPath: after)
