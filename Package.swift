@@ -8,7 +8,9 @@ let package = Package(
     .library(name: "Kura", targets: ["Kura"]),
     .executable(name: "kura", targets: ["kura"]),
     .executable(name: "kura-bench", targets: ["kura-bench"]),
+    .executable(name: "customers", targets: ["customers"]),
     .executable(name: "warikan", targets: ["warikan"]),
+    .executable(name: "students", targets: ["students"]),
   ],
   targets: [
     // Debian's libsqlite3-dev on Linux; Apple platforms import the SDK's SQLite3 instead.
@@ -45,6 +47,10 @@ let package = Package(
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
       ]
     ),
+    // Seed §1's customer list (and its three fields) on Kura preferences.
+    .executableTarget(name: "customers", dependencies: ["Kura", "KuraCLI"]),
+    // The seed's Core Data "students" app on the model store.
+    .executableTarget(name: "students", dependencies: ["Kura", "KuraCLI"]),
     // Child process used by the crash and sharing tests.
     .executableTarget(
       name: "kura-testhelper", dependencies: ["Kura", "WarikanKit", "TerminalUI"]),

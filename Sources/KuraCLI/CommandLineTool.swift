@@ -32,7 +32,9 @@ public enum CommandLineTool {
   /// - Parameters:
   ///   - root: The tool's top command.
   ///   - arguments: The words after the executable's name.
-  public static func main(_ root: Command, arguments: [String] = Array(CommandLine.arguments.dropFirst()))
+  public static func main(
+    _ root: Command, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+  )
     -> Never
   {
     exit(run(root, arguments: arguments))
@@ -144,7 +146,8 @@ public enum CommandLineTool {
     var options: [String: String] = [:]
     var flags: Set<String> = []
     var onlyPositional = false
-    let optionNames = command.options.map { "--" + $0.name } + command.flags.map { "--" + $0.name }
+    let optionNames =
+      command.options.map { "--" + $0.name } + command.flags.map { "--" + $0.name }
       + (command.supportsJSON ? ["--json"] : []) + ["--help"]
     while index < arguments.count {
       let word = arguments[index]
@@ -307,13 +310,16 @@ public enum CommandLineTool {
     if !command.subcommands.isEmpty {
       lines += ["", "COMMANDS:"]
       for sub in command.subcommands { lines.append(row(sub.name, sub.abstract)) }
-      lines += ["", "  See '\(path.joined(separator: " ")) <command> --help' for a command's help."]
+      lines += [
+        "", "  See '\(path.joined(separator: " ")) <command> --help' for a command's help.",
+      ]
     }
     return lines.joined(separator: "\n")
   }
 
   private static func row(_ left: String, _ right: String) -> String {
-    let padded = left.count < 24 ? left.padding(toLength: 24, withPad: " ", startingAt: 0) : left + " "
+    let padded =
+      left.count < 24 ? left.padding(toLength: 24, withPad: " ", startingAt: 0) : left + " "
     return "  " + padded + right
   }
 }

@@ -61,14 +61,14 @@ public enum Amount {
     return value
   }
 
-  /// Formats yen with a `¥` and `,` separators: `¥2,800`.
+  /// Formats yen with a `¥` and `,` separators: `¥2,800` (`-¥500` below zero).
   ///
   /// For example: `Amount.format(10000)` is `"¥10,000"`.
   ///
   /// - Parameter yen: The amount.
   /// - Returns: The text.
   public static func format(_ yen: Int) -> String {
-    "¥" + grouped(yen)
+    (yen < 0 ? "-¥" : "¥") + grouped(Int(clamping: yen.magnitude))
   }
 
   /// Formats a whole number with `,` separators: `10,000`.

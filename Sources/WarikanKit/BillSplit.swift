@@ -39,7 +39,8 @@ public struct BillSplit: Equatable, Sendable {
     remainder = total % people
   }
 
-  /// The share of each person, largest first; they add up to ``total``.
+  /// The share of each person, largest first; they add up to ``total``. It has ``people``
+  /// elements: for a very large number of people, use ``groups``.
   ///
   /// For example: `try BillSplit(total: 10, people: 4).shares` is `[3, 3, 2, 2]`.
   public var shares: [Int] {

@@ -81,6 +81,12 @@ public final class EntryBook: Sendable, Observable {
   /// For example: `if let damage = book.recoveredDamage { print(damage) }`.
   public var recoveredDamage: DocumentError? { store.recoveredDamage }
 
+  /// The error met while loading another process's change, when the last attempt failed (the
+  /// entries are then the last good ones); `nil` otherwise.
+  ///
+  /// For example: `if let error = book.reloadError { print(error) }`.
+  public var reloadError: DocumentError? { store.reloadError }
+
   /// Adds an entry stamped with the current short local time.
   ///
   /// For example:

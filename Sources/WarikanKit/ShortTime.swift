@@ -14,7 +14,7 @@ public enum ShortTime {
   /// For example:
   ///
   /// ```swift
-  /// let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+  /// let tokyo = TimeZone(identifier: "Asia/Tokyo") ?? .current
   /// ShortTime.string(from: Date(timeIntervalSince1970: 0), in: tokyo)   // "9:00"
   /// ```
   ///

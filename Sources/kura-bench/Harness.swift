@@ -15,6 +15,29 @@ func median(runs: Int = 5, _ body: () throws -> Void) rethrows -> Duration {
   return samples[samples.count / 2]
 }
 
+/// Times two closures in alternation (kura, baseline, kura, baseline, …) so that drift in the
+/// machine's load affects both alike, and returns each one's median duration.
+func medians(
+  runs: Int = 7, kura: () throws -> Void, baseline: () throws -> Void
+) rethrows -> (kura: Duration, baseline: Duration) {
+  let clock = ContinuousClock()
+  var kuraSamples: [Duration] = []
+  var baselineSamples: [Duration] = []
+  for run in 0..<runs {
+    // Alternate which goes first, so neither always runs on a warmer cache.
+    if run.isMultiple(of: 2) {
+      kuraSamples.append(try clock.measure { try kura() })
+      baselineSamples.append(try clock.measure { try baseline() })
+    } else {
+      baselineSamples.append(try clock.measure { try baseline() })
+      kuraSamples.append(try clock.measure { try kura() })
+    }
+  }
+  kuraSamples.sort()
+  baselineSamples.sort()
+  return (kuraSamples[runs / 2], baselineSamples[runs / 2])
+}
+
 /// A duration in milliseconds with three decimals.
 func milliseconds(_ duration: Duration) -> String {
   String(format: "%.3f ms", seconds(duration) * 1000)
@@ -26,7 +49,9 @@ func seconds(_ duration: Duration) -> Double {
 }
 
 /// Prints one comparison line: the workload, both medians, the ratio and the target.
-func report(_ name: String, kura: Duration, baseline: Duration, baselineName: String, target: Double?) {
+func report(
+  _ name: String, kura: Duration, baseline: Duration, baselineName: String, target: Double?
+) {
   let ratio = seconds(kura) / max(seconds(baseline), 1e-12)
   var line =
     "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) kura \(milliseconds(kura))"

@@ -1,2 +1,250 @@
-// The SQLite layer against direct C API calls: filled in by the foundation work.
-func runSQLiteBenchmarks() throws {}
+import Foundation
+import Kura
+
+#if canImport(CSQLite)
+  import CSQLite
+#else
+  import SQLite3
+#endif
+
+// The SQLite layer against direct C API calls from Swift, on the same workload and the same
+// pragmas (WAL, synchronous=NORMAL), each on a fresh file of its own.
+
+/// One row of the workload: text id, text, real, text, integer.
+struct BenchRow {
+  var id: String
+  var name: String
+  var price: Double
+  var note: String
+  var count: Int64
+}
+
+private let createSQL =
+  "CREATE TABLE item (id TEXT PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL, note TEXT NOT NULL, count INTEGER NOT NULL)"
+private let insertSQL = "INSERT INTO item (id, name, price, note, count) VALUES (?, ?, ?, ?, ?)"
+private let selectAllSQL = "SELECT id, name, price, note, count FROM item"
+private let selectOneSQL = "SELECT id, name, price, note, count FROM item WHERE id = ?"
+
+func benchRows(_ count: Int) -> [BenchRow] {
+  (0..<count).map { index in
+    BenchRow(
+      id: String(format: "%08d-item", index), name: "name \(index)", price: Double(index) * 1.25,
+      note: "note for item number \(index)", count: Int64(index))
+  }
+}
+
+/// The baseline: a careful C-API user with prepared statements.
+final class DirectSQLite {
+  let db: OpaquePointer
+  private var statements: [String: OpaquePointer] = [:]
+  private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  init(path: String) {
+    var handle: OpaquePointer?
+    sqlite3_open_v2(
+      path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+    guard let handle else { fatalError("cannot open \(path)") }
+    db = handle
+    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nil, nil, nil)
+  }
+
+  deinit {
+    for statement in statements.values { sqlite3_finalize(statement) }
+    sqlite3_close_v2(db)
+  }
+
+  func statement(_ sql: String) -> OpaquePointer {
+    if let statement = statements[sql] {
+      sqlite3_reset(statement)
+      return statement
+    }
+    var statement: OpaquePointer?
+    sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard let statement else { fatalError("cannot prepare \(sql)") }
+    statements[sql] = statement
+    return statement
+  }
+
+  func exec(_ sql: String) {
+    let statement = statement(sql)
+    while sqlite3_step(statement) == SQLITE_ROW {}
+  }
+
+  func insert(_ row: BenchRow) {
+    let statement = statement(insertSQL)
+    bindText(statement, 1, row.id)
+    bindText(statement, 2, row.name)
+    sqlite3_bind_double(statement, 3, row.price)
+    bindText(statement, 4, row.note)
+    sqlite3_bind_int64(statement, 5, row.count)
+    guard sqlite3_step(statement) == SQLITE_DONE else { fatalError("insert failed") }
+  }
+
+  private func bindText(_ statement: OpaquePointer, _ index: Int32, _ value: String) {
+    var value = value
+    value.withUTF8 { buffer in
+      _ = buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+        sqlite3_bind_text(statement, index, $0, Int32(buffer.count), transient)
+      }
+    }
+  }
+
+  func readRow(_ statement: OpaquePointer) -> BenchRow {
+    func text(_ index: Int32) -> String {
+      guard let pointer = sqlite3_column_text(statement, index) else { return "" }
+      return String(
+        decoding: UnsafeBufferPointer(
+          start: pointer, count: Int(sqlite3_column_bytes(statement, index))),
+        as: UTF8.self)
+    }
+    return BenchRow(
+      id: text(0), name: text(1), price: sqlite3_column_double(statement, 2), note: text(3),
+      count: sqlite3_column_int64(statement, 4))
+  }
+}
+
+private func kuraInsert(_ db: Connection, _ row: BenchRow) throws {
+  let statement = try db.cachedStatement(insertSQL)
+  try statement.bind(row.id, at: 1)
+  try statement.bind(row.name, at: 2)
+  try statement.bind(row.price, at: 3)
+  try statement.bind(row.note, at: 4)
+  try statement.bind(row.count, at: 5)
+  try statement.execute()
+}
+
+private func kuraReadRow(_ statement: Statement) -> BenchRow {
+  BenchRow(
+    id: statement.string(at: 0), name: statement.string(at: 1), price: statement.double(at: 2),
+    note: statement.string(at: 3), count: statement.int64(at: 4))
+}
+
+func runSQLiteBenchmarks() throws {
+  let rows = benchRows(100_000)
+  let folder = benchmarkDirectory("sqlite")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  var fileNumber = 0
+  func freshPath() -> String {
+    fileNumber += 1
+    return folder.appendingPathComponent("bench-\(fileNumber).sqlite").path
+  }
+  var sink = 0
+
+  // 1. Bulk insert of 100,000 rows in one transaction.
+  let bulk = try medians(
+    runs: 7,
+    kura: {
+      let pool = try DatabasePool(path: freshPath())
+      try pool.write { db in try db.execute(createSQL) }
+      try pool.write { db in for row in rows { try kuraInsert(db, row) } }
+    },
+    baseline: {
+      let direct = DirectSQLite(path: freshPath())
+      sqlite3_exec(direct.db, createSQL, nil, nil, nil)
+      direct.exec("BEGIN IMMEDIATE")
+      for row in rows { direct.insert(row) }
+      direct.exec("COMMIT")
+    })
+  report(
+    "bulk insert 100,000 rows, one transaction", kura: bulk.kura, baseline: bulk.baseline,
+    baselineName: "C API", target: 1.15)
+
+  // A filled file each for the read workloads.
+  let kuraPath = freshPath()
+  let kuraPool = try DatabasePool(path: kuraPath)
+  try kuraPool.write { db in
+    try db.execute(createSQL)
+    for row in rows { try kuraInsert(db, row) }
+  }
+  let directPath = freshPath()
+  let direct = DirectSQLite(path: directPath)
+  sqlite3_exec(direct.db, createSQL, nil, nil, nil)
+  direct.exec("BEGIN IMMEDIATE")
+  for row in rows { direct.insert(row) }
+  direct.exec("COMMIT")
+
+  // 2. Fetch all 100,000 rows into structs.
+  let directReader = DirectSQLite(path: directPath)
+  let fetch = try medians(
+    runs: 9,
+    kura: {
+      let fetched = try kuraPool.read { db in try db.query(selectAllSQL, row: kuraReadRow) }
+      sink &+= fetched.count
+    },
+    baseline: {
+      let statement = directReader.statement(selectAllSQL)
+      var fetched: [BenchRow] = []
+      while sqlite3_step(statement) == SQLITE_ROW {
+        fetched.append(directReader.readRow(statement))
+      }
+      sink &+= fetched.count
+    })
+  report(
+    "fetch all 100,000 rows into structs", kura: fetch.kura, baseline: fetch.baseline,
+    baselineName: "C API", target: 1.15)
+
+  // 3. 1,000 single-row commits.
+  let extra = benchRows(22_000).map { row -> BenchRow in
+    var row = row
+    row.id = "x-" + row.id
+    return row
+  }
+  var kuraOffset = 0
+  var directOffset = 0
+  let commits = try medians(
+    runs: 11,
+    kura: {
+      for row in extra[kuraOffset..<kuraOffset + 1_000] {
+        try kuraPool.write { db in try kuraInsert(db, row) }
+      }
+      kuraOffset += 1_000
+    },
+    baseline: {
+      for row in extra[directOffset..<directOffset + 1_000] {
+        direct.exec("BEGIN IMMEDIATE")
+        direct.insert(row)
+        direct.exec("COMMIT")
+      }
+      directOffset += 1_000
+    })
+  report(
+    "1,000 single-row commits", kura: commits.kura, baseline: commits.baseline,
+    baselineName: "C API", target: 1.15)
+
+  // 4. 1,000 primary-key lookups, each in its own read.
+  var generator = SystemRandomNumberGenerator()
+  let keys = (0..<1_000).map { _ in rows[Int.random(in: 0..<rows.count, using: &generator)].id }
+  let lookups = try medians(
+    runs: 11,
+    kura: {
+      for key in keys {
+        let row = try kuraPool.read { db -> BenchRow? in
+          let statement = try db.cachedStatement(selectOneSQL)
+          try statement.bind(key, at: 1)
+          return try statement.step() ? kuraReadRow(statement) : nil
+        }
+        sink &+= Int(row?.count ?? 0)
+      }
+    },
+    baseline: {
+      for key in keys {
+        let statement = directReader.statement(selectOneSQL)
+        var key = key
+        key.withUTF8 { buffer in
+          _ = buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+            sqlite3_bind_text(
+              statement, 1, $0, Int32(buffer.count),
+              unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+          }
+        }
+        let row = sqlite3_step(statement) == SQLITE_ROW ? directReader.readRow(statement) : nil
+        sqlite3_reset(statement)
+        sink &+= Int(row?.count ?? 0)
+      }
+    })
+  report(
+    "1,000 primary-key lookups, each its own read", kura: lookups.kura,
+    baseline: lookups.baseline, baselineName: "C API", target: 1.15)
+  withExtendedLifetime(rows) {}
+  if sink == 42 { print("") }
+}

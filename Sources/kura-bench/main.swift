@@ -5,13 +5,17 @@ import Foundation
 // Each area adds its suite in a file of its own and lists it here.
 
 let suites: [(name: String, run: () throws -> Void)] = [
-  ("sqlite", runSQLiteBenchmarks)
+  ("sqlite", runSQLiteBenchmarks),
+  ("documents", runDocumentBenchmarks),
+  ("store", runStoreBenchmarks),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())
 let unknown = requested.subtracting(suites.map(\.name))
 if !unknown.isEmpty {
-  print("kura-bench: unknown suite `\(unknown.sorted()[0])`; suites: \(suites.map(\.name).joined(separator: ", "))")
+  print(
+    "kura-bench: unknown suite `\(unknown.sorted()[0])`; suites: \(suites.map(\.name).joined(separator: ", "))"
+  )
   exit(64)
 }
 for suite in suites where requested.isEmpty || requested.contains(suite.name) {

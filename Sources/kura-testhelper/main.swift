@@ -9,7 +9,9 @@ struct HelperCommand: Sendable {
   let run: @Sendable ([String]) throws -> Void
 }
 
-let commands: [HelperCommand] = sqliteHelperCommands + terminalHelperCommands
+let commands: [HelperCommand] =
+  sqliteHelperCommands + preferencesHelperCommands + documentHelperCommands
+  + terminalHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands.first(where: { $0.name == name }) else {

@@ -9,8 +9,8 @@ let addCommand = Command(
   abstract: "Adds an entry: an amount in yen and an optional memo.",
   discussion: "The amount is a whole number of yen above zero, such as 2800, 2,800 or ¥2,800.",
   arguments: [
-    Argument("yen", help: "The amount in yen, such as 2800 or ¥2,800."),
-    Argument("memo", help: "What it was for.", isOptional: true, isRepeating: true),
+    Argument("yen", help: "The amount in yen, such as 2800 or ¥2,800"),
+    Argument("memo", help: "What it was for", isOptional: true, isRepeating: true),
   ],
   supportsJSON: true,
   run: { invocation in
@@ -64,7 +64,7 @@ let deleteCommand = Command(
   name: "delete",
   abstract: "Deletes an entry by its number in `warikan list` (1 is the newest) or id prefix.",
   arguments: [
-    Argument("entry", help: "A number shown by `warikan list`, or the start of an entry's id.")
+    Argument("entry", help: "A number shown by `warikan list`, or the start of an entry's id")
   ],
   run: { invocation in
     let reference = invocation.words("entry").first ?? ""

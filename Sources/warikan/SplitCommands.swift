@@ -13,7 +13,7 @@ import WarikanKit
 let splitCommand = Command(
   name: "split",
   abstract: "Splits the total among people exactly; the remainder is spread one yen each.",
-  arguments: [Argument("people", help: "How many people share the bill (1 or more).")],
+  arguments: [Argument("people", help: "How many people share the bill (1 or more)")],
   supportsJSON: true,
   run: { invocation in
     let count: Int = try invocation.argument("people")
@@ -23,7 +23,8 @@ let splitCommand = Command(
         try invocation.printJSON(
           SplitOutput(
             total: split.total, people: split.people, baseShare: split.baseShare,
-            remainder: split.remainder, shares: split.shares))
+            remainder: split.remainder,
+            shares: split.groups.map { SplitOutput.Share(yen: $0.yen, people: $0.people) }))
         return
       }
       print("\(Amount.format(split.total)) for \(people(split.people)):")
@@ -39,13 +40,18 @@ let splitCommand = Command(
     }
   })
 
-/// `warikan split --json` output.
+/// `warikan split --json` output: the shares grouped by amount (at most two groups, however
+/// many people).
 struct SplitOutput: Encodable {
+  struct Share: Encodable {
+    var yen: Int
+    var people: Int
+  }
   var total: Int
   var people: Int
   var baseShare: Int
   var remainder: Int
-  var shares: [Int]
+  var shares: [Share]
 }
 
 /// `warikan reset [--yes]`.
@@ -54,14 +60,15 @@ let resetCommand = Command(
   abstract: "Deletes every entry (removes cashData.json) after asking.",
   discussion: """
     On a terminal it asks first; --yes skips the question. When standard input is not a \
-    terminal, --yes is required.
+    terminal, --yes is required (unless there are no entries).
     """,
   flags: [Flag("yes", short: "y", help: "Don't ask for confirmation.")],
   run: { invocation in
     try withBook(invocation) { book in
       let count = book.entries.count
       let total = try book.total
-      if !invocation.flag("yes") {
+      // With nothing to lose there is nothing to ask.
+      if !invocation.flag("yes") && count > 0 {
         guard isatty(STDIN_FILENO) == 1 else {
           throw UsageError(
             "`warikan reset` would delete \(entries(count)) (\(Amount.format(total))) and"

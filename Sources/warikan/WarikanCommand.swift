@@ -28,7 +28,13 @@ func withBook<T>(
     try book.close()
     return result
   } catch let error as WarikanError {
-    throw UsageError("\(error)", command: invocation.commandPath)
+    switch error {
+    case .totalTooLarge, .negativeTotal:
+      // The file's content, not the command line, is the problem.
+      throw WarikanFailure(message: "\(error)")
+    default:
+      throw UsageError("\(error)", command: invocation.commandPath)
+    }
   } catch let error as DocumentError where error.code == .damaged {
     throw WarikanFailure(
       message:

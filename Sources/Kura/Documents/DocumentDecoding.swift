@@ -3,10 +3,12 @@ import Foundation
 /// Decodes a document's bytes, turning every failure into a ``DocumentError`` that names the
 /// line, column and reason.
 enum DocumentDecoding {
-  /// The encoder every document uses: compact JSON, `/` not escaped, keys in declaration order.
+  /// The encoder every document uses: compact JSON, `/` not escaped, keys sorted (so a file's
+  /// bytes depend only on its value; the platform encoder's own key order varies from run to
+  /// run on Linux).
   static func encoder() -> JSONEncoder {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.withoutEscapingSlashes]
+    encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     return encoder
   }
 

@@ -30,6 +30,8 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     var journalEnd = 0
     /// Whether the journal on disk does not apply to the file (already compacted, or orphaned).
     var journalIsStale = false
+    /// Whether that stale journal holds changes the file lacks (it is set aside, not removed).
+    var journalIsUnmerged = false
     /// An open descriptor on the journal, for appends; -1 when none.
     var journalDescriptor: Int32 = -1
     /// Element positions by identifier, for collections (built on first use).
@@ -109,6 +111,9 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     guard let base = DocumentJournal.base(ofHeader: journalData), base == state.base else {
       state.journalEnd = 0
       state.journalIsStale = true
+      state.journalIsUnmerged = DocumentJournal.holdsUnmergedChanges(
+        journalData, current: state.base)
+      if allowQuarantine && state.journalIsUnmerged { try setAsideJournal(&state) }
       return
     }
     let (records, length) = DocumentJournal.records(
@@ -173,7 +178,9 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
   /// a stale journal is removed, a torn tail left by a killed writer is cut off.
   func prepareWrite(_ state: inout State) throws {
     _ = try refresh(&state)
-    if state.journalIsStale {
+    if state.journalIsStale && state.journalIsUnmerged {
+      try setAsideJournal(&state)
+    } else if state.journalIsStale {
       closeJournal(&state)
       try io(.cannotWrite) { try DocumentFile.remove(journalPath) }
       state.journal = nil
@@ -214,7 +221,13 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       fstat(fd, &status)
       state.journal = FileIdentity(status)
       state.journalEnd = DocumentJournal.headerSize
-    } else if state.journalDescriptor < 0 {
+    }
+    try writeToJournal(frame, &state)
+  }
+
+  /// Writes a framed record at the end of the existing journal.
+  func writeToJournal(_ frame: Data, _ state: inout State) throws {
+    if state.journalDescriptor < 0 {
       let fd = open(journalPath, O_RDWR | O_CLOEXEC)
       if fd < 0 {
         throw DocumentError(
@@ -229,6 +242,22 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       if options.durability == .powerLoss { try DocumentFile.syncData(fd, path: journalPath) }
     }
     state.journalEnd += frame.count
+  }
+
+  /// Moves a journal holding changes the file lacks to `.<name>.journal.unmerged-<timestamp>`
+  /// and reports it in ``DocumentStore/recoveredDamage``.
+  func setAsideJournal(_ state: inout State) throws {
+    closeJournal(&state)
+    let suffix = ".unmerged-\(Self.timestamp())"
+    let moved = try io(.cannotWrite) { try DocumentFile.moveAside(journalPath, suffix: suffix) }
+    state.recoveredDamage = DocumentError(
+      .unmergedJournal, file: url,
+      reason: "another program replaced the file after these changes were saved",
+      quarantinedFile: URL(fileURLWithPath: moved))
+    state.journal = nil
+    state.journalEnd = 0
+    state.journalIsStale = false
+    state.journalIsUnmerged = false
   }
 
   /// Whether the journal has grown past the threshold and past the file itself.
@@ -250,13 +279,19 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     } catch {
       throw DocumentError(.cannotEncode, file: url, reason: "\(error)")
     }
+    let base = DocumentJournal.Base(of: data)
+    if hasJournalRecords(state) && !state.journalIsStale {
+      // Marks the journal as compacted into the new file before the file is replaced.
+      try writeToJournal(DocumentJournal.compactionMarker(for: base), &state)
+    }
     let identity = try io(.cannotWrite) { try DocumentFile.replace(path, with: data) }
-    // A crash here leaves a journal based on the old file: it is recognised as stale.
+    // A crash here leaves a journal based on the old file, ending with the marker for the new
+    // one: it is recognised as already compacted and removed.
     closeJournal(&state)
     try io(.cannotWrite) { try DocumentFile.remove(journalPath) }
     state.value = value
     state.file = identity
-    state.base = DocumentJournal.Base(of: data)
+    state.base = base
     state.journal = nil
     state.journalEnd = 0
     state.journalIsStale = false

@@ -17,6 +17,12 @@ import Foundation
 /// ```
 public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of failure this is.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if error.code == .damaged { print("line \(error.line ?? 0)") }
+  /// ```
   public enum Code: String, Sendable, Equatable {
     /// The file is not JSON, is truncated or empty, or its JSON does not have the expected shape.
     case damaged
@@ -34,6 +40,10 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
     case cannotEncode
     /// The store was closed.
     case closed
+    /// Changes saved in the journal were made to an earlier version of the file, which another
+    /// program replaced; the journal was set aside (``DocumentError/quarantinedFile``), not
+    /// applied.
+    case unmergedJournal
   }
 
   /// What kind of failure this is.
@@ -47,7 +57,8 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
   /// Why it failed, in words.
   public var reason: String
   /// Where a damaged file was moved, when the store was opened with
-  /// ``DocumentOptions/DamagePolicy/quarantine``.
+  /// ``DocumentOptions/DamagePolicy/quarantine``, or where an unmerged journal was moved
+  /// (``Code/unmergedJournal``).
   public var quarantinedFile: URL?
 
   /// Creates an error.
@@ -112,6 +123,11 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
       return "Can't save document \(path): \(reason). Nothing was written."
     case .closed:
       return "Can't use document \(path): \(reason). Open a new store."
+    case .unmergedJournal:
+      let aside = quarantinedFile.map { " They were moved to `\($0.path)`." } ?? ""
+      return
+        "Can't apply the saved changes of document \(path): \(reason).\(aside) Merge them by"
+        + " hand if they matter."
     }
   }
 }

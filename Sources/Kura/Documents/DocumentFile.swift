@@ -74,7 +74,8 @@ enum DocumentFile {
 
   /// Reads from an offset to the end of an open file.
   static func readAll(_ fd: Int32, path: String, from offset: Int, sizeHint: Int) throws -> Data {
-    var data = Data(count: max(sizeHint - offset, 0))
+    // One byte more than expected, so reading a file of the expected size needs no regrowth.
+    var data = Data(count: max(sizeHint - offset, 0) + 1)
     var filled = 0
     while true {
       if filled == data.count { data.count += max(4096, data.count / 2) }

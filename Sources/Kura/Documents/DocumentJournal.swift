@@ -26,6 +26,11 @@ enum DocumentJournal {
     case append = 1
     case update = 2
     case remove = 3
+    /// Written just before the file is replaced by one holding every record: its payload is the
+    /// new file's base. A journal whose base no longer matches the file but that ends with this
+    /// marker for the current file was compacted; any other such journal holds changes the file
+    /// lacks (another program replaced the file), and is set aside rather than dropped.
+    case compacted = 4
   }
 
   /// A decoded record: the operation and its JSON payload.
@@ -68,6 +73,28 @@ enum DocumentJournal {
     let check = readUInt64(data, at: start + 24)
     guard check == hash(data[start..<(start + 24)]) else { return nil }
     return Base(length: length, hash: baseHash)
+  }
+
+  /// The marker record written before a compaction into a file with this base.
+  static func compactionMarker(for base: Base) -> Data {
+    var bytes: [UInt8] = []
+    append(base.length, to: &bytes)
+    append(base.hash, to: &bytes)
+    return frame(.compacted, json: Data(bytes))
+  }
+
+  /// Whether a journal (header included) holds changes that a file with `current` base lacks.
+  /// `false` when its header is torn, it has no records, or it ends with a compaction marker
+  /// for that very file.
+  static func holdsUnmergedChanges(_ journal: Data, current: Base?) -> Bool {
+    guard base(ofHeader: journal) != nil else { return false }
+    let (records, _) = records(in: journal.dropFirst(headerSize))
+    guard let last = records.last else { return false }
+    guard last.operation == .compacted, last.json.count == 16, let current else { return true }
+    let start = last.json.startIndex
+    let marked = Base(
+      length: readUInt64(last.json, at: start), hash: readUInt64(last.json, at: start + 8))
+    return marked != current
   }
 
   /// A framed record.

@@ -10,6 +10,12 @@ import Foundation
 /// ```
 public struct DocumentOptions: Sendable, Equatable {
   /// What "saved" means when a change returns.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let options = DocumentOptions(durability: .powerLoss)   // fdatasync after each change
+  /// ```
   public enum Durability: Sendable, Equatable {
     /// The change is in the operating system's file cache when the call returns: it survives the
     /// process being killed (even with `kill -9`) but not a power cut or a kernel crash.
@@ -20,6 +26,14 @@ public struct DocumentOptions: Sendable, Equatable {
   }
 
   /// What to do when the file is damaged (not JSON, truncated, empty, binary, wrong shape).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let store = try DocumentStore<[CashData]>(
+  ///   .documents("cashData.json"), options: DocumentOptions(onDamage: .quarantine))
+  /// if let damage = store.recoveredDamage { print(damage) }
+  /// ```
   public enum DamagePolicy: Sendable, Equatable {
     /// Opening fails with a ``DocumentError`` and the file is left as it is.
     case fail
@@ -36,7 +50,8 @@ public struct DocumentOptions: Sendable, Equatable {
   /// milliseconds, through a file-change watch), firing observers; `true` by default.
   public var observesOtherProcesses: Bool
   /// The journal size, in bytes, below which a collection's journal is never compacted into
-  /// the file; past it, the journal is compacted once it is larger than the file itself.
+  /// the file (1 MiB by default); past it, the journal is compacted once it is also larger
+  /// than the file itself, so compaction costs O(1) per change on average.
   public var compactionThreshold: Int
 
   /// Creates options.
@@ -54,7 +69,7 @@ public struct DocumentOptions: Sendable, Equatable {
   ///   - compactionThreshold: The smallest journal size, in bytes, that is compacted.
   public init(
     durability: Durability = .processCrash, onDamage: DamagePolicy = .fail,
-    observesOtherProcesses: Bool = true, compactionThreshold: Int = 64 * 1024
+    observesOtherProcesses: Bool = true, compactionThreshold: Int = 1024 * 1024
   ) {
     self.durability = durability
     self.onDamage = onDamage

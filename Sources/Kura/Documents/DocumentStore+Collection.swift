@@ -80,7 +80,7 @@ extension DocumentStore {
 
   private func encode<T: Encodable>(_ value: T) throws -> Data {
     do {
-      return try DocumentDecoding.encoder().encode(value)
+      return try recordEncoder.encode(value)
     } catch {
       throw DocumentError(.cannotEncode, file: url, reason: "\(error)")
     }

@@ -6,7 +6,7 @@ import Synchronization
 /// or at any URL — the `FileManager` + `JSONEncoder` pattern, made crash-safe and shared.
 ///
 /// - ``value`` is read from memory.
-/// - ``update(_:)``, ``replace(with:)`` and ``delete()`` replace the file atomically (a temporary
+/// - ``update(_:)->_``, ``replace(with:)`` and ``delete()`` replace the file atomically (a temporary
 ///   file is written, flushed and renamed over the original; the folder is flushed): the file is
 ///   never truncated or half-written, even when the process is killed mid-write.
 /// - For an array of `Identifiable` elements, ``append(_:)``, ``remove(id:)`` and
@@ -45,6 +45,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   let registrar = ObservationRegistrar()
   let monitor: FileChangeMonitor?
   let watch = Mutex<ChangeObservation?>(nil)
+  /// The encoder for journal records, made once.
+  let recordEncoder = DocumentDecoding.encoder()
+  // Made once: instantiating a generic class's key path on every access and change is costly.
+  let valuePath: KeyPath<DocumentStore, Value> & Sendable = \.value
+  let reloadErrorPath: KeyPath<DocumentStore, DocumentError?> & Sendable = \.reloadError
 
   /// Opens (or starts) the document at a location.
   ///
@@ -78,7 +83,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     }
     self.state = Mutex(state)
     if options.observesOtherProcesses {
-      monitor = try engine.io(.cannotRead) { try FileChangeMonitor(counter: lock.counter) }
+      do {
+        monitor = try FileChangeMonitor(counter: lock.counter)
+      } catch {
+        throw DocumentError(.cannotRead, file: url, reason: "can't watch for changes: \(error)")
+      }
       let observation = monitor?.subscribe { [weak self] _ in self?.refreshFromOtherProcesses() }
       watch.withLock { $0 = observation }
     } else {
@@ -117,7 +126,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// let total = store.value.map(\.cash).reduce(0, +)
   /// ```
   public var value: Value {
-    registrar.access(self, keyPath: \.value)
+    registrar.access(self, keyPath: valuePath)
     refreshFromOtherProcesses()
     return state.withLock { $0.value }
   }
@@ -141,7 +150,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// if let error = store.reloadError { print(error) }
   /// ```
   public var reloadError: DocumentError? {
-    registrar.access(self, keyPath: \.reloadError)
+    registrar.access(self, keyPath: reloadErrorPath)
     return state.withLock { $0.reloadError }
   }
 
@@ -214,6 +223,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   public func reload() throws {
     let changed = try withState { state -> Bool in
       let counter = lock.counter.value
+      // The copy reopens the journal when it needs it; the original's descriptor is closed now
+      // so the two never share one.
+      engine.closeJournal(&state)
       var copy = state
       try engine.io(.cannotRead) {
         try lock.withLock(exclusive: false) { try engine.load(&copy, allowQuarantine: false) }
@@ -244,7 +256,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   }
 
   /// Compacts the journal into the file and stops watching; later changes throw
-  /// ``DocumentError/Code/closed``. Closing again does nothing.
+  /// ``DocumentError/Code/closed``. Closing again does nothing. A store that is released without
+  /// being closed closes itself; if that compaction fails, the changes stay in the journal and
+  /// are replayed on the next open.
   ///
   /// For example:
   ///
@@ -317,9 +331,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
 
   /// Loads changes another process saved, when the shared counter says there are some.
   func refreshFromOtherProcesses() {
-    let changed = state.withLock { state -> Bool in
+    let (changed, errorChanged) = state.withLock { state -> (Bool, Bool) in
       let counter = lock.counter.value
-      guard !state.isClosed, counter != state.seenCounter else { return false }
+      guard !state.isClosed, counter != state.seenCounter else { return (false, false) }
       do {
         let changed = try engine.io(.cannotRead) {
           try lock.withLock(exclusive: false) { try engine.refresh(&state) }
@@ -327,24 +341,24 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
         state.seenCounter = counter
         let hadError = state.reloadError != nil
         state.reloadError = nil
-        return changed || hadError
+        return (changed, hadError)
       } catch let error as DocumentError {
         state.seenCounter = counter
         state.reloadError = error
-        return true
+        return (false, true)
       } catch {
         state.seenCounter = counter
         state.reloadError = DocumentError(.cannotRead, file: url, reason: "\(error)")
-        return true
+        return (false, true)
       }
     }
+    if errorChanged { registrar.withMutation(of: self, keyPath: reloadErrorPath) {} }
     if changed { notifyChange() }
   }
 
   /// Tells Observation observers and ``changes()`` subscribers that the value changed.
   func notifyChange() {
-    registrar.withMutation(of: self, keyPath: \.value) {}
-    registrar.withMutation(of: self, keyPath: \.reloadError) {}
+    registrar.withMutation(of: self, keyPath: valuePath) {}
     let (value, continuations) = state.withLock { state in
       (state.value, Array(state.continuations.values))
     }

@@ -144,7 +144,11 @@ enum JSONSyntax {
 
     mutating func number() throws(Failure) {
       if bytes[index] == UInt8(ascii: "-") { index += 1 }
-      try digits()
+      if index < bytes.count, bytes[index] == UInt8(ascii: "0") {
+        index += 1  // A leading zero stands alone: `01` is not a number.
+      } else {
+        try digits()
+      }
       if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
         index += 1
         try digits()

@@ -32,6 +32,8 @@ extension Array: JournalReplayable where Element: Identifiable & Codable, Elemen
       case .remove:
         let removal = try decoder.decode(JournalRemoval<Element.ID>.self, from: record.json)
         _ = removeElement(id: removal.id, positions: &positions)
+      case .compacted:
+        continue
       }
     }
   }

@@ -23,6 +23,8 @@ public final class ChangeObservation: Sendable {
   }
 
   /// Stops the calls. Calling it again does nothing.
+  ///
+  /// For example: `observation.cancel()`.
   public func cancel() {
     let action = onCancel.withLock { action -> (@Sendable () -> Void)? in
       defer { action = nil }
@@ -46,6 +48,8 @@ final class FileChangeMonitor: Sendable {
     var handlers: [Int: @Sendable (UInt64) -> Void] = [:]
     var lastSeen: UInt64
     var running = false
+    /// Bumped each time a thread starts, so a thread from an earlier run stops.
+    var generation = 0
   }
   private let state: Mutex<State>
   private let wakeFD: Int32
@@ -72,14 +76,15 @@ final class FileChangeMonitor: Sendable {
   }
 
   func subscribe(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
-    let (token, start) = state.withLock { state -> (Int, Bool) in
+    let (token, generation) = state.withLock { state -> (Int, Int?) in
       state.nextToken += 1
       state.handlers[state.nextToken] = handler
-      let start = !state.running
+      guard !state.running else { return (state.nextToken, nil) }
       state.running = true
-      return (state.nextToken, start)
+      state.generation += 1
+      return (state.nextToken, state.generation)
     }
-    if start { startThread() }
+    if let generation { startThread(generation) }
     return ChangeObservation { [weak self] in
       guard let self else { return }
       let stop = self.state.withLock { state -> Bool in
@@ -107,13 +112,13 @@ final class FileChangeMonitor: Sendable {
     for handler in handlers { handler(value) }
   }
 
-  private func startThread() {
-    let thread = Thread { [self] in self.run() }
+  private func startThread(_ generation: Int) {
+    let thread = Thread { [self] in self.run(generation) }
     thread.name = "kura.change-monitor"
     thread.start()
   }
 
-  private func run() {
+  private func run(_ generation: Int) {
     #if os(Linux)
       let inotify = inotify_init1(Int32(IN_CLOEXEC))
       let watch =
@@ -125,7 +130,7 @@ final class FileChangeMonitor: Sendable {
       let watch: Int32 = -1
     #endif
     var buffer = [UInt8](repeating: 0, count: 4096)
-    while state.withLock({ $0.running }) {
+    while state.withLock({ $0.running && $0.generation == generation }) {
       deliverIfChanged()
       var fds = [pollfd(fd: watchFD, events: Int16(POLLIN), revents: 0)]
       if watch >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }

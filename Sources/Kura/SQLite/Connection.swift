@@ -32,6 +32,36 @@ public final class Connection: @unchecked Sendable {
   public let path: String
   private var statementCache: [String: Statement] = [:]
   private var savepointDepth = 0
+  /// BEGIN/COMMIT/ROLLBACK statements, kept apart so a transaction costs no dictionary lookups.
+  private var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
+
+  private enum TransactionStatement: Int {
+    case deferred, immediate, exclusive, commit, rollback
+    var sql: String {
+      switch self {
+      case .deferred: return "BEGIN DEFERRED TRANSACTION"
+      case .immediate: return "BEGIN IMMEDIATE TRANSACTION"
+      case .exclusive: return "BEGIN EXCLUSIVE TRANSACTION"
+      case .commit: return "COMMIT TRANSACTION"
+      case .rollback: return "ROLLBACK TRANSACTION"
+      }
+    }
+  }
+
+  private func transactionStatement(_ kind: TransactionKind) throws -> Statement {
+    switch kind {
+    case .deferred: return try transactionStatement(TransactionStatement.deferred)
+    case .immediate: return try transactionStatement(TransactionStatement.immediate)
+    case .exclusive: return try transactionStatement(TransactionStatement.exclusive)
+    }
+  }
+
+  private func transactionStatement(_ which: TransactionStatement) throws -> Statement {
+    if let statement = transactionStatements[which.rawValue] { return statement }
+    let statement = try prepare(which.sql)
+    transactionStatements[which.rawValue] = statement
+    return statement
+  }
 
   /// How a connection opens its file.
   ///
@@ -81,26 +111,35 @@ public final class Connection: @unchecked Sendable {
     self.handle = handle
     self.path = path
     sqlite3_extended_result_codes(handle, 1)
-    let milliseconds = busyTimeout.components.seconds * 1000
+    let milliseconds =
+      busyTimeout.components.seconds * 1000
       + busyTimeout.components.attoseconds / 1_000_000_000_000_000
     sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     if !existed && path != ":memory:" && !path.hasPrefix("file:") {
       chmod(path, 0o600)
     }
+    try installSwiftStringSemantics()
     // Reading the schema here turns "file is not a database" into an error at open time.
-    try execute("PRAGMA foreign_keys = ON")
-    if path != ":memory:" && !path.hasPrefix("file:") {
-      if case .readWrite = mode {
-        _ = try query("PRAGMA journal_mode = WAL") { $0.string(at: 0) }
-      } else {
-        _ = try query("PRAGMA schema_version") { $0.int64(at: 0) }
+    do {
+      try execute("PRAGMA foreign_keys = ON")
+      if path != ":memory:" && !path.hasPrefix("file:") {
+        if case .readWrite = mode {
+          _ = try query("PRAGMA journal_mode = WAL") { $0.string(at: 0) }
+        } else {
+          _ = try query("PRAGMA schema_version") { $0.int64(at: 0) }
+        }
+        try execute("PRAGMA synchronous = NORMAL")
       }
-      try execute("PRAGMA synchronous = NORMAL")
+    } catch {
+      // Finalize cached statements now so deinit can close the handle cleanly.
+      statementCache.removeAll()
+      throw error
     }
   }
 
   deinit {
     statementCache.removeAll()
+    transactionStatements.removeAll()
     sqlite3_close_v2(handle)
   }
 
@@ -139,7 +178,8 @@ public final class Connection: @unchecked Sendable {
     var statement: OpaquePointer?
     let result = sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil)
     guard result == SQLITE_OK, let statement else {
-      throw SQLiteError(handle: handle, result: result == SQLITE_OK ? SQLITE_MISUSE : result, sql: sql)
+      throw SQLiteError(
+        handle: handle, result: result == SQLITE_OK ? SQLITE_MISUSE : result, sql: sql)
     }
     return Statement(handle: statement, sql: sql)
   }
@@ -168,7 +208,8 @@ public final class Connection: @unchecked Sendable {
     let result = sqlite3_prepare_v3(
       handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
     guard result == SQLITE_OK, let statement else {
-      throw SQLiteError(handle: handle, result: result == SQLITE_OK ? SQLITE_MISUSE : result, sql: sql)
+      throw SQLiteError(
+        handle: handle, result: result == SQLITE_OK ? SQLITE_MISUSE : result, sql: sql)
     }
     let prepared = Statement(handle: statement, sql: sql)
     statementCache[sql] = prepared
@@ -214,11 +255,12 @@ public final class Connection: @unchecked Sendable {
   ///   - row: Reads one row from the statement.
   /// - Returns: The mapped rows.
   /// - Throws: ``SQLiteError`` or what `row` throws.
+  @inlinable
   public func query<Row>(
     _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
   ) throws -> [Row] {
     let statement = try cachedStatement(sql)
-    defer { sqlite3_reset(statement.handle) }
+    defer { statement.rewind() }
     try statement.bind(arguments)
     var rows: [Row] = []
     while try statement.step() { rows.append(try row(statement)) }
@@ -239,11 +281,12 @@ public final class Connection: @unchecked Sendable {
   ///   - row: Reads the row.
   /// - Returns: The mapped first row, or `nil` when there is none.
   /// - Throws: ``SQLiteError`` or what `row` throws.
+  @inlinable
   public func queryFirst<Row>(
     _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
   ) throws -> Row? {
     let statement = try cachedStatement(sql)
-    defer { sqlite3_reset(statement.handle) }
+    defer { statement.rewind() }
     try statement.bind(arguments)
     return try statement.step() ? row(statement) : nil
   }
@@ -317,18 +360,18 @@ public final class Connection: @unchecked Sendable {
     _ kind: TransactionKind = .immediate, _ body: () throws -> Result
   ) throws -> Result {
     if isInTransaction { return try savepoint(body) }
-    try cachedStatement("BEGIN \(kind.rawValue) TRANSACTION").execute()
+    try transactionStatement(kind).execute()
     let result: Result
     do {
       result = try body()
     } catch {
-      if isInTransaction { try? cachedStatement("ROLLBACK TRANSACTION").execute() }
+      if isInTransaction { try? transactionStatement(.rollback).execute() }
       throw error
     }
     do {
-      try cachedStatement("COMMIT TRANSACTION").execute()
+      try transactionStatement(.commit).execute()
     } catch {
-      if isInTransaction { try? cachedStatement("ROLLBACK TRANSACTION").execute() }
+      if isInTransaction { try? transactionStatement(.rollback).execute() }
       throw error
     }
     return result

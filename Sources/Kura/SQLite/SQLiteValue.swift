@@ -66,6 +66,8 @@ public protocol SQLiteValueConvertible {
   /// The value as SQLite stores it.
   var sqliteValue: SQLiteValue { get }
   /// Reads the value back; `nil` when the stored value does not fit the type.
+  ///
+  /// For example: `Int(sqliteValue: .integer(3))` is `3`; `Int(sqliteValue: .text("3"))` is `nil`.
   init?(sqliteValue: SQLiteValue)
 }
 

@@ -179,6 +179,13 @@ public final class Statement {
     for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
   }
 
+  /// Resets the statement so it can run again, keeping its bindings.
+  ///
+  /// For example: `statement.rewind()`.
+  public func rewind() {
+    sqlite3_reset(handle)
+  }
+
   /// Resets the statement so it can run again, and clears its bindings.
   ///
   /// For example: `statement.reset()`.

@@ -101,7 +101,8 @@ func run(
   let seconds = Double(timeout.components.seconds)
   if group.wait(timeout: .now() + seconds) == .timedOut {
     process.terminate()
-    Issue.record("`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out")
+    Issue.record(
+      "`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out")
   }
   process.waitUntilExit()
   return ProcessResult(

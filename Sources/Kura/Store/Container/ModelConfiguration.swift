@@ -1,0 +1,51 @@
+import Foundation
+
+/// Where a ``ModelContainer`` keeps its store: the app's default store file, a file you name, or
+/// memory.
+///
+/// For example:
+///
+/// ```swift
+/// let container = try ModelContainer(for: Trip.self, configurations: .inMemory)
+/// ```
+public struct ModelConfiguration: Sendable, Hashable {
+  enum Storage: Sendable, Hashable {
+    case defaultFile
+    case file(URL)
+    case memory
+  }
+
+  let storage: Storage
+
+  /// The app's default store: `default.store` in the app's data folder (see
+  /// ``Locations/defaultStoreURL``), like SwiftData's default store.
+  ///
+  /// For example: `try ModelContainer(for: Trip.self, configurations: .default)`.
+  public static let `default` = ModelConfiguration(storage: .defaultFile)
+
+  /// A private store in memory, gone when the container is released (previews and tests).
+  ///
+  /// For example: `try ModelContainer(for: Trip.self, configurations: .inMemory)`.
+  public static let inMemory = ModelConfiguration(storage: .memory)
+
+  /// A store in the file at `url`; missing folders on its path are created (mode 0700).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let documents = try Locations.current().documentsDirectory
+  /// let url = documents.appendingPathComponent("SQlite3/SwiftUICDSave2.sqlite")
+  /// let container = try ModelContainer(for: Student.self, configurations: .url(url))
+  /// ```
+  ///
+  /// - Parameter url: The store file.
+  /// - Returns: The configuration.
+  public static func url(_ url: URL) -> ModelConfiguration {
+    ModelConfiguration(storage: .file(url))
+  }
+
+  /// Whether the store lives in memory.
+  ///
+  /// For example: `if configuration.isStoredInMemoryOnly { … }`.
+  public var isStoredInMemoryOnly: Bool { storage == .memory }
+}

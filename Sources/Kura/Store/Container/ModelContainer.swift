@@ -1,0 +1,139 @@
+import Foundation
+
+/// The store of an app's models: one SQLite file (or memory) with a table per model type.
+///
+/// Create one container for the app and make ``ModelContext``s from it. Opening a container
+/// creates the file, its folders and the models' tables when missing, and checks that existing
+/// tables match the models.
+///
+/// For example:
+///
+/// ```swift
+/// let container = try ModelContainer(for: Trip.self, Activity.self, configurations: .default)
+/// let context = ModelContext(container)
+/// try context.insert(Trip(name: "Kyoto"))
+/// try context.save()
+/// ```
+public final class ModelContainer: Sendable {
+  /// Where the store lives.
+  public let configuration: ModelConfiguration
+  /// The store file, or `nil` in memory.
+  public let url: URL?
+  /// The model types' names, in the order given.
+  public let modelNames: [String]
+  let pool: DatabasePool
+  let schemas: [ObjectIdentifier: ModelSchema]
+  @MainActor private var main: ModelContext?
+
+  /// Opens (creating when missing) the store for the given model types.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let container = try ModelContainer(
+  ///   for: Student.self, configurations: .url(documents.appendingPathComponent("s.sqlite")))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - models: The model types stored; each gets a table.
+  ///   - configurations: Where the store lives; `.default` when none is given. One container
+  ///     holds one store, so give at most one.
+  /// - Throws: ``StoreError``: ``StoreError/Code/unsupportedProperty`` or
+  ///   ``StoreError/Code/invalidModel`` for a model Kura cannot store,
+  ///   ``StoreError/Code/schemaMismatch`` when existing tables don't match the models,
+  ///   ``StoreError/Code/notAStore`` or ``StoreError/Code/damaged`` for a file that is not a
+  ///   healthy SQLite database (it is left untouched), ``StoreError/Code/cannotOpen``.
+  public init(
+    for models: any PersistentModel.Type..., configurations: ModelConfiguration...
+  ) throws {
+    guard configurations.count <= 1 else {
+      throw StoreError(
+        .cannotOpen,
+        message:
+          "Can't open a container with \(configurations.count) configurations: a container holds "
+          + "one store. Make one container per store.")
+    }
+    let configuration = configurations.first ?? .default
+    var schemas: [ObjectIdentifier: ModelSchema] = [:]
+    var ordered: [ModelSchema] = []
+    for model in models {
+      let schema = try Self.schema(of: model)
+      if schemas[ObjectIdentifier(model)] != nil { continue }
+      if let clash = ordered.first(where: { $0.tableName == schema.tableName }) {
+        throw StoreError(
+          .invalidModel, model: schema.modelName,
+          message:
+            "Can't store `\(schema.modelName)`: its table name `\(schema.tableName)` is also "
+            + "used by `\(clash.modelName)`. Give one of them another `schemaName`.")
+      }
+      schemas[ObjectIdentifier(model)] = schema
+      ordered.append(schema)
+    }
+    let url: URL?
+    switch configuration.storage {
+    case .memory: url = nil
+    case .file(let file): url = file.standardizedFileURL
+    case .defaultFile: url = try Self.resolve { try Locations.current().defaultStoreURL }
+    }
+    if let url {
+      try Self.resolve { try Locations.ensureDirectory(url.deletingLastPathComponent()) }
+    }
+    let pool: DatabasePool
+    do {
+      pool = try url.map { try DatabasePool(path: $0.path) } ?? DatabasePool.inMemory()
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "open")
+    }
+    try StoreSetup(url: url).prepare(pool, schemas: ordered)
+    self.configuration = configuration
+    self.url = url
+    self.modelNames = ordered.map(\.modelName)
+    self.pool = pool
+    self.schemas = schemas
+  }
+
+  private static func schema(of model: any PersistentModel.Type) throws -> ModelSchema {
+    try ModelSchema.of(model)
+  }
+
+  private static func resolve<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as LocationError {
+      throw StoreError(
+        .cannotOpen, message: "Can't open the store: \(error). Choose another location.")
+    }
+  }
+
+  /// The context for the main actor (SwiftUI's views), with autosave on: each insert or delete
+  /// is saved when it returns, unless inside ``ModelContext/transaction(_:)``.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// @MainActor func add(_ name: String) throws {
+  ///   try container.mainContext.insert(Student(student: name))
+  /// }
+  /// ```
+  @MainActor public var mainContext: ModelContext {
+    if let main { return main }
+    let context = ModelContext(self)
+    context.autosaveEnabled = true
+    main = context
+    return context
+  }
+
+  /// The schema of a model type stored here.
+  func schema<Model: PersistentModel>(for model: Model.Type) throws -> ModelSchema {
+    guard let schema = schemas[ObjectIdentifier(model)] else {
+      let name = String(describing: model)
+      throw StoreError(
+        .modelNotInContainer, model: name,
+        message:
+          "Can't use `\(name)` in this container: it is not one of its models "
+          + "(\(modelNames.map { "`\($0)`" }.joined(separator: ", "))). Add `\(name).self` to "
+          + "`ModelContainer(for:)`.")
+    }
+    return schema
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// Creates a store's metadata and model tables when missing, and checks that existing tables
+/// match the models (migrations are a later addition; until then a mismatch is an error).
+///
+/// The metadata lives in two tables: `kura_metadata` (`storeFormat`, `schemaVersion`) and
+/// `kura_models` (per model: its table and its columns with their kinds).
+struct StoreSetup {
+  /// The store file, for messages.
+  let url: URL?
+
+  /// The format of Kura's metadata tables.
+  static let storeFormat = 1
+  /// The schema version recorded for new stores (migrations will raise it).
+  static let schemaVersion = 1
+
+  /// A column as recorded in `kura_models`.
+  struct StoredColumn: Codable, Equatable {
+    var name: String
+    var kind: String
+    var optional: Bool
+  }
+
+  private var file: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
+
+  func prepare(_ pool: DatabasePool, schemas: [ModelSchema]) throws {
+    do {
+      try pool.write { db in
+        try db.execute(
+          """
+          CREATE TABLE IF NOT EXISTS kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+          CREATE TABLE IF NOT EXISTS kura_models (model TEXT NOT NULL PRIMARY KEY, \
+          table_name TEXT NOT NULL, columns TEXT NOT NULL)
+          """)
+        try db.run(
+          "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
+            + "('schemaVersion', ?)",
+          [.text(String(Self.storeFormat)), .text(String(Self.schemaVersion))])
+        for schema in schemas { try prepare(schema, in: db) }
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "prepare")
+    }
+  }
+
+  private func prepare(_ schema: ModelSchema, in db: Connection) throws {
+    let exists =
+      try db.queryFirst(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(schema.tableName)]
+      ) { _ in true } ?? false
+    if exists {
+      try verify(schema, in: db)
+    } else {
+      try db.execute(createTableSQL(schema))
+    }
+    for (number, columns) in schema.uniqueConstraints.enumerated() {
+      try db.execute(indexSQL(schema, columns: columns, unique: true, number: number))
+    }
+    for (number, columns) in schema.indexes.enumerated() {
+      try db.execute(indexSQL(schema, columns: columns, unique: false, number: number))
+    }
+    let columns = schema.columns.map {
+      StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
+    }
+    let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
+    try db.run(
+      "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
+        + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
+        + "columns = excluded.columns",
+      [.text(schema.modelName), .text(schema.tableName), .text(json)])
+  }
+
+  func createTableSQL(_ schema: ModelSchema) -> String {
+    var definitions = schema.columns.map(\.definition)
+    definitions[schema.primaryKeyIndex] += " PRIMARY KEY"
+    return "CREATE TABLE \(schema.quotedTable) (\(definitions.joined(separator: ", ")))"
+  }
+
+  func indexSQL(_ schema: ModelSchema, columns: [Int], unique: Bool, number: Int) -> String {
+    let names = columns.map { schema.columns[$0].name }
+    let name = schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
+    return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON "
+      + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
+  }
+
+  private func verify(_ schema: ModelSchema, in db: Connection) throws {
+    struct Stored {
+      var type: String
+      var notNull: Bool
+      var primaryKey: Bool
+    }
+    var stored: [String: Stored] = [:]
+    var order: [String] = []
+    let rows = try db.query("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [
+      .text(schema.tableName)
+    ]) { row in
+      (row.string(at: 0), row.string(at: 1).uppercased(), row.int64(at: 2) != 0, row.int64(at: 3))
+    }
+    for (name, type, notNull, primaryKey) in rows {
+      stored[name] = Stored(type: type, notNull: notNull, primaryKey: primaryKey != 0)
+      order.append(name)
+    }
+    let recorded =
+      try db.queryFirst(
+        "SELECT columns FROM kura_models WHERE model = ?", [.text(schema.modelName)]
+      ) { row in
+        try JSONDecoder().decode([StoredColumn].self, from: Data(row.string(at: 0).utf8))
+      } ?? []
+    let recordedKinds = Dictionary(
+      recorded.map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    for (index, column) in schema.columns.enumerated() {
+      guard let existing = stored[column.name] else {
+        throw mismatch(
+          schema, property: column.name, column: column.name,
+          why: "table `\(schema.tableName)` has no column `\(column.name)` for property "
+            + "`\(column.name)`")
+      }
+      let isKey = index == schema.primaryKeyIndex
+      let notNull = existing.notNull || (isKey && existing.primaryKey)
+      if existing.type != column.kind.sqlType || notNull == column.isOptional
+        || existing.primaryKey != isKey
+      {
+        let expected = column.definition + (isKey ? " PRIMARY KEY" : "")
+        let found =
+          "\(existing.type)\(existing.notNull ? " NOT NULL" : "")"
+          + (existing.primaryKey ? " PRIMARY KEY" : "")
+        throw mismatch(
+          schema, property: column.name, column: column.name,
+          why: "column `\(column.name)` is `\(found)` but property `\(column.name)` needs "
+            + "`\(expected)`")
+      }
+      if let kind = recordedKinds[column.name], kind != column.kind.rawValue {
+        throw mismatch(
+          schema, property: column.name, column: column.name,
+          why: "column `\(column.name)` holds \(kind) values but property `\(column.name)` is "
+            + "stored as \(column.kind.rawValue)")
+      }
+    }
+    if let extra = order.first(where: { schema.columnIndexByName[$0] == nil }) {
+      throw mismatch(
+        schema, property: nil, column: extra,
+        why: "table `\(schema.tableName)` has a column `\(extra)` that no property of "
+          + "`\(schema.modelName)` stores")
+    }
+  }
+
+  private func mismatch(_ schema: ModelSchema, property: String?, column: String, why: String)
+    -> StoreError
+  {
+    StoreError(
+      .schemaMismatch, model: schema.modelName, property: property, column: column, url: url,
+      message:
+        "Can't open store \(file) for model `\(schema.modelName)`: \(why). The store was made "
+        + "for a different version of the model and Kura does not migrate stores yet; nothing "
+        + "was changed. Restore the matching model, or move the store file away to start a new "
+        + "one.")
+  }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// A workspace on a ``ModelContainer``'s store: inserts, updates and deletes are kept here until
+/// ``save()`` writes them in one transaction (or ``rollback()`` drops them); fetches read the store
+/// with the unsaved changes applied.
+///
+/// A context is used by one thread or task at a time (it is not `Sendable`); make one per task
+/// from the shared container. With ``autosaveEnabled``, each insert or delete is saved when it
+/// returns (inside ``transaction(_:)``, when the transaction ends).
+///
+/// For example:
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// try context.insert(Student(student: "Luna Lovegood"))
+/// try context.save()
+/// let students = try context.fetch(FetchDescriptor<Student>())
+/// ```
+public final class ModelContext {
+  /// The container whose store this context reads and writes.
+  public let container: ModelContainer
+  /// Whether each insert or delete is saved as soon as it returns; `false` for a context you
+  /// create, `true` for ``ModelContainer/mainContext``.
+  public var autosaveEnabled = false
+  var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
+  var pendingOrder: [ObjectIdentifier] = []
+  private var transactionDepth = 0
+
+  /// Creates a context on a container.
+  ///
+  /// For example: `let context = ModelContext(container)`.
+  ///
+  /// - Parameter container: The container.
+  public init(_ container: ModelContainer) {
+    self.container = container
+  }
+
+  /// Whether there are inserts, updates or deletes not saved yet.
+  ///
+  /// For example: `if context.hasChanges { try context.save() }`.
+  public var hasChanges: Bool { pending.values.contains { !$0.isEmpty } }
+
+  // MARK: Changing models
+
+  /// Inserts a model, or updates the stored model with the same id, or (when the model declares
+  /// unique attributes) the stored model with the same unique values.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try context.insert(Student(student: "Ron Weasley"))
+  /// ```
+  ///
+  /// - Parameter model: The model.
+  /// - Throws: ``StoreError/Code/modelNotInContainer`` for a model type the container does not
+  ///   store; with autosave, what ``save()`` throws.
+  public func insert<Model: PersistentModel>(_ model: Model) throws {
+    try change(Model.self) { $0.upsert(model) }
+  }
+
+  /// Deletes a model (by its id).
+  ///
+  /// For example: `try context.delete(student)`.
+  ///
+  /// - Parameter model: The model.
+  /// - Throws: ``StoreError/Code/modelNotInContainer``; with autosave, what ``save()`` throws.
+  public func delete<Model: PersistentModel>(_ model: Model) throws {
+    try change(Model.self) { $0.delete(model.id) }
+  }
+
+  /// Runs `changes` on the pending changes of one model type, then autosaves.
+  func change<Model: PersistentModel>(
+    _ type: Model.Type, _ changes: (inout PendingChanges<Model>) throws -> Void
+  ) throws {
+    _ = try container.schema(for: Model.self)
+    let key = ObjectIdentifier(Model.self)
+    // Taking the value out of the dictionary keeps it uniquely referenced, so it changes in place.
+    var table = pending.removeValue(forKey: key) as? PendingChanges<Model> ?? PendingChanges()
+    if !pendingOrder.contains(key) { pendingOrder.append(key) }
+    do {
+      try changes(&table)
+    } catch {
+      pending[key] = table
+      throw error
+    }
+    pending[key] = table
+    if autosaveEnabled && transactionDepth == 0 { try save() }
+  }
+
+  /// The unsaved changes of one model type.
+  func pendingChanges<Model: PersistentModel>(_ type: Model.Type) -> PendingChanges<Model>? {
+    guard let table = pending[ObjectIdentifier(type)] as? PendingChanges<Model>, !table.isEmpty
+    else { return nil }
+    return table
+  }
+
+  // MARK: Saving
+
+  /// Writes every unsaved change to the store in one transaction. When it throws, nothing was
+  /// written and the changes are still pending (fix them, or ``rollback()``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try context.insert(student)
+  /// try context.save()
+  /// ```
+  ///
+  /// - Throws: ``StoreError`` (such as ``StoreError/Code/encodingFailed`` or
+  ///   ``StoreError/Code/sqlite`` for a constraint the changes break).
+  public func save() throws {
+    guard hasChanges else { return }
+    let order = pendingOrder
+    let tables = pending
+    let container = self.container
+    do {
+      try container.pool.write { db in
+        for key in order {
+          guard let table = tables[key], !table.isEmpty,
+            let schema = container.schemas[key]
+          else { continue }
+          try table.write(to: db, schema: schema)
+        }
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.wrapping(error, url: container.url, doing: "save to")
+    }
+    pending.removeAll(keepingCapacity: true)
+    pendingOrder.removeAll(keepingCapacity: true)
+  }
+
+  /// Drops every unsaved change.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try context.delete(student)
+  /// context.rollback()   // the student stays
+  /// ```
+  public func rollback() {
+    pending.removeAll()
+    pendingOrder.removeAll()
+  }
+
+  /// Runs `block`, then saves every pending change in one transaction; when `block` throws, the
+  /// changes it made are dropped (changes pending before it are kept) and the error is rethrown.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try context.transaction {
+  ///   for name in names { try context.insert(Student(student: name)) }
+  /// }
+  /// ```
+  ///
+  /// - Parameter block: The changes.
+  /// - Throws: What `block` throws, or what ``save()`` throws.
+  public func transaction(_ block: () throws -> Void) throws {
+    let savedPending = pending
+    let savedOrder = pendingOrder
+    transactionDepth += 1
+    do {
+      try block()
+      transactionDepth -= 1
+    } catch {
+      transactionDepth -= 1
+      pending = savedPending
+      pendingOrder = savedOrder
+      throw error
+    }
+    if transactionDepth == 0 { try save() }
+  }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// How the context runs one fetch: the SQL parts (from the translation of a fetch descriptor)
+/// and what must happen in memory (the untranslated rest of a predicate, a sort SQL cannot do,
+/// and merging unsaved changes).
+struct QueryPlan<Model: PersistentModel> {
+  /// The SQL condition after `WHERE`, with `?` placeholders.
+  var whereClause: String?
+  /// One value per placeholder of ``whereClause``.
+  var arguments: [SQLiteValue] = []
+  /// The SQL after `ORDER BY`.
+  var orderBy: String?
+  /// At most this many models (after the offset).
+  var limit: Int?
+  /// Skip this many models first.
+  var offset: Int?
+  /// The part of the predicate SQL could not run, evaluated on the rows SQL returned.
+  var residual: ((Model) throws -> Bool)?
+  /// The whole predicate, evaluated on unsaved models.
+  var predicate: ((Model) throws -> Bool)?
+  /// Whether the order must be computed in memory (SQL could not sort as asked).
+  var sortInMemory = false
+  /// The requested order, for sorting in memory.
+  var areInIncreasingOrder: ((Model, Model) -> Bool)?
+
+  /// Whether every step runs in SQL (no residual, no in-memory sort).
+  var isPureSQL: Bool { residual == nil && !sortInMemory }
+
+  /// The `SELECT` of the model's columns with the plan's clauses; `paging` adds LIMIT/OFFSET.
+  func sql(_ schema: ModelSchema, paging: Bool, ordering: Bool = true) -> String {
+    var sql = StoreSQL.select(schema)
+    if let whereClause { sql += " WHERE " + whereClause }
+    if ordering, let orderBy { sql += " ORDER BY " + orderBy }
+    if paging { sql += Self.pagingSQL(limit: limit, offset: offset) }
+    return sql
+  }
+
+  static func pagingSQL(limit: Int?, offset: Int?) -> String {
+    switch (limit, offset) {
+    case (let limit?, let offset?) where offset > 0: return " LIMIT \(limit) OFFSET \(offset)"
+    case (let limit?, _): return " LIMIT \(limit)"
+    case (nil, let offset?) where offset > 0: return " LIMIT -1 OFFSET \(offset)"
+    default: return ""
+    }
+  }
+}

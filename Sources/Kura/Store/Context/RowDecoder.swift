@@ -1,0 +1,220 @@
+import Foundation
+
+/// Decodes one model from the current row of a statement whose result columns are the model's
+/// columns in schema order. Reused for every row of a query.
+final class RowDecoder: Decoder {
+  let schema: ModelSchema
+  let statement: Statement
+  /// The column the next key most likely names (synthesized `Codable` decodes in order).
+  private var cursor = 0
+  private lazy var json = ColumnJSON.decoder()
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  init(schema: ModelSchema, statement: Statement) {
+    self.schema = schema
+    self.statement = statement
+  }
+
+  /// The model in the statement's current row.
+  func decode<Model: PersistentModel>(_ type: Model.Type) throws -> Model {
+    cursor = 0
+    do {
+      return try Model(from: self)
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError(
+        .decodingFailed, model: schema.modelName,
+        message:
+          "Can't read a `\(schema.modelName)` from table `\(schema.tableName)`: \(error). The "
+          + "row does not fit the model; check the store with `kura store check`.")
+    }
+  }
+
+  @inline(__always)
+  func columnIndex(for key: some CodingKey) throws -> Int {
+    let columns = schema.columns
+    if cursor < columns.count, columns[cursor].name == key.stringValue {
+      defer { cursor += 1 }
+      return cursor
+    }
+    guard let index = schema.columnIndexByName[key.stringValue] else {
+      throw StoreError(
+        .decodingFailed, model: schema.modelName, property: key.stringValue,
+        message:
+          "Can't read a `\(schema.modelName)`: its decoding uses the key `\(key.stringValue)`, "
+          + "which is not a stored property. Coding keys must be the property names.")
+    }
+    cursor = index + 1
+    return index
+  }
+
+  func nullFailure(at index: Int) -> StoreError {
+    let column = schema.columns[index].name
+    return StoreError(
+      .decodingFailed, model: schema.modelName, property: column, column: column,
+      message:
+        "Can't read `\(schema.modelName).\(column)`: column `\(column)` of table "
+        + "`\(schema.tableName)` is NULL but the property is not optional. Make the property "
+        + "optional or fill the column.")
+  }
+
+  func typeFailure(_ type: Any.Type, at index: Int) -> StoreError {
+    let column = schema.columns[index].name
+    return StoreError(
+      .decodingFailed, model: schema.modelName, property: column, column: column,
+      message:
+        "Can't read `\(schema.modelName).\(column)`: the value in column `\(column)` of table "
+        + "`\(schema.tableName)` is not a valid `\(type)`.")
+  }
+
+  @inline(__always)
+  func integer<T: FixedWidthInteger>(_ type: T.Type, at index: Int) throws -> T {
+    if statement.isNull(at: index) { throw nullFailure(at: index) }
+    guard let value = T(exactly: statement.int64(at: index)) else {
+      throw typeFailure(T.self, at: index)
+    }
+    return value
+  }
+
+  /// Reads a value that is not one of the keyed container's concrete types.
+  func decodeGeneric<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+    if statement.isNull(at: index) { throw nullFailure(at: index) }
+    let column = schema.columns[index]
+    let decoded: Any?
+    switch column.kind {
+    case .date: decoded = Date(timeIntervalSince1970: statement.double(at: index))
+    case .uuid: decoded = UUID(uuidString: statement.string(at: index))
+    case .url: decoded = URL(string: statement.string(at: index))
+    case .blob: decoded = statement.data(at: index)
+    case .json:
+      do {
+        return try json.decode(T.self, from: Data(statement.string(at: index).utf8))
+      } catch {
+        throw typeFailure(T.self, at: index)
+      }
+    case .integer, .text, .real, .bool: decoded = nil
+    }
+    if let value = decoded as? T { return value }
+    do {
+      return try T(from: ColumnDecoder(decoder: self, index: index))
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw typeFailure(T.self, at: index)
+    }
+  }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self))
+  }
+
+  func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw shapeFailure() }
+
+  func singleValueContainer() throws -> any SingleValueDecodingContainer { throw shapeFailure() }
+
+  func shapeFailure() -> StoreError {
+    StoreError(
+      .decodingFailed, model: schema.modelName,
+      message:
+        "Can't read a `\(schema.modelName)`: its `init(from:)` asks for an unkeyed, single-value "
+        + "or nested container, but a model is stored as one row of named columns. Decode it "
+        + "with `container(keyedBy:)` and one key per stored property.")
+  }
+}
+
+/// The keyed container of ``RowDecoder``: each key is a column.
+struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let decoder: RowDecoder
+  var codingPath: [any CodingKey] { [] }
+  var allKeys: [Key] { decoder.schema.columns.compactMap { Key(stringValue: $0.name) } }
+
+  func contains(_ key: Key) -> Bool { decoder.schema.columnIndexByName[key.stringValue] != nil }
+
+  func decodeNil(forKey key: Key) throws -> Bool {
+    guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return true }
+    return decoder.statement.isNull(at: index)
+  }
+
+  func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+    try decoder.integer(Int64.self, at: decoder.columnIndex(for: key)) != 0
+  }
+  func decode(_ type: String.Type, forKey key: Key) throws -> String {
+    let index = try decoder.columnIndex(for: key)
+    if decoder.statement.isNull(at: index) { throw decoder.nullFailure(at: index) }
+    return decoder.statement.string(at: index)
+  }
+  func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+    let index = try decoder.columnIndex(for: key)
+    if decoder.statement.isNull(at: index) { throw decoder.nullFailure(at: index) }
+    return decoder.statement.double(at: index)
+  }
+  func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+    Float(try decode(Double.self, forKey: key))
+  }
+  func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+    try decoder.integer(Int.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+    try decoder.integer(Int8.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+    try decoder.integer(Int16.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+    try decoder.integer(Int32.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+    try decoder.integer(Int64.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+    try decoder.integer(UInt.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+    try decoder.integer(UInt8.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+    try decoder.integer(UInt16.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+    try decoder.integer(UInt32.self, at: decoder.columnIndex(for: key))
+  }
+  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+    try decoder.integer(UInt64.self, at: decoder.columnIndex(for: key))
+  }
+  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    try decoder.decodeGeneric(T.self, at: decoder.columnIndex(for: key))
+  }
+
+  func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+    let index = try decoder.columnIndex(for: key)
+    return decoder.statement.isNull(at: index) ? nil : decoder.statement.string(at: index)
+  }
+  func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+    let index = try decoder.columnIndex(for: key)
+    return decoder.statement.isNull(at: index) ? nil : decoder.statement.double(at: index)
+  }
+  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+    let index = try decoder.columnIndex(for: key)
+    return decoder.statement.isNull(at: index) ? nil : try decoder.integer(Int.self, at: index)
+  }
+  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+    let index = try decoder.columnIndex(for: key)
+    return decoder.statement.isNull(at: index) ? nil : decoder.statement.int64(at: index) != 0
+  }
+  func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return nil }
+    _ = try decoder.columnIndex(for: key)
+    return decoder.statement.isNull(at: index) ? nil : try decoder.decodeGeneric(T.self, at: index)
+  }
+
+  func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+    -> KeyedDecodingContainer<NestedKey>
+  { throw decoder.shapeFailure() }
+  func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    throw decoder.shapeFailure()
+  }
+  func superDecoder() throws -> any Decoder { throw decoder.shapeFailure() }
+  func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.shapeFailure() }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+extension StoreInspector {
+  /// A summary of a store: its models, their row counts, the schema version and the file size.
+  ///
+  /// For example: `print(try inspector.info().schemaVersion ?? 0)`.
+  public struct Info: Codable, Sendable, Equatable {
+    /// One model.
+    public struct Model: Codable, Sendable, Equatable {
+      /// The model type's name.
+      public var name: String
+      /// Its table.
+      public var table: String
+      /// Its number of rows.
+      public var rows: Int
+    }
+    /// The store file's path.
+    public var path: String
+    /// The file's size in bytes (the main file, without its WAL).
+    public var sizeBytes: Int
+    /// The schema version Kura recorded, or `nil` for a file Kura did not make.
+    public var schemaVersion: Int?
+    /// The models.
+    public var models: [Model]
+  }
+
+  /// One table's structure.
+  ///
+  /// For example: `for table in try inspector.schema() { print(table.table) }`.
+  public struct TableSchema: Codable, Sendable, Equatable {
+    /// One column.
+    public struct Column: Codable, Sendable, Equatable {
+      /// The column (and property) name.
+      public var name: String
+      /// The declared SQL type.
+      public var type: String
+      /// How Kura stores the property (`uuid`, `date`, `json`…), when recorded.
+      public var kind: String?
+      /// Whether NULL is allowed (the property is optional).
+      public var nullable: Bool
+      /// Whether it is the primary key.
+      public var primaryKey: Bool
+    }
+    /// One index.
+    public struct Index: Codable, Sendable, Equatable {
+      /// The index name.
+      public var name: String
+      /// Its columns, in order.
+      public var columns: [String]
+      /// Whether it is a unique attribute.
+      public var unique: Bool
+    }
+    /// The model type's name.
+    public var model: String
+    /// The table.
+    public var table: String
+    /// The columns, in order.
+    public var columns: [Column]
+    /// The indexes (unique attributes and plain indexes).
+    public var indexes: [Index]
+  }
+
+  /// Summarizes the store.
+  ///
+  /// For example: `let info = try inspector.info()`.
+  ///
+  /// - Returns: The summary.
+  /// - Throws: ``StoreError``.
+  public func info() throws -> Info {
+    try run {
+      let size =
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+      let models = try models().map { model in
+        let rows =
+          try tableExists(model.table)
+          ? Int(
+            try connection.queryFirst("SELECT count(*) FROM \(quoteIdentifier(model.table))") {
+              $0.int64(at: 0)
+            } ?? 0) : 0
+        return Info.Model(name: model.name, table: model.table, rows: rows)
+      }
+      return Info(
+        path: url.path, sizeBytes: size,
+        schemaVersion: try metadata("schemaVersion").flatMap { Int($0) }, models: models)
+    }
+  }
+
+  /// Describes every model's table: columns, unique attributes and indexes.
+  ///
+  /// For example: `let tables = try inspector.schema()`.
+  ///
+  /// - Returns: One entry per model.
+  /// - Throws: ``StoreError``.
+  public func schema() throws -> [TableSchema] {
+    try run {
+      try models().map { model in
+        let columns = try connection.query(
+          "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(model.table)]
+        ) { row in
+          TableSchema.Column(
+            name: row.string(at: 0), type: row.string(at: 1), kind: model.kinds[row.string(at: 0)],
+            nullable: row.int64(at: 2) == 0 && row.int64(at: 3) == 0,
+            primaryKey: row.int64(at: 3) != 0)
+        }
+        let indexList = try connection.query(
+          "SELECT name, \"unique\", origin FROM pragma_index_list(?) ORDER BY name",
+          [.text(model.table)]
+        ) { row in (row.string(at: 0), row.int64(at: 1) != 0, row.string(at: 2)) }
+        let indexes = try indexList.filter { $0.2 != "pk" }.map { index in
+          TableSchema.Index(
+            name: index.0,
+            columns: try connection.query(
+              "SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(index.0)]
+            ) { $0.string(at: 0) },
+            unique: index.1)
+        }
+        return TableSchema(
+          model: model.name, table: model.table, columns: columns, indexes: indexes)
+      }
+    }
+  }
+
+  /// Checks the file's integrity (`PRAGMA integrity_check`).
+  ///
+  /// For example: `let problems = try inspector.check()   // [] when intact`.
+  ///
+  /// - Returns: The problems found; empty when the file is intact.
+  /// - Throws: ``StoreError``.
+  public func check() throws -> [String] {
+    try run {
+      let lines = try connection.query("PRAGMA integrity_check") { $0.string(at: 0) }
+      return lines == ["ok"] ? [] : lines
+    }
+  }
+}

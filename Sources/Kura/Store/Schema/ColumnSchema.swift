@@ -1,0 +1,47 @@
+import Foundation
+
+/// One column of a model's table: the stored property it holds and how.
+// Safety: AnyKeyPath and metatypes are immutable values; they are only compared and applied.
+struct ColumnSchema: @unchecked Sendable, Hashable {
+  /// The column name, which is the property name.
+  let name: String
+  /// The property's key path from the model type.
+  let keyPath: AnyKeyPath
+  /// How values are stored.
+  let kind: ColumnKind
+  /// Whether the property is optional (the column allows NULL).
+  let isOptional: Bool
+  /// The property's static type (the wrapped type for optionals).
+  let valueType: Any.Type
+
+  init(
+    name: String, keyPath: AnyKeyPath, kind: ColumnKind, isOptional: Bool,
+    valueType: Any.Type = Any.self
+  ) {
+    self.name = name
+    self.keyPath = keyPath
+    self.kind = kind
+    self.isOptional = isOptional
+    self.valueType = valueType
+  }
+
+  /// The column's definition in `CREATE TABLE`, such as `"name" TEXT NOT NULL`.
+  var definition: String {
+    quoteIdentifier(name) + " " + kind.sqlType + (isOptional ? "" : " NOT NULL")
+  }
+
+  static func == (lhs: ColumnSchema, rhs: ColumnSchema) -> Bool {
+    lhs.name == rhs.name && lhs.keyPath == rhs.keyPath && lhs.kind == rhs.kind
+      && lhs.isOptional == rhs.isOptional
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(name)
+    hasher.combine(keyPath)
+  }
+}
+
+/// Quotes an SQL identifier: `name` becomes `"name"`, doubling embedded quotes.
+func quoteIdentifier(_ name: String) -> String {
+  "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

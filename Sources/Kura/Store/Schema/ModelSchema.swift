@@ -1,0 +1,167 @@
+@_spi(Reflection) import Swift
+import Foundation
+import Synchronization
+
+/// The table a model type is stored in: derived once per type from its stored properties
+/// (through the standard library's reflection of key paths) and its ``Schema`` declaration.
+struct ModelSchema: Sendable {
+  /// The model type's name, such as `Trip`, used in messages.
+  let modelName: String
+  /// The table name (``PersistentModel/schemaName``).
+  let tableName: String
+  /// One column per stored property, in declaration order.
+  let columns: [ColumnSchema]
+  /// The index in ``columns`` of the `id` column (the primary key).
+  let primaryKeyIndex: Int
+  /// Unique constraints besides the primary key, as column indexes.
+  let uniqueConstraints: [[Int]]
+  /// Indexes, as column indexes.
+  let indexes: [[Int]]
+  /// Column index by name.
+  let columnIndexByName: [String: Int]
+  // Safety: key paths are immutable values used only as dictionary keys.
+  private nonisolated(unsafe) let columnIndexByKeyPath: [AnyKeyPath: Int]
+
+  /// The column holding a stored property, or `nil` when the key path is not one.
+  func column(for keyPath: AnyKeyPath) -> ColumnSchema? {
+    columnIndexByKeyPath[keyPath].map { columns[$0] }
+  }
+
+  /// The index of the column holding a stored property.
+  func columnIndex(for keyPath: AnyKeyPath) -> Int? { columnIndexByKeyPath[keyPath] }
+
+  /// The primary-key column.
+  var primaryKey: ColumnSchema { columns[primaryKeyIndex] }
+
+  /// The quoted table name.
+  var quotedTable: String { quoteIdentifier(tableName) }
+
+  /// The quoted column names, comma separated, in column order.
+  var quotedColumnList: String { columns.map { quoteIdentifier($0.name) }.joined(separator: ", ") }
+
+  /// A schema from explicit columns (tests of the translation layer build them this way); the
+  /// primary key is the `id` column, else the first.
+  init(tableName: String, columns: [ColumnSchema], modelName: String? = nil) {
+    self.modelName = modelName ?? tableName
+    self.tableName = tableName
+    self.columns = columns
+    self.primaryKeyIndex = columns.firstIndex { $0.name == "id" } ?? 0
+    self.uniqueConstraints = []
+    self.indexes = []
+    var byName: [String: Int] = [:]
+    var byKeyPath: [AnyKeyPath: Int] = [:]
+    for (index, column) in columns.enumerated() {
+      byName[column.name] = index
+      byKeyPath[column.keyPath] = index
+    }
+    self.columnIndexByName = byName
+    self.columnIndexByKeyPath = byKeyPath
+  }
+
+  init<Model: PersistentModel>(deriving model: Model.Type) throws {
+    let modelName = String(describing: model)
+    var columns: [ColumnSchema] = []
+    var failure: StoreError?
+    let reflected = _forEachFieldWithKeyPath(of: model, options: []) { namePointer, keyPath in
+      let name = String(cString: namePointer)
+      let valueType = type(of: keyPath).valueType
+      var wrapped = valueType
+      var isOptional = false
+      if let optional = valueType as? any OptionalValue.Type {
+        wrapped = optional.wrappedType
+        isOptional = true
+        if wrapped is any OptionalValue.Type {
+          failure = StoreError(
+            .unsupportedProperty, model: modelName, property: name,
+            message:
+              "Can't store `\(modelName).\(name)`: its type `\(valueType)` is a nested optional, "
+              + "which one nullable column cannot tell apart. Use a single optional.")
+          return false
+        }
+      }
+      guard let kind = ColumnKind.of(wrapped) else {
+        failure = StoreError(
+          .unsupportedProperty, model: modelName, property: name,
+          message:
+            "Can't store `\(modelName).\(name)`: its type `\(valueType)` is not Codable. Make it "
+            + "Codable, or keep it out of the model.")
+        return false
+      }
+      columns.append(
+        ColumnSchema(
+          name: name, keyPath: keyPath, kind: kind, isOptional: isOptional, valueType: wrapped))
+      return true
+    }
+    if let failure { throw failure }
+    guard reflected, !columns.isEmpty else {
+      throw StoreError(
+        .invalidModel, model: modelName,
+        message:
+          "Can't use `\(modelName)` as a model: its stored properties cannot be read. Models must "
+          + "be structs with stored properties.")
+    }
+    var byKeyPath: [AnyKeyPath: Int] = [:]
+    var byName: [String: Int] = [:]
+    for (index, column) in columns.enumerated() {
+      byKeyPath[column.keyPath] = index
+      byName[column.name] = index
+    }
+    // `\Model.id` here goes through the `Identifiable` requirement, which differs from the stored
+    // property's key path: find the column by name and answer for both key paths.
+    guard let idIndex = byName["id"] else {
+      throw StoreError(
+        .invalidModel, model: modelName, property: "id",
+        message:
+          "Can't use `\(modelName)` as a model: `id` is not a stored property. Declare "
+          + "`var id = UUID()` (or an integer or String id).")
+    }
+    let idColumn = columns[idIndex]
+    byKeyPath[\Model.id as AnyKeyPath] = idIndex
+    guard !idColumn.isOptional, [.integer, .text, .uuid].contains(idColumn.kind) else {
+      throw StoreError(
+        .unsupportedProperty, model: modelName, property: "id",
+        message:
+          "Can't use `\(modelName).id` as a primary key: its type `\(type(of: idColumn.keyPath))` "
+          + "is not a UUID, an integer or a String. Use one of those.")
+    }
+    func indexes(_ keyPaths: [PartialKeyPath<Model>], kind: String) throws -> [Int] {
+      try keyPaths.map { keyPath in
+        guard let index = byKeyPath[keyPath] else {
+          throw StoreError(
+            .invalidModel, model: modelName,
+            message:
+              "Can't use the \(kind) `\(keyPath)` of `\(modelName)`: it is not a stored property. "
+              + "Declare \(kind)es on stored properties only.")
+        }
+        return index
+      }
+    }
+    var unique: [[Int]] = []
+    var plain: [[Int]] = []
+    for declaration in Model.schema.declarations {
+      switch declaration.kind {
+      case .unique: unique.append(try indexes(declaration.keyPaths, kind: "unique attribute"))
+      case .index: plain.append(try indexes(declaration.keyPaths, kind: "index"))
+      }
+    }
+    self.modelName = modelName
+    self.tableName = Model.schemaName
+    self.columns = columns
+    self.primaryKeyIndex = idIndex
+    self.uniqueConstraints = unique.filter { $0 != [idIndex] && !$0.isEmpty }
+    self.indexes = plain.filter { !$0.isEmpty }
+    self.columnIndexByName = byName
+    self.columnIndexByKeyPath = byKeyPath
+  }
+
+  private static let cache = Mutex<[ObjectIdentifier: ModelSchema]>([:])
+
+  /// The schema of a model type, derived on first use and cached.
+  static func of<Model: PersistentModel>(_ model: Model.Type) throws -> ModelSchema {
+    let key = ObjectIdentifier(model)
+    if let schema = cache.withLock({ $0[key] }) { return schema }
+    let schema = try ModelSchema(deriving: model)
+    cache.withLock { $0[key] = schema }
+    return schema
+  }
+}

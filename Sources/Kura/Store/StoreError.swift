@@ -1,0 +1,131 @@
+import Foundation
+
+/// An error of the model store: a model Kura cannot store, a store file that does not match the
+/// models or is not a store at all, or a failure reading or writing it.
+///
+/// Match on ``code``; the other properties carry the context (model, property, column, file, SQL).
+/// The description follows Kura's pattern: what failed, the item in backticks, why, what to do.
+///
+/// For example:
+///
+/// ```swift
+/// do {
+///   let container = try ModelContainer(for: Student.self, configurations: .url(storeURL))
+/// } catch let error as StoreError where error.code == .schemaMismatch {
+///   print(error.model ?? "", error.column ?? "")
+/// }
+/// ```
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+  /// What kind of failure this is.
+  ///
+  /// For example: `if error.code == .notAStore { … }`.
+  public enum Code: String, Sendable, Hashable {
+    /// A stored property's type cannot be stored.
+    case unsupportedProperty
+    /// The model type cannot be used as a model (no stored `id`, not a struct, bad schema).
+    case invalidModel
+    /// The store's tables do not match the models.
+    case schemaMismatch
+    /// The file is not an SQLite database.
+    case notAStore
+    /// The file is an SQLite database but damaged.
+    case damaged
+    /// The file or its folder cannot be opened or created.
+    case cannotOpen
+    /// The model type is not one of the container's models.
+    case modelNotInContainer
+    /// A model could not be turned into a row.
+    case encodingFailed
+    /// A row could not be turned into a model.
+    case decodingFailed
+    /// A predicate or sort could not be run as asked (such as an in-memory fallback forbidden by
+    /// the fetch descriptor).
+    case unsupportedQuery
+    /// SQLite reported an error; see ``underlying``.
+    case sqlite
+  }
+
+  /// What kind of failure this is.
+  public let code: Code
+  /// The model type's name, when one is involved.
+  public let model: String?
+  /// The stored property, when one is involved.
+  public let property: String?
+  /// The table column, when one is involved.
+  public let column: String?
+  /// The store file, when one is involved.
+  public let url: URL?
+  /// The SQL being run, when there was one (bound values never appear).
+  public let sql: String?
+  /// The SQLite error underneath, when there is one.
+  public let underlying: SQLiteError?
+  /// The full message.
+  public let message: String
+
+  /// Creates an error; Kura creates these, your code matches on them.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let error = StoreError(.cannotOpen, message: "Can't open store `a.sqlite`: …")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - code: The kind of failure.
+  ///   - model: The model type's name.
+  ///   - property: The stored property.
+  ///   - column: The column.
+  ///   - url: The store file.
+  ///   - sql: The SQL being run.
+  ///   - underlying: The SQLite error underneath.
+  ///   - message: The full message.
+  public init(
+    _ code: Code, model: String? = nil, property: String? = nil, column: String? = nil,
+    url: URL? = nil, sql: String? = nil, underlying: SQLiteError? = nil, message: String
+  ) {
+    self.code = code
+    self.model = model
+    self.property = property
+    self.column = column
+    self.url = url
+    self.sql = sql
+    self.underlying = underlying
+    self.message = message
+  }
+
+  /// The message, such as "Can't store `Trip.photo`: …".
+  public var description: String { message }
+}
+
+extension StoreError {
+  /// Wraps an SQLite error met while using the store at `url`; corruption and "not a database"
+  /// become ``Code/damaged`` and ``Code/notAStore``.
+  static func wrapping(_ error: any Error, url: URL?, doing action: String) -> any Error {
+    guard let error = error as? SQLiteError else { return error }
+    let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+    switch error.code {
+    case .notADatabase:
+      return StoreError(
+        .notAStore, url: url, sql: error.sql, underlying: error,
+        message:
+          "Can't open store \(file): the file is not an SQLite database. It was left untouched; "
+          + "choose another file or move this one away.")
+    case .corrupt:
+      return StoreError(
+        .damaged, url: url, sql: error.sql, underlying: error,
+        message:
+          "Can't \(action) store \(file): the database file is damaged (\(error.message)). It was "
+          + "left untouched; restore it from a backup or check it with `kura store check`.")
+    case .cannotOpen:
+      return StoreError(
+        .cannotOpen, url: url, sql: error.sql, underlying: error,
+        message:
+          "Can't open store \(file): \(error.message). Check that its folder exists and is "
+          + "writable.")
+    default:
+      return StoreError(
+        .sqlite, url: url, sql: error.sql, underlying: error,
+        message: "Can't \(action) store \(file): \(error).")
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+// `[values].contains($0.x)` → IN with bound values. Closures over sequences (`contains(where:)`,
+// `allSatisfy`, `filter`, `min`, `max`) run in memory.
+
+extension PredicateExpressions.SequenceContains: SQLTranslatable {
+  /// `(x IN (?, ?, …))`, with `x IS NULL` for a `nil` among the values and the Swift string
+  /// collation for text.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    guard let constant = (sequence as? any ConstantExpression)?.constant,
+      let values = constant as? any Sequence
+    else {
+      throw TranslationFailure("`contains` on a stored collection runs in memory")
+    }
+    let element = try translator.fragment(element)
+    let type = element.type
+    guard type.scalar != .opaque else {
+      throw TranslationFailure("`contains` of a value stored as JSON runs in memory")
+    }
+    var bound: [SQLiteValue] = []
+    var containsNil = false
+    for value in elements(of: values) {
+      guard let stored = type.bind(value) else {
+        throw TranslationFailure(
+          "`contains` with a value SQL can't match exactly (NaN, a relative URL) runs in memory")
+      }
+      if stored.isNull { containsNil = true } else { bound.append(stored) }
+    }
+    let collate = try translator.collation(for: type, operation: "`contains`")
+    let dialect = translator.dialect
+    let list = SQLFragment(
+      sql: Array(repeating: String(SQLFragment.parameterMarker), count: bound.count)
+        .joined(separator: ", "),
+      arguments: bound, type: type)
+    let membership: SQLFragment.Part =
+      .fragment(.boolean("(", .fragment(element), .text(collate + " IN ("), .fragment(list), "))"))
+    switch (bound.isEmpty, containsNil) {
+    case (true, false): return .boolean(.text(dialect.booleanLiteral(false)))
+    case (true, true): return .boolean("(", .fragment(element), " IS NULL)")
+    case (false, true): return .boolean("(", membership, " OR ", .fragment(element), " IS NULL)")
+    case (false, false):
+      // A NULL (nil or NaN) is in no list: IN gives NULL, Swift gives false.
+      guard type.isOptional || type.scalar.isFloatingPoint else { return .boolean(membership) }
+      return .boolean("coalesce(", membership, .text(", \(dialect.booleanLiteral(false)))"))
+    }
+  }
+
+  private func elements(of sequence: some Sequence) -> [Any] { sequence.map { $0 } }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
+  /// Always in memory.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    throw TranslationFailure("`contains(where:)` runs in memory", mayThrow: true)
+  }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatable {
+  /// Always in memory.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    throw TranslationFailure("`allSatisfy` runs in memory", mayThrow: true)
+  }
+}

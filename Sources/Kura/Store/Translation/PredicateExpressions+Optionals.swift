@@ -1,0 +1,61 @@
+import Foundation
+
+// `nil`, `??`, `flatMap`, `!`.
+
+extension PredicateExpressions.NilLiteral: SQLTranslatable {
+  /// `NULL`.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    let type = ValueType.of(Output.self) ?? ValueType(scalar: .opaque, isOptional: true)
+    return SQLFragment(sql: "NULL", arguments: [], type: type, isNilLiteral: true)
+  }
+}
+
+extension PredicateExpressions.NilCoalesce: SQLTranslatable {
+  /// `coalesce(a, b)`.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    let optional = try translator.fragment(lhs)
+    let fallback = try translator.fragment(rhs)
+    guard optional.type.isOptional, optional.type.scalar != .opaque else {
+      throw TranslationFailure("`??` on a value stored as JSON runs in memory")
+    }
+    return .combined(
+      ["coalesce(", .fragment(optional), ", ", .fragment(fallback), ")"], type: fallback.type)
+  }
+}
+
+extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
+  /// `(CASE WHEN a IS NULL THEN NULL ELSE transform(a) END)`, the variable standing for `a`.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    let optional = try translator.fragment(wrapped)
+    guard optional.type.isOptional, optional.type.scalar != .opaque else {
+      throw TranslationFailure("`flatMap` on a value stored as JSON runs in memory")
+    }
+    let unwrapped = SQLFragment(
+      sql: optional.sql, arguments: optional.arguments,
+      type: ValueType(scalar: optional.type.scalar, isOptional: false))
+    let transformed = try translator.binding(variable.key, to: unwrapped) {
+      () throws(TranslationFailure) -> SQLFragment in
+      try translator.fragment(transform)
+    }
+    guard let type = ValueType.of(Output.self) else {
+      throw TranslationFailure(
+        "`flatMap` producing `\(SQLTranslator.name(of: Output.self))` runs in memory")
+    }
+    return .combined(
+      [
+        "(CASE WHEN ", .fragment(optional), " IS NULL THEN NULL ELSE ", .fragment(transformed),
+        " END)",
+      ],
+      type: type)
+  }
+}
+
+extension PredicateExpressions.ForcedUnwrap: SQLTranslatable {
+  /// Always in memory: Swift throws on `nil`, which SQL can't reproduce.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    throw TranslationFailure(
+      "a force unwrap `!` (which throws on nil) runs in memory; use `??` or `flatMap` to run it in"
+        + " SQL",
+      mayThrow: true)
+  }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+// Constants, variables and key paths: the leaves of every predicate.
+
+extension PredicateExpressions.Value: SQLTranslatable {
+  /// A bound parameter (never spliced into the SQL).
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    guard let type = ValueType.of(Output.self) else {
+      throw TranslationFailure(
+        "a constant of type `\(SQLTranslator.name(of: Output.self))` has no SQL form")
+    }
+    guard let bound = type.bind(value) else {
+      throw TranslationFailure(
+        "a constant of type `\(SQLTranslator.name(of: Output.self))` that SQL can't match exactly"
+          + " (NaN, a relative URL or an integer beyond 64 bits) runs in memory")
+    }
+    return .parameter(bound, type: type)
+  }
+}
+
+extension PredicateExpressions.Variable: SQLTranslatable {
+  /// The value a `flatMap` unwrapped; the model itself has no SQL form.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    if let bound = translator.boundVariable(key) { return bound }
+    if key == translator.modelVariable {
+      throw TranslationFailure("the model value itself (not one of its properties) runs in memory")
+    }
+    throw TranslationFailure(
+      "a variable of an unsupported expression runs in memory", mayThrow: true)
+  }
+}
+
+extension PredicateExpressions.KeyPath: SQLTranslatable {
+  /// The column of a stored property (`$0.name`), or `isEmpty` of a text value.
+  func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
+    let anyKeyPath = keyPath as AnyKeyPath
+    if let variable = root as? any VariableExpression,
+      variable.variableID == translator.modelVariable
+    {
+      return try column(anyKeyPath, translator)
+    }
+    let base = try translator.fragment(root)
+    if base.type == ValueType(scalar: .string, isOptional: false),
+      anyKeyPath == \String.isEmpty as AnyKeyPath
+    {
+      // A string is empty exactly when it has no bytes.
+      return .boolean("(", .fragment(base), " = '')")
+    }
+    throw TranslationFailure(
+      "`\(anyKeyPath)` has no SQL form (for example a `count`) and runs in memory")
+  }
+
+  private func column(_ keyPath: AnyKeyPath, _ translator: SQLTranslator) throws(TranslationFailure)
+    -> SQLFragment
+  {
+    guard let column = translator.schema.column(for: keyPath) else {
+      throw TranslationFailure(
+        "`\(keyPath)` is not a stored column (a computed or nested property) and runs in memory")
+    }
+    let name = translator.dialect.quoteIdentifier(column.name)
+    guard let type = ValueType.of(Output.self), type.columnKind == column.kind else {
+      return SQLFragment(
+        sql: name, arguments: [], type: ValueType(scalar: .opaque, isOptional: column.isOptional))
+    }
+    return SQLFragment(sql: name, arguments: [], type: type)
+  }
+}

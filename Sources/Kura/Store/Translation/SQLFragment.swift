@@ -1,0 +1,82 @@
+import Foundation
+
+/// A piece of SQL translated from one predicate expression, with the values it binds.
+///
+/// Parameters are written as ``parameterMarker`` and numbered by the dialect once the whole
+/// statement is assembled, so fragments can be combined (and repeated) in any order.
+struct SQLFragment {
+  /// Stands for one bound parameter until the statement is assembled.
+  static let parameterMarker: Character = "\u{0}"
+
+  /// The SQL text, with ``parameterMarker`` for each parameter.
+  var sql: String
+  /// One value per marker, in order.
+  var arguments: [SQLiteValue]
+  /// The Swift type the expression produces. A NULL means `nil` when the type is optional, and
+  /// NaN for a non-optional floating-point type.
+  var type: ValueType
+  /// Whether this is the `nil` literal.
+  var isNilLiteral = false
+
+  /// A bound value.
+  static func parameter(_ value: SQLiteValue, type: ValueType) -> SQLFragment {
+    SQLFragment(sql: String(parameterMarker), arguments: [value], type: type)
+  }
+
+  /// A Boolean fragment built from `parts`: text and fragments, joined in order.
+  static func boolean(_ parts: Part...) -> SQLFragment {
+    combined(parts, type: .bool)
+  }
+
+  /// A fragment of `type` built from `parts`: text and fragments, joined in order.
+  static func combined(_ parts: [Part], type: ValueType) -> SQLFragment {
+    var sql = ""
+    var arguments: [SQLiteValue] = []
+    for part in parts {
+      switch part {
+      case .text(let text): sql += text
+      case .fragment(let fragment):
+        sql += fragment.sql
+        arguments += fragment.arguments
+      }
+    }
+    return SQLFragment(sql: sql, arguments: arguments, type: type)
+  }
+
+  /// A piece of a combined fragment.
+  enum Part: ExpressibleByStringLiteral {
+    case text(String)
+    case fragment(SQLFragment)
+
+    init(stringLiteral value: String) { self = .text(value) }
+  }
+
+  /// The SQL with the dialect's placeholders, numbered from `firstIndex`.
+  func render(in dialect: some SQLDialect, firstIndex: Int = 1) -> String {
+    var result = ""
+    var index = firstIndex
+    for character in sql {
+      if character == Self.parameterMarker {
+        result += dialect.placeholder(index)
+        index += 1
+      } else {
+        result.append(character)
+      }
+    }
+    return result
+  }
+}
+
+/// Why an expression has no exact SQL form: the text said to the user, and whether evaluating it
+/// in Swift could throw (so the SQL must not skip rows Swift would have evaluated before it).
+struct TranslationFailure: Error {
+  /// What runs in memory and why, such as "`\Student.name.count` is not a stored column".
+  var reason: String
+  /// Whether evaluating the expression in Swift may throw (`!`, casts, unknown expressions).
+  var mayThrow: Bool
+
+  init(_ reason: String, mayThrow: Bool = false) {
+    self.reason = reason
+    self.mayThrow = mayThrow
+  }
+}

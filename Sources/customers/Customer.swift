@@ -1,0 +1,27 @@
+import Foundation
+import Kura
+
+/// One customer of the list (seed §1's custom list): the whole list is one Codable array kept
+/// under one key of the app's standard suite.
+struct Customer: Codable, Identifiable, Sendable, Equatable {
+  var id: UUID
+  var customerName: String
+  var customerNumber: Int
+
+  /// The row as the seed app shows it: `No.<number>: <name>`.
+  var row: String { "No.\(customerNumber): \(customerName)" }
+}
+
+extension PreferenceKey {
+  /// The customer list, under the seed's key name.
+  static var customers: PreferenceKey<[Customer]> { .init("顧客情報保存", default: []) }
+  /// The seed's `menu` field (scene state).
+  static var menu: PreferenceKey<String> { .init("menu", default: "") }
+  /// The seed's `fruits` field (App Group suite).
+  static var fruits: PreferenceKey<String> { .init("fruits", default: "") }
+  /// The seed's `basket` field (standard suite).
+  static var basket: PreferenceKey<String> { .init("basket", default: "") }
+}
+
+/// The App Group the seed shares `fruits` through.
+let fruitsGroup = "group.iOS17.M_Kaku"

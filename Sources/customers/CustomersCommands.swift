@@ -1,0 +1,59 @@
+import Foundation
+import Kura
+import KuraCLI
+
+let addCommand = Command(
+  name: "add",
+  abstract: "Adds a customer to the end of the list.",
+  arguments: [
+    Argument("number", help: "The customer number, a whole number such as 12."),
+    Argument("name", help: "The customer's name.", isRepeating: true),
+  ],
+  run: { invocation in
+    let number: Int = try invocation.argument("number")
+    let name = invocation.words("name").joined(separator: " ")
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else {
+      throw UsageError("The customer's <name> is empty: give a name.", command: "customers add")
+    }
+    let customer = Customer(id: UUID(), customerName: name, customerNumber: number)
+    try Preferences.standard.update(.customers) { $0 + [customer] }
+    print("Added \(customer.row)")
+  })
+
+let listCommand = Command(
+  name: "list",
+  abstract: "Prints every customer as `No.<number>: <name>`, in the order they were added.",
+  supportsJSON: true,
+  run: { invocation in
+    let customers = Preferences.standard[.customers]
+    if invocation.json { return try invocation.printJSON(customers) }
+    if customers.isEmpty {
+      print("No customers yet. Add one with `customers add <number> <name>`.")
+    }
+    for customer in customers { print(customer.row) }
+  })
+
+/// A `customers delete` that matched nothing.
+struct CustomerNotFound: Error, CustomStringConvertible {
+  var number: Int
+  var description: String {
+    "Can't delete customer `\(number)`: no customer has that number. "
+      + "See the numbers with `customers list`."
+  }
+}
+
+let deleteCommand = Command(
+  name: "delete",
+  abstract: "Deletes the customers with a number.",
+  arguments: [Argument("number", help: "The customer number, a whole number such as 12.")],
+  run: { invocation in
+    let number: Int = try invocation.argument("number")
+    var removed: [Customer] = []
+    try Preferences.standard.update(.customers) { customers in
+      removed = customers.filter { $0.customerNumber == number }
+      return customers.filter { $0.customerNumber != number }
+    }
+    guard !removed.isEmpty else { throw CustomerNotFound(number: number) }
+    for customer in removed { print("Deleted \(customer.row)") }
+  })

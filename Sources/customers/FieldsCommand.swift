@@ -1,0 +1,76 @@
+import Foundation
+import Kura
+import KuraCLI
+
+// The seed's three text fields, each in a different store: `menu` in the state of a scene,
+// `fruits` in the App Group suite `group.iOS17.M_Kaku`, `basket` in the standard suite.
+
+let sceneOption = Option(
+  "scene", help: "The scene whose `menu` to use (default: main).", valueName: "id")
+
+/// The value of one field, read from its own store.
+func fieldValues(scene sceneID: String) throws -> [(name: String, store: String, value: String)] {
+  let scene = try SceneStorage(sceneID)
+  let group = try Preferences(suite: fruitsGroup)
+  return [
+    ("menu", "scene \(sceneID)", scene[.menu]),
+    ("fruits", fruitsGroup, group[.fruits]),
+    ("basket", Preferences.standard.suiteName, Preferences.standard[.basket]),
+  ]
+}
+
+let fieldsCommand = Command(
+  name: "fields",
+  abstract: "Shows the three fields: menu (scene state), fruits (App Group), basket (standard).",
+  options: [sceneOption],
+  supportsJSON: true,
+  subcommands: [fieldsSetCommand, fieldsScenesCommand, fieldsDiscardSceneCommand],
+  run: { invocation in
+    let sceneID: String = try invocation.option("scene") ?? "main"
+    let fields = try fieldValues(scene: sceneID)
+    if invocation.json {
+      return try invocation.printJSON(
+        Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
+    }
+    for field in fields { print("\(field.name) = \(field.value)    (\(field.store))") }
+  })
+
+let fieldsSetCommand = Command(
+  name: "set",
+  abstract: "Sets one field in its store.",
+  arguments: [
+    Argument("field", help: "menu, fruits or basket."),
+    Argument("value", help: "The text.", isRepeating: true),
+  ],
+  options: [sceneOption],
+  run: { invocation in
+    let field: String = try invocation.argument("field")
+    let value = invocation.words("value").joined(separator: " ")
+    let sceneID: String = try invocation.option("scene") ?? "main"
+    switch field {
+    case "menu": try SceneStorage(sceneID).preferences.set(value, for: .menu)
+    case "fruits": try Preferences(suite: fruitsGroup).set(value, for: .fruits)
+    case "basket": try Preferences.standard.set(value, for: .basket)
+    default:
+      throw UsageError(
+        "Unknown field `\(field)`: use menu, fruits or basket.", command: invocation.commandPath)
+    }
+    print("\(field) = \(value)")
+  })
+
+let fieldsScenesCommand = Command(
+  name: "scenes",
+  abstract: "Lists the scenes that hold state.",
+  run: { _ in
+    for sceneID in try SceneStorage.sceneIdentifiers() { print(sceneID) }
+  })
+
+let fieldsDiscardSceneCommand = Command(
+  name: "discard-scene",
+  abstract: "Discards a scene's state (its menu); fruits and basket stay.",
+  options: [sceneOption],
+  run: { invocation in
+    let sceneID: String = try invocation.option("scene") ?? "main"
+    try SceneStorage(sceneID).discard()
+    print("Discarded scene `\(sceneID)`.")
+  })

@@ -1,0 +1,282 @@
+import Foundation
+import Kura
+
+#if canImport(CSQLite)
+  import CSQLite
+#else
+  import SQLite3
+#endif
+
+// The model store against direct C API calls on the same data and the same pragmas (WAL,
+// synchronous=NORMAL): `swift run -c release kura-bench store`.
+
+/// The benchmark model: a typical row of six columns.
+struct BenchTrip: PersistentModel, Equatable {
+  var id: Int
+  var name: String
+  var score: Double
+  var isFavorite: Bool
+  var createdAt: Date
+  var note: String?
+  static var schema: Schema<BenchTrip> { Schema(.index(\.name)) }
+}
+
+private func makeTrips(_ count: Int, from start: Int = 0) -> [BenchTrip] {
+  (start..<(start + count)).map { index in
+    BenchTrip(
+      id: index, name: "trip-\(index)", score: Double(index) * 0.5, isFavorite: index % 3 == 0,
+      createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)),
+      note: index % 2 == 0 ? nil : "note \(index)")
+  }
+}
+
+private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// The hand-written C API baseline on one connection.
+private final class RawStore {
+  let handle: OpaquePointer
+
+  init(path: String) throws {
+    var handle: OpaquePointer?
+    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+      let handle
+    else { throw CocoaError(.fileReadUnknown) }
+    self.handle = handle
+    exec("PRAGMA journal_mode = WAL")
+    exec("PRAGMA synchronous = NORMAL")
+    exec(
+      "CREATE TABLE IF NOT EXISTS raw (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, "
+        + "score REAL NOT NULL, isFavorite INTEGER NOT NULL, createdAt REAL NOT NULL, note TEXT)")
+    exec("CREATE INDEX IF NOT EXISTS raw_name ON raw (name)")
+  }
+
+  deinit { sqlite3_close_v2(handle) }
+
+  func exec(_ sql: String) { sqlite3_exec(handle, sql, nil, nil, nil) }
+
+  func prepare(_ sql: String) -> OpaquePointer? {
+    var statement: OpaquePointer?
+    sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    return statement
+  }
+
+  func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        _ = sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), transientDestructor)
+      }
+    }
+  }
+
+  func insert(_ trips: [BenchTrip], statement: OpaquePointer?) {
+    for trip in trips {
+      sqlite3_bind_int64(statement, 1, Int64(trip.id))
+      bindText(statement, 2, trip.name)
+      sqlite3_bind_double(statement, 3, trip.score)
+      sqlite3_bind_int64(statement, 4, trip.isFavorite ? 1 : 0)
+      sqlite3_bind_double(statement, 5, trip.createdAt.timeIntervalSince1970)
+      if let note = trip.note { bindText(statement, 6, note) } else { sqlite3_bind_null(statement, 6) }
+      sqlite3_step(statement)
+      sqlite3_reset(statement)
+    }
+  }
+
+  static let insertSQL =
+    "INSERT INTO raw (id, name, score, isFavorite, createdAt, note) VALUES (?, ?, ?, ?, ?, ?) "
+    + "ON CONFLICT (id) DO UPDATE SET name = excluded.name, score = excluded.score, "
+    + "isFavorite = excluded.isFavorite, createdAt = excluded.createdAt, note = excluded.note"
+
+  func readTrip(_ statement: OpaquePointer?) -> BenchTrip {
+    func text(_ column: Int32) -> String {
+      let bytes = sqlite3_column_text(statement, column)
+      let count = Int(sqlite3_column_bytes(statement, column))
+      return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+    return BenchTrip(
+      id: Int(sqlite3_column_int64(statement, 0)), name: text(1),
+      score: sqlite3_column_double(statement, 2), isFavorite: sqlite3_column_int64(statement, 3) != 0,
+      createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 4)),
+      note: sqlite3_column_type(statement, 5) == SQLITE_NULL ? nil : text(5))
+  }
+
+  func fetchAll() -> [BenchTrip] {
+    let statement = prepare("SELECT id, name, score, isFavorite, createdAt, note FROM raw")
+    defer { sqlite3_finalize(statement) }
+    var trips: [BenchTrip] = []
+    while sqlite3_step(statement) == SQLITE_ROW { trips.append(readTrip(statement)) }
+    return trips
+  }
+}
+
+/// Resets the peak-resident-memory mark (Linux `clear_refs` 5), so a later reading of
+/// `peakResidentBytes()` covers only what follows.
+private func resetPeakResidentBytes() -> Bool {
+  #if os(Linux)
+    return (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8))
+      != nil
+  #else
+    return false
+  #endif
+}
+
+func runStoreBenchmarks() throws {
+  let directory = benchmarkDirectory("store")
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let trips = makeTrips(100_000)
+  var runNumber = 0
+  func freshPaths() -> (kura: URL, raw: String) {
+    runNumber += 1
+    return (
+      directory.appendingPathComponent("kura-\(runNumber).sqlite"),
+      directory.appendingPathComponent("raw-\(runNumber).sqlite").path
+    )
+  }
+
+  // 1. Bulk insert of 100,000 models in one transaction.
+  var containers: [ModelContainer] = []
+  let kuraInsert = try median(runs: 3) {
+    let url = freshPaths().kura
+    let container = try ModelContainer(for: BenchTrip.self, configurations: .url(url))
+    let context = ModelContext(container)
+    try context.transaction { for trip in trips { try context.insert(trip) } }
+    containers = [container]
+  }
+  var raws: [RawStore] = []
+  let rawInsert = try median(runs: 3) {
+    let raw = try RawStore(path: freshPaths().raw)
+    let statement = raw.prepare(RawStore.insertSQL)
+    raw.exec("BEGIN IMMEDIATE")
+    raw.insert(trips, statement: statement)
+    raw.exec("COMMIT")
+    sqlite3_finalize(statement)
+    raws = [raw]
+  }
+  report(
+    "insert 100,000 models, one transaction", kura: kuraInsert, baseline: rawInsert,
+    baselineName: "C API", target: 1.5)
+
+  // 2. Fetch all 100,000.
+  let container = try containers.first ?? ModelContainer(for: BenchTrip.self)
+  let raw = raws[0]
+  let context = ModelContext(container)
+  var fetchedCount = 0
+  let kuraFetch = try median {
+    fetchedCount = try context.fetch(FetchDescriptor<BenchTrip>()).count
+  }
+  let rawFetch = median { fetchedCount = raw.fetchAll().count }
+  precondition(fetchedCount == trips.count, "fetched \(fetchedCount) of \(trips.count)")
+  report(
+    "fetch all 100,000 models", kura: kuraFetch, baseline: rawFetch, baselineName: "C API",
+    target: 2.0)
+
+  // 3. 1,000 single-model saves, each its own transaction.
+  var batch = 0
+  let kuraSaves = try median {
+    batch += 1
+    for trip in makeTrips(1_000, from: 1_000_000 * batch) {
+      try context.insert(trip)
+      try context.save()
+    }
+  }
+  let rawStatement = raw.prepare(RawStore.insertSQL)
+  let rawSaves = median {
+    batch += 1
+    for trip in makeTrips(1_000, from: 1_000_000 * batch) {
+      raw.exec("BEGIN IMMEDIATE")
+      raw.insert([trip], statement: rawStatement)
+      raw.exec("COMMIT")
+    }
+  }
+  sqlite3_finalize(rawStatement)
+  report(
+    "1,000 single-model saves", kura: kuraSaves, baseline: rawSaves, baselineName: "C API",
+    target: 1.2)
+
+  // 4. 1,000 fetches by id, each in its own read.
+  let ids = (0..<1_000).map { ($0 * 97) % trips.count }
+  var found = 0
+  let kuraByID = try median {
+    for id in ids where try context.model(for: id, as: BenchTrip.self) != nil { found += 1 }
+  }
+  let select = raw.prepare(
+    "SELECT id, name, score, isFavorite, createdAt, note FROM raw WHERE id = ?")
+  let rawByID = median {
+    for id in ids {
+      sqlite3_bind_int64(select, 1, Int64(id))
+      if sqlite3_step(select) == SQLITE_ROW, raw.readTrip(select).id == id { found += 1 }
+      sqlite3_reset(select)
+    }
+  }
+  sqlite3_finalize(select)
+  report(
+    "1,000 fetches by id, each its own read", kura: kuraByID, baseline: rawByID,
+    baselineName: "C API", target: 1.5)
+
+  try runLargeStoreBenchmarks(directory: directory)
+}
+
+/// Predicate fetch and streaming over 1,000,000 rows (the rows are written with the C API).
+private func runLargeStoreBenchmarks(directory: URL) throws {
+  let url = directory.appendingPathComponent("million.sqlite")
+  do {
+    let container = try ModelContainer(for: BenchTrip.self, configurations: .url(url))
+    _ = container
+    let raw = try RawStore(path: url.path)
+    raw.exec("DROP TABLE raw")
+    let statement = raw.prepare(
+      "INSERT INTO BenchTrip (id, name, score, isFavorite, createdAt, note) VALUES (?, ?, ?, ?, ?, ?)")
+    raw.exec("BEGIN IMMEDIATE")
+    for start in stride(from: 0, to: 1_000_000, by: 100_000) {
+      raw.insert(makeTrips(100_000, from: start), statement: statement)
+    }
+    raw.exec("COMMIT")
+    sqlite3_finalize(statement)
+  }
+  let container = try ModelContainer(for: BenchTrip.self, configurations: .url(url))
+  let context = ModelContext(container)
+  var hits = 0
+  let name = "trip-765432"
+  let descriptor = FetchDescriptor<BenchTrip>(
+    predicate: #Predicate { $0.name == name }, allowsInMemoryFallback: false)
+  let predicateFetch = try median(runs: 11) { hits = try context.fetch(descriptor).count }
+  precondition(hits == 1, "predicate fetch found \(hits) rows")
+  print(
+    "predicate fetch on an indexed column, 1,000,000 rows".padding(
+      toLength: 44, withPad: " ", startingAt: 0)
+      + " kura \(milliseconds(predicateFetch))  (target ≤ 1 ms: "
+      + "\(seconds(predicateFetch) <= 0.001 ? "met" : "MISSED"))")
+
+  let resetWorked = resetPeakResidentBytes()
+  let before = currentResidentBytes()
+  var streamed = 0
+  let streaming = try ContinuousClock().measure {
+    try context.enumerate(FetchDescriptor<BenchTrip>()) { _ in streamed += 1 }
+  }
+  precondition(streamed == 1_000_000, "streamed \(streamed) rows")
+  let peak = peakResidentBytes()
+  let growth = max(0, peak - before)
+  print(
+    "streaming 1,000,000 rows".padding(toLength: 44, withPad: " ", startingAt: 0)
+      + " kura \(milliseconds(streaming))  peak memory \(mebibytes(peak)) "
+      + "(\(mebibytes(before)) before streaming, growth \(mebibytes(growth)))"
+      + (resetWorked ? "" : " (process-wide peak: the mark could not be reset)")
+      + "  (target < 50 MB: \(peak < 50_000_000 ? "met" : "MISSED"))")
+}
+
+private func mebibytes(_ bytes: Int) -> String {
+  String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+}
+
+/// Resident memory of this process now (VmRSS), in bytes; 0 where unknown.
+private func currentResidentBytes() -> Int {
+  #if os(Linux)
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+      return 0
+    }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+      return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+    }
+  #endif
+  return 0
+}

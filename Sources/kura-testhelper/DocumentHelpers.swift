@@ -1,0 +1,86 @@
+import Foundation
+import Kura
+import WarikanKit
+
+/// A small document for the sharing tests: a counter changed by whole-value updates.
+struct CounterDocument: Codable, Sendable {
+  var count = 0
+}
+
+/// Commands for the document crash and sharing tests:
+///
+/// - `document-append-loop <file> <compaction-threshold>`: appends entries forever, printing
+///   each entry's id once its append has returned (acknowledged); every fourth append is
+///   followed by a compaction (a whole-file replacement).
+/// - `document-append <file> <count> <memo>`: appends `count` entries, then prints `done`.
+/// - `document-increment <file> <count>`: adds 1 to a counter document `count` times with
+///   whole-file updates, then prints `done`.
+/// - `document-remove-first <file>`: removes the first entry, then prints its id.
+/// - `document-increment-loop <file>`: adds 1 to a counter document forever with whole-file
+///   updates, printing each new count once its update has returned (acknowledged).
+let documentHelperCommands: [HelperCommand] = [
+  HelperCommand(name: "document-append-loop") { arguments in
+    guard arguments.count == 2, let threshold = Int(arguments[1]) else {
+      throw CocoaError(.featureUnsupported)
+    }
+    let store = try DocumentStore<[CashData]>(
+      .url(URL(fileURLWithPath: arguments[0])),
+      options: DocumentOptions(observesOtherProcesses: false, compactionThreshold: threshold))
+    var number = 0
+    while true {
+      number += 1
+      let entry = CashData(memo: "loop \(number)", cash: number, time: "12:00")
+      try store.append(entry)
+      print(entry.id.uuidString)
+      fflush(nil)
+      // Every fourth append also rewrites the whole file, so kills land in replacements too.
+      if number % 4 == 0 { try store.compact() }
+    }
+  },
+  HelperCommand(name: "document-append") { arguments in
+    guard arguments.count == 3, let count = Int(arguments[1]) else {
+      throw CocoaError(.featureUnsupported)
+    }
+    let store = try DocumentStore<[CashData]>(
+      .url(URL(fileURLWithPath: arguments[0])),
+      options: DocumentOptions(observesOtherProcesses: false))
+    for number in 0..<count {
+      try store.append(CashData(memo: "\(arguments[2]) \(number)", cash: number, time: "9:00"))
+    }
+    try store.close()
+    print("done")
+  },
+  HelperCommand(name: "document-increment") { arguments in
+    guard arguments.count == 2, let count = Int(arguments[1]) else {
+      throw CocoaError(.featureUnsupported)
+    }
+    let store = try DocumentStore(
+      .url(URL(fileURLWithPath: arguments[0])), defaultValue: CounterDocument(),
+      options: DocumentOptions(observesOtherProcesses: false))
+    for _ in 0..<count { try store.update { $0.count += 1 } }
+    print("done")
+  },
+  HelperCommand(name: "document-increment-loop") { arguments in
+    guard arguments.count == 1 else { throw CocoaError(.featureUnsupported) }
+    let store = try DocumentStore(
+      .url(URL(fileURLWithPath: arguments[0])), defaultValue: CounterDocument(),
+      options: DocumentOptions(observesOtherProcesses: false))
+    while true {
+      let count = try store.update { counter -> Int in
+        counter.count += 1
+        return counter.count
+      }
+      print(count)
+      fflush(nil)
+    }
+  },
+  HelperCommand(name: "document-remove-first") { arguments in
+    guard arguments.count == 1 else { throw CocoaError(.featureUnsupported) }
+    let store = try DocumentStore<[CashData]>(
+      .url(URL(fileURLWithPath: arguments[0])),
+      options: DocumentOptions(observesOtherProcesses: false))
+    guard let first = store.value.first else { throw CocoaError(.fileNoSuchFile) }
+    try store.remove(id: first.id)
+    print(first.id.uuidString)
+  },
+]

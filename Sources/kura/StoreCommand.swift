@@ -1,0 +1,106 @@
+import Foundation
+import Kura
+import KuraCLI
+
+/// `kura store info|schema|dump|check`: inspects a model store file (read-only).
+let storeCommand = Command(
+  name: "store",
+  abstract: "Inspects a model store: its models, schema, rows and integrity.",
+  discussion: "The file is opened read-only; nothing is changed.",
+  subcommands: [storeInfoCommand, storeSchemaCommand, storeDumpCommand, storeCheckCommand])
+
+private let fileArgument = Argument("file", help: "The store file, such as default.store.")
+
+/// Opens the inspector, turning a missing or foreign file into the library's clear error.
+private func inspector(_ invocation: Invocation) throws -> StoreInspector {
+  let path: String = try invocation.argument("file")
+  return try StoreInspector(url: URL(fileURLWithPath: path))
+}
+
+let storeInfoCommand = Command(
+  name: "info",
+  abstract: "Prints the store's models, their row counts, the schema version and the file size.",
+  arguments: [fileArgument],
+  supportsJSON: true,
+  run: { invocation in
+    let info = try inspector(invocation).info()
+    if invocation.json { return try invocation.printJSON(info) }
+    print("file            \(info.path)")
+    print("size            \(info.sizeBytes) bytes")
+    print("schema version  \(info.schemaVersion.map(String.init) ?? "none (not made by Kura)")")
+    print("models          \(info.models.count)")
+    for model in info.models {
+      let table = model.table == model.name ? "" : " (table \(model.table))"
+      print("  \(model.name)\(table): \(model.rows) \(model.rows == 1 ? "row" : "rows")")
+    }
+  })
+
+let storeSchemaCommand = Command(
+  name: "schema",
+  abstract: "Prints each model's table: columns, unique attributes and indexes.",
+  arguments: [fileArgument],
+  supportsJSON: true,
+  run: { invocation in
+    let tables = try inspector(invocation).schema()
+    if invocation.json { return try invocation.printJSON(tables) }
+    for (number, table) in tables.enumerated() {
+      if number > 0 { print("") }
+      print("\(table.model) (table \(table.table))")
+      for column in table.columns {
+        var line = "  \(column.name) \(column.type)"
+        if let kind = column.kind { line += " [\(kind)]" }
+        if column.primaryKey { line += " PRIMARY KEY" } else if !column.nullable {
+          line += " NOT NULL"
+        }
+        print(line)
+      }
+      for index in table.indexes {
+        let what = index.unique ? "unique" : "index"
+        print("  \(what) \(index.name) (\(index.columns.joined(separator: ", ")))")
+      }
+    }
+  })
+
+let storeDumpCommand = Command(
+  name: "dump",
+  abstract: "Prints every row of one model's table.",
+  arguments: [fileArgument, Argument("model", help: "The model name, such as Student.")],
+  supportsJSON: true,
+  run: { invocation in
+    let model: String = try invocation.argument("model")
+    let (columns, rows) = try inspector(invocation).dump(model: model)
+    if invocation.json {
+      let objects = rows.map { Dictionary(uniqueKeysWithValues: zip(columns, $0)) }
+      return try invocation.printJSON(objects)
+    }
+    print(columns.joined(separator: "\t"))
+    for row in rows { print(row.map(\.description).joined(separator: "\t")) }
+  })
+
+let storeCheckCommand = Command(
+  name: "check",
+  abstract: "Checks the store file's integrity; exits 1 when it is damaged.",
+  arguments: [fileArgument],
+  supportsJSON: true,
+  run: { invocation in
+    let problems: [String]
+    do {
+      problems = try inspector(invocation).check()
+    } catch let error as StoreError where error.code == .damaged {
+      problems = [error.underlying?.message ?? error.message]
+    }
+    if invocation.json {
+      try invocation.printJSON(CheckReport(ok: problems.isEmpty, problems: problems))
+    } else if problems.isEmpty {
+      print("ok")
+    } else {
+      for problem in problems { print(problem) }
+    }
+    if !problems.isEmpty { throw ExitCode.failure }
+  })
+
+/// What `kura store check --json` prints.
+private struct CheckReport: Encodable {
+  var ok: Bool
+  var problems: [String]
+}

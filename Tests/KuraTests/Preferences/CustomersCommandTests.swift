@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("customers app")
+struct CustomersCommandTests {
+  let folder = TemporaryDirectory()
+
+  func customers(_ arguments: String...) throws -> ProcessResult {
+    try run(try executable("customers"), arguments, environment: folder.environment)
+  }
+
+  @Test func addListAndDelete() throws {
+    #expect(
+      try customers("list").stdout
+        == "No customers yet. Add one with `customers add <number> <name>`.\n")
+    #expect(try customers("add", "12", "Taro", "Yamada").stdout == "Added No.12: Taro Yamada\n")
+    #expect(try customers("add", "3", "花子").stdout == "Added No.3: 花子\n")
+    #expect(try customers("list").stdout == "No.12: Taro Yamada\nNo.3: 花子\n")
+    let json = try customers("list", "--json").stdout
+    struct Row: Decodable, Equatable {
+      var customerName: String
+      var customerNumber: Int
+      var id: UUID
+    }
+    let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
+    #expect(rows.map(\.customerName) == ["Taro Yamada", "花子"])
+    #expect(rows.map(\.customerNumber) == [12, 3])
+    #expect(Set(rows.map(\.id)).count == 2)
+    #expect(try customers("delete", "12").stdout == "Deleted No.12: Taro Yamada\n")
+    #expect(try customers("list").stdout == "No.3: 花子\n")
+    // The whole list is one array under the seed's key of the standard suite.
+    let preferences = try Preferences(suite: "customers", environment: folder.environment)
+    guard case .array(let stored) = try #require(preferences.value(forKey: "顧客情報保存")) else {
+      Issue.record("the list is not an array")
+      return
+    }
+    #expect(stored.count == 1)
+  }
+
+  @Test func aNumberThatDoesNotParseIsAnErrorThatQuotesIt() throws {
+    let result = try customers("add", "12a", "Taro")
+    #expect(result.status == 64)
+    #expect(
+      result.stderr
+        == "customers: error: `12a` is not a valid value for <number>: expected a whole number "
+        + "such as 3.\nSee `customers add --help`.\n")
+    let deleting = try customers("delete", "x")
+    #expect(deleting.status == 64)
+    #expect(deleting.stderr.hasPrefix("customers: error: `x` is not a valid value for <number>"))
+    #expect(try customers("list").stdout.hasPrefix("No customers yet."))
+  }
+
+  @Test func deletingAnUnknownNumberFails() throws {
+    _ = try customers("add", "1", "Luna")
+    let result = try customers("delete", "7")
+    #expect(result.status == 1)
+    #expect(
+      result.stderr
+        == "customers: error: Can't delete customer `7`: no customer has that number. "
+        + "See the numbers with `customers list`.\n")
+    #expect(try customers("list").stdout == "No.1: Luna\n")
+  }
+
+  @Test func anEmptyNameIsRefused() throws {
+    let result = try customers("add", "1", " ")
+    #expect(result.status == 64)
+    #expect(
+      result.stderr
+        == "customers: error: The customer's <name> is empty: give a name.\n"
+        + "See `customers add --help`.\n")
+  }
+
+  @Test func concurrentAddsFromSeveralProcessesAreAllKept() throws {
+    let url = try executable("customers")
+    let children = try (1...4).map { number in
+      try ChildProcess(url, ["add", String(number), "Customer \(number)"], environment: folder.environment)
+    }
+    for child in children { #expect(child.waitForExit() == 0) }
+    let lines = try customers("list").stdout.split(separator: "\n").sorted()
+    #expect(lines == ["No.1: Customer 1", "No.2: Customer 2", "No.3: Customer 3", "No.4: Customer 4"])
+  }
+
+  @Test func theThreeFieldsBehaveAsTheSeedObserved() throws {
+    #expect(try customers("fields", "set", "menu", "Ramen").stdout == "menu = Ramen\n")
+    #expect(try customers("fields", "set", "fruits", "apple").stdout == "fruits = apple\n")
+    #expect(try customers("fields", "set", "basket", "eggs").stdout == "basket = eggs\n")
+    // A relaunch (a new process) restores all three: the scene was reopened by its id.
+    #expect(
+      try customers("fields").stdout
+        == """
+        menu = Ramen    (scene main)
+        fruits = apple    (group.iOS17.M_Kaku)
+        basket = eggs    (customers)
+
+        """)
+    // Another scene has its own menu; the App Group value is shared with every app of the group.
+    #expect(try customers("fields", "--scene", "second", "--json").stdout.contains(#""menu" : """#))
+    let shared = try run(
+      try executable("kura"), ["defaults", "read", "group.iOS17.M_Kaku", "fruits"],
+      environment: folder.environment)
+    #expect(shared.stdout == "apple\n")
+    #expect(try customers("fields", "scenes").stdout == "main\n")
+    // Discarding the scene loses the menu; app storage survives.
+    #expect(try customers("fields", "discard-scene").stdout == "Discarded scene `main`.\n")
+    #expect(
+      try customers("fields", "--json").stdout
+        == """
+        {
+          "basket" : "eggs",
+          "fruits" : "apple",
+          "menu" : ""
+        }
+
+        """)
+    #expect(try customers("fields", "scenes").stdout == "")
+    let unknown = try customers("fields", "set", "lunch", "x")
+    #expect(unknown.status == 64)
+    #expect(
+      unknown.stderr
+        == "customers: error: Unknown field `lunch`: use menu, fruits or basket.\n"
+        + "See `customers fields set --help`.\n")
+    let badScene = try customers("fields", "--scene", "a/b")
+    #expect(badScene.status == 1)
+    #expect(
+      badScene.stderr
+        == "customers: error: Can't use scene identifier `a/b`: it contains `/`. "
+        + "Use a name such as `main` or a UUID.\n")
+  }
+}

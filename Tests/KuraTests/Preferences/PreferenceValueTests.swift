@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("Preference values")
+struct PreferenceValueTests {
+  @Test func everyTypeRoundTripsThroughAFile() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("values.sqlite")
+    try Fixture.write(try Preferences(fileURL: url))
+    Fixture.expectAll(try Preferences(fileURL: url))
+  }
+
+  @Test func everyTypeRoundTripsFromASecondProcess() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("values.sqlite")
+    let written = try helper(["prefs-write-all", url.path], in: folder)
+    #expect(written.status == 0)
+    #expect(written.stdout == "written\n")
+    Fixture.expectAll(try Preferences(fileURL: url))
+  }
+
+  @Test func everyTypeRoundTripsToASecondProcess() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("values.sqlite")
+    try Fixture.write(try Preferences(fileURL: url))
+    let checked = try helper(["prefs-check-all", url.path], in: folder)
+    #expect(checked.stderr == "")
+    #expect(checked.stdout == "ok\n")
+  }
+
+  @Test func aValueOfAnotherTypeReadsAsTheDefaultAndIsKept() throws {
+    let preferences = Preferences.inMemory
+    try preferences.set("not a number", for: PreferenceKey<String>("count", default: ""))
+    #expect(preferences[PreferenceKey<Int>("count", default: 7)] == 7)
+    #expect(preferences[PreferenceKey<FixtureSort>("count", default: .date)] == .date)
+    #expect(preferences[PreferenceKey<[Int]>("count", default: [1])] == [1])
+    #expect(preferences[PreferenceKey<FixturePoint?>("count")] == nil)
+    #expect(preferences.value(forKey: "count") == .string("not a number"))
+    #expect(preferences.keys == ["count"])
+  }
+
+  @Test func anEnumWhoseRawValueIsUnknownReadsAsTheDefault() throws {
+    let preferences = Preferences.inMemory
+    try preferences.setValue("alphabetical", forKey: "sort")
+    #expect(preferences[Fixture.sort] == .title)
+    #expect(preferences.value(forKey: "sort") == "alphabetical")
+  }
+
+  @Test func settingNilRemovesTheKey() throws {
+    let preferences = Preferences.inMemory
+    preferences[Fixture.optional] = "x"
+    #expect(preferences.contains(Fixture.optional))
+    preferences[Fixture.optional] = nil
+    #expect(!preferences.contains(Fixture.optional))
+    #expect(preferences[Fixture.optional] == nil)
+    #expect(preferences.keys == [])
+  }
+
+  @Test func numbersConvertOnlyWhereExact() throws {
+    let preferences = Preferences.inMemory
+    try preferences.setValue(.integer(300), forKey: "n")
+    #expect(preferences[PreferenceKey<Int8>("n", default: 1)] == 1)
+    #expect(preferences[PreferenceKey<Double>("n", default: 0)] == 300)
+    try preferences.setValue(.double(2.5), forKey: "n")
+    #expect(preferences[PreferenceKey<Int>("n", default: -1)] == -1)
+    try preferences.setValue(.integer(1), forKey: "n")
+    #expect(preferences[PreferenceKey<Bool>("n", default: false)] == true)
+  }
+
+  @Test func specialDoublesRoundTrip() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("doubles.sqlite")
+    let key = PreferenceKey<[Double]>("special", default: [])
+    let single = PreferenceKey<Double>("nan", default: 0)
+    let preferences = try Preferences(fileURL: url)
+    preferences[key] = [.infinity, -.infinity, 0.1]
+    preferences[single] = .nan
+    let reopened = try Preferences(fileURL: url)
+    #expect(reopened[key] == [.infinity, -.infinity, 0.1])
+    #expect(reopened[single].isNaN)
+  }
+
+  @Test func textParsesAsEachType() throws {
+    #expect(try PreferenceValue(parsing: "42", as: .integer) == .integer(42))
+    #expect(try PreferenceValue(parsing: "2.5", as: .double) == .double(2.5))
+    #expect(try PreferenceValue(parsing: "YES", as: .bool) == .bool(true))
+    #expect(
+      try PreferenceValue(parsing: "2026-11-30T10:15:00Z", as: .date)
+        == .date(Date(timeIntervalSince1970: 1_796_033_700)))
+    #expect(
+      try PreferenceValue(parsing: #"{"a": [1, 2.5, "x", true]}"#, as: .json)
+        == .dictionary(["a": [1, 2.5, "x", true]]))
+    #expect(try PreferenceValue(parsing: " 7 ", as: .string) == .string(" 7 "))
+    #expect(throws: PreferencesError.invalidValue(text: "4x", type: "integer")) {
+      try PreferenceValue(parsing: "4x", as: .integer)
+    }
+    #expect(
+      PreferencesError.invalidValue(text: "4x", type: "integer").description
+        == "Can't read `4x` as an integer: expected a whole number such as 42.")
+    #expect(throws: PreferencesError.invalidValue(text: "null", type: "json")) {
+      try PreferenceValue(parsing: "null", as: .json)
+    }
+  }
+
+  @Test func descriptionsReadLikeDefaults() {
+    let value: PreferenceValue = [
+      "b": [1, "two", true], "a": .date(Date(timeIntervalSince1970: 0)), "c": .data(Data([10, 255])),
+    ]
+    #expect(value.description == #"{"a" = 1970-01-01T00:00:00Z; "b" = (1, "two", true); "c" = <0aff>}"#)
+    #expect(PreferenceValue.string("plain").description == "plain")
+    #expect(PreferenceValue.double(2.5).typeName == "double")
+  }
+
+  @Test func plainJSONEncodingOfValues() throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let value: PreferenceValue = ["n": 1, "d": 1.5, "s": "x", "b": false, "l": [1]]
+    let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+    #expect(text == #"{"b":false,"d":1.5,"l":[1],"n":1,"s":"x"}"#)
+    #expect(try JSONDecoder().decode(PreferenceValue.self, from: Data(text.utf8)) == value)
+  }
+}

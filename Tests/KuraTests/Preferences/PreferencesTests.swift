@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+extension PreferenceKey {
+  fileprivate static var launchCount: PreferenceKey<Int> { .init("launchCount", default: 0) }
+  fileprivate static var sortOption: PreferenceKey<FixtureSort> {
+    .init("sortOption", default: .title)
+  }
+}
+
+/// A type using the property wrapper.
+private struct WrappedSettings {
+  @Preference var sortOption: FixtureSort
+  @Preference var launchCount: Int
+  let store: Preferences
+  init(store: Preferences) {
+    self.store = store
+    _sortOption = Preference(.sortOption, store: store)
+    _launchCount = Preference(.launchCount, store: store)
+  }
+}
+
+@Suite("Preferences")
+struct PreferencesTests {
+  @Test func subscriptReadsDefaultsThenStoredValues() throws {
+    let preferences = Preferences.inMemory
+    #expect(preferences[.launchCount] == 0)
+    preferences[.launchCount] += 2
+    #expect(preferences[.launchCount] == 2)
+    #expect(preferences.lastWriteError == nil)
+    try preferences.remove(.launchCount)
+    #expect(preferences[.launchCount] == 0)
+    #expect(!preferences.contains(.launchCount))
+  }
+
+  @Test func registeredDefaultsComeBetweenStoredValuesAndKeyDefaults() throws {
+    let preferences = Preferences.inMemory
+    preferences.registerDefaults(["launchCount": 10, "sortOption": "date"])
+    #expect(preferences[.launchCount] == 10)
+    #expect(preferences[.sortOption] == .date)
+    #expect(!preferences.contains(.launchCount))
+    preferences[.launchCount] = 3
+    #expect(preferences[.launchCount] == 3)
+    #expect(preferences.dictionaryRepresentation() == ["launchCount": 3])
+  }
+
+  @Test func batchWritesAllOrNothing() throws {
+    let folder = TemporaryDirectory()
+    let preferences = try Preferences(fileURL: folder.file("batch.sqlite"))
+    struct Stop: Error {}
+    #expect(throws: Stop.self) {
+      try preferences.batch { batch in
+        batch[.launchCount] = 5
+        batch[.sortOption] = .date
+        throw Stop()
+      }
+    }
+    #expect(preferences[.launchCount] == 0)
+    #expect(preferences.keys == [])
+    try preferences.batch { batch in
+      batch[.launchCount] = 5
+      batch[.sortOption] = .date
+      batch[.launchCount] = batch[.launchCount] + 1
+    }
+    let reopened = try Preferences(fileURL: folder.file("batch.sqlite"))
+    #expect(reopened[.launchCount] == 6)
+    #expect(reopened[.sortOption] == .date)
+  }
+
+  @Test func updateReturnsTheNewValue() throws {
+    let preferences = Preferences.inMemory
+    #expect(try preferences.update(.launchCount) { $0 + 1 } == 1)
+    #expect(try preferences.update(.launchCount) { $0 * 10 } == 10)
+    #expect(preferences[.launchCount] == 10)
+  }
+
+  @Test func resetRemovesEveryKey() throws {
+    let folder = TemporaryDirectory()
+    let preferences = try Preferences(fileURL: folder.file("reset.sqlite"))
+    preferences[.launchCount] = 1
+    preferences[.sortOption] = .completion
+    #expect(preferences.keys == ["launchCount", "sortOption"])
+    try preferences.reset()
+    #expect(preferences.keys == [])
+    #expect(try Preferences(fileURL: folder.file("reset.sqlite")).keys == [])
+  }
+
+  @Test func propertyWrapperReadsAndWrites() throws {
+    let store = Preferences.inMemory
+    let settings = WrappedSettings(store: store)
+    settings.sortOption = .completion
+    settings.launchCount += 1
+    #expect(store[.sortOption] == .completion)
+    #expect(store[.launchCount] == 1)
+    #expect(settings.$sortOption.key.name == "sortOption")
+  }
+
+  @Test func suitesLiveWhereLocationsSay() throws {
+    let folder = TemporaryDirectory()
+    let environment = folder.environment
+    let home = folder.url.appendingPathComponent("kura-home").path
+    #expect(
+      try Preferences.fileURL(forSuite: "group.iOS17.M_Kaku", environment: environment).path
+        == home + "/groups/group.iOS17.M_Kaku/Preferences/group.iOS17.M_Kaku.sqlite")
+    #expect(
+      try Preferences.fileURL(forSuite: "customers", environment: environment).path
+        == home + "/apps/customers/Preferences/customers.sqlite")
+    let shared = try Preferences(suite: "group.iOS17.M_Kaku", environment: environment)
+    shared[.launchCount] = 4
+    let app = try Preferences(locations: Locations.app("customers", environment: environment))
+    app[.launchCount] = 1
+    #expect(Preferences.suiteNames(environment: environment) == ["customers", "group.iOS17.M_Kaku"])
+    #expect(try Preferences.existing(suite: "group.iOS17.M_Kaku", environment: environment)[.launchCount] == 4)
+  }
+
+  @Test func badSuiteNamesAreRejectedWithTheirReason() throws {
+    let environment = TemporaryDirectory().environment
+    #expect(throws: PreferencesError.invalidSuiteName(suite: "a/b", reason: "it contains `/`")) {
+      try Preferences(suite: "a/b", environment: environment)
+    }
+    #expect(throws: PreferencesError.invalidSuiteName(suite: "group.", reason: "it names no group")) {
+      try Preferences(suite: "group.", environment: environment)
+    }
+    #expect(throws: PreferencesError.invalidSuiteName(suite: "", reason: "it is empty")) {
+      try Preferences(suite: "", environment: environment)
+    }
+    #expect(
+      PreferencesError.invalidSuiteName(suite: "a/b", reason: "it contains `/`").description
+        == "Can't use suite name `a/b`: it contains `/`. Use an app identifier such as "
+        + "`com.example.app` or an App Group identifier such as `group.com.example`.")
+  }
+
+  @Test func anExistingSuiteMustHaveAFile() throws {
+    let folder = TemporaryDirectory()
+    let path = folder.url.path + "/kura-home/apps/nothing/Preferences/nothing.sqlite"
+    #expect(throws: PreferencesError.suiteNotFound(suite: "nothing", path: path)) {
+      try Preferences.existing(suite: "nothing", environment: folder.environment)
+    }
+    #expect(!FileManager.default.fileExists(atPath: path))
+  }
+
+  @Test func aFileThatIsNotADatabaseIsReported() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("garbage.sqlite")
+    try Data(repeating: 7, count: 4096).write(to: url)
+    #expect(
+      throws: PreferencesError.cannotOpen(path: url.path, reason: "file is not a database")
+    ) {
+      try Preferences(fileURL: url)
+    }
+  }
+
+  @Test func secondInstanceSeesWritesWithoutReopening() throws {
+    let folder = TemporaryDirectory()
+    let first = try Preferences(fileURL: folder.file("two.sqlite"))
+    let second = try Preferences(fileURL: folder.file("two.sqlite"))
+    #expect(second[.launchCount] == 0)
+    first[.launchCount] = 9
+    #expect(second[.launchCount] == 9)
+    try first.remove(.launchCount)
+    #expect(second[.launchCount] == 0)
+    #expect(second.keys == [])
+  }
+}

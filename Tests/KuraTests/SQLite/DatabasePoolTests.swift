@@ -1,0 +1,134 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Kura
+
+@Suite("DatabasePool")
+struct DatabasePoolTests {
+  let folder = TemporaryDirectory()
+
+  func makePool() throws -> DatabasePool {
+    let pool = try DatabasePool(path: folder.file("pool.sqlite").path)
+    try pool.write { db in try db.execute("CREATE TABLE IF NOT EXISTS t (a)") }
+    return pool
+  }
+
+  @Test func readersSeeCommittedStateWhileAWriterIsInsideATransaction() async throws {
+    let pool = try makePool()
+    try pool.write { db in try db.run("INSERT INTO t VALUES ('before')") }
+    let (stream, continuation) = AsyncStream<String>.makeStream()
+    let (release, releaser) = AsyncStream<Void>.makeStream()
+    let writer = Task.detached {
+      try pool.write { db in
+        try db.run("INSERT INTO t VALUES ('during')")
+        continuation.yield("writing")
+        // Hold the transaction open until the reader has read.
+        let semaphore = DispatchSemaphore(value: 0)
+        Task {
+          for await _ in release { break }
+          semaphore.signal()
+        }
+        semaphore.wait()
+      }
+    }
+    var iterator = stream.makeAsyncIterator()
+    #expect(await iterator.next() == "writing")
+    // A reader runs while the writer holds its uncommitted transaction.
+    let seen = try pool.read { db in try db.query("SELECT a FROM t") { $0.string(at: 0) } }
+    #expect(seen == ["before"])
+    releaser.yield()
+    try await writer.value
+    let after = try pool.read { db in try db.query("SELECT a FROM t") { $0.string(at: 0) } }
+    #expect(after == ["before", "during"])
+  }
+
+  @Test func concurrentReadsAndWritesFromManyTasksLoseNothing() async throws {
+    let pool = try makePool()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          for index in 0..<50 {
+            if task.isMultiple(of: 2) {
+              try pool.write { db in
+                try db.run("INSERT INTO t VALUES (?)", [.integer(Int64(index))])
+              }
+            } else {
+              _ = try pool.read { db in
+                try db.queryFirst("SELECT count(*) FROM t") { $0.int64(at: 0) }
+              }
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(
+      try pool.read { db in try db.queryFirst("SELECT count(*) FROM t") { $0.int64(at: 0) } } == 200
+    )
+  }
+
+  @Test func writeRollsBackWhenTheBodyThrows() throws {
+    let pool = try makePool()
+    struct Failure: Error {}
+    #expect(throws: Failure.self) {
+      try pool.write { db in
+        try db.run("INSERT INTO t VALUES (1)")
+        throw Failure()
+      }
+    }
+    #expect(
+      try pool.read { db in try db.queryFirst("SELECT count(*) FROM t") { $0.int64(at: 0) } } == 0)
+  }
+
+  @Test func changeCountGrowsOnlyForWritesThatChangeRows() throws {
+    let pool = try makePool()
+    let other = try DatabasePool(path: folder.file("pool.sqlite").path)
+    let start = other.changeCount
+    try pool.write { db in try db.run("INSERT INTO t VALUES (1)") }
+    #expect(other.changeCount == start + 1)
+    _ = try pool.write { db in try db.query("SELECT a FROM t") { $0.value(at: 0) } }
+    #expect(other.changeCount == start + 1)
+    struct Failure: Error {}
+    try? pool.write { _ in throw Failure() }
+    #expect(other.changeCount == start + 1)
+  }
+
+  @Test func inMemoryPoolServesReadsAndWrites() throws {
+    let pool = try DatabasePool.inMemory()
+    try pool.write { db in
+      try db.execute("CREATE TABLE t (a)")
+      try db.run("INSERT INTO t VALUES (1)")
+    }
+    #expect(try pool.read { db in try db.query("SELECT a FROM t") { $0.int64(at: 0) } } == [1])
+    #expect(pool.isInMemory)
+  }
+
+  @Test func anotherProcessesWriteIsObservedPromptly() async throws {
+    let pool = try makePool()
+    let (stream, continuation) = AsyncStream<UInt64>.makeStream()
+    let observation = try pool.observeChanges { count in continuation.yield(count) }
+    defer { observation.cancel() }
+    let before = pool.changeCount
+    let result = try run(
+      try executable("kura-testhelper"), ["pool-insert", folder.file("pool.sqlite").path, "x"],
+      environment: folder.environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    var iterator = stream.makeAsyncIterator()
+    let seen = await iterator.next()
+    #expect(seen == before + 1)
+    #expect(pool.changeCount == before + 1)
+    #expect(try pool.read { db in try db.query("SELECT a FROM t") { $0.string(at: 0) } } == ["x"])
+  }
+
+  @Test func cancelledObservationStopsCalling() throws {
+    let pool = try makePool()
+    let calls = Mutex(0)
+    let observation = try pool.observeChanges { _ in calls.withLock { $0 += 1 } }
+    observation.cancel()
+    observation.cancel()
+    try pool.write { db in try db.run("INSERT INTO t VALUES (1)") }
+    // Nothing can be delivered after cancel(): the handler was removed synchronously.
+    #expect(calls.withLock { $0 } == 0)
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("Scene storage")
+struct SceneStorageTests {
+  let menu = PreferenceKey<String>("menu", default: "")
+  let basket = PreferenceKey<String>("basket", default: "")
+
+  @Test func everyPartOfASceneSharesItsStateAndReopeningRestoresIt() throws {
+    let folder = TemporaryDirectory()
+    let locations = try Locations.app("essentials", environment: folder.environment)
+    let scene = try SceneStorage("main", locations: locations)
+    let sameScene = try SceneStorage("main", locations: locations)
+    let otherScene = try SceneStorage("second", locations: locations)
+    scene[menu] = "Ramen"
+    #expect(sameScene[menu] == "Ramen")
+    #expect(otherScene[menu] == "")
+    #expect(try SceneStorage("main", locations: locations)[menu] == "Ramen")
+    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["main"])
+  }
+
+  @Test func discardDeletesSceneStateButNotAppPreferences() throws {
+    let folder = TemporaryDirectory()
+    let locations = try Locations.app("essentials", environment: folder.environment)
+    let preferences = try Preferences(locations: locations)
+    preferences[basket] = "eggs"
+    let scene = try SceneStorage("main", locations: locations)
+    scene[menu] = "Ramen"
+    try scene.discard()
+    #expect(scene[menu] == "")
+    #expect(try SceneStorage("main", locations: locations)[menu] == "")
+    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == [])
+    #expect(throws: PreferencesError.sceneDiscarded(sceneID: "main")) {
+      try scene.preferences.set("Udon", for: menu)
+    }
+    #expect(try Preferences(locations: locations)[basket] == "eggs")
+  }
+
+  @Test func discardAllRemovesEverySceneFile() throws {
+    let folder = TemporaryDirectory()
+    let locations = try Locations.app("essentials", environment: folder.environment)
+    do {
+      try SceneStorage("a", locations: locations)[menu] = "1"
+      try SceneStorage("b", locations: locations)[menu] = "2"
+    }
+    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["a", "b"])
+    try SceneStorage.discard(sceneID: "a", locations: locations)
+    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["b"])
+    try SceneStorage.discardAll(locations: locations)
+    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == [])
+    let files = try FileManager.default.contentsOfDirectory(
+      atPath: locations.sceneStateDirectory.path)
+    #expect(files == [])
+  }
+
+  @Test func aBadSceneIdentifierIsRejected() throws {
+    let locations = try Locations.app("essentials", environment: TemporaryDirectory().environment)
+    #expect(
+      throws: PreferencesError.invalidSceneIdentifier(sceneID: "../x", reason: "it contains `/`")
+    ) {
+      try SceneStorage("../x", locations: locations)
+    }
+    #expect(
+      PreferencesError.invalidSceneIdentifier(sceneID: "../x", reason: "it contains `/`")
+        .description
+        == "Can't use scene identifier `../x`: it contains `/`. Use a name such as `main` or a UUID.")
+  }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("Model context changes")
+struct ModelContextChangesTests {
+  @Test func fetchSeesUnsavedChangesWithPredicateSortAndLimit() throws {
+    let container = try ModelContainer(for: UniqueStudent.self, configurations: .inMemory)
+    let context = ModelContext(container)
+    let harry = UniqueStudent(name: "Harry Potter", year: 5)
+    let ron = UniqueStudent(name: "Ron Weasley", year: 5)
+    let ginny = UniqueStudent(name: "Ginny Weasley", year: 4)
+    try context.transaction {
+      try context.insert(harry)
+      try context.insert(ron)
+      try context.insert(ginny)
+    }
+    let luna = UniqueStudent(name: "Luna Lovegood", year: 4)
+    try context.insert(luna)
+    try context.delete(ron)
+    var older = harry
+    older.year = 6
+    try context.insert(older)
+    let descriptor = FetchDescriptor<UniqueStudent>(
+      predicate: #Predicate { $0.year >= 4 }, sortBy: [SortDescriptor(\.name)], fetchLimit: 2)
+    #expect(try context.fetch(descriptor) == [ginny, older])
+    #expect(try context.fetchCount(FetchDescriptor<UniqueStudent>()) == 3)
+    try context.save()
+    #expect(try context.fetch(descriptor) == [ginny, older])
+    #expect(
+      try context.fetch(FetchDescriptor<UniqueStudent>(sortBy: [SortDescriptor(\.name)]))
+        == [ginny, older, luna])
+  }
+
+  @Test func deleteWhereDeletesMatchingModels() throws {
+    let container = try ModelContainer(for: Counter.self, configurations: .inMemory)
+    let context = ModelContext(container)
+    try context.transaction {
+      for id in 1...10 { try context.insert(Counter(id: id, value: Double(id))) }
+    }
+    try context.delete(model: Counter.self, where: #Predicate { $0.value > 7 })
+    #expect(try context.fetchCount(FetchDescriptor<Counter>()) == 7)
+    try context.save()
+    #expect(
+      try context.fetch(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.id)])).map(\.id)
+        == Array(1...7))
+    try context.delete(model: Counter.self)
+    try context.save()
+    #expect(try context.fetchCount(FetchDescriptor<Counter>()) == 0)
+  }
+
+  @Test func transactionThatThrowsDropsOnlyItsOwnChanges() throws {
+    struct Stop: Error {}
+    let container = try ModelContainer(for: Tag.self, configurations: .inMemory)
+    let context = ModelContext(container)
+    try context.insert(Tag(id: "kept", color: nil))
+    #expect(throws: Stop.self) {
+      try context.transaction {
+        try context.insert(Tag(id: "dropped", color: "red"))
+        throw Stop()
+      }
+    }
+    #expect(context.hasChanges)
+    try context.save()
+    #expect(try context.fetch(FetchDescriptor<Tag>()) == [Tag(id: "kept", color: nil)])
+  }
+
+  @Test func autosaveWritesEachChangeAtOnce() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("autosave.sqlite")
+    let container = try ModelContainer(for: Counter.self, configurations: .url(url))
+    let writer = ModelContext(container)
+    writer.autosaveEnabled = true
+    try writer.insert(Counter(id: 1, value: 1))
+    #expect(!writer.hasChanges)
+    let other = ModelContext(try ModelContainer(for: Counter.self, configurations: .url(url)))
+    #expect(try other.model(for: 1, as: Counter.self) == Counter(id: 1, value: 1))
+    try writer.delete(Counter(id: 1, value: 1))
+    #expect(try other.model(for: 1, as: Counter.self) == nil)
+  }
+
+  @MainActor @Test func mainContextAutosaves() throws {
+    let container = try ModelContainer(for: Counter.self, configurations: .inMemory)
+    #expect(container.mainContext.autosaveEnabled)
+    try container.mainContext.insert(Counter(id: 3, value: 3))
+    #expect(try ModelContext(container).model(for: 3, as: Counter.self) != nil)
+  }
+
+  @Test func enumerateStreamsEveryRowInOrder() throws {
+    let folder = TemporaryDirectory()
+    let container = try ModelContainer(
+      for: Counter.self, configurations: .url(folder.file("stream.sqlite")))
+    let context = ModelContext(container)
+    try context.transaction {
+      for id in 0..<5_000 { try context.insert(Counter(id: id, value: Double(id % 10))) }
+    }
+    var ids: [Int] = []
+    try context.enumerate(
+      FetchDescriptor<Counter>(
+        predicate: #Predicate { $0.value == 3 }, sortBy: [SortDescriptor(\.id, order: .reverse)],
+        fetchLimit: 3, fetchOffset: 1)
+    ) { ids.append($0.id) }
+    #expect(ids == [4983, 4973, 4963])
+  }
+
+  @Test func modelTypeNotInTheContainerIsAnError() throws {
+    let container = try ModelContainer(for: Counter.self, configurations: .inMemory)
+    let context = ModelContext(container)
+    #expect {
+      try context.insert(Tag(id: "x", color: nil))
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .modelNotInContainer
+        && error.message
+          == "Can't use `Tag` in this container: it is not one of its models (`Counter`). Add "
+          + "`Tag.self` to `ModelContainer(for:)`."
+    }
+  }
+
+  @Test func saveThatFailsKeepsTheChangesPending() throws {
+    let container = try ModelContainer(for: Everything.self, configurations: .inMemory)
+    let context = ModelContext(container)
+    var broken = Everything()
+    broken.double = .nan  // NaN is stored as NULL, which the NOT NULL column refuses.
+    try context.insert(broken)
+    #expect {
+      try context.save()
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .sqlite && error.underlying?.code == .constraint
+    }
+    #expect(context.hasChanges)
+    context.rollback()
+    #expect(try context.fetchCount(FetchDescriptor<Everything>()) == 0)
+  }
+}
