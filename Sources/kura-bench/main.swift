@@ -8,6 +8,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
   ("sqlite", runSQLiteBenchmarks),
   ("documents", runDocumentBenchmarks),
   ("store", runStoreBenchmarks),
+  ("preferences", runPreferencesBenchmarks),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())

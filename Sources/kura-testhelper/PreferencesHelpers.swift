@@ -53,7 +53,8 @@ struct HelperFixture {
       batch[PreferenceKey<[Int]>("ints", default: [])] = [3, 1, 2]
       batch[PreferenceKey<Set<String>>("set", default: [])] = ["a", "b"]
       batch[PreferenceKey<[String: Double]>("doubles", default: [:])] = ["pi": 3.14, "e": 2.71]
-      batch[PreferenceKey<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now))] =
+      batch[
+        PreferenceKey<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now))] =
         Self.point
       batch[PreferenceKey<[HelperPoint]>("points", default: [])] = [Self.point, Self.point]
       batch[PreferenceKey<[String: PreferenceValue]>("dictionary", default: [:])] = Self.dictionary
@@ -152,17 +153,22 @@ let preferencesHelperCommands: [HelperCommand] = [
     }
     wait(done, what: "\(arguments[1]) = \(expected)")
   },
-  // `prefs-observe <file> <key>`: reads <key> inside withObservationTracking, prints `ready`,
-  // and when the tracking fires prints `fired <value of key>`.
+  // `prefs-observe <file> <key> <other>`: reads <key> inside withObservationTracking, prints
+  // `ready`, prints `other <value>` for each value of <other>, and when the tracking fires prints
+  // `fired <value of key>` and exits.
   HelperCommand(name: "prefs-observe") { arguments in
-    guard arguments.count == 2 else { throw CocoaError(.featureUnsupported) }
+    guard arguments.count == 3 else { throw CocoaError(.featureUnsupported) }
     let preferences = try open(arguments[0])
     let key = PreferenceKey<String>(arguments[1], default: "")
+    let other = preferences.changes(of: PreferenceKey<String>(arguments[2], default: ""))
     let fired = DispatchSemaphore(value: 0)
     _ = withObservationTracking {
       preferences[key]
     } onChange: {
       fired.signal()
+    }
+    Task {
+      for await value in other { say("other \(value)") }
     }
     say("ready")
     wait(fired, what: "an observation of \(arguments[1])")

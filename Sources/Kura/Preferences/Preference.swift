@@ -6,9 +6,11 @@ import Foundation
 /// For example:
 ///
 /// ```swift
-/// struct ActivityList {
-///   @Preference(.sortOption) var sortOption
-///   @Preference(.fruits, store: try Preferences(suite: "group.iOS17.M_Kaku")) var fruits
+/// let shared = try Preferences(suite: "group.iOS17.M_Kaku")
+///
+/// struct Fields {
+///   @Preference(.basket) var basket                // the standard suite
+///   @Preference(.fruits, store: shared) var fruits  // the App Group suite
 /// }
 /// ```
 ///

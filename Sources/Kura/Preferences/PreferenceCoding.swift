@@ -3,6 +3,7 @@ import Foundation
 /// How a key's values convert to and from stored ``PreferenceValue``s (chosen by the key's
 /// initializer from its value type). Implemented by caseless enums so that a key holds only a
 /// metatype: building a key costs no allocation.
+@usableFromInline
 protocol PreferenceCoding<Value>: SendableMetatype {
   associatedtype Value: Sendable
   /// The stored value, or `nil` when the value is `nil` (the key is then removed).

@@ -2,7 +2,7 @@ import Foundation
 
 /// A typed preference: its name in the suite and the value read when none is stored.
 ///
-/// Declare keys as static members so call sites read like SwiftUI's `@AppStorage`:
+/// Declare keys as static members so call sites read like SwiftUI's `@AppStorage`. For example:
 ///
 /// ```swift
 /// enum SortOption: String, Codable, Sendable { case title, date, completion }
@@ -27,15 +27,18 @@ public struct PreferenceKey<Value: Sendable>: Sendable {
   public let name: String
   /// The value read when the suite holds none (or holds one of another type).
   public let defaultValue: Value
-  let coding: any PreferenceCoding<Value>.Type
+  @usableFromInline let coding: any PreferenceCoding<Value>.Type
+  /// Whether decoded values are worth caching (Codable values); read on every access.
+  @usableFromInline let cachesDecodedValues: Bool
 
   init(name: String, defaultValue: Value, coding: any PreferenceCoding<Value>.Type) {
     self.name = name
     self.defaultValue = defaultValue
     self.coding = coding
+    self.cachesDecodedValues = coding.cachesDecodedValues
   }
 
-  @inline(__always)
+  @inlinable
   func decode(_ value: PreferenceValue) -> Value? { coding.decode(value) }
 
   func encode(_ value: Value) throws -> PreferenceValue? {
@@ -134,8 +137,11 @@ extension PreferenceKey {
   /// For example: `PreferenceKey<SortOption?>("lastSort")`.
   ///
   /// - Parameter name: The name the value is stored under.
-  public init<Wrapped: RawRepresentable & Sendable>(_ name: String) where Value == Wrapped?,
-  Wrapped.RawValue: PreferenceRepresentable {
+  public init<Wrapped: RawRepresentable & Sendable>(_ name: String)
+  where
+    Value == Wrapped?,
+    Wrapped.RawValue: PreferenceRepresentable
+  {
     self.init(name: name, defaultValue: nil, coding: OptionalCoding<RawValueCoding<Wrapped>>.self)
   }
 

@@ -143,11 +143,31 @@ extension FixedWidthInteger where Self: PreferenceRepresentable {
   }
 }
 
-extension Int: PreferenceRepresentable {}
+extension Int: PreferenceRepresentable {
+  /// ``PreferenceValue/integer(_:)``.
+  public var preferenceValue: PreferenceValue { .integer(Int64(self)) }
+  /// Reads a whole number that fits `Int`.
+  @inlinable
+  public init?(preferenceValue: PreferenceValue) {
+    guard case .integer(let value) = preferenceValue, let exact = Int(exactly: value) else {
+      return nil
+    }
+    self = exact
+  }
+}
 extension Int8: PreferenceRepresentable {}
 extension Int16: PreferenceRepresentable {}
 extension Int32: PreferenceRepresentable {}
-extension Int64: PreferenceRepresentable {}
+extension Int64: PreferenceRepresentable {
+  /// ``PreferenceValue/integer(_:)``.
+  public var preferenceValue: PreferenceValue { .integer(self) }
+  /// Reads a whole number.
+  @inlinable
+  public init?(preferenceValue: PreferenceValue) {
+    guard case .integer(let value) = preferenceValue else { return nil }
+    self = value
+  }
+}
 extension UInt: PreferenceRepresentable {}
 extension UInt8: PreferenceRepresentable {}
 extension UInt16: PreferenceRepresentable {}

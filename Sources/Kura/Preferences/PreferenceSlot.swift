@@ -14,14 +14,17 @@ final class PreferenceSlot: Observable, Sendable {
 
   /// The observed property; its value carries no meaning (changes are announced, not stored).
   var generation: Int { 0 }
+  // Safety: a key path is immutable once created; it is only shared for reading.
+  nonisolated(unsafe) private static let generationPath: KeyPath<PreferenceSlot, Int> =
+    \.generation
 
   /// Registers the current observation tracking's interest in this key.
   @inline(__always)
-  func access() { registrar.access(self, keyPath: \.generation) }
+  func access() { registrar.access(self, keyPath: Self.generationPath) }
 
   /// Announces a change to observers and listeners.
   func changed() {
-    registrar.withMutation(of: self, keyPath: \.generation) {}
+    registrar.withMutation(of: self, keyPath: Self.generationPath) {}
     let handlers = listeners.withLock { Array($0.handlers.values) }
     for handler in handlers { handler() }
   }

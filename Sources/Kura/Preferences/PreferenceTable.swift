@@ -12,6 +12,8 @@ enum PreferenceTable {
     var version: Int64
   }
 
+  /// Creates the table (keyed by name without a rowid, so a write touches two pages: the row's
+  /// and the version index's).
   static func createSchema(_ db: Connection) throws {
     try db.execute(
       """
@@ -20,7 +22,7 @@ enum PreferenceTable {
         type TEXT,
         value,
         version INTEGER NOT NULL
-      );
+      ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS kura_preference_version ON kura_preference (version);
       """)
   }

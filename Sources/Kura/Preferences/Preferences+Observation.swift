@@ -58,9 +58,16 @@ extension Preferences {
 
   func slot(named name: String) -> PreferenceSlot {
     state.withLock { state in
-      if let slot = state.entries[name]?.slot { return slot }
+      let entry: Entry
+      if let existing = state.entries[name] {
+        entry = existing
+      } else {
+        entry = Entry()
+        state.entries[name] = entry
+      }
+      if let slot = entry.slot { return slot }
       let slot = PreferenceSlot()
-      state.entries[name, default: Entry()].slot = slot
+      entry.slot = slot
       return slot
     }
   }

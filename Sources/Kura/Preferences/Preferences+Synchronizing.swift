@@ -36,13 +36,18 @@ extension Preferences {
       var newest = state.loadedVersion
       for row in rows {
         newest = max(newest, row.version)
-        var entry = state.entries[row.name] ?? Entry()
+        let entry: Entry
+        if let existing = state.entries[row.name] {
+          entry = existing
+        } else {
+          entry = Entry()
+          state.entries[row.name] = entry
+        }
         guard row.version > entry.version else { continue }
         if entry.value != row.value { changed.insert(row.name) }
         entry.value = row.value
         entry.version = row.version
         entry.decoded = nil
-        state.entries[row.name] = entry
       }
       state.loadedVersion = max(newest, complete ?? newest)
       return changed

@@ -36,7 +36,8 @@ public final class Preferences: Sendable {
   let pool: DatabasePool
   let sceneID: String?
 
-  struct Entry {
+  /// What the suite knows of one key; only touched with `state` locked.
+  final class Entry {
     var value: PreferenceValue?
     var version: Int64 = 0
     var slot: PreferenceSlot?
@@ -153,18 +154,26 @@ public final class Preferences: Sendable {
   /// ```
   ///
   /// - Parameter key: The key.
+  @inlinable
   public subscript<Value>(key: PreferenceKey<Value>) -> Value {
-    get { value(for: key) }
-    set {
-      do {
-        try set(newValue, for: key)
-      } catch {
-        let failure =
-          error as? PreferencesError
-          ?? .cannotSave(path: fileURL?.path ?? suiteName, reason: "\(error)")
-        state.withLock { $0.lastWriteError = failure }
-        FileHandle.standardError.write(Data("kura: warning: \(failure)\n".utf8))
-      }
+    get {
+      if key.cachesDecodedValues { return decodedValue(for: key) }
+      guard let stored = observedValue(named: key.name) else { return key.defaultValue }
+      return key.decode(stored) ?? key.defaultValue
+    }
+    set { setReportingFailure(newValue, for: key) }
+  }
+
+  @usableFromInline
+  func setReportingFailure<Value>(_ newValue: Value, for key: PreferenceKey<Value>) {
+    do {
+      try set(newValue, for: key)
+    } catch {
+      let failure =
+        error as? PreferencesError
+        ?? .cannotSave(path: fileURL?.path ?? suiteName, reason: "\(error)")
+      state.withLock { $0.lastWriteError = failure }
+      FileHandle.standardError.write(Data("kura: warning: \(failure)\n".utf8))
     }
   }
 
@@ -173,35 +182,42 @@ public final class Preferences: Sendable {
   /// For example: `if let error = preferences.lastWriteError { print(error) }`.
   public var lastWriteError: PreferencesError? { state.withLock { $0.lastWriteError } }
 
-  @inline(__always)
-  func value<Value>(for key: PreferenceKey<Value>) -> Value {
+  /// The stored value of a key (else its registered default), after noticing other processes'
+  /// changes; registers the current observation's interest in the key.
+  @usableFromInline
+  func observedValue(named name: String) -> PreferenceValue? {
     refreshIfNeeded()
-    let name = key.name
-    let (stored, version, slot, decoded, created) = state.withLock {
-      state -> (PreferenceValue?, Int64, PreferenceSlot, (any Sendable)?, Bool) in
-      var created = false
-      return withUnsafeMutablePointer(to: &state.entries[name, default: Entry()]) { entry in
-        let slot: PreferenceSlot
-        if let existing = entry.pointee.slot {
-          slot = existing
-        } else {
-          slot = PreferenceSlot()
-          entry.pointee.slot = slot
-          created = true
-        }
-        let value = entry.pointee.value ?? state.registeredDefaults[name]
-        let version = entry.pointee.value == nil ? -1 : entry.pointee.version
-        return (value, version, slot, entry.pointee.decoded, created)
-      }
+    let found = state.withLock { state -> PreferenceValue?? in
+      guard let entry = state.entries[name], let slot = entry.slot else { return .none }
+      // Registering interest only appends to the tracking's list: safe under the lock.
+      slot.access()
+      return .some(entry.value ?? state.registeredDefaults[name])
     }
-    if created { startWatching() }
-    slot.access()
-    guard let stored else { return key.defaultValue }
-    if key.coding.cachesDecodedValues, let decoded = decoded as? Value { return decoded }
+    guard let found else { return firstObservedValue(named: name) }
+    return found
+  }
+
+  /// The first read of a key: give it an observation slot and start watching the file.
+  private func firstObservedValue(named name: String) -> PreferenceValue? {
+    _ = slot(named: name)
+    startWatching()
+    return observedValue(named: name)
+  }
+
+  /// A key's value decoded once per stored version (for Codable values, costly to decode).
+  @usableFromInline
+  func decodedValue<Value>(for key: PreferenceKey<Value>) -> Value {
+    let name = key.name
+    guard let stored = observedValue(named: name) else { return key.defaultValue }
+    let (decoded, version) = state.withLock { state -> ((any Sendable)?, Int64) in
+      guard let entry = state.entries[name], entry.value != nil else { return (nil, -1) }
+      return (entry.decoded, entry.version)
+    }
+    if let decoded = decoded as? Value { return decoded }
     guard let value = key.decode(stored) else { return key.defaultValue }
-    if key.coding.cachesDecodedValues && version >= 0 {
+    if version >= 0 {
       state.withLock { state in
-        if state.entries[name]?.version == version { state.entries[name]?.decoded = value }
+        if let entry = state.entries[name], entry.version == version { entry.decoded = value }
       }
     }
     return value
@@ -213,7 +229,9 @@ public final class Preferences: Sendable {
   ///
   /// - Parameter key: The key.
   /// - Returns: `true` when a value is stored, of whatever type.
-  public func contains<Value>(_ key: PreferenceKey<Value>) -> Bool { value(forKey: key.name) != nil }
+  public func contains<Value>(_ key: PreferenceKey<Value>) -> Bool {
+    value(forKey: key.name) != nil
+  }
 
   /// The stored value of a key, whatever its type, for tools; `nil` when none is stored.
   ///

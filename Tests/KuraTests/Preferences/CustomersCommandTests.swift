@@ -75,11 +75,13 @@ struct CustomersCommandTests {
   @Test func concurrentAddsFromSeveralProcessesAreAllKept() throws {
     let url = try executable("customers")
     let children = try (1...4).map { number in
-      try ChildProcess(url, ["add", String(number), "Customer \(number)"], environment: folder.environment)
+      try ChildProcess(
+        url, ["add", String(number), "Customer \(number)"], environment: folder.environment)
     }
     for child in children { #expect(child.waitForExit() == 0) }
     let lines = try customers("list").stdout.split(separator: "\n").sorted()
-    #expect(lines == ["No.1: Customer 1", "No.2: Customer 2", "No.3: Customer 3", "No.4: Customer 4"])
+    #expect(
+      lines == ["No.1: Customer 1", "No.2: Customer 2", "No.3: Customer 3", "No.4: Customer 4"])
   }
 
   @Test func theThreeFieldsBehaveAsTheSeedObserved() throws {

@@ -87,7 +87,8 @@ struct DefaultsCommandTests {
 
         """)
     #expect(
-      try kura("read").stdout == "customers:\n  basket = eggs\ngroup.iOS17.M_Kaku:\n  fruits = apple\n")
+      try kura("read").stdout
+        == "customers:\n  basket = eggs\ngroup.iOS17.M_Kaku:\n  fruits = apple\n")
     #expect(
       try kura("read", "--json").stdout
         == """

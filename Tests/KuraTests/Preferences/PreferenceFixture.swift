@@ -75,7 +75,9 @@ enum Fixture {
     }
   }
 
-  static func expectAll(_ preferences: Preferences, sourceLocation: SourceLocation = #_sourceLocation) {
+  static func expectAll(
+    _ preferences: Preferences, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     #expect(preferences[bool] == true, sourceLocation: sourceLocation)
     #expect(preferences[int] == -42, sourceLocation: sourceLocation)
     #expect(preferences[double] == 2.5, sourceLocation: sourceLocation)

@@ -106,9 +106,11 @@ struct PreferenceValueTests {
 
   @Test func descriptionsReadLikeDefaults() {
     let value: PreferenceValue = [
-      "b": [1, "two", true], "a": .date(Date(timeIntervalSince1970: 0)), "c": .data(Data([10, 255])),
+      "b": [1, "two", true], "a": .date(Date(timeIntervalSince1970: 0)),
+      "c": .data(Data([10, 255])),
     ]
-    #expect(value.description == #"{"a" = 1970-01-01T00:00:00Z; "b" = (1, "two", true); "c" = <0aff>}"#)
+    #expect(
+      value.description == #"{"a" = 1970-01-01T00:00:00Z; "b" = (1, "two", true); "c" = <0aff>}"#)
     #expect(PreferenceValue.string("plain").description == "plain")
     #expect(PreferenceValue.double(2.5).typeName == "double")
   }

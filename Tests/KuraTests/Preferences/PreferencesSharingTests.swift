@@ -31,7 +31,7 @@ struct PreferencesSharingTests {
     let preferences = try Preferences(fileURL: url)
     let children = try (0..<4).map { _ in
       try ChildProcess(
-        try executable("kura-testhelper"), ["prefs-increment", url.path, "count", "100"],
+        try executable("kura-testhelper"), ["prefs-increment", url.path, "count", "250"],
         environment: folder.environment)
     }
     for _ in 0..<50 { try preferences.update(count) { $0 + 1 } }
@@ -39,8 +39,8 @@ struct PreferencesSharingTests {
       child.waitForLine { $0 == "done" }
       #expect(child.waitForExit() == 0)
     }
-    #expect(preferences[count] == 450)
-    #expect(try Preferences(fileURL: url)[count] == 450)
+    #expect(preferences[count] == 1050)
+    #expect(try Preferences(fileURL: url)[count] == 1050)
   }
 
   @Test func aSetThatReturnedSurvivesKillNine() throws {

@@ -111,8 +111,11 @@ struct PreferencesTests {
     shared[.launchCount] = 4
     let app = try Preferences(locations: Locations.app("customers", environment: environment))
     app[.launchCount] = 1
-    #expect(Preferences.suiteNames(environment: environment) == ["customers", "group.iOS17.M_Kaku"])
-    #expect(try Preferences.existing(suite: "group.iOS17.M_Kaku", environment: environment)[.launchCount] == 4)
+    #expect(
+      Preferences.suiteNames(environment: environment) == ["customers", "group.iOS17.M_Kaku"])
+    #expect(
+      try Preferences.existing(suite: "group.iOS17.M_Kaku", environment: environment)[.launchCount]
+        == 4)
   }
 
   @Test func badSuiteNamesAreRejectedWithTheirReason() throws {
@@ -120,7 +123,8 @@ struct PreferencesTests {
     #expect(throws: PreferencesError.invalidSuiteName(suite: "a/b", reason: "it contains `/`")) {
       try Preferences(suite: "a/b", environment: environment)
     }
-    #expect(throws: PreferencesError.invalidSuiteName(suite: "group.", reason: "it names no group")) {
+    #expect(throws: PreferencesError.invalidSuiteName(suite: "group.", reason: "it names no group"))
+    {
       try Preferences(suite: "group.", environment: environment)
     }
     #expect(throws: PreferencesError.invalidSuiteName(suite: "", reason: "it is empty")) {
@@ -162,5 +166,40 @@ struct PreferencesTests {
     try first.remove(.launchCount)
     #expect(second[.launchCount] == 0)
     #expect(second.keys == [])
+  }
+
+  @Test func concurrentUpdatesFromThreadsAndInstancesLoseNothing() async throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("threads.sqlite")
+    let first = try Preferences(fileURL: url)
+    let second = try Preferences(fileURL: url)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<4 {
+        let preferences = index.isMultiple(of: 2) ? first : second
+        group.addTask {
+          for _ in 0..<50 { try preferences.update(.launchCount) { $0 + 1 } }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(first[.launchCount] == 200)
+    #expect(second[.launchCount] == 200)
+  }
+
+  @Test func aDictionaryOfMixedValuesIsSharedBetweenScreens() throws {
+    // Seed §5: a [String: Any] dictionary edited by two screens; here typed, and shared by two
+    // instances of the suite (two screens, or an app and its extension).
+    let folder = TemporaryDirectory()
+    let environment = folder.environment
+    let dictionary = PreferenceKey<[String: PreferenceValue]>("my_dict", default: [:])
+    let firstScreen = try Preferences(suite: "group.example.dictionary", environment: environment)
+    let secondScreen = try Preferences(suite: "group.example.dictionary", environment: environment)
+    let firstID = UUID().uuidString
+    let secondID = UUID().uuidString
+    try firstScreen.update(dictionary) { $0.merging([firstID: "FirstView"]) { $1 } }
+    try secondScreen.update(dictionary) { $0.merging([secondID: "SecondView"]) { $1 } }
+    #expect(firstScreen[dictionary] == [firstID: "FirstView", secondID: "SecondView"])
+    firstScreen[dictionary] = [:]
+    #expect(secondScreen[dictionary] == [:])
   }
 }

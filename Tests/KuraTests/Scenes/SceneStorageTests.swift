@@ -65,6 +65,7 @@ struct SceneStorageTests {
     #expect(
       PreferencesError.invalidSceneIdentifier(sceneID: "../x", reason: "it contains `/`")
         .description
-        == "Can't use scene identifier `../x`: it contains `/`. Use a name such as `main` or a UUID.")
+        == "Can't use scene identifier `../x`: it contains `/`. Use a name such as `main` or a UUID."
+    )
   }
 }

@@ -1,0 +1,227 @@
+import Foundation
+import Kura
+
+// Preferences against Foundation's UserDefaults, measured in the same run.
+
+/// Keeps a value alive so the optimizer can't drop the work that produced it.
+@inline(never)
+func keep<Value>(_ value: Value) { withExtendedLifetime(value) {} }
+
+/// Microseconds per operation.
+private func microseconds(_ duration: Duration, per count: Int) -> Double {
+  seconds(duration) * 1e6 / Double(count)
+}
+
+private func line(_ text: String) {
+  print(text)
+  fflush(nil)
+}
+
+private func perOperation(
+  _ name: String, kura: Duration, baseline: Duration, count: Int, baselineName: String,
+  target: Double?
+) {
+  let k = microseconds(kura, per: count)
+  let b = microseconds(baseline, per: count)
+  var text =
+    "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) kura \(String(format: "%.3f", k)) µs"
+    + "  \(baselineName) \(String(format: "%.3f", b)) µs  ratio \(String(format: "%.2f", k / b))×"
+  if let target {
+    text += "  (target ≤ \(target) µs: \(k <= target ? "met" : "MISSED"))"
+  }
+  line(text)
+}
+
+func runPreferencesBenchmarks() throws {
+  let folder = benchmarkDirectory("preferences")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let suite = "kura-bench-\(UUID().uuidString.prefix(8))"
+  guard let defaults = UserDefaults(suiteName: suite) else {
+    line("UserDefaults(suiteName:) returned nil; skipping")
+    return
+  }
+  defer { defaults.removePersistentDomain(forName: suite) }
+  let preferences = try Preferences(fileURL: folder.appendingPathComponent("bench.sqlite"))
+  let key = PreferenceKey<Int>("launchCount", default: 0)
+  try preferences.set(7, for: key)
+  defaults.set(7, forKey: "launchCount")
+
+  // 1. Reading an Int key (served from memory after one atomic load of the change counter).
+  let reads = 1_000_000
+  let kuraRead = median {
+    var sum = 0
+    for _ in 0..<reads { sum &+= preferences[key] }
+    keep(sum)
+  }
+  let defaultsRead = median {
+    var sum = 0
+    for _ in 0..<reads { sum &+= defaults.integer(forKey: "launchCount") }
+    keep(sum)
+  }
+  perOperation(
+    "read an Int key", kura: kuraRead, baseline: defaultsRead, count: reads,
+    baselineName: "UserDefaults", target: 0.2)
+
+  // 2. A crash-durable set (a committed WAL transaction) against UserDefaults' memory-only set.
+  let writes = 2_000
+  var counter = 0
+  let kuraSet = try median {
+    for _ in 0..<writes {
+      counter += 1
+      try preferences.set(counter, for: key)
+    }
+  }
+  let defaultsSet = median {
+    for _ in 0..<writes {
+      counter += 1
+      defaults.set(counter, forKey: "launchCount")
+    }
+  }
+  perOperation(
+    "durable set of an Int key", kura: kuraSet, baseline: defaultsSet, count: writes,
+    baselineName: "UserDefaults", target: 30)
+  line("  (UserDefaults' set is memory-only: on Linux it is lost unless synchronize() follows)")
+  // The floor: one bare write transaction of the SQLite layer on the same file system.
+  let raw = try DatabasePool(path: folder.appendingPathComponent("raw.sqlite").path)
+  try raw.write { db in try db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v)") }
+  let rawSet = try median {
+    for index in 0..<writes {
+      try raw.write { db in
+        try db.run("INSERT OR REPLACE INTO t (k, v) VALUES ('k', ?)", [.integer(Int64(index))])
+      }
+    }
+  }
+  line(
+    "  floor: a bare DatabasePool write transaction: "
+      + "\(String(format: "%.1f", microseconds(rawSet, per: writes))) µs")
+  let synchronized = median(runs: 3) {
+    for _ in 0..<200 {
+      counter += 1
+      defaults.set(counter, forKey: "launchCount")
+      defaults.synchronize()
+    }
+  }
+  line(
+    "  UserDefaults set + synchronize(): \(String(format: "%.1f", microseconds(synchronized, per: 200))) µs"
+  )
+  let unwatched = try Preferences(fileURL: folder.appendingPathComponent("unwatched.sqlite"))
+  let unwatchedSet = try median {
+    for _ in 0..<writes {
+      counter += 1
+      try unwatched.set(counter, for: key)
+    }
+  }
+  line(
+    "  set on a suite no one reads here (no file-watch thread woken by each write): "
+      + "\(String(format: "%.1f", microseconds(unwatchedSet, per: writes))) µs")
+  let kuraUpdate = try median {
+    for _ in 0..<writes { try preferences.update(key) { $0 + 1 } }
+  }
+  line(
+    "  Kura update(_:) (atomic read-modify-write): "
+      + "\(String(format: "%.1f", microseconds(kuraUpdate, per: writes))) µs")
+
+  // 3. Many distinct keys: time per key must stay flat (linear total).
+  for count in [2_500, 5_000, 10_000] {
+    let manyKuraURL = folder.appendingPathComponent("many-\(count).sqlite")
+    let many = try Preferences(fileURL: manyKuraURL)
+    let kuraTime = try ContinuousClock().measure {
+      try many.batch { batch in
+        for index in 0..<count { try batch.setValue(.integer(Int64(index)), forKey: "key\(index)") }
+      }
+    }
+    let manyDefaults = UserDefaults(suiteName: "\(suite)-\(count)") ?? defaults
+    let defaultsTime = ContinuousClock().measure {
+      for index in 0..<count { manyDefaults.set(index, forKey: "key\(index)") }
+    }
+    manyDefaults.removePersistentDomain(forName: "\(suite)-\(count)")
+    perOperation(
+      "\(count) distinct keys, per key", kura: kuraTime, baseline: defaultsTime, count: count,
+      baselineName: "UserDefaults", target: nil)
+  }
+  for count in [25_000, 50_000, 100_000] {
+    let many = try Preferences(fileURL: folder.appendingPathComponent("solo-\(count).sqlite"))
+    let kuraTime = try ContinuousClock().measure {
+      for index in 0..<count { try many.setValue(.integer(Int64(index)), forKey: "key\(index)") }
+    }
+    let readTime = ContinuousClock().measure {
+      var sum = 0
+      for index in stride(from: 0, to: count, by: 1) {
+        sum &+= many[PreferenceKey<Int>("key\(index)", default: 0)]
+      }
+      keep(sum)
+    }
+    line(
+      "\("\(count) keys, one transaction each".padding(toLength: 44, withPad: " ", startingAt: 0))"
+        + " kura set \(String(format: "%.2f", microseconds(kuraTime, per: count))) µs/key,"
+        + " read \(String(format: "%.3f", microseconds(readTime, per: count))) µs/key"
+        + " (total \(milliseconds(kuraTime)))")
+  }
+
+  // 4. Change latency: from a set in one instance to the observer of another (inotify wake-up).
+  let url = folder.appendingPathComponent("latency.sqlite")
+  let writer = try Preferences(fileURL: url)
+  let observed = try Preferences(fileURL: url)
+  let signal = DispatchSemaphore(value: 0)
+  let observation = observed.observeChanges { _ in signal.signal() }
+  var samples: [Duration] = []
+  for index in 0..<200 {
+    let start = ContinuousClock.now
+    try writer.set(index, for: key)
+    _ = signal.wait(timeout: .now() + 1)
+    samples.append(ContinuousClock.now - start)
+  }
+  observation.cancel()
+  samples.sort()
+  line(
+    "change latency, other instance (set → observer)  median \(milliseconds(samples[100]))"
+      + "  max \(milliseconds(samples[199]))  (target ≤ 100 ms)")
+  try crossProcessLatency(folder: folder, key: key)
+  line("  (UserDefaults never notifies another process of a change)")
+}
+
+/// Latency from a set here to a line printed by `kura defaults watch` in another process.
+private func crossProcessLatency(folder: URL, key: PreferenceKey<Int>) throws {
+  let kuraURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("kura")
+  guard FileManager.default.isExecutableFile(atPath: kuraURL.path) else {
+    line("change latency across processes: build `kura` in this configuration to measure it")
+    return
+  }
+  var environment = ProcessInfo.processInfo.environment
+  environment["KURA_HOME"] = folder.appendingPathComponent("home").path
+  let shared = try Preferences(suite: "group.kura.bench", environment: environment)
+  try shared.set(0, for: key)
+  let process = Process()
+  process.executableURL = kuraURL
+  process.arguments = ["defaults", "watch", "group.kura.bench", key.name]
+  process.environment = environment
+  let output = Pipe()
+  let errors = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  try process.run()
+  defer {
+    process.terminate()
+    process.waitUntilExit()
+  }
+  _ = errors.fileHandleForReading.availableData  // "Watching …": the watcher is ready
+  var samples: [Duration] = []
+  var pending = Data()
+  for index in 1...100 {
+    let start = ContinuousClock.now
+    try shared.set(index, for: key)
+    let expected = Data("\(key.name) = \(index)\n".utf8)
+    while pending.range(of: expected) == nil {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { return line("change latency across processes: the watcher stopped") }
+      pending.append(chunk)
+    }
+    pending.removeAll()
+    samples.append(ContinuousClock.now - start)
+  }
+  samples.sort()
+  line(
+    "change latency, other process (set → watch line) median \(milliseconds(samples[50]))"
+      + "  max \(milliseconds(samples[99]))  (target ≤ 100 ms)")
+}
