@@ -119,6 +119,11 @@ final class TmuxSession {
     try tmuxCommand("capture-pane", "-p", "-t", "app")
   }
 
+  /// Everything the pane printed, scrolled-off lines included, wrapped lines joined.
+  func transcript() throws -> String {
+    try tmuxCommand("capture-pane", "-p", "-J", "-S", "-", "-t", "app")
+  }
+
   /// The screen with its colors and attributes as escape sequences.
   func styledScreen() throws -> String {
     try tmuxCommand("capture-pane", "-p", "-e", "-t", "app")

@@ -301,6 +301,29 @@ struct WarikanTerminalTests {
         == String(contentsOfFile: before, encoding: .utf8))
   }
 
+  @Test func aDamagedFileIsReportedBeforeTheScreenIsTakenOver() throws {
+    let fixture = try Fixture()
+    let documents = fixture.directory.url.appendingPathComponent("kura-home/apps/warikan/Documents")
+    try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+    let file = documents.appendingPathComponent("cashData.json")
+    try Data("[{\"id\": oops".utf8).write(to: file)
+    let (app, before, after, _, statusFile) = try startBetweenSnapshots(
+      fixture, fixture.warikan, environment: fixture.environment)
+    TmuxSession.waitUntil("the shell to go on") {
+      FileManager.default.fileExists(atPath: after)
+    }
+    #expect(try status(at: statusFile) == 1)
+    let screen = try app.transcript()
+    #expect(screen.contains("warikan: error: "), "screen: \(screen)")
+    #expect(screen.contains("cashData.json"))
+    #expect(screen.contains("run `warikan recover`"))
+    #expect(try !app.alternateScreenIsOn())
+    #expect(
+      try String(contentsOfFile: after, encoding: .utf8)
+        == String(contentsOfFile: before, encoding: .utf8))
+    #expect(try Data(contentsOf: file) == Data("[{\"id\": oops".utf8), "the file is left as it was")
+  }
+
   @Test func withoutATerminalWarikanPrintsItsHelp() throws {
     let fixture = try Fixture()
     let result = try run(fixture.warikan, [], environment: fixture.environment)
