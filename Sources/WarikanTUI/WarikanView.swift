@@ -83,7 +83,14 @@ package enum WarikanView {
     let quit = state.focus.isTextField ? "Ctrl-C quit" : "q quit"
     switch state.tab {
     case .add:
-      return "←/→ tabs · Tab/↑/↓ move · Enter register · \(quit)"
+      let action =
+        switch state.addFocus {
+        case .amount: "next field"
+        case .reset: "reset"
+        case .showList: "show all"
+        default: "register"
+        }
+      return "←/→ tabs · Tab/↑/↓ move · Enter \(action) · \(quit)"
     case .list:
       return "←/→ tabs · ↑/↓ select · Enter/d delete · \(quit)"
     case .calc:

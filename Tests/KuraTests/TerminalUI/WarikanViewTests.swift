@@ -37,7 +37,7 @@ struct WarikanViewTests {
         "   22:38   ¥2,800  高速代金",
         "",
         "",
-        " ←/→ tabs · Tab/↑/↓ move · Enter register · Ctrl-C quit",
+        " ←/→ tabs · Tab/↑/↓ move · Enter next field · Ctrl-C quit",
       ])
   }
 
