@@ -139,6 +139,20 @@ struct WarikanViewTests {
     #expect(screen[14, 1].style.foreground == .green)
   }
 
+  @Test func typingOneCharacterRedrawsOnlyTheCellsThatChanged() {
+    var state = WarikanState(entries: rows)
+    var renderer = ANSIRenderer()
+    let full = renderer.render(WarikanView.render(state, size: size))
+    state.handle(.key(.character("5")))
+    let update = renderer.render(WarikanView.render(state, size: size))
+    // The field's first cell becomes `5` and the cursor cell moves one column right; the help
+    // line is unchanged, so nothing else is sent.
+    #expect(
+      update
+        == "\u{1B}[5;12H\u{1B}[0;4m5\u{1B}[0;7m \u{1B}[0m")
+    #expect(full.utf8.count > 1000)
+  }
+
   @Test func aTinyWindowAsksForMoreRoom() {
     #expect(
       lines(WarikanState(), size: TerminalSize(columns: 30, rows: 8)) == [
