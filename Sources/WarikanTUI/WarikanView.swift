@@ -71,8 +71,8 @@ package enum WarikanView {
     let messageRow = screen.height - 2
     if let message = state.message {
       screen.write(
-        " " + message.text, row: messageRow, column: 0,
-        style: message.isError ? errorBold : success)
+        " " + DisplayWidth.truncate(message.text, toWidth: screen.width - 1), row: messageRow,
+        column: 0, style: message.isError ? errorBold : success)
     }
     screen.write(" " + help(for: state), row: screen.height - 1, column: 0, style: dimmed)
   }

@@ -162,12 +162,21 @@ struct WarikanViewTests {
 
   @Test func everyLineFitsTheWindowWhateverItsWidth() {
     var state = WarikanState(draft: WarikanDraft(amount: "高速代金高速代金高速代金高速代金"), entries: rows)
+    state.people = 7
+    state.message = .init(text: String(repeating: "長いメッセージ", count: 20), isError: true)
+    let dialogs: [WarikanDialog?] = [
+      nil, WarikanDialog(action: .reset), WarikanDialog(action: .delete(rows[2])),
+    ]
     for columns in 40...90 {
       for tab in WarikanTab.allCases {
-        state.tab = tab
-        let screen = WarikanView.render(state, size: TerminalSize(columns: columns, rows: 14))
-        for row in 0..<screen.height {
-          #expect(DisplayWidth.of(screen.text(row: row)) == columns)
+        for dialog in dialogs {
+          state.tab = tab
+          state.dialog = dialog
+          let screen = WarikanView.render(state, size: TerminalSize(columns: columns, rows: 12))
+          for row in 0..<screen.height {
+            #expect(DisplayWidth.of(screen.text(row: row)) == columns)
+            #expect(!screen[row, 0].isContinuation)
+          }
         }
       }
     }
