@@ -116,7 +116,6 @@ package final class Terminal {
       }
       offset += written
     }
-    bytes.removeAll()
   }
 
   /// Waits for input, a resize or a wake-up and returns what happened (at least one event).

@@ -15,23 +15,3 @@ package enum TerminalEvent: Hashable, Sendable {
   /// Another thread called ``WakeUpSignal/wake()`` (for example, data changed elsewhere).
   case wake
 }
-
-/// The size of a terminal window in character cells.
-///
-/// For example: `TerminalSize(columns: 80, rows: 24)`.
-package struct TerminalSize: Hashable, Sendable {
-  /// Columns.
-  package var columns: Int
-  /// Rows.
-  package var rows: Int
-
-  /// Creates a size.
-  ///
-  /// - Parameters:
-  ///   - columns: Columns.
-  ///   - rows: Rows.
-  package init(columns: Int, rows: Int) {
-    self.columns = columns
-    self.rows = rows
-  }
-}
