@@ -33,6 +33,12 @@ private func perOperation(
 }
 
 func runPreferencesBenchmarks() throws {
+  // Absolute times depend on what else the machine runs; the same-run ratios are what compare.
+  let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+    .split(separator: " ").prefix(3).joined(separator: " ")
+  line(
+    "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+      + "load average \(load ?? "unknown")")
   let folder = benchmarkDirectory("preferences")
   defer { try? FileManager.default.removeItem(at: folder) }
   let suite = "kura-bench-\(UUID().uuidString.prefix(8))"
@@ -139,24 +145,27 @@ func runPreferencesBenchmarks() throws {
       "\(count) distinct keys, per key", kura: kuraTime, baseline: defaultsTime, count: count,
       baselineName: "UserDefaults", target: nil)
   }
-  for count in [25_000, 50_000, 100_000] {
-    let many = try Preferences(fileURL: folder.appendingPathComponent("solo-\(count).sqlite"))
-    let kuraTime = try ContinuousClock().measure {
-      for index in 0..<count { try many.setValue(.integer(Int64(index)), forKey: "key\(index)") }
+  // 100,000 keys, one transaction each, timed by quarter: flat quarters mean linear growth.
+  let many = try Preferences(fileURL: folder.appendingPathComponent("many-100000.sqlite"))
+  var quarters: [String] = []
+  var total = Duration.zero
+  for quarter in 0..<4 {
+    let range = (quarter * 25_000)..<((quarter + 1) * 25_000)
+    let time = try ContinuousClock().measure {
+      for index in range { try many.setValue(.integer(Int64(index)), forKey: "key\(index)") }
     }
-    let readTime = ContinuousClock().measure {
-      var sum = 0
-      for index in stride(from: 0, to: count, by: 1) {
-        sum &+= many[PreferenceKey<Int>("key\(index)", default: 0)]
-      }
-      keep(sum)
-    }
-    line(
-      "\("\(count) keys, one transaction each".padding(toLength: 44, withPad: " ", startingAt: 0))"
-        + " kura set \(String(format: "%.2f", microseconds(kuraTime, per: count))) µs/key,"
-        + " read \(String(format: "%.3f", microseconds(readTime, per: count))) µs/key"
-        + " (total \(milliseconds(kuraTime)))")
+    total += time
+    quarters.append(String(format: "%.1f", microseconds(time, per: range.count)))
   }
+  let readTime = ContinuousClock().measure {
+    var sum = 0
+    for index in 0..<100_000 { sum &+= many[PreferenceKey<Int>("key\(index)", default: 0)] }
+    keep(sum)
+  }
+  line(
+    "100000 keys, one transaction each: set µs/key by quarter \(quarters.joined(separator: " / "))"
+      + " (total \(milliseconds(total))); first read of each key "
+      + "\(String(format: "%.2f", microseconds(readTime, per: 100_000))) µs")
 
   // 4. Change latency: from a set in one instance to the observer of another (inotify wake-up).
   let url = folder.appendingPathComponent("latency.sqlite")

@@ -49,7 +49,9 @@ let storeSchemaCommand = Command(
       for column in table.columns {
         var line = "  \(column.name) \(column.type)"
         if let kind = column.kind { line += " [\(kind)]" }
-        if column.primaryKey { line += " PRIMARY KEY" } else if !column.nullable {
+        if column.primaryKey {
+          line += " PRIMARY KEY"
+        } else if !column.nullable {
           line += " NOT NULL"
         }
         print(line)

@@ -36,7 +36,8 @@ let deleteLast = Command(
     let newest = try context.fetch(
       FetchDescriptor<Student>(sortBy: [SortDescriptor(\.added, order: .reverse)], fetchLimit: 1))
     guard let student = newest.first else {
-      throw StudentsError("There is no student to delete: the list is empty. Add one with `students add`.")
+      throw StudentsError(
+        "There is no student to delete: the list is empty. Add one with `students add`.")
     }
     try context.delete(student)
     try context.save()

@@ -31,21 +31,83 @@ where Value.RawValue: PreferenceRepresentable {
 }
 
 /// Any Codable value, kept as the PreferenceValue tree of its JSON form (so tools can read it).
+/// Dates and bytes inside the value pass through JSON as marked strings and are stored as
+/// ``PreferenceValue/date(_:)`` and ``PreferenceValue/data(_:)``, so they keep their type.
 enum CodableCoding<Value: Codable & Sendable>: PreferenceCoding {
   static func encode(_ value: Value) throws -> PreferenceValue? {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    let data = try encoder.encode(value)
+    let data = try CodableBridge.encoder().encode(value)
     if data.elementsEqual("null".utf8) { return nil }
-    return try JSONDecoder().decode(PreferenceValue.self, from: data)
+    return CodableBridge.unmark(try JSONDecoder().decode(PreferenceValue.self, from: data))
   }
 
   static func decode(_ value: PreferenceValue) -> Value? {
-    guard let data = try? JSONEncoder().encode(value) else { return nil }
-    return try? JSONDecoder().decode(Value.self, from: data)
+    guard let data = try? CodableBridge.encoder().encode(value) else { return nil }
+    return try? CodableBridge.decoder().decode(Value.self, from: data)
   }
 
   static var cachesDecodedValues: Bool { true }
+}
+
+/// The JSON settings shared by both directions of ``CodableCoding``.
+enum CodableBridge {
+  static let dateMark = "\u{1}kura-date:"
+  static let dataMark = "\u{1}kura-data:"
+
+  static func encoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(dateMark + String(date.timeIntervalSince1970))
+    }
+    encoder.dataEncodingStrategy = .custom { data, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(dataMark + data.base64EncodedString())
+    }
+    return encoder
+  }
+
+  static func decoder() -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      if let seconds = try? container.decode(Double.self) {
+        return Date(timeIntervalSinceReferenceDate: seconds)
+      }
+      let text = try container.decode(String.self)
+      guard text.hasPrefix(dateMark), let seconds = Double(text.dropFirst(dateMark.count)) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a date")
+      }
+      return Date(timeIntervalSince1970: seconds)
+    }
+    decoder.dataDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      let text = try container.decode(String.self)
+      let base64 = text.hasPrefix(dataMark) ? String(text.dropFirst(dataMark.count)) : text
+      guard let data = Data(base64Encoded: base64) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "not base64")
+      }
+      return data
+    }
+    return decoder
+  }
+
+  /// Turns marked strings back into dates and bytes.
+  static func unmark(_ value: PreferenceValue) -> PreferenceValue {
+    switch value {
+    case .string(let text) where text.hasPrefix(dateMark):
+      guard let seconds = Double(text.dropFirst(dateMark.count)) else { return value }
+      return .date(Date(timeIntervalSince1970: seconds))
+    case .string(let text) where text.hasPrefix(dataMark):
+      guard let data = Data(base64Encoded: String(text.dropFirst(dataMark.count))) else {
+        return value
+      }
+      return .data(data)
+    case .array(let values): return .array(values.map(unmark))
+    case .dictionary(let values): return .dictionary(values.mapValues(unmark))
+    default: return value
+    }
+  }
 }
 
 /// An optional value: `nil` removes the key.

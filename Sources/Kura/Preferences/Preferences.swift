@@ -213,7 +213,7 @@ public final class Preferences: Sendable {
       guard let entry = state.entries[name], entry.value != nil else { return (nil, -1) }
       return (entry.decoded, entry.version)
     }
-    if let decoded = decoded as? Value { return decoded }
+    if let decoded, let typed = decoded as? Value { return typed }
     guard let value = key.decode(stored) else { return key.defaultValue }
     if version >= 0 {
       state.withLock { state in

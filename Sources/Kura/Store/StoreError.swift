@@ -41,25 +41,48 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// A predicate or sort could not be run as asked (such as an in-memory fallback forbidden by
     /// the fetch descriptor).
     case unsupportedQuery
+    /// A fetch needed in-memory evaluation and its descriptor set `allowsInMemoryFallback` to
+    /// `false`; ``StoreError/inMemoryParts`` lists what could not become SQL.
+    case inMemoryFallbackForbidden
+    /// `fetchLimit` or `fetchOffset` was negative.
+    case negativeLimit
     /// SQLite reported an error; see ``underlying``.
     case sqlite
   }
 
-  /// What kind of failure this is.
+  /// What kind of failure this is, such as ``Code/schemaMismatch``.
+  ///
+  /// For example: `catch let error as StoreError where error.code == .notAStore { … }`.
   public let code: Code
-  /// The model type's name, when one is involved.
+  /// The model type's name, when one is involved, such as `Student`.
+  ///
+  /// For example: `print(error.model ?? "no model")`.
   public let model: String?
   /// The stored property, when one is involved.
+  ///
+  /// For example: `if error.property == "pinned" { … }`.
   public let property: String?
   /// The table column, when one is involved.
+  ///
+  /// For example: `print(error.column ?? "")`.
   public let column: String?
   /// The store file, when one is involved.
+  ///
+  /// For example: `print(error.url?.lastPathComponent ?? "in memory")`.
   public let url: URL?
   /// The SQL being run, when there was one (bound values never appear).
+  ///
+  /// For example: `print(error.sql ?? "")`.
   public let sql: String?
   /// The SQLite error underneath, when there is one.
+  ///
+  /// For example: `if error.underlying?.code == .constraint { … }`.
   public let underlying: SQLiteError?
-  /// The full message.
+  /// For ``Code/inMemoryFallbackForbidden``: each part of the fetch that has no SQL form.
+  public let inMemoryParts: [String]
+  /// The full message: what failed, the item in backticks, why, what to do.
+  ///
+  /// For example: `print(error.message)`.
   public let message: String
 
   /// Creates an error; Kura creates these, your code matches on them.
@@ -81,7 +104,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///   - message: The full message.
   public init(
     _ code: Code, model: String? = nil, property: String? = nil, column: String? = nil,
-    url: URL? = nil, sql: String? = nil, underlying: SQLiteError? = nil, message: String
+    url: URL? = nil, sql: String? = nil, underlying: SQLiteError? = nil,
+    inMemoryParts: [String] = [], message: String
   ) {
     self.code = code
     self.model = model
@@ -90,9 +114,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     self.url = url
     self.sql = sql
     self.underlying = underlying
+    self.inMemoryParts = inMemoryParts
     self.message = message
   }
 
+  /// For example: `print(error)`.
+  ///
   /// The message, such as "Can't store `Trip.photo`: …".
   public var description: String { message }
 }
@@ -127,5 +154,23 @@ extension StoreError {
         .sqlite, url: url, sql: error.sql, underlying: error,
         message: "Can't \(action) store \(file): \(error).")
     }
+  }
+}
+
+extension StoreError {
+  /// The error for a fetch that must not fall back to memory but would have to.
+  static func inMemoryFallbackForbidden(model: String, parts: [String]) -> StoreError {
+    StoreError(
+      .inMemoryFallbackForbidden, model: model, inMemoryParts: parts,
+      message: "Can't fetch `\(model)` in SQL alone: " + parts.joined(separator: "; ")
+        + ". Rewrite that part (see \"Querying Models\") or set `allowsInMemoryFallback` to true.")
+  }
+
+  /// The error for a negative `fetchLimit` or `fetchOffset`.
+  static func negativeLimit(model: String) -> StoreError {
+    StoreError(
+      .negativeLimit, model: model,
+      message: "Can't fetch `\(model)`: `fetchLimit` and `fetchOffset` must not be negative."
+        + " Pass nil or a value of 0 or more.")
   }
 }

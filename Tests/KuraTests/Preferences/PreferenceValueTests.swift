@@ -30,6 +30,36 @@ struct PreferenceValueTests {
     #expect(checked.stdout == "ok\n")
   }
 
+  @Test func codableValuesKeepTheirDatesAndBytesForTools() throws {
+    struct Visit: Codable, Sendable, Equatable {
+      var place: String
+      var when: Date
+      var photo: Data
+      var rating: Double
+    }
+    let visit = Visit(place: "港", when: Fixture.date, photo: Data([1, 2]), rating: 4.5)
+    let key = PreferenceKey<Visit?>("visit")
+    let folder = TemporaryDirectory()
+    let url = folder.file("visit.sqlite")
+    try Preferences(fileURL: url).set(visit, for: key)
+    let reopened = try Preferences(fileURL: url)
+    #expect(reopened[key] == visit)
+    #expect(reopened[key] == visit)  // the second read is served by the decoded-value cache
+    #expect(
+      reopened.value(forKey: "visit")
+        == .dictionary([
+          "place": "港", "when": .date(Fixture.date), "photo": .data(Data([1, 2])), "rating": 4.5,
+        ]))
+    // A tree written by a tool (plain base64 text, seconds since 2001) still decodes.
+    try reopened.setValue(
+      ["place": "x", "when": 0.0, "photo": "AQI=", "rating": 1], forKey: "visit")
+    #expect(
+      reopened[key]
+        == Visit(
+          place: "x", when: Date(timeIntervalSinceReferenceDate: 0), photo: Data([1, 2]), rating: 1)
+    )
+  }
+
   @Test func aValueOfAnotherTypeReadsAsTheDefaultAndIsKept() throws {
     let preferences = Preferences.inMemory
     try preferences.set("not a number", for: PreferenceKey<String>("count", default: ""))

@@ -29,7 +29,7 @@ struct Everything: PersistentModel, Equatable {
   var empty: String = ""
   var date = Date(timeIntervalSince1970: 1_700_000_000.25)
   var uuid = UUID()
-  var url = URL(string: "https://example.com/a%20b?q=1")!
+  var url = URL(string: "https://example.com/a%20b?q=1") ?? URL(fileURLWithPath: "/")
   var data = Data([0, 1, 0, 255])
   var mood: Mood = .sad
   var level: Level = .high

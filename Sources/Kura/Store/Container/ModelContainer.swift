@@ -16,10 +16,16 @@ import Foundation
 /// ```
 public final class ModelContainer: Sendable {
   /// Where the store lives.
+  ///
+  /// For example: `if container.configuration.isStoredInMemoryOnly { … }`.
   public let configuration: ModelConfiguration
   /// The store file, or `nil` in memory.
+  ///
+  /// For example: `print(container.url?.path ?? "in memory")`.
   public let url: URL?
   /// The model types' names, in the order given.
+  ///
+  /// For example: `print(container.modelNames)   // ["Trip", "Activity"]`.
   public let modelNames: [String]
   let pool: DatabasePool
   let schemas: [ObjectIdentifier: ModelSchema]

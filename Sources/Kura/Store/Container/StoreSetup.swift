@@ -93,9 +93,12 @@ struct StoreSetup {
     }
     var stored: [String: Stored] = [:]
     var order: [String] = []
-    let rows = try db.query("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [
-      .text(schema.tableName)
-    ]) { row in
+    let rows = try db.query(
+      "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)",
+      [
+        .text(schema.tableName)
+      ]
+    ) { row in
       (row.string(at: 0), row.string(at: 1).uppercased(), row.int64(at: 2) != 0, row.int64(at: 3))
     }
     for (name, type, notNull, primaryKey) in rows {

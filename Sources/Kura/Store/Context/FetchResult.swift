@@ -10,7 +10,11 @@ import Foundation
 /// ```
 public struct FetchResult<Model: PersistentModel>: Sendable {
   /// The models, in the requested order.
+  ///
+  /// For example: `for student in result.models { print(student.student) }`.
   public var models: [Model]
   /// What ran in memory (a part of the predicate, or the sort), or `nil` when SQL did everything.
+  ///
+  /// For example: `if let fallback = result.inMemoryFallback { print(fallback) }`.
   public var inMemoryFallback: InMemoryFallback?
 }

@@ -18,20 +18,32 @@ extension ModelContext {
     throws -> Model?
   {
     let schema = try container.schema(for: Model.self)
-    if let pending = pendingChanges(Model.self), let change = pending.changes[id] {
+    if let pending = pendingChanges(Model.self), let change = pending.change(for: id) {
       switch change {
       case .upsert(let model): return model
       case .delete: return nil
       }
     }
-    guard let key = sqliteValue(for: id, kind: schema.primaryKey.kind) else { return nil }
+    guard let key = schema.keyValue(id) else { return nil }
     return try read(schema) { db in
       let statement = try db.cachedStatement(StoreSQL.selectByID(schema))
       defer { statement.reset() }
       try statement.bind(key, at: 1)
       guard try statement.step() else { return nil }
-      return try RowDecoder(schema: schema, statement: statement).decode(Model.self)
+      return try rowDecoder(schema, statement).decode(Model.self)
     }
+  }
+
+  /// The decoder for a cached statement of the store's connections, made once per statement
+  /// (the statement outlives it: the decoder holds it, and connections keep their statements).
+  func rowDecoder(_ schema: ModelSchema, _ statement: Statement) -> RowDecoder {
+    let key = ObjectIdentifier(statement)
+    if let decoder = decoders[key] { return decoder }
+    let decoder = RowDecoder(schema: schema, statement: statement)
+    // Bounded: reader connections come and go, and each has its own statements.
+    if decoders.count >= 64 { decoders.removeAll(keepingCapacity: true) }
+    decoders[key] = decoder
+    return decoder
   }
 
   /// Runs `body` on a reader of the store, mapping SQLite errors to ``StoreError``.
@@ -57,7 +69,7 @@ extension ModelContext {
         let statement = try db.cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(plan.arguments)
-        let decoder = RowDecoder(schema: schema, statement: statement)
+        let decoder = rowDecoder(schema, statement)
         var models: [Model] = []
         while try statement.step() { models.append(try decoder.decode(Model.self)) }
         return models
@@ -69,18 +81,17 @@ extension ModelContext {
       let statement = try db.cachedStatement(sql)
       defer { statement.reset() }
       try statement.bind(plan.arguments)
-      let decoder = RowDecoder(schema: schema, statement: statement)
+      let decoder = rowDecoder(schema, statement)
       while try statement.step() {
         let model = try decoder.decode(Model.self)
-        if let pending, pending.changes[model.id] != nil { continue }
+        if let pending, pending.contains(model.id) { continue }
         if let residual = plan.residual, try !residual(model) { continue }
         models.append(model)
       }
     }
     var needsSort = plan.sortInMemory
     if let pending {
-      for id in pending.order {
-        guard case .upsert(let model)? = pending.changes[id] else { continue }
+      for model in pending.upsertedModels {
         if let predicate = plan.predicate, try !predicate(model) { continue }
         models.append(model)
         needsSort = true
@@ -148,7 +159,9 @@ extension ModelContext {
 }
 
 /// A stable sort (equal elements keep their order, as SQL's ORDER BY on rowid ties does).
-func stableSorted<Element>(_ elements: [Element], by areInIncreasingOrder: (Element, Element) -> Bool)
+func stableSorted<Element>(
+  _ elements: [Element], by areInIncreasingOrder: (Element, Element) -> Bool
+)
   -> [Element]
 {
   elements.enumerated().sorted { lhs, rhs in

@@ -18,8 +18,9 @@ extension ModelContext {
   ///
   /// - Parameter descriptor: What to fetch.
   /// - Returns: The models.
-  /// - Throws: ``StoreError``; ``QueryError`` when the descriptor forbids an in-memory fallback
-  ///   that is needed, or has a negative limit or offset.
+  /// - Throws: ``StoreError``: ``StoreError/Code/inMemoryFallbackForbidden`` when the descriptor
+  ///   forbids an in-memory fallback that is needed, ``StoreError/Code/negativeLimit`` for a
+  ///   negative limit or offset.
   public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model]
   {
     try fetch(plan(descriptor).plan)

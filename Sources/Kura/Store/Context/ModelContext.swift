@@ -18,13 +18,23 @@ import Foundation
 /// ```
 public final class ModelContext {
   /// The container whose store this context reads and writes.
+  ///
+  /// For example: `let other = ModelContext(context.container)`.
   public let container: ModelContainer
   /// Whether each insert or delete is saved as soon as it returns; `false` for a context you
   /// create, `true` for ``ModelContainer/mainContext``.
+  ///
+  /// For example: `context.autosaveEnabled = true`.
   public var autosaveEnabled = false
   var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
   var pendingOrder: [ObjectIdentifier] = []
   private var transactionDepth = 0
+  /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
+  private var lastTable: (key: ObjectIdentifier, table: AnyObject)?
+  /// Row decoders by the cached statement they read.
+  var decoders: [ObjectIdentifier: RowDecoder] = [:]
+  /// Row encoders by the cached statement they bind.
+  var encoders: [ObjectIdentifier: RowEncoder] = [:]
 
   /// Creates a context on a container.
   ///
@@ -70,20 +80,23 @@ public final class ModelContext {
 
   /// Runs `changes` on the pending changes of one model type, then autosaves.
   func change<Model: PersistentModel>(
-    _ type: Model.Type, _ changes: (inout PendingChanges<Model>) throws -> Void
+    _ type: Model.Type, _ changes: (PendingChanges<Model>) throws -> Void
   ) throws {
-    _ = try container.schema(for: Model.self)
     let key = ObjectIdentifier(Model.self)
-    // Taking the value out of the dictionary keeps it uniquely referenced, so it changes in place.
-    var table = pending.removeValue(forKey: key) as? PendingChanges<Model> ?? PendingChanges()
-    if !pendingOrder.contains(key) { pendingOrder.append(key) }
-    do {
-      try changes(&table)
-    } catch {
+    let table: PendingChanges<Model>
+    if let last = lastTable, last.key == key {
+      // Safety: `lastTable` holds the `PendingChanges<Model>` stored under `key`.
+      table = unsafeDowncast(last.table, to: PendingChanges<Model>.self)
+    } else if let existing = pending[key] as? PendingChanges<Model> {
+      table = existing
+    } else {
+      _ = try container.schema(for: Model.self)
+      table = PendingChanges()
       pending[key] = table
-      throw error
+      pendingOrder.append(key)
     }
-    pending[key] = table
+    lastTable = (key, table)
+    try changes(table)
     if autosaveEnabled && transactionDepth == 0 { try save() }
   }
 
@@ -119,7 +132,9 @@ public final class ModelContext {
           guard let table = tables[key], !table.isEmpty,
             let schema = container.schemas[key]
           else { continue }
-          try table.write(to: db, schema: schema)
+          try table.write(to: db, schema: schema) { statement in
+            rowEncoder(schema, statement)
+          }
         }
       }
     } catch let error as StoreError {
@@ -129,6 +144,18 @@ public final class ModelContext {
     }
     pending.removeAll(keepingCapacity: true)
     pendingOrder.removeAll(keepingCapacity: true)
+    lastTable = nil
+  }
+
+  /// The encoder for a cached statement of the writer, made once per statement (see
+  /// `rowDecoder(_:_:)`).
+  private func rowEncoder(_ schema: ModelSchema, _ statement: Statement) -> RowEncoder {
+    let key = ObjectIdentifier(statement)
+    if let encoder = encoders[key] { return encoder }
+    let encoder = RowEncoder(schema: schema, statement: statement)
+    if encoders.count >= 64 { encoders.removeAll(keepingCapacity: true) }
+    encoders[key] = encoder
+    return encoder
   }
 
   /// Drops every unsaved change.
@@ -142,6 +169,7 @@ public final class ModelContext {
   public func rollback() {
     pending.removeAll()
     pendingOrder.removeAll()
+    lastTable = nil
   }
 
   /// Runs `block`, then saves every pending change in one transaction; when `block` throws, the
@@ -158,7 +186,7 @@ public final class ModelContext {
   /// - Parameter block: The changes.
   /// - Throws: What `block` throws, or what ``save()`` throws.
   public func transaction(_ block: () throws -> Void) throws {
-    let savedPending = pending
+    let marks = pending.mapValues(\.count)
     let savedOrder = pendingOrder
     transactionDepth += 1
     do {
@@ -166,8 +194,11 @@ public final class ModelContext {
       transactionDepth -= 1
     } catch {
       transactionDepth -= 1
-      pending = savedPending
+      for (key, table) in pending {
+        if let mark = marks[key] { table.truncate(to: mark) } else { pending[key] = nil }
+      }
       pendingOrder = savedOrder
+      lastTable = nil
       throw error
     }
     if transactionDepth == 0 { try save() }

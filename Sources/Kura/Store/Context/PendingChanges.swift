@@ -1,77 +1,145 @@
 import Foundation
 
-/// The unsaved changes of one model type in a ``ModelContext``: per id, the latest model to
-/// insert or update, or a deletion; written in first-change order on save.
-struct PendingChanges<Model: PersistentModel>: AnyPendingChanges {
+/// The unsaved changes of one model type in a ``ModelContext``: a log of upserts and deletions,
+/// replayed in order on save (so the last change of an id wins, as it would have had each change
+/// been saved on its own). An index of each id's last change is built only when a read needs it.
+final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   enum Change {
     case upsert(Model)
-    case delete
+    case delete(Model.ID)
   }
 
-  private(set) var order: [Model.ID] = []
-  private(set) var changes: [Model.ID: Change] = [:]
+  private var entries: [PendingEntry] = []
+  private var models: [Model] = []
+  private var deletedIDs: [Model.ID] = []
+  private var lastChangeByID: [Model.ID: Int]?
 
-  var isEmpty: Bool { order.isEmpty }
+  var isEmpty: Bool { entries.isEmpty }
+  var count: Int { entries.count }
 
-  mutating func reserve(_ count: Int) {
-    order.reserveCapacity(count)
-    changes.reserveCapacity(count)
+  func upsert(_ model: Model) {
+    entries.append(.upsert(models.count))
+    models.append(model)
+    lastChangeByID?[model.id] = entries.count - 1
   }
 
-  mutating func upsert(_ model: Model) {
-    if changes.updateValue(.upsert(model), forKey: model.id) == nil { order.append(model.id) }
+  func delete(_ id: Model.ID) {
+    entries.append(.delete(deletedIDs.count))
+    deletedIDs.append(id)
+    lastChangeByID?[id] = entries.count - 1
   }
 
-  mutating func delete(_ id: Model.ID) {
-    if changes.updateValue(.delete, forKey: id) == nil { order.append(id) }
+  /// Drops the changes after the first `count` (a failed transaction's).
+  func truncate(to count: Int) {
+    guard count < entries.count else { return }
+    entries.removeSubrange(count...)
+    var modelCount = 0
+    var deletedCount = 0
+    for entry in entries {
+      switch entry {
+      case .upsert: modelCount += 1
+      case .delete: deletedCount += 1
+      }
+    }
+    models.removeSubrange(modelCount...)
+    deletedIDs.removeSubrange(deletedCount...)
+    lastChangeByID = nil
   }
 
-  func write(to db: Connection, schema: ModelSchema) throws {
-    let upsert = try db.cachedStatement(StoreSQL.upsert(schema))
-    let delete = try db.cachedStatement(StoreSQL.deleteByID(schema))
-    let encoder = RowEncoder(schema: schema, statement: upsert)
-    let keyKind = schema.primaryKey.kind
-    for id in order {
-      switch changes[id] {
-      case .upsert(let model)?:
-        try encoder.bind(model)
+  private func change(at position: Int) -> Change {
+    switch entries[position] {
+    case .upsert(let index): return .upsert(models[index])
+    case .delete(let index): return .delete(deletedIDs[index])
+    }
+  }
+
+  private var lastChanges: [Model.ID: Int] {
+    if let lastChangeByID { return lastChangeByID }
+    var index: [Model.ID: Int] = [:]
+    index.reserveCapacity(entries.count)
+    for (position, entry) in entries.enumerated() {
+      switch entry {
+      case .upsert(let model): index[models[model].id] = position
+      case .delete(let id): index[deletedIDs[id]] = position
+      }
+    }
+    lastChangeByID = index
+    return index
+  }
+
+  /// The last change of an id, if any.
+  func change(for id: Model.ID) -> Change? { lastChanges[id].map { change(at: $0) } }
+
+  /// Whether an id has a pending change.
+  func contains(_ id: Model.ID) -> Bool { lastChanges[id] != nil }
+
+  /// The models inserted or updated and not deleted since, in the order of their last change.
+  var upsertedModels: [Model] {
+    let last = lastChanges
+    return entries.enumerated().compactMap { position, entry in
+      guard case .upsert(let index) = entry, last[models[index].id] == position else { return nil }
+      return models[index]
+    }
+  }
+
+  func write(
+    to db: Connection, schema: ModelSchema, encoder makeEncoder: (Statement) -> RowEncoder
+  ) throws {
+    let upsert = try db.cachedStatement(schema.upsertSQL)
+    let encoder = makeEncoder(upsert)
+    for entry in entries {
+      switch entry {
+      case .upsert(let index):
+        try encoder.bind(models[index])
         try upsert.execute()
-      case .delete?:
-        guard let key = sqliteValue(for: id, kind: keyKind) else { continue }
-        delete.reset()
+      case .delete(let index):
+        guard let key = schema.keyValue(deletedIDs[index]) else { continue }
+        let delete = try db.cachedStatement(schema.deleteByIDSQL)
         try delete.bind(key, at: 1)
         try delete.execute()
-      case nil:
-        continue
       }
     }
   }
 }
 
+/// One logged change of ``PendingChanges``: an index into its upserted models or its deleted ids.
+/// (Not nested in the generic class, so that appending one needs no generic metadata.)
+enum PendingEntry {
+  case upsert(Int)
+  case delete(Int)
+}
+
 /// ``PendingChanges`` without its model type, so a context holds those of every type together.
-protocol AnyPendingChanges {
+protocol AnyPendingChanges: AnyObject {
   var isEmpty: Bool { get }
-  func write(to db: Connection, schema: ModelSchema) throws
+  var count: Int { get }
+  func truncate(to count: Int)
+  func write(
+    to db: Connection, schema: ModelSchema, encoder makeEncoder: (Statement) -> RowEncoder
+  ) throws
 }
 
 /// The SQL the context runs, built from a model's schema.
 enum StoreSQL {
   /// `INSERT … ON CONFLICT (id) DO UPDATE …`, plus one upsert clause per unique attribute, so an
   /// insert whose unique values match a stored row updates that row (which keeps its id).
-  static func upsert(_ schema: ModelSchema) -> String {
-    let names = schema.columns.map { quoteIdentifier($0.name) }
+  static func upsert(_ schema: ModelSchema) -> String { schema.upsertSQL }
+
+  static func upsert(
+    table: String, columns: [ColumnSchema], primaryKeyIndex: Int, uniqueConstraints: [[Int]]
+  ) -> String {
+    let names = columns.map { quoteIdentifier($0.name) }
     let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
     var sql =
-      "INSERT INTO \(schema.quotedTable) (\(names.joined(separator: ", "))) VALUES "
-      + "(\(placeholders))"
-    let others = names.enumerated().filter { $0.offset != schema.primaryKeyIndex }.map(\.element)
+      "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+    let others = names.enumerated().filter { $0.offset != primaryKeyIndex }.map(\.element)
     let update =
       others.isEmpty
       ? "DO NOTHING"
       : "DO UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-    sql += " ON CONFLICT (\(names[schema.primaryKeyIndex])) \(update)"
-    for columns in schema.uniqueConstraints {
-      sql += " ON CONFLICT (\(indexedColumns(schema, columns))) \(update)"
+    sql += " ON CONFLICT (\(names[primaryKeyIndex])) \(update)"
+    for constraint in uniqueConstraints {
+      sql += " ON CONFLICT (\(indexedColumns(columns, constraint))) \(update)"
     }
     return sql
   }
@@ -79,22 +147,20 @@ enum StoreSQL {
   /// Columns of an index or conflict target. String columns use the collation the predicate
   /// translation compares strings with (Swift's `==` and `<`), so its comparisons use the index.
   static func indexedColumns(_ schema: ModelSchema, _ columns: [Int]) -> String {
+    indexedColumns(schema.columns, columns)
+  }
+
+  static func indexedColumns(_ all: [ColumnSchema], _ columns: [Int]) -> String {
     columns.map { index in
-      let column = schema.columns[index]
+      let column = all[index]
       let collation = column.valueType == String.self ? " COLLATE " + SwiftStringSQL.collation : ""
       return quoteIdentifier(column.name) + collation
     }.joined(separator: ", ")
   }
 
-  static func deleteByID(_ schema: ModelSchema) -> String {
-    "DELETE FROM \(schema.quotedTable) WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?"
-  }
+  static func deleteByID(_ schema: ModelSchema) -> String { schema.deleteByIDSQL }
 
-  static func select(_ schema: ModelSchema) -> String {
-    "SELECT \(schema.quotedColumnList) FROM \(schema.quotedTable)"
-  }
+  static func select(_ schema: ModelSchema) -> String { schema.selectSQL }
 
-  static func selectByID(_ schema: ModelSchema) -> String {
-    select(schema) + " WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?"
-  }
+  static func selectByID(_ schema: ModelSchema) -> String { schema.selectByIDSQL }
 }

@@ -5,8 +5,14 @@ import Foundation
 final class RowDecoder: Decoder {
   let schema: ModelSchema
   let statement: Statement
-  /// The column the next key most likely names (synthesized `Codable` decodes in order).
-  private var cursor = 0
+  /// The column names, in memory this coder owns (read without reference counting).
+  private let names: UnsafeMutableBufferPointer<String>
+  private let kinds: [ColumnKind]
+  /// Whether each column may hold NULL (NOT NULL columns skip the check).
+  private let nullable: [Bool]
+  // The column the next key most likely names (synthesized `Codable` decodes in order), kept in
+  // memory this decoder owns so the hot path pays no dynamic exclusivity checks.
+  private let cursor = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   private lazy var json = ColumnJSON.decoder()
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -14,11 +20,28 @@ final class RowDecoder: Decoder {
   init(schema: ModelSchema, statement: Statement) {
     self.schema = schema
     self.statement = statement
+    self.names = .allocate(capacity: schema.columnNames.count)
+    _ = names.initialize(from: schema.columnNames)
+    self.kinds = schema.columnKinds
+    self.nullable = schema.columnNullable
+    cursor.initialize(to: 0)
+  }
+
+  deinit {
+    cursor.deallocate()
+    names.deinitialize()
+    names.deallocate()
+  }
+
+  /// Whether column `index` of the current row is NULL; only asked of SQLite for nullable columns.
+  @inline(__always)
+  func isNull(at index: Int) -> Bool {
+    nullable[index] && statement.isNull(at: index)
   }
 
   /// The model in the statement's current row.
   func decode<Model: PersistentModel>(_ type: Model.Type) throws -> Model {
-    cursor = 0
+    cursor.pointee = 0
     do {
       return try Model(from: self)
     } catch let error as StoreError {
@@ -34,10 +57,10 @@ final class RowDecoder: Decoder {
 
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
-    let columns = schema.columns
-    if cursor < columns.count, columns[cursor].name == key.stringValue {
-      defer { cursor += 1 }
-      return cursor
+    let position = cursor.pointee
+    if position < names.count, names[position] == key.stringValue {
+      cursor.pointee = position + 1
+      return position
     }
     guard let index = schema.columnIndexByName[key.stringValue] else {
       throw StoreError(
@@ -46,7 +69,7 @@ final class RowDecoder: Decoder {
           "Can't read a `\(schema.modelName)`: its decoding uses the key `\(key.stringValue)`, "
           + "which is not a stored property. Coding keys must be the property names.")
     }
-    cursor = index + 1
+    cursor.pointee = index + 1
     return index
   }
 
@@ -71,7 +94,7 @@ final class RowDecoder: Decoder {
 
   @inline(__always)
   func integer<T: FixedWidthInteger>(_ type: T.Type, at index: Int) throws -> T {
-    if statement.isNull(at: index) { throw nullFailure(at: index) }
+    if isNull(at: index) { throw nullFailure(at: index) }
     guard let value = T(exactly: statement.int64(at: index)) else {
       throw typeFailure(T.self, at: index)
     }
@@ -80,23 +103,36 @@ final class RowDecoder: Decoder {
 
   /// Reads a value that is not one of the keyed container's concrete types.
   func decodeGeneric<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-    if statement.isNull(at: index) { throw nullFailure(at: index) }
-    let column = schema.columns[index]
-    let decoded: Any?
-    switch column.kind {
-    case .date: decoded = Date(timeIntervalSince1970: statement.double(at: index))
-    case .uuid: decoded = UUID(uuidString: statement.string(at: index))
-    case .url: decoded = URL(string: statement.string(at: index))
-    case .blob: decoded = statement.data(at: index)
+    if isNull(at: index) { throw nullFailure(at: index) }
+    switch kinds[index] {
+    case .date:
+      if T.self == Date.self {
+        return unsafeBitCast(Date(timeIntervalSince1970: statement.double(at: index)), to: T.self)
+      }
+    case .uuid:
+      if T.self == UUID.self {
+        guard let uuid = UUID(uuidString: statement.string(at: index)),
+          let value = reinterpret(uuid, as: T.self)
+        else { throw typeFailure(T.self, at: index) }
+        return value
+      }
+    case .url:
+      if T.self == URL.self {
+        guard let url = URL(string: statement.string(at: index)),
+          let value = reinterpret(url, as: T.self)
+        else { throw typeFailure(T.self, at: index) }
+        return value
+      }
+    case .blob:
+      if let data = reinterpret(statement.data(at: index), as: T.self) { return data }
     case .json:
       do {
         return try json.decode(T.self, from: Data(statement.string(at: index).utf8))
       } catch {
         throw typeFailure(T.self, at: index)
       }
-    case .integer, .text, .real, .bool: decoded = nil
+    case .integer, .text, .real, .bool: break
     }
-    if let value = decoded as? T { return value }
     do {
       return try T(from: ColumnDecoder(decoder: self, index: index))
     } catch let error as StoreError {
@@ -106,8 +142,21 @@ final class RowDecoder: Decoder {
     }
   }
 
+  private var cachedContainer: (key: ObjectIdentifier, box: AnyObject)?
+
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self))
+    // The container only refers back to this decoder, so one per key type serves every row;
+    // reusing it saves an allocation and a metadata lookup per row. A `KeyedDecodingContainer` is
+    // one reference to its box, so it round-trips through `AnyObject` when the key type matches.
+    if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
+      return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
+    }
+    let container = KeyedDecodingContainer(
+      RowKeyedDecodingContainer<Key>(decoderReference: .passUnretained(self)))
+    if MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+      cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
+    }
+    return container
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw shapeFailure() }
@@ -126,95 +175,151 @@ final class RowDecoder: Decoder {
 
 /// The keyed container of ``RowDecoder``: each key is a column.
 struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let decoder: RowDecoder
+  // Safety: the container is used only inside `RowDecoder.decode(_:)`, which keeps the decoder
+  // alive. An unmanaged reference avoids a cycle through the cached container, and reading it
+  // with `_withUnsafeGuaranteedRef` costs no reference counting per call.
+  let decoderReference: Unmanaged<RowDecoder>
+  /// The decoder, for paths that are not hot.
+  private var decoder: RowDecoder { decoderReference.takeUnretainedValue() }
   var codingPath: [any CodingKey] { [] }
   var allKeys: [Key] { decoder.schema.columns.compactMap { Key(stringValue: $0.name) } }
 
-  func contains(_ key: Key) -> Bool { decoder.schema.columnIndexByName[key.stringValue] != nil }
+  func contains(_ key: Key) -> Bool {
+    decoderReference._withUnsafeGuaranteedRef { decoder in
+      decoder.schema.columnIndexByName[key.stringValue] != nil
+    }
+  }
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return true }
-    return decoder.statement.isNull(at: index)
+    decoderReference._withUnsafeGuaranteedRef { decoder in
+      guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return true }
+      return decoder.statement.isNull(at: index)
+    }
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    try decoder.integer(Int64.self, at: decoder.columnIndex(for: key)) != 0
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int64.self, at: decoder.columnIndex(for: key)) != 0
+    }
   }
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
-    let index = try decoder.columnIndex(for: key)
-    if decoder.statement.isNull(at: index) { throw decoder.nullFailure(at: index) }
-    return decoder.statement.string(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
+      return decoder.statement.string(at: index)
+    }
   }
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-    let index = try decoder.columnIndex(for: key)
-    if decoder.statement.isNull(at: index) { throw decoder.nullFailure(at: index) }
-    return decoder.statement.double(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
+      return decoder.statement.double(at: index)
+    }
   }
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
     Float(try decode(Double.self, forKey: key))
   }
   func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-    try decoder.integer(Int.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-    try decoder.integer(Int8.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int8.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-    try decoder.integer(Int16.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int16.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-    try decoder.integer(Int32.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int32.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-    try decoder.integer(Int64.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(Int64.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-    try decoder.integer(UInt.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-    try decoder.integer(UInt8.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt8.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-    try decoder.integer(UInt16.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt16.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-    try decoder.integer(UInt32.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt32.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-    try decoder.integer(UInt64.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(UInt64.self, at: decoder.columnIndex(for: key))
+    }
   }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try decoder.decodeGeneric(T.self, at: decoder.columnIndex(for: key))
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.decodeGeneric(T.self, at: decoder.columnIndex(for: key))
+    }
   }
 
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : decoder.statement.string(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : decoder.statement.string(at: index)
+    }
   }
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : decoder.statement.double(at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : decoder.statement.double(at: index)
+    }
   }
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : try decoder.integer(Int.self, at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : try decoder.integer(Int.self, at: index)
+    }
   }
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    let index = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : decoder.statement.int64(at: index) != 0
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      let index = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index) ? nil : decoder.statement.int64(at: index) != 0
+    }
   }
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return nil }
-    _ = try decoder.columnIndex(for: key)
-    return decoder.statement.isNull(at: index) ? nil : try decoder.decodeGeneric(T.self, at: index)
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return nil }
+      _ = try decoder.columnIndex(for: key)
+      return decoder.statement.isNull(at: index)
+        ? nil : try decoder.decodeGeneric(T.self, at: index)
+    }
   }
 
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
     -> KeyedDecodingContainer<NestedKey>
   { throw decoder.shapeFailure() }
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    throw decoder.shapeFailure()
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      throw decoder.shapeFailure()
+    }
   }
-  func superDecoder() throws -> any Decoder { throw decoder.shapeFailure() }
-  func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.shapeFailure() }
+  func superDecoder() throws -> any Decoder {
+    try decoderReference._withUnsafeGuaranteedRef { decoder in throw decoder.shapeFailure() }
+  }
+  func superDecoder(forKey key: Key) throws -> any Decoder {
+    try decoderReference._withUnsafeGuaranteedRef { decoder in throw decoder.shapeFailure() }
+  }
 }

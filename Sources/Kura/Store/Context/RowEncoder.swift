@@ -4,9 +4,16 @@ import Foundation
 /// columns in schema order (parameter `n + 1` is column `n`). Reused for every row of a batch.
 final class RowEncoder: Encoder {
   let schema: ModelSchema
-  var statement: Statement
-  /// The column the next key most likely names (synthesized `Codable` encodes in order).
-  private var cursor = 0
+  let statement: Statement
+  /// The column names, in memory this coder owns (read without reference counting).
+  private let names: UnsafeMutableBufferPointer<String>
+  private let kinds: [ColumnKind]
+  /// Which columns the current model bound; the others (optionals left out by
+  /// `encodeIfPresent`) are bound to NULL afterwards, which is cheaper than clearing bindings.
+  // Per-row state lives in memory this encoder owns, not in stored `var`s, so the hot path pays
+  // no dynamic exclusivity checks. Slot 0 is the cursor: the column the next key most likely
+  // names (synthesized `Codable` encodes in order); slots 1… are the bound flags (0 or 1).
+  private let state: UnsafeMutableBufferPointer<Int>
   private lazy var json = ColumnJSON.encoder()
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -14,14 +21,27 @@ final class RowEncoder: Encoder {
   init(schema: ModelSchema, statement: Statement) {
     self.schema = schema
     self.statement = statement
+    self.names = .allocate(capacity: schema.columnNames.count)
+    _ = names.initialize(from: schema.columnNames)
+    self.kinds = schema.columnKinds
+    self.state = .allocate(capacity: schema.columns.count + 1)
+    state.initialize(repeating: 0)
+  }
+
+  deinit {
+    state.deallocate()
+    names.deinitialize()
+    names.deallocate()
   }
 
   /// Binds every column of `model`; properties left out by the encoding are NULL.
   func bind<Model: PersistentModel>(_ model: Model) throws {
-    statement.reset()
-    cursor = 0
+    state.update(repeating: 0)
     do {
       try model.encode(to: self)
+      for index in 0..<names.count where state[index + 1] == 0 {
+        try statement.bindNull(at: index + 1)
+      }
     } catch let error as StoreError {
       throw error
     } catch let error as SQLiteError {
@@ -37,9 +57,10 @@ final class RowEncoder: Encoder {
 
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
-    let columns = schema.columns
-    if cursor < columns.count, columns[cursor].name == key.stringValue {
-      defer { cursor += 1 }
+    let cursor = state[0]
+    if cursor < names.count, names[cursor] == key.stringValue {
+      state[cursor + 1] = 1
+      state[0] = cursor + 1
       return cursor
     }
     guard let index = schema.columnIndexByName[key.stringValue] else {
@@ -49,12 +70,24 @@ final class RowEncoder: Encoder {
           "Can't save a `\(schema.modelName)`: its encoding uses the key `\(key.stringValue)`, "
           + "which is not a stored property. Coding keys must be the property names.")
     }
-    cursor = index + 1
+    state[0] = index + 1
+    state[index + 1] = 1
     return index
   }
 
+  private var cachedContainer: (key: ObjectIdentifier, box: AnyObject)?
+
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(encoder: self))
+    // As in `RowDecoder`: one container per key type serves every row.
+    if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
+      return unsafeBitCast(cached.box, to: KeyedEncodingContainer<Key>.self)
+    }
+    let container = KeyedEncodingContainer(
+      RowKeyedEncodingContainer<Key>(encoderReference: .passUnretained(self)))
+    if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+      cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
+    }
+    return container
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -67,28 +100,36 @@ final class RowEncoder: Encoder {
 
   /// Binds a value that is not one of the keyed container's concrete types.
   func bindGeneric<T: Encodable>(_ value: T, at index: Int) throws {
-    let column = schema.columns[index]
+    let kind = kinds[index]
     let parameter = index + 1
-    switch column.kind {
+    switch kind {
     case .date:
-      if let date = value as? Date {
-        return try statement.bind(date.timeIntervalSince1970, at: parameter)
+      if T.self == Date.self {
+        return try statement.bind(
+          unsafeBitCast(value, to: Date.self).timeIntervalSince1970, at: parameter)
       }
     case .uuid:
-      if let uuid = value as? UUID { return try statement.bind(uuid.uuidString, at: parameter) }
+      if let uuid = reinterpret(value, as: UUID.self) {
+        return try statement.bind(uuid.uuidString, at: parameter)
+      }
     case .url:
-      if let url = value as? URL { return try statement.bind(url.absoluteString, at: parameter) }
+      if let url = reinterpret(value, as: URL.self) {
+        return try statement.bind(url.absoluteString, at: parameter)
+      }
     case .blob:
-      if let data = value as? Data { return try statement.bind(data, at: parameter) }
+      if let data = reinterpret(value, as: Data.self) {
+        return try statement.bind(data, at: parameter)
+      }
     case .json:
       let data = try json.encode(value)
       return try statement.bind(String(decoding: data, as: UTF8.self), at: parameter)
     case .integer, .text, .real, .bool:
       break
     }
-    if let sqlite = sqliteValue(for: value, kind: column.kind) {
+    if let sqlite = sqliteValue(for: value, kind: kind) {
       return try statement.bind(sqlite, at: parameter)
     }
+    let column = schema.columns[index]
     throw StoreError(
       .encodingFailed, model: schema.modelName, property: column.name, column: column.name,
       message:
@@ -99,25 +140,44 @@ final class RowEncoder: Encoder {
 
 /// The keyed container of ``RowEncoder``: each key is a column.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-  let encoder: RowEncoder
+  // Safety: the container is used only inside `RowEncoder.bind(_:)`, which keeps the encoder
+  // alive. An unmanaged reference avoids a cycle through the cached container, and reading it
+  // with `_withUnsafeGuaranteedRef` costs no reference counting per call.
+  let encoderReference: Unmanaged<RowEncoder>
+  /// The encoder, for paths that are not hot.
+  private var encoder: RowEncoder { encoderReference.takeUnretainedValue() }
   var codingPath: [any CodingKey] { [] }
 
   @inline(__always)
   private func bindInteger(_ value: Int64, forKey key: Key) throws {
-    try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    }
   }
 
   mutating func encodeNil(forKey key: Key) throws {
-    try encoder.statement.bindNull(at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bindNull(at: try encoder.columnIndex(for: key) + 1)
+    }
   }
   mutating func encode(_ value: Bool, forKey key: Key) throws {
     try bindInteger(value ? 1 : 0, forKey: key)
   }
   mutating func encode(_ value: String, forKey key: Key) throws {
-    try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+    }
   }
   mutating func encode(_ value: Double, forKey key: Key) throws {
-    try encoder.statement.bind(value.sqliteValue, at: try encoder.columnIndex(for: key) + 1)
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      // SQLite has no NaN: it is stored as NULL (see `SQLiteValue`).
+      let parameter = try encoder.columnIndex(for: key) + 1
+      if value.isNaN {
+        try encoder.statement.bindNull(at: parameter)
+      } else {
+        try encoder.statement.bind(value, at: parameter)
+      }
+    }
   }
   mutating func encode(_ value: Float, forKey key: Key) throws {
     try encode(Double(value), forKey: key)
@@ -150,29 +210,47 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     try bindInteger(Int64(value), forKey: key)
   }
   mutating func encode(_ value: UInt64, forKey key: Key) throws {
-    guard let exact = Int64(exactly: value) else {
-      throw StoreError(
-        .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
-        message:
-          "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
-          + "largest integer SQLite stores (\(Int64.max)).")
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      guard let exact = Int64(exactly: value) else {
+        throw StoreError(
+          .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
+          message:
+            "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
+            + "largest integer SQLite stores (\(Int64.max)).")
+      }
+      try bindInteger(exact, forKey: key)
     }
-    try bindInteger(exact, forKey: key)
   }
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-    try encoder.bindGeneric(value, at: try encoder.columnIndex(for: key))
+    try encoderReference._withUnsafeGuaranteedRef { encoder in
+      try encoder.bindGeneric(value, at: try encoder.columnIndex(for: key))
+    }
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(
     keyedBy keyType: NestedKey.Type, forKey key: Key
   ) -> KeyedEncodingContainer<NestedKey> {
-    KeyedEncodingContainer(UnsupportedEncodingContainer<NestedKey>(modelName: encoder.schema.modelName))
+    KeyedEncodingContainer(
+      UnsupportedEncodingContainer<NestedKey>(modelName: encoder.schema.modelName))
   }
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
     UnsupportedEncodingContainer<Key>(modelName: encoder.schema.modelName)
   }
-  mutating func superEncoder() -> any Encoder { UnsupportedEncoder(modelName: encoder.schema.modelName) }
+  mutating func superEncoder() -> any Encoder {
+    encoderReference._withUnsafeGuaranteedRef { encoder in
+      UnsupportedEncoder(modelName: encoder.schema.modelName)
+    }
+  }
   mutating func superEncoder(forKey key: Key) -> any Encoder {
     UnsupportedEncoder(modelName: encoder.schema.modelName)
+  }
+}
+
+/// `value` as a `U` when `T` is exactly `U` (a type check and a copy, no dynamic cast).
+@inline(__always)
+func reinterpret<T, U>(_ value: T, as type: U.Type) -> U? {
+  guard T.self == U.self else { return nil }
+  return withUnsafePointer(to: value) {
+    $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee }
   }
 }

@@ -21,6 +21,8 @@ extension StoreInspector {
     case blob(Data)
 
     /// The value as `kura store dump` prints it.
+    ///
+    /// For example: `print(StoreInspector.Value.integer(3))   // 3`.
     public var description: String {
       switch self {
       case .null: return "NULL"
@@ -34,6 +36,11 @@ extension StoreInspector {
     }
 
     /// Encodes as the matching JSON value (blobs as base64, JSON columns embedded).
+    ///
+    /// For example: `try JSONEncoder().encode([StoreInspector.Value.bool(true)])`.
+    ///
+    /// - Parameter encoder: The encoder.
+    /// - Throws: The encoder's error.
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.singleValueContainer()
       switch self {
@@ -79,7 +86,8 @@ extension StoreInspector {
       var rows: [[Value]] = []
       while try statement.step() {
         rows.append(
-          columns.indices.map { index in Self.value(statement.value(at: index), kind: kinds[index]) }
+          columns.indices.map { index in Self.value(statement.value(at: index), kind: kinds[index])
+          }
         )
       }
       return (columns, rows)

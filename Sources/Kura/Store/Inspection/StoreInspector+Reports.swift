@@ -6,21 +6,37 @@ extension StoreInspector {
   /// For example: `print(try inspector.info().schemaVersion ?? 0)`.
   public struct Info: Codable, Sendable, Equatable {
     /// One model.
+    ///
+    /// For example: `for model in info.models { print(model.name, model.rows) }`.
     public struct Model: Codable, Sendable, Equatable {
       /// The model type's name.
+      ///
+      /// For example: `print(value.name)`.
       public var name: String
       /// Its table.
+      ///
+      /// For example: `print(value.table)`.
       public var table: String
       /// Its number of rows.
+      ///
+      /// For example: `print(value.rows)`.
       public var rows: Int
     }
     /// The store file's path.
+    ///
+    /// For example: `print(value.path)`.
     public var path: String
     /// The file's size in bytes (the main file, without its WAL).
+    ///
+    /// For example: `print(value.sizeBytes)`.
     public var sizeBytes: Int
     /// The schema version Kura recorded, or `nil` for a file Kura did not make.
+    ///
+    /// For example: `print(value.schemaVersion)`.
     public var schemaVersion: Int?
     /// The models.
+    ///
+    /// For example: `print(value.models)`.
     public var models: [Model]
   }
 
@@ -29,34 +45,62 @@ extension StoreInspector {
   /// For example: `for table in try inspector.schema() { print(table.table) }`.
   public struct TableSchema: Codable, Sendable, Equatable {
     /// One column.
+    ///
+    /// For example: `for column in table.columns { print(column.name, column.type) }`.
     public struct Column: Codable, Sendable, Equatable {
       /// The column (and property) name.
+      ///
+      /// For example: `print(value.name)`.
       public var name: String
       /// The declared SQL type.
+      ///
+      /// For example: `print(value.type)`.
       public var type: String
       /// How Kura stores the property (`uuid`, `date`, `json`…), when recorded.
+      ///
+      /// For example: `print(value.kind)`.
       public var kind: String?
       /// Whether NULL is allowed (the property is optional).
+      ///
+      /// For example: `print(value.nullable)`.
       public var nullable: Bool
       /// Whether it is the primary key.
+      ///
+      /// For example: `print(value.primaryKey)`.
       public var primaryKey: Bool
     }
     /// One index.
+    ///
+    /// For example: `for index in table.indexes where index.unique { print(index.columns) }`.
     public struct Index: Codable, Sendable, Equatable {
       /// The index name.
+      ///
+      /// For example: `print(value.name)`.
       public var name: String
       /// Its columns, in order.
+      ///
+      /// For example: `print(value.columns)`.
       public var columns: [String]
       /// Whether it is a unique attribute.
+      ///
+      /// For example: `print(value.unique)`.
       public var unique: Bool
     }
     /// The model type's name.
+    ///
+    /// For example: `print(value.model)`.
     public var model: String
     /// The table.
+    ///
+    /// For example: `print(value.table)`.
     public var table: String
     /// The columns, in order.
+    ///
+    /// For example: `print(value.columns)`.
     public var columns: [Column]
     /// The indexes (unique attributes and plain indexes).
+    ///
+    /// For example: `print(value.indexes)`.
     public var indexes: [Index]
   }
 

@@ -13,6 +13,8 @@ import Foundation
 /// ```
 public struct StoreInspector {
   /// The store file.
+  ///
+  /// For example: `print(inspector.url.path)`.
   public let url: URL
   let connection: Connection
 

@@ -12,8 +12,8 @@ import Foundation
 ///
 /// ```swift
 /// var descriptor = FetchDescriptor<Student>(
-///   predicate: #Predicate { $0.name.starts(with: "H") && $0.year >= 2 },
-///   sortBy: [SortDescriptor(\.name)]
+///   predicate: #Predicate { $0.student.starts(with: "H") && $0.added > cutoff },
+///   sortBy: [SortDescriptor(\.student)]
 /// )
 /// descriptor.fetchLimit = 10
 /// let students = try context.fetch(descriptor)
@@ -28,7 +28,7 @@ public struct FetchDescriptor<Model: PersistentModel>: Sendable {
   /// Skip this many models first; `nil` for none.
   public var fetchOffset: Int?
   /// Whether parts that have no exact SQL form may run in memory (`true`, the default) or make
-  /// the fetch throw ``QueryError`` (`false`).
+  /// the fetch throw ``StoreError`` (`false`).
   public var allowsInMemoryFallback: Bool
 
   /// Creates a fetch descriptor.
@@ -36,7 +36,7 @@ public struct FetchDescriptor<Model: PersistentModel>: Sendable {
   /// For example:
   ///
   /// ```swift
-  /// let recent = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.createdAt, order: .reverse)])
+  /// let newest = FetchDescriptor<Student>(sortBy: [SortDescriptor(\.added, order: .reverse)])
   /// ```
   ///
   /// - Parameters:

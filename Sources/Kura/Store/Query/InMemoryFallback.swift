@@ -3,9 +3,9 @@
 /// For example:
 ///
 /// ```swift
-/// let query = try context.translatedQuery(for: descriptor)
-/// if let fallback = query.fallback { print(fallback) }
-/// // Filtered in memory: `\Student.name.count` is not a stored column …
+/// let result = try context.fetchResult(descriptor)
+/// if let fallback = result.inMemoryFallback { print(fallback) }
+/// // Filtered in memory: `\String.count` has no SQL form and runs in memory
 /// ```
 public struct InMemoryFallback: Sendable, Hashable, CustomStringConvertible {
   /// One sentence per predicate part that was evaluated in memory.

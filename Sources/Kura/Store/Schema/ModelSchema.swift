@@ -1,10 +1,12 @@
-@_spi(Reflection) import Swift
 import Foundation
+@_spi(Reflection) import Swift
 import Synchronization
 
 /// The table a model type is stored in: derived once per type from its stored properties
 /// (through the standard library's reflection of key paths) and its ``Schema`` declaration.
-struct ModelSchema: Sendable {
+///
+/// A final class so that handing it around costs one retain; it never changes after `init`.
+final class ModelSchema: Sendable {
   /// The model type's name, such as `Trip`, used in messages.
   let modelName: String
   /// The table name (``PersistentModel/schemaName``).
@@ -19,6 +21,20 @@ struct ModelSchema: Sendable {
   let indexes: [[Int]]
   /// Column index by name.
   let columnIndexByName: [String: Int]
+  /// The column names, in order.
+  let columnNames: [String]
+  /// The column kinds, in order.
+  let columnKinds: [ColumnKind]
+  /// Whether each column allows NULL, in order.
+  let columnNullable: [Bool]
+  /// `SELECT <columns> FROM <table>`.
+  let selectSQL: String
+  /// `SELECT <columns> FROM <table> WHERE id = ?`.
+  let selectByIDSQL: String
+  /// The upsert of one row (see ``StoreSQL/upsert(_:)``).
+  let upsertSQL: String
+  /// `DELETE FROM <table> WHERE id = ?`.
+  let deleteByIDSQL: String
   // Safety: key paths are immutable values used only as dictionary keys.
   private nonisolated(unsafe) let columnIndexByKeyPath: [AnyKeyPath: Int]
 
@@ -29,6 +45,14 @@ struct ModelSchema: Sendable {
 
   /// The index of the column holding a stored property.
   func columnIndex(for keyPath: AnyKeyPath) -> Int? { columnIndexByKeyPath[keyPath] }
+
+  /// The value stored in the primary-key column for an id (fast for Int, UUID and String ids).
+  func keyValue<ID>(_ id: ID) -> SQLiteValue? {
+    if ID.self == Int.self { return .integer(Int64(unsafeBitCast(id, to: Int.self))) }
+    if ID.self == UUID.self { return .text(unsafeBitCast(id, to: UUID.self).uuidString) }
+    if ID.self == String.self { return .text(unsafeBitCast(id, to: String.self)) }
+    return sqliteValue(for: id, kind: columns[primaryKeyIndex].kind)
+  }
 
   /// The primary-key column.
   var primaryKey: ColumnSchema { columns[primaryKeyIndex] }
@@ -41,24 +65,20 @@ struct ModelSchema: Sendable {
 
   /// A schema from explicit columns (tests of the translation layer build them this way); the
   /// primary key is the `id` column, else the first.
-  init(tableName: String, columns: [ColumnSchema], modelName: String? = nil) {
-    self.modelName = modelName ?? tableName
-    self.tableName = tableName
-    self.columns = columns
-    self.primaryKeyIndex = columns.firstIndex { $0.name == "id" } ?? 0
-    self.uniqueConstraints = []
-    self.indexes = []
+  convenience init(tableName: String, columns: [ColumnSchema], modelName: String? = nil) {
     var byName: [String: Int] = [:]
     var byKeyPath: [AnyKeyPath: Int] = [:]
     for (index, column) in columns.enumerated() {
       byName[column.name] = index
       byKeyPath[column.keyPath] = index
     }
-    self.columnIndexByName = byName
-    self.columnIndexByKeyPath = byKeyPath
+    self.init(
+      modelName: modelName ?? tableName, tableName: tableName, columns: columns,
+      primaryKeyIndex: columns.firstIndex { $0.name == "id" } ?? 0, uniqueConstraints: [],
+      indexes: [], byName: byName, byKeyPath: byKeyPath)
   }
 
-  init<Model: PersistentModel>(deriving model: Model.Type) throws {
+  convenience init<Model: PersistentModel>(deriving model: Model.Type) throws {
     let modelName = String(describing: model)
     var columns: [ColumnSchema] = []
     var failure: StoreError?
@@ -144,14 +164,38 @@ struct ModelSchema: Sendable {
       case .index: plain.append(try indexes(declaration.keyPaths, kind: "index"))
       }
     }
+    self.init(
+      modelName: modelName, tableName: Model.schemaName, columns: columns, primaryKeyIndex: idIndex,
+      uniqueConstraints: unique.filter { $0 != [idIndex] && !$0.isEmpty },
+      indexes: plain.filter { !$0.isEmpty }, byName: byName, byKeyPath: byKeyPath)
+  }
+
+  private init(
+    modelName: String, tableName: String, columns: [ColumnSchema], primaryKeyIndex: Int,
+    uniqueConstraints: [[Int]], indexes: [[Int]], byName: [String: Int],
+    byKeyPath: [AnyKeyPath: Int]
+  ) {
     self.modelName = modelName
-    self.tableName = Model.schemaName
+    self.tableName = tableName
     self.columns = columns
-    self.primaryKeyIndex = idIndex
-    self.uniqueConstraints = unique.filter { $0 != [idIndex] && !$0.isEmpty }
-    self.indexes = plain.filter { !$0.isEmpty }
+    self.primaryKeyIndex = primaryKeyIndex
+    self.uniqueConstraints = uniqueConstraints
+    self.indexes = indexes
     self.columnIndexByName = byName
     self.columnIndexByKeyPath = byKeyPath
+    self.columnNames = columns.map(\.name)
+    self.columnKinds = columns.map(\.kind)
+    self.columnNullable = columns.map(\.isOptional)
+    let quotedTable = quoteIdentifier(tableName)
+    let select =
+      "SELECT \(columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")) FROM \(quotedTable)"
+    let key = quoteIdentifier(columns[primaryKeyIndex].name)
+    self.selectSQL = select
+    self.selectByIDSQL = select + " WHERE \(key) = ?"
+    self.deleteByIDSQL = "DELETE FROM \(quotedTable) WHERE \(key) = ?"
+    self.upsertSQL = StoreSQL.upsert(
+      table: quotedTable, columns: columns, primaryKeyIndex: primaryKeyIndex,
+      uniqueConstraints: uniqueConstraints)
   }
 
   private static let cache = Mutex<[ObjectIdentifier: ModelSchema]>([:])

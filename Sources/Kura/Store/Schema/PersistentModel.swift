@@ -40,8 +40,12 @@ public protocol PersistentModel: Codable, Identifiable, Sendable where ID: Hasha
 
 extension PersistentModel {
   /// The type's name, such as `Trip`.
+  ///
+  /// For example: `print(Trip.schemaName)   // Trip`.
   public static var schemaName: String { String(describing: Self.self) }
 
   /// No unique attributes and no indexes.
+  ///
+  /// For example: `static var schema: Schema<Note> { Schema() }` is what you get by default.
   public static var schema: Schema<Self> { Schema() }
 }

@@ -16,7 +16,8 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
     }
     try checkArithmetic(left.type, symbol)
     return .combined(
-      ["(", .fragment(left), .text(" \(symbol) "), .fragment(right), ")"], type: left.type)
+      ["(", .fragment(left), .text(" \(symbol) "), .fragment(right), ")"], type: left.type,
+      mayBeNaN: left.type.scalar.isFloatingPoint)
   }
 }
 
@@ -53,7 +54,8 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable {
         "`/` on floating point by anything but a non-zero constant (x / 0 is infinity in Swift,"
           + " NULL in SQL) runs in memory")
     }
-    return .combined(["(", .fragment(left), " / ", .fragment(right), ")"], type: left.type)
+    return .combined(
+      ["(", .fragment(left), " / ", .fragment(right), ")"], type: left.type, mayBeNaN: true)
   }
 }
 
@@ -62,7 +64,8 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable {
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
     let operand = try translator.fragment(wrapped)
     try checkArithmetic(operand.type, "-")
-    return .combined(["(- ", .fragment(operand), ")"], type: operand.type)
+    return .combined(
+      ["(- ", .fragment(operand), ")"], type: operand.type, mayBeNaN: operand.mayBeNaN)
   }
 }
 

@@ -40,7 +40,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
     case (false, true): return .boolean("(", membership, " OR ", .fragment(element), " IS NULL)")
     case (false, false):
       // A NULL (nil or NaN) is in no list: IN gives NULL, Swift gives false.
-      guard type.isOptional || type.scalar.isFloatingPoint else { return .boolean(membership) }
+      guard type.isOptional || element.mayBeNaN else { return .boolean(membership) }
       return .boolean("coalesce(", membership, .text(", \(dialect.booleanLiteral(false)))"))
     }
   }

@@ -13,6 +13,7 @@ extension PredicateExpressions.Conditional: SQLTranslatable {
         "(CASE WHEN ", .fragment(test), " THEN ", .fragment(whenTrue), " ELSE ",
         .fragment(whenFalse), " END)",
       ],
-      type: whenTrue.isNilLiteral ? whenFalse.type : whenTrue.type)
+      type: whenTrue.isNilLiteral ? whenFalse.type : whenTrue.type,
+      mayBeNaN: whenTrue.mayBeNaN || whenFalse.mayBeNaN)
   }
 }

@@ -19,7 +19,8 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable {
       throw TranslationFailure("`??` on a value stored as JSON runs in memory")
     }
     return .combined(
-      ["coalesce(", .fragment(optional), ", ", .fragment(fallback), ")"], type: fallback.type)
+      ["coalesce(", .fragment(optional), ", ", .fragment(fallback), ")"], type: fallback.type,
+      mayBeNaN: fallback.mayBeNaN)
   }
 }
 
@@ -39,7 +40,7 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
     }
     guard let type = ValueType.of(Output.self) else {
       throw TranslationFailure(
-        "`flatMap` producing `\(SQLTranslator.name(of: Output.self))` runs in memory")
+        "`flatMap` producing `\(Output.self)` runs in memory")
     }
     return .combined(
       [

@@ -20,7 +20,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatable {
       let between = SQLFragment.boolean(
         .fragment(element), .text(collate + " BETWEEN "), .fragment(lower), " AND ",
         .fragment(upper))
-      if type.scalar.isFloatingPoint {
+      if element.mayBeNaN || lower.mayBeNaN || upper.mayBeNaN {
         return .boolean(
           "coalesce(", .fragment(between),
           .text(", \(translator.dialect.booleanLiteral(false)))"))

@@ -7,11 +7,11 @@ extension PredicateExpressions.Value: SQLTranslatable {
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
     guard let type = ValueType.of(Output.self) else {
       throw TranslationFailure(
-        "a constant of type `\(SQLTranslator.name(of: Output.self))` has no SQL form")
+        "a constant of type `\(Output.self)` has no SQL form")
     }
     guard let bound = type.bind(value) else {
       throw TranslationFailure(
-        "a constant of type `\(SQLTranslator.name(of: Output.self))` that SQL can't match exactly"
+        "a constant of type `\(Output.self)` that SQL can't match exactly"
           + " (NaN, a relative URL or an integer beyond 64 bits) runs in memory")
     }
     return .parameter(bound, type: type)
@@ -47,7 +47,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
       return .boolean("(", .fragment(base), " = '')")
     }
     throw TranslationFailure(
-      "`\(anyKeyPath)` has no SQL form (for example a `count`) and runs in memory")
+      "\(describe(anyKeyPath)) has no SQL form and runs in memory")
   }
 
   private func column(_ keyPath: AnyKeyPath, _ translator: SQLTranslator) throws(TranslationFailure)
@@ -55,7 +55,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
   {
     guard let column = translator.schema.column(for: keyPath) else {
       throw TranslationFailure(
-        "`\(keyPath)` is not a stored column (a computed or nested property) and runs in memory")
+        "\(describe(keyPath)) is not a stored column (a computed or nested property) and runs in"
+          + " memory")
     }
     let name = translator.dialect.quoteIdentifier(column.name)
     guard let type = ValueType.of(Output.self), type.columnKind == column.kind else {
@@ -64,4 +65,18 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
     }
     return SQLFragment(sql: name, arguments: [], type: type)
   }
+}
+
+/// A readable name for a key path: `\Student.name` for stored properties; for computed ones,
+/// whose descriptions hold addresses, the name when known (`\String.count`), else the types.
+func describe(_ keyPath: AnyKeyPath) -> String {
+  let text = String(describing: keyPath)
+  guard text.contains("<computed") else { return "`\(text)`" }
+  let known: [(AnyKeyPath, String)] = [
+    (\String.count, "\\String.count"), (\String.first, "\\String.first"),
+    (\String.last, "\\String.last"), (\String.isEmpty, "\\String.isEmpty"),
+  ]
+  if let name = known.first(where: { $0.0 == keyPath })?.1 { return "`\(name)`" }
+  let keyPathType = type(of: keyPath)
+  return "a computed property of `\(keyPathType.rootType)` (of type `\(keyPathType.valueType)`)"
 }

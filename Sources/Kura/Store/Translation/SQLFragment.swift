@@ -17,6 +17,9 @@ struct SQLFragment {
   var type: ValueType
   /// Whether this is the `nil` literal.
   var isNilLiteral = false
+  /// Whether this non-optional floating-point value may be NaN, which SQL holds as NULL (the
+  /// result of arithmetic such as `inf - inf`; stored columns are NOT NULL and hold no NaN).
+  var mayBeNaN = false
 
   /// A bound value.
   static func parameter(_ value: SQLiteValue, type: ValueType) -> SQLFragment {
@@ -29,7 +32,7 @@ struct SQLFragment {
   }
 
   /// A fragment of `type` built from `parts`: text and fragments, joined in order.
-  static func combined(_ parts: [Part], type: ValueType) -> SQLFragment {
+  static func combined(_ parts: [Part], type: ValueType, mayBeNaN: Bool = false) -> SQLFragment {
     var sql = ""
     var arguments: [SQLiteValue] = []
     for part in parts {
@@ -40,7 +43,7 @@ struct SQLFragment {
         arguments += fragment.arguments
       }
     }
-    return SQLFragment(sql: sql, arguments: arguments, type: type)
+    return SQLFragment(sql: sql, arguments: arguments, type: type, mayBeNaN: mayBeNaN)
   }
 
   /// A piece of a combined fragment.

@@ -65,8 +65,8 @@ final class SQLTranslator {
       let op = negated ? " IS NOT " : " IS "
       return .boolean("(", .fragment(lhs), .text(op), .fragment(rhs), .text(collate + ")"))
     }
-    if type.scalar.isFloatingPoint {
-      // NaN is stored as NULL: NaN == x is false, NaN != x is true.
+    if lhs.mayBeNaN || rhs.mayBeNaN {
+      // NaN is held as NULL: NaN == x is false, NaN != x is true.
       let op = negated ? " <> " : " = "
       let fallback = dialect.booleanLiteral(negated)
       return .boolean(
@@ -85,7 +85,7 @@ final class SQLTranslator {
       throw TranslationFailure("`\(op)` on `\(type)` values (a custom Comparable) runs in memory")
     }
     let collate = try collation(for: type, operation: "`\(op)`")
-    if type.scalar.isFloatingPoint {
+    if lhs.mayBeNaN || rhs.mayBeNaN {
       // NaN (NULL) compares false to everything.
       return .boolean(
         "coalesce(", .fragment(lhs), .text(" \(op) "), .fragment(rhs),

@@ -15,7 +15,8 @@ func orderByClause<Model>(
   var terms: [String] = []
   for descriptor in sortBy {
     guard descriptor.stringComparator == nil else {
-      throw TranslationFailure("a sort with a localized string comparator has no SQL form")
+      throw TranslationFailure(
+        "a sort with a string comparator (such as `.lexical`) has no SQL form")
     }
     guard let keyPath = descriptor.keyPath else {
       throw TranslationFailure("a sort descriptor without a key path has no SQL form")
@@ -26,14 +27,14 @@ func orderByClause<Model>(
       continue
     }
     guard let column = schema.column(for: keyPath) else {
-      throw TranslationFailure("sorting by `\(keyPath)`, which is not a stored column")
+      throw TranslationFailure("sorting by \(describe(keyPath)), which is not a stored column")
     }
     let valueType = type(of: keyPath).valueType
     guard let type = ValueType.of(valueType), type.scalar.isOrderedInSQL,
       type.columnKind == column.kind
     else {
       throw TranslationFailure(
-        "sorting by `\(keyPath)` of type `\(SQLTranslator.name(of: valueType))`, whose SQL order"
+        "sorting by \(describe(keyPath)) of type `\(valueType)`, whose SQL order"
           + " is not Swift's")
     }
     var collation = ""

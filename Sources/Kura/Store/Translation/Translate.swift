@@ -8,25 +8,27 @@ import Foundation
 /// memory too, so SQL never skips a row on which Swift would have thrown.
 ///
 /// - Returns: The SQL parts and what is left for memory.
-/// - Throws: ``QueryError`` when something must run in memory and the descriptor forbids it, or
+/// - Throws: ``StoreError`` when something must run in memory and the descriptor forbids it, or
 ///   when the limit or offset is negative.
 func translate<Model>(
   _ descriptor: FetchDescriptor<Model>, schema: ModelSchema, dialect: some SQLDialect
 ) throws -> TranslatedQuery<Model> {
   let modelName = String(describing: Model.self)
   if (descriptor.fetchLimit ?? 0) < 0 || (descriptor.fetchOffset ?? 0) < 0 {
-    throw QueryError(code: .negativeLimit, model: modelName, inMemoryParts: [])
+    throw StoreError.negativeLimit(model: modelName)
   }
   var conditions: [SQLFragment] = []
-  var inMemory: [any PredicateExpression<Bool>] = []
+  var inMemory: [BooleanExpression] = []
   var reasons: [String] = []
   if let predicate = descriptor.predicate {
     let translator = SQLTranslator(
       schema: schema, dialect: dialect, modelVariable: predicate.variable.key)
     var mayHaveThrown = false
+    var keptAfterThrowing = 0
     for operand in conjuncts(of: predicate.expression) {
       if mayHaveThrown {
         inMemory.append(operand)
+        keptAfterThrowing += 1
         continue
       }
       do {
@@ -37,7 +39,7 @@ func translate<Model>(
         mayHaveThrown = error.mayThrow
       }
     }
-    if mayHaveThrown && inMemory.count > 1 {
+    if keptAfterThrowing > 0 {
       reasons.append("the conditions after it run in memory too, in their order")
     }
   }
@@ -52,9 +54,8 @@ func translate<Model>(
     reasons.isEmpty && sortReason == nil
     ? nil : InMemoryFallback(predicateParts: reasons, sortReason: sortReason)
   if let fallback, !descriptor.allowsInMemoryFallback {
-    throw QueryError(
-      code: .inMemoryFallbackForbidden, model: modelName,
-      inMemoryParts: fallback.predicateParts + (sortReason.map { [$0] } ?? []))
+    throw StoreError.inMemoryFallbackForbidden(
+      model: modelName, parts: fallback.predicateParts + (sortReason.map { [$0] } ?? []))
   }
   let condition: SQLFragment? =
     conditions.isEmpty
@@ -71,62 +72,23 @@ func translate<Model>(
     sortsInMemory: sortReason != nil, sortDescriptors: descriptor.sortBy, fallback: fallback)
 }
 
+/// A Boolean predicate expression of any type.
+typealias BooleanExpression = any PredicateExpression<Bool>
+
 /// The operands of the top-level `&&` chain, left to right.
-private func conjuncts(of expression: any PredicateExpression<Bool>) -> [any PredicateExpression<
-  Bool
->] {
+private func conjuncts(of expression: BooleanExpression) -> [BooleanExpression] {
   guard let conjunction = expression as? any ConjunctionExpression else { return [expression] }
   return conjunction.operands.flatMap { conjuncts(of: $0) }
 }
 
 /// A predicate evaluating `operands` (parts of `original`) with `&&`.
 private func residualPredicate<Model: Sendable>(
-  _ operands: [any PredicateExpression<Bool>], _ original: Predicate<Model>?
+  _ operands: [BooleanExpression], _ original: Predicate<Model>?
 ) -> Predicate<Model>? {
   guard let original, !operands.isEmpty else { return nil }
   let standard = operands.compactMap { $0 as? any StandardPredicateExpression<Bool> }
   guard standard.count == operands.count else { return original }
   return Predicate<Model> { variable in
     ResidualExpression(operands: standard, originalVariable: original.variable, variable: variable)
-  }
-}
-
-/// Evaluates parts of a predicate, binding the original predicate's variable to the model.
-struct ResidualExpression<Model: Sendable>: StandardPredicateExpression {
-  typealias Output = Bool
-  let operands: [any StandardPredicateExpression<Bool>]
-  let originalVariable: PredicateExpressions.Variable<Model>
-  let variable: PredicateExpressions.Variable<Model>
-
-  init(
-    operands: [any StandardPredicateExpression<Bool>],
-    originalVariable: PredicateExpressions.Variable<Model>,
-    variable: PredicateExpressions.Variable<Model>
-  ) {
-    self.operands = operands
-    self.originalVariable = originalVariable
-    self.variable = variable
-  }
-
-  func evaluate(_ bindings: PredicateBindings) throws -> Bool {
-    guard let model = bindings[variable] else {
-      throw PredicateError.undefinedVariable
-    }
-    let originalBindings = PredicateBindings((originalVariable, model))
-    for operand in operands where try !operand.evaluate(originalBindings) { return false }
-    return true
-  }
-
-  init(from decoder: any Decoder) throws {
-    throw DecodingError.dataCorrupted(
-      .init(
-        codingPath: decoder.codingPath, debugDescription: "A residual predicate can't be decoded"))
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    throw EncodingError.invalidValue(
-      self,
-      .init(
-        codingPath: encoder.codingPath, debugDescription: "A residual predicate can't be encoded"))
   }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("kura store")
+struct KuraStoreCommandTests {
+  /// A store with two students, made by the `students` app.
+  private func makeStore(_ folder: TemporaryDirectory) throws -> URL {
+    let students = try executable("students")
+    for name in ["Harry Potter", "Luna Lovegood"] {
+      #expect(
+        try run(students, ["add", "--name", name], environment: folder.environment).status == 0)
+    }
+    return folder.url.appendingPathComponent(
+      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
+  }
+
+  @Test func infoSchemaDumpAndCheckDescribeTheStore() throws {
+    let folder = TemporaryDirectory()
+    let store = try makeStore(folder)
+    let kura = try executable("kura")
+    let info = try run(kura, ["store", "info", store.path], environment: folder.environment)
+    #expect(info.status == 0)
+    let lines = info.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.first == "file            \(store.path)")
+    #expect(lines.dropFirst(2) == ["schema version  1", "models          1", "  Student: 2 rows"])
+    let schema = try run(kura, ["store", "schema", store.path], environment: folder.environment)
+    #expect(
+      schema.stdout
+        == """
+        Student (table Student)
+          id TEXT [uuid] PRIMARY KEY
+          student TEXT [text] NOT NULL
+          added REAL [date] NOT NULL
+          index Student_index_added (added)
+
+        """)
+    let dump = try run(
+      kura, ["store", "dump", store.path, "Student", "--json"], environment: folder.environment)
+    struct Row: Decodable {
+      var id: String
+      var student: String
+      var added: String
+    }
+    let rows = try JSONDecoder().decode([Row].self, from: Data(dump.stdout.utf8))
+    #expect(rows.map(\.student).sorted() == ["Harry Potter", "Luna Lovegood"])
+    #expect(rows.allSatisfy { UUID(uuidString: $0.id) != nil && $0.added.hasSuffix("Z") })
+    let text = try run(
+      kura, ["store", "dump", store.path, "Student"], environment: folder.environment)
+    #expect(text.stdout.hasPrefix("id\tstudent\tadded\n"))
+    #expect(text.stdout.split(separator: "\n").count == 3)
+    let check = try run(kura, ["store", "check", store.path], environment: folder.environment)
+    #expect(check.status == 0)
+    #expect(check.stdout == "ok\n")
+  }
+
+  @Test func unknownModelAndMissingOrForeignFilesAreClearErrors() throws {
+    let folder = TemporaryDirectory()
+    let store = try makeStore(folder)
+    let kura = try executable("kura")
+    let unknown = try run(
+      kura, ["store", "dump", store.path, "Trip"], environment: folder.environment)
+    #expect(unknown.status == 1)
+    #expect(
+      unknown.stderr
+        == "kura: error: Can't dump `Trip`: the store has no such model. Its models: `Student`.\n")
+    let missing = folder.file("none.sqlite").path
+    let absent = try run(kura, ["store", "info", missing], environment: folder.environment)
+    #expect(absent.status == 1)
+    #expect(
+      absent.stderr
+        == "kura: error: Can't open store `\(missing)`: there is no such file. Check the path.\n")
+    let foreign = folder.file("cashData.json")
+    try Data("[]".utf8).write(to: foreign)
+    let notStore = try run(kura, ["store", "check", foreign.path], environment: folder.environment)
+    #expect(notStore.status == 1)
+    #expect(
+      notStore.stderr
+        == "kura: error: Can't open store `cashData.json`: the file is not an SQLite database. It "
+        + "was left untouched; choose another file or move this one away.\n")
+  }
+
+  @Test func checkReportsADamagedStore() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("damaged.sqlite")
+    do {
+      let context = ModelContext(try ModelContainer(for: Counter.self, configurations: .url(url)))
+      try context.transaction {
+        for id in 0..<5_000 { try context.insert(Counter(id: id, value: Double(id))) }
+      }
+    }
+    var bytes = try Data(contentsOf: url)
+    let pageSize = 4096
+    try #require(bytes.count > pageSize * 6)
+    // Garble a page of the table's B-tree, past the schema page.
+    for index in (pageSize * 4)..<(pageSize * 5) { bytes[index] = 0xA5 }
+    try bytes.write(to: url)
+    let result = try run(
+      try executable("kura"), ["store", "check", url.path], environment: folder.environment)
+    #expect(result.status == 1)
+    #expect(!result.stdout.isEmpty)
+    #expect(result.stdout != "ok\n")
+    #expect(try Data(contentsOf: url) == bytes)
+  }
+}

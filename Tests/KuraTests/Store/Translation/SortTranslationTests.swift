@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+@Suite("Sort translation")
+struct SortTranslationTests {
+  private func check(
+    _ sortBy: [SortDescriptor<Item>], orderBy: String?, inMemory reason: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let descriptor = FetchDescriptor<Item>(sortBy: sortBy)
+    let query = try translate(descriptor, schema: Item.schema, dialect: SQLiteDialect())
+    #expect(query.orderBy == orderBy, sourceLocation: sourceLocation)
+    #expect(query.sortsInMemory == (reason != nil), sourceLocation: sourceLocation)
+    #expect(
+      query.fallbackDescription == reason.map { "Sorted in memory: " + $0 },
+      sourceLocation: sourceLocation)
+    let table = try ItemTable(sampleItems)
+    #expect(
+      try table.fetch(descriptor).map(\.id) == sampleItems.sorted(using: sortBy).map(\.id),
+      sourceLocation: sourceLocation)
+  }
+
+  @Test func severalKeysWithBoolAndOptionalKeys() throws {
+    try check(
+      [
+        SortDescriptor(\.isActive), SortDescriptor(\.rank, order: .reverse),
+        SortDescriptor(\.name), SortDescriptor(\.id),
+      ],
+      orderBy: #""isActive" ASC, "rank" DESC, "name" COLLATE kura_unicode ASC, "id" ASC"#)
+    try check(
+      [SortDescriptor(\.flag, order: .reverse), SortDescriptor(\.id, order: .reverse)],
+      orderBy: #""flag" DESC, "id" DESC"#)
+    try check(
+      [SortDescriptor(\.flag), SortDescriptor(\.isActive, order: .reverse), SortDescriptor(\.id)],
+      orderBy: #""flag" ASC, "isActive" DESC, "id" ASC"#)
+  }
+
+  @Test func nilSortsFirstForwardAndLastReversedAsInFoundation() throws {
+    try check(
+      [SortDescriptor(\.nickname), SortDescriptor(\.id)],
+      orderBy: #""nickname" COLLATE kura_unicode ASC, "id" ASC"#)
+    try check(
+      [SortDescriptor(\.weight, order: .reverse), SortDescriptor(\.id)],
+      orderBy: #""weight" DESC, "id" ASC"#)
+  }
+
+  @Test func textSortsInSwiftStringOrder() throws {
+    try check([SortDescriptor(\.name)], orderBy: #""name" COLLATE kura_unicode ASC"#)
+    let table = try ItemTable(sampleItems)
+    let names = try table.fetch(FetchDescriptor(sortBy: [SortDescriptor(\.name)])).map(\.name)
+    #expect(names == sampleItems.map(\.name).sorted())
+    // The Kelvin sign is canonically "K", so it sorts with K (SQLite's byte order would put it
+    // last); the two spellings of "café" are equal, so their order is either.
+    let kelvin = "\u{212A}elvin"
+    #expect(
+      names == ["", "B", "Harry", kelvin, "Luna Lovegood", "a\r\nb", "caf\u{E9}", "cafe\u{301}"]
+        || names == [
+          "", "B", "Harry", kelvin, "Luna Lovegood", "a\r\nb", "cafe\u{301}", "caf\u{E9}",
+        ])
+  }
+
+  @Test func otherOrderedTypes() throws {
+    try check(
+      [
+        SortDescriptor(\.createdAt), SortDescriptor(\.score, order: .reverse), SortDescriptor(\.id),
+      ],
+      orderBy: #""createdAt" ASC, "score" DESC, "id" ASC"#)
+    try check([SortDescriptor(\.uuid), SortDescriptor(\.id)], orderBy: #""uuid" ASC, "id" ASC"#)
+    try check([SortDescriptor(\.ratio), SortDescriptor(\.id)], orderBy: #""ratio" ASC, "id" ASC"#)
+  }
+
+  @Test func comparatorsAndComputedKeysSortInMemory() throws {
+    try check(
+      [SortDescriptor(\.name, comparator: .lexical), SortDescriptor(\.id)], orderBy: nil,
+      inMemory: "a sort with a string comparator (such as `.lexical`) has no SQL form")
+    try check(
+      [SortDescriptor(\.id), SortDescriptor(\.name.count)], orderBy: nil,
+      inMemory:
+        "sorting by a computed property of `Item` (of type `Int`), which is not a stored column")
+  }
+}
