@@ -43,7 +43,7 @@ let package = Package(
     .executableTarget(
       name: "kura-bench",
       dependencies: [
-        "Kura", "CKuraSupport", "WarikanKit",
+        "Kura", "CKuraSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
       ]
     ),

@@ -9,6 +9,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
   ("documents", runDocumentBenchmarks),
   ("store", runStoreBenchmarks),
   ("preferences", runPreferencesBenchmarks),
+  ("terminal", runTerminalBenchmarks),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())
