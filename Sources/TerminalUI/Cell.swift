@@ -12,7 +12,9 @@ package struct Cell: Hashable, Sendable {
   /// How it is drawn.
   package var style: Style
   /// Whether this cell is the right half of the wide character in the cell before it.
-  package var isContinuation: Bool
+  package private(set) var isContinuation: Bool
+  /// The character's display width, computed once.
+  private var characterWidth: UInt8
 
   /// Creates a cell.
   ///
@@ -20,9 +22,15 @@ package struct Cell: Hashable, Sendable {
   ///   - character: The character; its display width decides whether it spans two cells.
   ///   - style: How it is drawn.
   package init(character: Character, style: Style = .plain) {
+    self.init(character: character, width: DisplayWidth.of(character), style: style)
+  }
+
+  /// Creates a cell whose character's display width is already known.
+  init(character: Character, width: Int, style: Style) {
     self.character = character
     self.style = style
     self.isContinuation = false
+    self.characterWidth = UInt8(clamping: max(1, width))
   }
 
   /// An empty cell: a space in the default style.
@@ -40,6 +48,6 @@ package struct Cell: Hashable, Sendable {
 
   /// The columns the character takes: 1 or 2 (0 for a continuation cell).
   package var width: Int {
-    isContinuation ? 0 : max(1, DisplayWidth.of(character))
+    isContinuation ? 0 : Int(characterWidth)
   }
 }

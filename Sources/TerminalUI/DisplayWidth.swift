@@ -35,6 +35,7 @@ package enum DisplayWidth {
   /// - Parameter character: The character.
   /// - Returns: Its width.
   package static func of(_ character: Character) -> Int {
+    if let ascii = character.asciiValue { return ascii < 0x20 || ascii == 0x7F ? 0 : 1 }
     let scalars = character.unicodeScalars
     guard let first = scalars.first else { return 0 }
     var width = of(first)

@@ -61,7 +61,8 @@ package struct ScreenBuffer: Hashable, Sendable {
       let columns = max(1, DisplayWidth.of(character))
       if position + columns > end { break }
       if position >= 0 {
-        place(Cell(character: character, style: style), row: row, column: position)
+        place(
+          Cell(character: character, width: columns, style: style), row: row, column: position)
         if columns == 2 { place(.continuation(style), row: row, column: position + 1) }
       }
       position += columns
@@ -124,6 +125,7 @@ package struct ScreenBuffer: Hashable, Sendable {
   }
 
   private static func printable(_ character: Character) -> Character {
+    if let ascii = character.asciiValue { return ascii < 0x20 || ascii == 0x7F ? "?" : character }
     for scalar in character.unicodeScalars {
       let value = scalar.value
       if value < 0x20 || (0x7F...0x9F).contains(value) { return "?" }

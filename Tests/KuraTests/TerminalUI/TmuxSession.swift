@@ -91,7 +91,13 @@ final class TmuxSession {
   }
 
   deinit {
+    let socketPath = try? tmuxCommand("display-message", "-p", "#{socket_path}")
+      .trimmingCharacters(in: .whitespacesAndNewlines)
     _ = try? tmuxCommand("kill-server")
+    // tmux leaves the socket file behind when its server is killed.
+    if let socketPath, socketPath.hasSuffix("/" + socket) {
+      try? FileManager.default.removeItem(atPath: socketPath)
+    }
   }
 
   /// Runs one tmux command against this server and returns what it printed.
