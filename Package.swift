@@ -34,11 +34,17 @@ let package = Package(
     .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI"]),
     // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
     .target(name: "WarikanKit", dependencies: ["Kura"]),
-    .executableTarget(name: "warikan", dependencies: ["Kura", "KuraCLI", "WarikanKit"]),
+    .executableTarget(
+      name: "warikan", dependencies: ["Kura", "KuraCLI", "WarikanKit", "WarikanTUI"]),
+    // Terminal rendering and input for the full-screen apps: raw mode, ANSI, display width.
+    .target(name: "CTerminalSupport"),
+    .target(name: "TerminalUI", dependencies: ["CTerminalSupport"]),
+    // The warikan full-screen app: screen model (testable without a terminal) and its runner.
+    .target(name: "WarikanTUI", dependencies: ["Kura", "TerminalUI", "WarikanKit"]),
     .executableTarget(
       name: "kura-bench",
       dependencies: [
-        "Kura", "CKuraSupport", "WarikanKit",
+        "Kura", "CKuraSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
       ]
     ),
@@ -49,8 +55,11 @@ let package = Package(
     // Seed §3's travel wish list: relationships, live queries, search, remembered sort order.
     .executableTarget(name: "wishlist", dependencies: ["Kura", "KuraCLI"]),
     // Child process used by the crash and sharing tests.
-    .executableTarget(name: "kura-testhelper", dependencies: ["Kura", "WarikanKit"]),
-    .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraCLI", "WarikanKit"]),
+    .executableTarget(
+      name: "kura-testhelper", dependencies: ["Kura", "WarikanKit", "TerminalUI"]),
+    .testTarget(
+      name: "KuraTests",
+      dependencies: ["Kura", "KuraCLI", "WarikanKit", "TerminalUI", "WarikanTUI"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -10,6 +10,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
   ("store", runStoreBenchmarks),
   ("preferences", runPreferencesBenchmarks),
   ("relations", runRelationsBenchmarks),
+  ("terminal", runTerminalBenchmarks),
 ]
 
 // The writer child of the cross-process live-query benchmark (RelationsBenchmarks.swift).

@@ -1,0 +1,33 @@
+import Foundation
+import Kura
+import Testing
+
+@testable import WarikanTUI
+
+@Suite("Warikan scene state")
+struct WarikanSceneStateTests {
+  @Test func aSavedDraftIsRestoredByTheSameSceneAndDiscardedOnQuit() throws {
+    let directory = TemporaryDirectory()
+    let locations = try Locations.app("warikan", environment: directory.environment)
+    let draft = WarikanDraft(amount: "12a", memo: "高速代金", tab: .calc)
+
+    let first = try WarikanSceneState(sceneID: "tmux-1-pane-0", locations: locations)
+    #expect(first.load() == nil)
+    try first.save(draft)
+    #expect(try WarikanSceneState(sceneID: "tmux-1-pane-0", locations: locations).load() == draft)
+    #expect(try WarikanSceneState(sceneID: "tmux-1-pane-1", locations: locations).load() == nil)
+    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["tmux-1-pane-0"])
+
+    try first.discard()
+    #expect(try WarikanSceneState(sceneID: "tmux-1-pane-0", locations: locations).load() == nil)
+  }
+
+  @Test func anUnknownTabReadsAsAdd() throws {
+    let directory = TemporaryDirectory()
+    let locations = try Locations.app("warikan", environment: directory.environment)
+    let scene = try SceneStorage("main", locations: locations)
+    scene[PreferenceKey<String>("tab", default: "")] = "settings"
+    let state = try WarikanSceneState(sceneID: "main", locations: locations)
+    #expect(state.load() == WarikanDraft(amount: "", memo: "", tab: .add))
+  }
+}
