@@ -6,6 +6,13 @@ import Foundation
 /// The metadata lives in two tables: `kura_metadata` (`storeFormat`, `schemaVersion`) and
 /// `kura_models` (per model: its table and its columns with their kinds).
 struct StoreSetup {
+  /// Creates the tables where a store records its format, schema version and models.
+  static let metadataTablesSQL = """
+    CREATE TABLE IF NOT EXISTS kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS kura_models (model TEXT NOT NULL PRIMARY KEY, \
+    table_name TEXT NOT NULL, columns TEXT NOT NULL)
+    """
+
   /// The store file, for messages.
   let url: URL?
   /// Declared references (foreign keys), search indexes and migration inputs.
@@ -35,12 +42,7 @@ struct StoreSetup {
         try db.execute("PRAGMA foreign_keys = OFF")
         defer { try? db.execute("PRAGMA foreign_keys = ON") }
         try db.transaction(.immediate) {
-          try db.execute(
-            """
-            CREATE TABLE IF NOT EXISTS kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS kura_models (model TEXT NOT NULL PRIMARY KEY, \
-            table_name TEXT NOT NULL, columns TEXT NOT NULL)
-            """)
+          try db.execute(StoreSetup.metadataTablesSQL)
           try db.run(
             "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
               + "('schemaVersion', ?)",

@@ -48,12 +48,7 @@ public enum StoreMigration {
         try db.execute("PRAGMA foreign_keys = OFF")
         defer { try? db.execute("PRAGMA foreign_keys = ON") }
         try db.transaction(.immediate) {
-          try db.execute(
-            """
-            CREATE TABLE IF NOT EXISTS kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS kura_models (model TEXT NOT NULL PRIMARY KEY, \
-            table_name TEXT NOT NULL, columns TEXT NOT NULL)
-            """)
+          try db.execute(StoreSetup.metadataTablesSQL)
           let graph = try existingReferences(schemas, models, db)
           let migrator = StoreMigrator(
             url: url, graph: graph, options: MigrationOptions(plan: nil, progress: progress))
