@@ -101,6 +101,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///   - url: The store file.
   ///   - sql: The SQL being run.
   ///   - underlying: The SQLite error underneath.
+  ///   - inMemoryParts: The parts of a fetch that could not become SQL.
   ///   - message: The full message.
   public init(
     _ code: Code, model: String? = nil, property: String? = nil, column: String? = nil,
