@@ -73,6 +73,20 @@ struct WarikanCommandTests {
     #expect(time == before || time == after)
   }
 
+  @Test func theTimeFollowsAPOSIXRuleInTZ() throws {
+    let folder = TemporaryDirectory()
+    // `JST-9` is nine hours east of UTC; `GMT+5` five hours west, as `date` shows them.
+    for (rule, zone) in [("JST-9", "Asia/Tokyo"), ("GMT+5", "Etc/GMT+5")] {
+      let local = try #require(TimeZone(identifier: zone))
+      let before = ShortTime.string(from: Date(), in: local)
+      let added = try warikan(["add", "1", "--json"], folder, timeZone: rule)
+      let after = ShortTime.string(from: Date(), in: local)
+      #expect(added.status == 0)
+      let time = try JSONDecoder().decode(CashData.self, from: Data(added.stdout.utf8)).time
+      #expect(time == before || time == after, "TZ=\(rule)")
+    }
+  }
+
   @Test func listsNewestFirstAsTextAndJSON() throws {
     let folder = TemporaryDirectory()
     try placeSeedFile(folder)
