@@ -178,7 +178,7 @@ struct WarikanCommandTests {
     ),
     (
       ["delete", "3"],
-      "warikan: error: There is no entry number 3: there are 2 entries. Use a number shown by"
+      "warikan: error: There is no entry number `3`: there are 2 entries. Use a number shown by"
         + " `warikan list` (1 is the newest), or an id prefix with a letter or `-` in it.\n"
         + "See `warikan delete --help`.\n"
     ),
