@@ -86,7 +86,7 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         "Can't find key `\(key)` in suite `\(suite)`: it holds no value. "
         + "List the keys with `kura defaults read \(suite)`."
     case .cannotOpen(let path, let reason):
-      return "Can't open preferences `\(path)`: \(reason). Check that its folder is writable."
+      return "Can't open preferences `\(path)`: \(reason). \(Self.openAdvice(reason))"
     case .cannotEncode(let key, let reason):
       return
         "Can't store a value for key `\(key)`: \(reason). "
@@ -102,6 +102,18 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         "Can't store state for scene `\(sceneID)`: it was discarded. "
         + "Open the scene again with `SceneStorage(\"\(sceneID)\")` to start afresh."
     }
+  }
+
+  /// What to do when a suite's file can't be opened: a file that is not SQLite, or is damaged,
+  /// is not fixed by permissions (SQLite's messages for those are fixed texts).
+  private static func openAdvice(_ reason: String) -> String {
+    if reason.hasPrefix("file is not a database")
+      || reason.hasPrefix("database disk image is malformed")
+    {
+      return "Nothing was changed; move the file away to start the suite afresh, or restore it"
+        + " from a backup."
+    }
+    return "Check that its folder is writable."
   }
 
   private static func article(_ type: String) -> String {

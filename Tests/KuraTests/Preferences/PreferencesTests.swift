@@ -154,6 +154,12 @@ struct PreferencesTests {
     ) {
       try Preferences(fileURL: url)
     }
+    // The advice fits the problem: permissions don't make a file SQLite.
+    #expect(
+      "\(PreferencesError.cannotOpen(path: url.path, reason: "file is not a database"))"
+        == "Can't open preferences `\(url.path)`: file is not a database. Nothing was changed;"
+        + " move the file away to start the suite afresh, or restore it from a backup.")
+    #expect(try Data(contentsOf: url) == Data(repeating: 7, count: 4096))
   }
 
   @Test func secondInstanceSeesWritesWithoutReopening() throws {
