@@ -71,6 +71,22 @@ let fieldsDiscardSceneCommand = Command(
   options: [sceneOption],
   run: { invocation in
     let sceneID: String = try invocation.option("scene") ?? "main"
+    let scenes = try SceneStorage.sceneIdentifiers()
+    guard scenes.contains(sceneID) else {
+      // A bad identifier gets its own message (SceneStorage checks it before touching a file).
+      if (try? Locations.validate(sceneID, kind: "scene")) == nil { _ = try SceneStorage(sceneID) }
+      throw SceneNotFound(sceneID: sceneID, scenes: scenes)
+    }
     try SceneStorage(sceneID).discard()
     print("Discarded scene `\(sceneID)`.")
   })
+
+/// A `customers fields discard-scene` for a scene that holds no state.
+struct SceneNotFound: Error, CustomStringConvertible {
+  var sceneID: String
+  var scenes: [String]
+  var description: String {
+    let known = scenes.isEmpty ? "no scene holds state" : "see them with `customers fields scenes`"
+    return "Can't discard scene `\(sceneID)`: it holds no state (\(known)). Nothing was changed."
+  }
+}

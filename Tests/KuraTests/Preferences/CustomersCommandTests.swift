@@ -117,6 +117,18 @@ struct CustomersCommandTests {
 
         """)
     #expect(try customers("fields", "scenes").stdout == "")
+    // A scene that holds no state is an error, and is not created by the attempt.
+    let noScene = try customers("fields", "discard-scene", "--scene", "nosuch")
+    #expect(noScene.status == 1)
+    #expect(
+      noScene.stderr
+        == "customers: error: Can't discard scene `nosuch`: it holds no state (no scene holds"
+        + " state). Nothing was changed.\n")
+    let scenesFolder = folder.url.appendingPathComponent("kura-home/apps/customers/Scenes")
+    #expect(!FileManager.default.fileExists(atPath: scenesFolder.path + "/nosuch.sqlite"))
+    let badDiscard = try customers("fields", "discard-scene", "--scene", "../x")
+    #expect(badDiscard.status == 1)
+    #expect(badDiscard.stderr.hasPrefix("customers: error: Can't use scene identifier `../x`"))
     let unknown = try customers("fields", "set", "lunch", "x")
     #expect(unknown.status == 64)
     #expect(
