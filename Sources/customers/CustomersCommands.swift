@@ -26,13 +26,33 @@ let listCommand = Command(
   abstract: "Prints every customer as `No.<number>: <name>`, in the order they were added.",
   supportsJSON: true,
   run: { invocation in
-    let customers = Preferences.standard[.customers]
+    let preferences = Preferences.standard
+    let customers = preferences[.customers]
+    // A stored value that isn't a customer list reads as the empty default: say so instead.
+    if customers.isEmpty,
+      let stored = preferences.value(forKey: PreferenceKey<[Customer]>.customers.name),
+      stored != .array([])
+    {
+      throw UnreadableCustomerList(suite: preferences.suiteName, storedType: stored.typeName)
+    }
     if invocation.json { return try invocation.printJSON(customers) }
     if customers.isEmpty {
       print("No customers yet. Add one with `customers add <number> <name>`.")
     }
     for customer in customers { print(customer.row) }
   })
+
+/// A stored customer list that doesn't decode (written by hand or by another version).
+struct UnreadableCustomerList: Error, CustomStringConvertible {
+  var suite: String
+  var storedType: String
+  var description: String {
+    let key = PreferenceKey<[Customer]>.customers.name
+    return
+      "Can't list customers: the value under key `\(key)` (\(storedType)) is not a customer"
+      + " list. Nothing was changed; look at it with `kura defaults read \(suite) \(key)`."
+  }
+}
 
 /// A `customers delete` that matched nothing.
 struct CustomerNotFound: Error, CustomStringConvertible {

@@ -60,6 +60,15 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
   ///   - text: The text, as given.
   ///   - type: The requested type, such as `integer`.
   case invalidValue(text: String, type: String)
+  /// A stored value does not decode as the key's type, so it can't be updated from it (it is
+  /// kept as it is; reads give the key's default).
+  ///
+  /// - Parameters:
+  ///   - key: The key.
+  ///   - suite: The suite name.
+  ///   - storedType: The type of the stored value, such as `string`.
+  ///   - expectedType: The key's type, such as `Array<Customer>`.
+  case undecodableValue(key: String, suite: String, storedType: String, expectedType: String)
   /// The scene's state was discarded; open the scene again to store new state.
   ///
   /// - Parameter sceneID: The scene identifier.
@@ -97,6 +106,11 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         + "check free space and permissions, then try again."
     case .invalidValue(let text, let type):
       return "Can't read `\(text)` as \(Self.article(type)): \(Self.expectation(type))."
+    case .undecodableValue(let key, let suite, let storedType, let expectedType):
+      return
+        "Can't update key `\(key)` in suite `\(suite)`: its stored value (\(storedType)) is not"
+        + " a `\(expectedType)`. Nothing was changed; look at it with `kura defaults read \(suite)"
+        + " \(key)`, then remove it (`kura defaults delete \(suite) \(key)`) or set a new value."
     case .sceneDiscarded(let sceneID):
       return
         "Can't store state for scene `\(sceneID)`: it was discarded. "

@@ -52,6 +52,27 @@ struct CustomersCommandTests {
     #expect(try customers("list").stdout.hasPrefix("No customers yet."))
   }
 
+  @Test func aListThatDoesNotDecodeIsReportedAndKept() throws {
+    _ = try customers("add", "1", "Luna")
+    let preferences = try Preferences(suite: "customers", environment: folder.environment)
+    // Another version of the app (or a person) left something else under the key.
+    try preferences.setValue(.string("garbage"), forKey: "顧客情報保存")
+    let list = try customers("list")
+    #expect(list.status == 1)
+    #expect(
+      list.stderr
+        == "customers: error: Can't list customers: the value under key `顧客情報保存` (string) is"
+        + " not a customer list. Nothing was changed; look at it with `kura defaults read"
+        + " customers 顧客情報保存`.\n")
+    let add = try customers("add", "2", "Ron")
+    #expect(add.status == 1)
+    #expect(
+      add.stderr.hasPrefix(
+        "customers: error: Can't update key `顧客情報保存` in suite `customers`: its stored value"
+          + " (string) is not a `Array<Customer>`."))
+    #expect(preferences.value(forKey: "顧客情報保存") == .string("garbage"))
+  }
+
   @Test func deletingAnUnknownNumberFails() throws {
     _ = try customers("add", "1", "Luna")
     let result = try customers("delete", "7")
