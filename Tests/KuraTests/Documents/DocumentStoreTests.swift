@@ -139,6 +139,29 @@ struct DocumentStoreTests {
     }
   }
 
+  @Test func aSymbolicLinkIsKeptAndItsTargetReceivesTheChanges() throws {
+    let folder = TemporaryDirectory()
+    // The document is linked into another folder (say, a synced one), by a relative link.
+    let synced = folder.url.appendingPathComponent("synced")
+    try FileManager.default.createDirectory(at: synced, withIntermediateDirectories: true)
+    let target = synced.appendingPathComponent("notes.json")
+    try Data("[]".utf8).write(to: target)
+    let link = folder.file("notes.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: "synced/notes.json")
+    let store = try noteStore(link)
+    try store.append(Note(id: 1, text: "a"))
+    try store.close()
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "synced/notes.json")
+    #expect(
+      try JSONDecoder().decode([Note].self, from: Data(contentsOf: target))
+        == [Note(id: 1, text: "a")])
+    #expect(try fileNames(in: synced) == ["notes.json"])
+    let reopened = try noteStore(link)
+    #expect(reopened.value == [Note(id: 1, text: "a")])
+  }
+
   @Test func theJournalIsCompactedOnceItOutgrowsTheFile() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("notes.json")
