@@ -17,7 +17,7 @@ let addCommand = Command(
       throw UsageError("The customer's <name> is empty: give a name.", command: "customers add")
     }
     let customer = Customer(id: UUID(), customerName: name, customerNumber: number)
-    try Preferences.standard.update(.customers) { $0 + [customer] }
+    try standardPreferences().update(.customers) { $0 + [customer] }
     print("Added \(customer.row)")
   })
 
@@ -26,7 +26,7 @@ let listCommand = Command(
   abstract: "Prints every customer as `No.<number>: <name>`, in the order they were added.",
   supportsJSON: true,
   run: { invocation in
-    let preferences = Preferences.standard
+    let preferences = try standardPreferences()
     let customers = preferences[.customers]
     // A stored value that isn't a customer list reads as the empty default: say so instead.
     if customers.isEmpty,
@@ -70,7 +70,7 @@ let deleteCommand = Command(
   run: { invocation in
     let number: Int = try invocation.argument("number")
     var removed: [Customer] = []
-    try Preferences.standard.update(.customers) { customers in
+    try standardPreferences().update(.customers) { customers in
       removed = customers.filter { $0.customerNumber == number }
       return customers.filter { $0.customerNumber != number }
     }

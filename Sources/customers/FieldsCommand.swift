@@ -12,10 +12,11 @@ let sceneOption = Option(
 func fieldValues(scene sceneID: String) throws -> [(name: String, store: String, value: String)] {
   let scene = try SceneStorage(sceneID)
   let group = try Preferences(suite: fruitsGroup)
+  let standard = try standardPreferences()
   return [
     ("menu", "scene \(sceneID)", scene[.menu]),
     ("fruits", fruitsGroup, group[.fruits]),
-    ("basket", Preferences.standard.suiteName, Preferences.standard[.basket]),
+    ("basket", standard.suiteName, standard[.basket]),
   ]
 }
 
@@ -50,7 +51,7 @@ let fieldsSetCommand = Command(
     switch field {
     case "menu": try SceneStorage(sceneID).preferences.set(value, for: .menu)
     case "fruits": try Preferences(suite: fruitsGroup).set(value, for: .fruits)
-    case "basket": try Preferences.standard.set(value, for: .basket)
+    case "basket": try standardPreferences().set(value, for: .basket)
     default:
       throw UsageError(
         "Unknown field `\(field)`: use menu, fruits or basket.", command: invocation.commandPath)

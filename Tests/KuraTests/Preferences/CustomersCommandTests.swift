@@ -73,6 +73,31 @@ struct CustomersCommandTests {
     #expect(preferences.value(forKey: "顧客情報保存") == .string("garbage"))
   }
 
+  @Test func aSuiteThatCanNotBeOpenedIsAnErrorNotAWarning() throws {
+    // A file where the preferences folder should be: the suite can't be created.
+    let home = folder.url.appendingPathComponent("kura-home")
+    try FileManager.default.createDirectory(
+      at: home.appendingPathComponent("apps/customers"), withIntermediateDirectories: true)
+    try Data("x".utf8).write(to: home.appendingPathComponent("apps/customers/Preferences"))
+    for arguments in [["add", "1", "Luna"], ["list"], ["delete", "1"], ["fields"]] {
+      let result = try run(
+        try executable("customers"), arguments, environment: folder.environment)
+      #expect(result.status == 1, "customers \(arguments)")
+      #expect(result.stdout == "")
+      #expect(result.stderr.hasPrefix("customers: error: Can't open preferences `"))
+      #expect(!result.stderr.contains("kept in memory"))
+    }
+    var environment = folder.environment
+    environment["KURA_APP_ID"] = "../x"
+    let badApp = try run(
+      try executable("customers"), ["add", "1", "Luna"], environment: environment)
+    #expect(badApp.status == 1)
+    #expect(
+      badApp.stderr
+        == "customers: error: Can't use app identifier `../x`: it contains `/`. Use a reverse-DNS"
+        + " name such as `com.example.app`.\n")
+  }
+
   @Test func deletingAnUnknownNumberFails() throws {
     _ = try customers("add", "1", "Luna")
     let result = try customers("delete", "7")
