@@ -38,3 +38,14 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
     }
   }
 }
+
+extension LocationError {
+  /// The message as a clause to embed in another area's message ("Can't open the store:
+  /// <clause>."): its first letter lowercased and its final period dropped.
+  var clause: String {
+    var text = description
+    while text.hasSuffix(".") { text.removeLast() }
+    guard let first = text.first else { return text }
+    return first.lowercased() + text.dropFirst()
+  }
+}

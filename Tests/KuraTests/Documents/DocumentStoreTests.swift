@@ -347,6 +347,25 @@ struct DocumentStoreTests {
     #expect(shared.url.path == home + "/groups/group.com.example/notes.json")
   }
 
+  @Test func aFolderThatCanNotBeCreatedIsReportedInOneSentence() throws {
+    let folder = TemporaryDirectory()
+    let blocker = folder.file("blocker")
+    try Data("x".utf8).write(to: blocker)
+    let environment = ["KURA_HOME": blocker.path]
+    do {
+      _ = try DocumentStore<[Note]>(
+        .documents("notes.json", app: "notes", environment: environment))
+      Issue.record("a document opened under a file")
+    } catch let error as DocumentError {
+      #expect(error.code == .invalidLocation)
+      #expect(
+        error.description
+          == "Can't use `\(blocker.path)/apps/notes/Documents/notes.json` as a document: can't"
+          + " create `\(blocker.path)`: a file of that name is in the way. Check that its parent"
+          + " folder is writable.")
+    }
+  }
+
   @Test func aHiddenOrPathFileNameIsRejected() throws {
     let folder = TemporaryDirectory()
     for name in ["", ".notes.json", "a/b.json"] {
