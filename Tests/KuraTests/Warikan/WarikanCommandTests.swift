@@ -210,6 +210,17 @@ struct WarikanCommandTests {
     #expect(String(decoding: try Data(contentsOf: cashDataURL(folder)), as: UTF8.self) == seedJSON)
   }
 
+  @Test func aBadAmountOnAFreshFolderCreatesNothing() throws {
+    let folder = TemporaryDirectory()
+    for amount in ["abc", "0", "12.5"] {
+      let result = try warikan(["add", amount], folder)
+      #expect(result.status == 64)
+      #expect(result.stderr.hasPrefix("warikan: error: `\(amount)` is "))
+    }
+    let home = folder.url.appendingPathComponent("kura-home")
+    #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("apps").path))
+  }
+
   @Test func resetWithYesRemovesEverything() throws {
     let folder = TemporaryDirectory()
     try placeSeedFile(folder)
