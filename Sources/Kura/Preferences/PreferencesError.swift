@@ -105,6 +105,15 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         "Can't save preferences `\(path)`: \(reason). Nothing was changed; "
         + "check free space and permissions, then try again."
     case .invalidValue(let text, let type):
+      if type == "json" {
+        // Well-formed JSON fails only for what Kura can't store: a null.
+        let wellFormed = JSONSyntax.firstError(in: Array(text.utf8)) == nil
+        return
+          "Can't read `\(text)` as JSON: "
+          + (wellFormed
+            ? "null is not a value; leave it out or give a value instead."
+            : "expected JSON such as {\"a\": [1, 2]}.")
+      }
       return "Can't read `\(text)` as \(Self.article(type)): \(Self.expectation(type))."
     case .undecodableValue(let key, let suite, let storedType, let expectedType):
       return
@@ -140,7 +149,6 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
     case "double": return "expected a number such as 2.5"
     case "bool": return "expected true, false, yes, no, 1 or 0"
     case "date": return "expected an ISO 8601 date such as 2026-11-30T10:15:00Z"
-    case "json": return "expected JSON such as {\"a\": [1, 2]} (null is not a value)"
     default: return "expected text"
     }
   }

@@ -127,8 +127,12 @@ struct DefaultsCommandTests {
       ),
       (
         ["write", "customers", "count", "[1,", "--json"],
-        "kura: error: Can't read `[1,` as a json: expected JSON such as {\"a\": [1, 2]} "
-          + "(null is not a value).\n"
+        "kura: error: Can't read `[1,` as JSON: expected JSON such as {\"a\": [1, 2]}.\n"
+      ),
+      (
+        ["write", "customers", "count", "[1, null]", "--json"],
+        "kura: error: Can't read `[1, null]` as JSON: null is not a value; leave it out or give a"
+          + " value instead.\n"
       ),
       (
         ["write", "customers", "count", "tomorrow", "--date"],
