@@ -114,6 +114,22 @@ struct DefaultsCommandTests {
     #expect(try kura("domains").stdout == "customers\n")
   }
 
+  @Test func readingEverySuiteShowsTheReadableOnesAndReportsTheOthers() throws {
+    _ = try kura("write", "customers", "count", "1", "--int")
+    let bad = "\(home)/apps/broken/Preferences/broken.sqlite"
+    try FileManager.default.createDirectory(
+      atPath: (bad as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try Data("not a database".utf8).write(to: URL(fileURLWithPath: bad))
+    let result = try kura("read")
+    #expect(result.status == 1)
+    #expect(result.stdout == "customers:\n  count = 1\n")
+    #expect(
+      result.stderr
+        == "kura: error: Can't open preferences `\(bad)`: file is not a database. Nothing was"
+        + " changed; move the file away to start the suite afresh, or restore it from a backup.\n")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: bad)) == Data("not a database".utf8))
+  }
+
   @Test func badInputGetsOneLineAndChangesNothing() throws {
     _ = try kura("write", "customers", "count", "1", "--int")
     let cases: [([String], String)] = [
