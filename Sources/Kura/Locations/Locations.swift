@@ -208,7 +208,7 @@ public struct Locations: Sendable, Equatable {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
       if isDirectory.boolValue { return }
-      throw LocationError.cannotCreate(path: path, reason: "a file of that name is in the way")
+      throw LocationError.cannotCreate(path: path, reason: LocationError.fileInTheWay)
     }
     let parent = url.standardizedFileURL.deletingLastPathComponent()
     if parent.path != path { try ensureDirectory(parent) }

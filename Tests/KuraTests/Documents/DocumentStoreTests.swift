@@ -361,8 +361,7 @@ struct DocumentStoreTests {
       #expect(
         error.description
           == "Can't use `\(blocker.path)/apps/notes/Documents/notes.json` as a document: can't"
-          + " create `\(blocker.path)`: a file of that name is in the way. Check that its parent"
-          + " folder is writable.")
+          + " create `\(blocker.path)`: a file of that name is in the way. Move that file away.")
     }
   }
 

@@ -73,8 +73,7 @@ struct StudentsAppTests {
     #expect(
       result.stderr
         == "students: error: Can't open the store: can't create `\(blocker.path)`: a file of that"
-        + " name is in the way. Check that its parent folder is writable. Choose another"
-        + " location.\n")
+        + " name is in the way. Move that file away. Choose another location.\n")
   }
 
   @Test func storeThatIsNotSQLiteIsReportedNotOverwritten() throws {
