@@ -100,6 +100,12 @@ struct LocationsTests {
           == "Can't use group identifier `group.a/../b`: it contains `/`. Use a reverse-DNS name such as `com.example.app` prefixed with `group.`."
       )
     }
+    #expect(
+      throws: LocationError.invalidIdentifier(
+        kind: "group", identifier: "group.", reason: "it names no group")
+    ) {
+      try Locations.groupContainer("group.", environment: ["HOME": "/h"])
+    }
   }
 
   @Test func ensureDirectoryCreatesOwnerOnlyFoldersAndParents() throws {
