@@ -12,6 +12,24 @@ public protocol ArgumentConvertible {
   init?(argument: String)
   /// What a valid value looks like, for error messages: "a whole number".
   static var expectation: String { get }
+  /// What is wrong with a word that did not parse, when there is more to say than
+  /// ``expectation`` (a number out of range); `nil` otherwise.
+  static func problem(with argument: String) -> String?
+}
+
+extension ArgumentConvertible {
+  /// Nothing more to say than ``expectation``.
+  public static func problem(with argument: String) -> String? { nil }
+}
+
+extension FixedWidthInteger {
+  /// "it is out of range …" for a whole number this type can't hold.
+  static func rangeProblem(with argument: String) -> String? {
+    var digits = Substring(argument)
+    if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+    return "it is out of range; expected a whole number from \(Self.min) to \(Self.max)"
+  }
 }
 
 extension String: ArgumentConvertible {
@@ -26,6 +44,8 @@ extension Int: ArgumentConvertible {
   public init?(argument: String) { self.init(argument, radix: 10) }
   /// "a whole number".
   public static var expectation: String { "a whole number such as 3" }
+  /// Says when the word is a whole number out of range.
+  public static func problem(with argument: String) -> String? { rangeProblem(with: argument) }
 }
 
 extension Int64: ArgumentConvertible {
@@ -33,6 +53,8 @@ extension Int64: ArgumentConvertible {
   public init?(argument: String) { self.init(argument, radix: 10) }
   /// "a whole number".
   public static var expectation: String { "a whole number such as 3" }
+  /// Says when the word is a whole number out of range.
+  public static func problem(with argument: String) -> String? { rangeProblem(with: argument) }
 }
 
 extension Double: ArgumentConvertible {

@@ -107,7 +107,8 @@ public struct Invocation: Sendable {
   {
     guard let value = Value(argument: word) else {
       throw UsageError(
-        "`\(word)` is not a valid value for \(what): expected \(Value.expectation).",
+        "`\(word)` is not a valid value for \(what): "
+          + (Value.problem(with: word) ?? "expected \(Value.expectation)") + ".",
         command: commandPath)
     }
     return value

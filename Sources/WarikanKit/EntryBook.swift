@@ -189,11 +189,17 @@ public final class EntryBook: Sendable, Observable {
   ///
   /// - Parameter reference: The index or id prefix.
   /// - Returns: The deleted entry.
-  /// - Throws: ``WarikanError`` when nothing (or several entries) match, ``DocumentError`` when
-  ///   it can't be saved.
+  /// - Throws: ``WarikanError`` when nothing (or several entries) match, or when the entry shares
+  ///   its id with another; ``DocumentError`` when it can't be saved.
   @discardableResult
   public func delete(matching reference: String) throws -> CashData {
     let entry = try entry(matching: reference)
+    // Removal goes by id: with two entries of one id (a file edited by hand) it could remove
+    // the other one.
+    let sharing = entries.filter { $0.id == entry.id }
+    if sharing.count > 1 {
+      throw WarikanError.ambiguousEntry(reference: reference, matches: sharing.map(\.id))
+    }
     guard let removed = try store.remove(id: entry.id) else {
       // Another process deleted it in the meantime.
       throw WarikanError.noSuchEntry(reference: reference, count: entries.count)

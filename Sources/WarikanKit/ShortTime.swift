@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The short local time of an entry, written as the seed app writes it: 24-hour `H:mm`
 /// (`22:38`, `6:06`), in the user's time zone (`TZ` is honoured).
 ///
@@ -30,7 +36,14 @@ public enum ShortTime {
     return "\(parts.hour ?? 0):\(minute < 10 ? "0" : "")\(minute)"
   }
 
-  /// The user's time zone: the one named by `TZ` when it is set and known, else the system's.
+  /// The user's time zone: the one named by `TZ` when it is set and understood, else the
+  /// system's.
+  ///
+  /// `TZ` may name a zone (`Asia/Tokyo`, `:Asia/Tokyo`, `/usr/share/zoneinfo/Asia/Tokyo`) or be a
+  /// POSIX rule such as `JST-9` or `<+0530>-5:30`, whose offset counts hours *west* of UTC as the
+  /// C library reads it (`GMT+5` is five hours behind UTC, as `date` shows it). For a rule with
+  /// summer time (`CET-1CEST,M3.5.0,M10.5.0/3`) that is this process's own `TZ`, the C library
+  /// gives the offset in force now; from another environment only the standard offset is used.
   ///
   /// For example: `ShortTime.userTimeZone(environment: ["TZ": "Europe/Paris"])`.
   ///
@@ -39,13 +52,41 @@ public enum ShortTime {
   public static func userTimeZone(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> TimeZone {
-    if var name = environment["TZ"], !name.isEmpty {
-      if name.hasPrefix(":") { name.removeFirst() }
-      if name.hasPrefix("/"), let range = name.range(of: "zoneinfo/") {
-        name = String(name[range.upperBound...])
-      }
-      if let zone = TimeZone(identifier: name) ?? TimeZone(abbreviation: name) { return zone }
+    guard let value = environment["TZ"], !value.isEmpty else { return TimeZone.current }
+    var name = value
+    if name.hasPrefix(":") { name.removeFirst() }
+    if name.hasPrefix("/"), let range = name.range(of: "zoneinfo/") {
+      name = String(name[range.upperBound...])
     }
+    // Foundation reads `GMT+5` with the opposite sign to POSIX; such names are rules.
+    let looksLikeOffsetName =
+      (name.hasPrefix("GMT") || name.hasPrefix("UTC"))
+      && name.dropFirst(3).first.map { $0 == "+" || $0 == "-" } == true
+    if !looksLikeOffsetName, let zone = TimeZone(identifier: name) { return zone }
+    if let rule = POSIXTimeZoneRule(name) {
+      if rule.hasSummerTime, value == processTimeZoneVariable(),
+        let offset = currentProcessOffset()
+      {
+        return TimeZone(secondsFromGMT: offset) ?? TimeZone.current
+      }
+      return TimeZone(secondsFromGMT: rule.standardOffset) ?? TimeZone.current
+    }
+    if let zone = TimeZone(abbreviation: name) { return zone }
     return TimeZone.current
+  }
+
+  /// This process's own `TZ`, as the C library sees it.
+  private static func processTimeZoneVariable() -> String? {
+    guard let pointer = getenv("TZ") else { return nil }
+    return String(cString: pointer)
+  }
+
+  /// The offset from UTC in force now in this process's time zone, from the C library.
+  private static func currentProcessOffset() -> Int? {
+    tzset()
+    var now = time(nil)
+    var parts = tm()
+    guard localtime_r(&now, &parts) != nil else { return nil }
+    return Int(parts.tm_gmtoff)
   }
 }

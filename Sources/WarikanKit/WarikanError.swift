@@ -29,7 +29,8 @@ public enum WarikanError: Error, Equatable, Sendable, CustomStringConvertible {
   ///   - reference: The index or prefix, as given.
   ///   - count: How many entries there are.
   case noSuchEntry(reference: String, count: Int)
-  /// Several entries match an identifier prefix.
+  /// Several entries match an identifier prefix, or the entry meant shares its identifier with
+  /// another (possible only in a file edited by hand).
   ///
   /// - Parameters:
   ///   - reference: The prefix, as given.
@@ -53,16 +54,26 @@ public enum WarikanError: Error, Equatable, Sendable, CustomStringConvertible {
       return "`\(people)` is not a number of people: use 1 or more."
     case .noSuchEntry(let reference, let count):
       let entries = count == 1 ? "1 entry" : "\(count) entries"
+      if reference.trimmingCharacters(in: .whitespaces).isEmpty {
+        return
+          "`\(reference)` names no entry: give a number shown by `warikan list` (1 is the newest)"
+          + " or the start of an entry's id."
+      }
       if reference.allSatisfy(\.isNumber) {
         return
-          "There is no entry number \(reference): there \(count == 1 ? "is" : "are") \(entries)."
-          + " Use a number shown by `warikan list` (1 is the newest), or an id prefix with a"
-          + " letter or `-` in it."
+          "There is no entry number `\(reference)`: there \(count == 1 ? "is" : "are")"
+          + " \(entries). Use a number shown by `warikan list` (1 is the newest), or an id prefix"
+          + " with a letter or `-` in it."
       }
       return
         "No entry has an id starting with `\(reference)` (\(entries)). See `warikan list`"
         + " for the ids."
     case .ambiguousEntry(let reference, let matches):
+      if let first = matches.first, matches.allSatisfy({ $0 == first }) {
+        return
+          "`\(reference)` matches \(matches.count) entries that share the id `\(first.uuidString)`,"
+          + " so warikan can't tell them apart: give one of them a new id in cashData.json."
+      }
       let shown = matches.map { "`\($0.uuidString)`" }.joined(separator: ", ")
       return "`\(reference)` matches \(matches.count) entries (\(shown)): give more of the id."
     case .totalTooLarge:

@@ -25,3 +25,9 @@ extension PreferenceKey {
 
 /// The App Group the seed shares `fruits` through.
 let fruitsGroup = "group.iOS17.M_Kaku"
+
+/// The app's standard suite, opened so that a failure is an error: `Preferences.standard` would
+/// fall back to memory with a warning, and a command would then report a change it never saved.
+func standardPreferences() throws -> Preferences {
+  try Preferences(locations: Locations.current())
+}

@@ -17,7 +17,7 @@ let addCommand = Command(
       throw UsageError("The customer's <name> is empty: give a name.", command: "customers add")
     }
     let customer = Customer(id: UUID(), customerName: name, customerNumber: number)
-    try Preferences.standard.update(.customers) { $0 + [customer] }
+    try standardPreferences().update(.customers) { $0 + [customer] }
     print("Added \(customer.row)")
   })
 
@@ -26,13 +26,33 @@ let listCommand = Command(
   abstract: "Prints every customer as `No.<number>: <name>`, in the order they were added.",
   supportsJSON: true,
   run: { invocation in
-    let customers = Preferences.standard[.customers]
+    let preferences = try standardPreferences()
+    let customers = preferences[.customers]
+    // A stored value that isn't a customer list reads as the empty default: say so instead.
+    if customers.isEmpty,
+      let stored = preferences.value(forKey: PreferenceKey<[Customer]>.customers.name),
+      stored != .array([])
+    {
+      throw UnreadableCustomerList(suite: preferences.suiteName, storedType: stored.typeName)
+    }
     if invocation.json { return try invocation.printJSON(customers) }
     if customers.isEmpty {
       print("No customers yet. Add one with `customers add <number> <name>`.")
     }
     for customer in customers { print(customer.row) }
   })
+
+/// A stored customer list that doesn't decode (written by hand or by another version).
+struct UnreadableCustomerList: Error, CustomStringConvertible {
+  var suite: String
+  var storedType: String
+  var description: String {
+    let key = PreferenceKey<[Customer]>.customers.name
+    return
+      "Can't list customers: the value under key `\(key)` (\(storedType)) is not a customer"
+      + " list. Nothing was changed; look at it with `kura defaults read \(suite) \(key)`."
+  }
+}
 
 /// A `customers delete` that matched nothing.
 struct CustomerNotFound: Error, CustomStringConvertible {
@@ -50,7 +70,7 @@ let deleteCommand = Command(
   run: { invocation in
     let number: Int = try invocation.argument("number")
     var removed: [Customer] = []
-    try Preferences.standard.update(.customers) { customers in
+    try standardPreferences().update(.customers) { customers in
       removed = customers.filter { $0.customerNumber == number }
       return customers.filter { $0.customerNumber != number }
     }

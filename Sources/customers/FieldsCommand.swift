@@ -12,10 +12,11 @@ let sceneOption = Option(
 func fieldValues(scene sceneID: String) throws -> [(name: String, store: String, value: String)] {
   let scene = try SceneStorage(sceneID)
   let group = try Preferences(suite: fruitsGroup)
+  let standard = try standardPreferences()
   return [
     ("menu", "scene \(sceneID)", scene[.menu]),
     ("fruits", fruitsGroup, group[.fruits]),
-    ("basket", Preferences.standard.suiteName, Preferences.standard[.basket]),
+    ("basket", standard.suiteName, standard[.basket]),
   ]
 }
 
@@ -50,7 +51,7 @@ let fieldsSetCommand = Command(
     switch field {
     case "menu": try SceneStorage(sceneID).preferences.set(value, for: .menu)
     case "fruits": try Preferences(suite: fruitsGroup).set(value, for: .fruits)
-    case "basket": try Preferences.standard.set(value, for: .basket)
+    case "basket": try standardPreferences().set(value, for: .basket)
     default:
       throw UsageError(
         "Unknown field `\(field)`: use menu, fruits or basket.", command: invocation.commandPath)
@@ -71,6 +72,22 @@ let fieldsDiscardSceneCommand = Command(
   options: [sceneOption],
   run: { invocation in
     let sceneID: String = try invocation.option("scene") ?? "main"
+    let scenes = try SceneStorage.sceneIdentifiers()
+    guard scenes.contains(sceneID) else {
+      // A bad identifier gets its own message (SceneStorage checks it before touching a file).
+      if (try? Locations.validate(sceneID, kind: "scene")) == nil { _ = try SceneStorage(sceneID) }
+      throw SceneNotFound(sceneID: sceneID, scenes: scenes)
+    }
     try SceneStorage(sceneID).discard()
     print("Discarded scene `\(sceneID)`.")
   })
+
+/// A `customers fields discard-scene` for a scene that holds no state.
+struct SceneNotFound: Error, CustomStringConvertible {
+  var sceneID: String
+  var scenes: [String]
+  var description: String {
+    let known = scenes.isEmpty ? "no scene holds state" : "see them with `customers fields scenes`"
+    return "Can't discard scene `\(sceneID)`: it holds no state (\(known)). Nothing was changed."
+  }
+}

@@ -53,14 +53,29 @@ let defaultsReadCommand = Command(
     let suite: String? = try invocation.optionalArgument("suite")
     let key: String? = try invocation.optionalArgument("key")
     guard let suite else {
+      // A suite that can't be read is reported; the others are still shown.
       var all: [String: [String: PreferenceValue]] = [:]
+      var failures: [String] = []
       for name in Preferences.suiteNames() {
-        all[name] = try Preferences.existing(suite: name).dictionaryRepresentation()
+        do {
+          all[name] = try Preferences.existing(suite: name).dictionaryRepresentation()
+        } catch {
+          failures.append("\(error)")
+        }
       }
-      if invocation.json { return try invocation.printJSON(all) }
-      for name in all.keys.sorted() {
-        print("\(name):")
-        for line in DefaultsFormat.lines(all[name] ?? [:]) { print("  " + line) }
+      if invocation.json {
+        try invocation.printJSON(all)
+      } else {
+        for name in all.keys.sorted() {
+          print("\(name):")
+          for line in DefaultsFormat.lines(all[name] ?? [:]) { print("  " + line) }
+        }
+      }
+      guard failures.isEmpty else {
+        for failure in failures {
+          FileHandle.standardError.write(Data("kura: error: \(failure)\n".utf8))
+        }
+        throw ExitCode.failure
       }
       return
     }

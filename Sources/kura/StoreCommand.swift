@@ -70,6 +70,11 @@ let storeSchemaCommand = Command(
 let storeDumpCommand = Command(
   name: "dump",
   abstract: "Prints every row of one model's table.",
+  discussion: """
+    As text: a header line, then one line per row with the columns separated by tabs; a tab, \
+    newline, carriage return or backslash inside a value is written as \\t, \\n, \\r or \\\\, \
+    so every row stays on one line. --json prints the values as they are.
+    """,
   arguments: [fileArgument, Argument("model", help: "The model name, such as Student.")],
   supportsJSON: true,
   run: { invocation in
@@ -79,9 +84,29 @@ let storeDumpCommand = Command(
       let objects = rows.map { Dictionary(uniqueKeysWithValues: zip(columns, $0)) }
       return try invocation.printJSON(objects)
     }
-    print(columns.joined(separator: "\t"))
-    for row in rows { print(row.map(\.description).joined(separator: "\t")) }
+    print(columns.map(escapedForDump).joined(separator: "\t"))
+    for row in rows { print(row.map { escapedForDump($0.description) }.joined(separator: "\t")) }
   })
+
+/// A value on one line of `kura store dump`'s text output: tabs, line breaks and backslashes
+/// escaped, so a value can't split its row or shift its columns.
+func escapedForDump(_ text: String) -> String {
+  guard text.unicodeScalars.contains(where: { "\t\n\r\\".unicodeScalars.contains($0) }) else {
+    return text
+  }
+  var escaped = ""
+  for character in text {
+    switch character {
+    case "\t": escaped += "\\t"
+    case "\n": escaped += "\\n"
+    case "\r": escaped += "\\r"
+    case "\r\n": escaped += "\\r\\n"
+    case "\\": escaped += "\\\\"
+    default: escaped.append(character)
+    }
+  }
+  return escaped
+}
 
 let storeCheckCommand = Command(
   name: "check",

@@ -16,8 +16,13 @@ let addCommand = Command(
   run: { invocation in
     let amount = invocation.words("yen").first ?? ""
     let memo = invocation.words("memo").joined(separator: " ")
-    try withBook(invocation) { book in
-      let entry = try book.add(amount: amount, memo: memo)
+    var cash = 0
+    let check = {
+      cash = try Amount.parse(amount)
+      if cash == 0 { throw WarikanError.zeroAmount(input: amount) }
+    }
+    try withBook(invocation, check: check) { book in
+      let entry = try book.add(cash: cash, memo: memo)
       if invocation.json {
         try invocation.printJSON(entry)
       } else {

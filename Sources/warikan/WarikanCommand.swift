@@ -18,11 +18,14 @@ let warikanCommand = Command(
 
 /// Opens the book, runs `body`, then closes it (compacting the journal into plain JSON);
 /// maps warikan's input errors to usage errors and damaged files to a message with the fix.
+///
+/// `check` runs first, before the book is opened, so that input it rejects creates nothing.
 func withBook<T>(
   _ invocation: Invocation, options: DocumentOptions = DocumentOptions(),
-  _ body: (EntryBook) throws -> T
+  check: () throws -> Void = {}, _ body: (EntryBook) throws -> T
 ) throws -> T {
   do {
+    try check()
     let book = try EntryBook(options: options)
     let result = try body(book)
     try book.close()

@@ -29,10 +29,44 @@ enum DocumentDecoding {
         let (line, column) = position(of: offset, in: bytes)
         throw DocumentError(.damaged, file: file, line: line, column: column, reason: reason)
       }
+      if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+        let (offset, number) = numberThatDoesNotFit(Value.self, in: bytes)
+      {
+        // Foundation on Linux reports such a number as "not valid JSON", with no position.
+        let (line, column) = position(of: offset, in: bytes)
+        throw DocumentError(
+          .damaged, file: file, line: line, column: column,
+          reason: "the number `\(number)` does not fit the value expected there (a whole number"
+            + " without a fraction, or one too large)")
+      }
       throw DocumentError(.damaged, file: file, reason: describe(error))
     } catch {
       throw DocumentError(.damaged, file: file, reason: "\(error)")
     }
+  }
+
+  /// The first number in well-formed JSON whose replacement by `0` changes how decoding fails:
+  /// the number the decoder could not store (a fraction or an overflow where a whole number is
+  /// expected). Only numbers that are not whole 64-bit integers are tried, at most 32 of them.
+  static func numberThatDoesNotFit<Value: Decodable>(_ type: Value.Type, in bytes: [UInt8])
+    -> (offset: Int, text: String)?
+  {
+    guard let ranges = JSONSyntax.numberRanges(in: bytes) else { return nil }
+    let suspects = ranges.lazy.filter { range in
+      Int64(String(decoding: bytes[range], as: UTF8.self)) == nil
+    }.prefix(32)
+    for range in suspects {
+      var probe = bytes
+      probe.replaceSubrange(
+        range, with: [UInt8(ascii: "0")] + Array(repeating: 0x20, count: range.count - 1))
+      do {
+        _ = try JSONDecoder().decode(Value.self, from: Data(probe))
+      } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+        continue  // The same failure: this number was not the one.
+      } catch {}
+      return (range.lowerBound, String(decoding: bytes[range], as: UTF8.self))
+    }
+    return nil
   }
 
   /// The 1-based line and column (in characters) of a byte offset.

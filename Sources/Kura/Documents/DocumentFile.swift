@@ -135,9 +135,13 @@ enum DocumentFile {
   /// it over the original and flushes the folder. Readers see the old file or the new one,
   /// never a mix, even when the process is killed at any point.
   ///
+  /// A symbolic link at `path` is kept: the file it points to is replaced (so a document linked
+  /// into another folder, such as a synced one, keeps receiving the changes).
+  ///
   /// - Returns: The identity of the new file.
   @discardableResult
   static func replace(_ path: String, with data: Data) throws -> FileIdentity {
+    let path = try resolvingSymbolicLinks(path)
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     let temporary = (folder as NSString).appendingPathComponent(
@@ -161,6 +165,28 @@ enum DocumentFile {
     renamed = true
     try syncFolder(of: path)
     return FileIdentity(status)
+  }
+
+  /// The path a chain of symbolic links at `path` ends at (the path itself when it is not a
+  /// link); the end may not exist yet.
+  static func resolvingSymbolicLinks(_ path: String) throws -> String {
+    var current = path
+    for _ in 0..<40 {
+      var status = stat()
+      guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else {
+        return current
+      }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let length = readlink(current, &buffer, buffer.count - 1)
+      if length < 0 { throw SystemCallError(operation: "readlink", path: current, code: errno) }
+      let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current =
+        target.hasPrefix("/")
+        ? target
+        : ((current as NSString).deletingLastPathComponent as NSString)
+          .appendingPathComponent(target)
+    }
+    throw SystemCallError(operation: "resolve links of", path: path, code: ELOOP)
   }
 
   /// Removes a file if it exists.

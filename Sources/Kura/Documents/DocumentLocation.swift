@@ -117,7 +117,7 @@ public struct DocumentLocation: Sendable {
     do {
       return try body()
     } catch let error as LocationError {
-      throw DocumentError(.invalidLocation, file: url, reason: "\(error)")
+      throw DocumentError(.invalidLocation, file: url, reason: error.clause)
     }
   }
 }

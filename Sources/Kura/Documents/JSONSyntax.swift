@@ -20,6 +20,22 @@ enum JSONSyntax {
     }
   }
 
+  /// The byte ranges of the numbers in valid JSON text, in order; `nil` when the text is not
+  /// valid JSON.
+  static func numberRanges(in bytes: [UInt8]) -> [Range<Int>]? {
+    var scanner = Scanner(bytes: bytes)
+    scanner.numbers = []
+    do throws(Failure) {
+      scanner.skipSpace()
+      try scanner.value(depth: 0)
+      scanner.skipSpace()
+      guard scanner.index == bytes.count else { return nil }
+      return scanner.numbers
+    } catch {
+      return nil
+    }
+  }
+
   struct Failure: Error {
     var offset: Int
     var reason: String
@@ -28,6 +44,8 @@ enum JSONSyntax {
   struct Scanner {
     let bytes: [UInt8]
     var index = 0
+    /// When not `nil`, the range of every number scanned is appended.
+    var numbers: [Range<Int>]?
 
     mutating func skipSpace() {
       while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
@@ -143,6 +161,8 @@ enum JSONSyntax {
     }
 
     mutating func number() throws(Failure) {
+      let start = index
+      defer { numbers?.append(start..<index) }
       if bytes[index] == UInt8(ascii: "-") { index += 1 }
       if index < bytes.count, bytes[index] == UInt8(ascii: "0") {
         index += 1  // A leading zero stands alone: `01` is not a number.

@@ -34,7 +34,25 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
         + "Use a reverse-DNS name such as `com.example.app`"
         + (kind == "group" ? " prefixed with `group.`." : ".")
     case .cannotCreate(let path, let reason):
-      return "Can't create `\(path)`: \(reason). Check that its parent folder is writable."
+      let advice =
+        reason == Self.fileInTheWay
+        ? "Move that file away."
+        : "Check that its parent folder is writable."
+      return "Can't create `\(path)`: \(reason). \(advice)"
     }
+  }
+}
+
+extension LocationError {
+  /// The reason given when a file stands where a folder must be created.
+  static let fileInTheWay = "a file of that name is in the way"
+
+  /// The message as a clause to embed in another area's message ("Can't open the store:
+  /// <clause>."): its first letter lowercased and its final period dropped.
+  var clause: String {
+    var text = description
+    while text.hasSuffix(".") { text.removeLast() }
+    guard let first = text.first else { return text }
+    return first.lowercased() + text.dropFirst()
   }
 }

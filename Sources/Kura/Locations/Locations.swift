@@ -144,12 +144,17 @@ public struct Locations: Sendable, Equatable {
   ///   - identifier: The App Group identifier, such as `group.com.example`.
   ///   - environment: Variables to resolve from; the process environment by default.
   /// - Returns: The container folder. Nothing is created.
-  /// - Throws: ``LocationError/invalidIdentifier(kind:identifier:reason:)`` for a bad identifier.
+  /// - Throws: ``LocationError/invalidIdentifier(kind:identifier:reason:)`` for a bad identifier
+  ///   (also `group.` alone, which names no group).
   public static func groupContainer(
     _ identifier: String,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> URL {
     try validate(identifier, kind: "group")
+    if identifier == "group." {
+      throw LocationError.invalidIdentifier(
+        kind: "group", identifier: identifier, reason: "it names no group")
+    }
     let environment = Environment(variables: environment)
     if let root = environment.kuraHome {
       return root.appendingPathComponent("groups").appendingPathComponent(identifier)
@@ -208,7 +213,7 @@ public struct Locations: Sendable, Equatable {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
       if isDirectory.boolValue { return }
-      throw LocationError.cannotCreate(path: path, reason: "a file of that name is in the way")
+      throw LocationError.cannotCreate(path: path, reason: LocationError.fileInTheWay)
     }
     let parent = url.standardizedFileURL.deletingLastPathComponent()
     if parent.path != path { try ensureDirectory(parent) }

@@ -19,6 +19,13 @@ public protocol PreferenceRepresentable: Sendable {
   var preferenceValue: PreferenceValue { get }
   /// Reads a value back; `nil` when the stored value is not of this type.
   ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let count = Int(preferenceValue: .integer(3))     // 3
+  /// let none = Int(preferenceValue: .string("three")) // nil
+  /// ```
+  ///
   /// - Parameter preferenceValue: The stored value.
   init?(preferenceValue: PreferenceValue)
 }
@@ -26,7 +33,11 @@ public protocol PreferenceRepresentable: Sendable {
 extension PreferenceValue: PreferenceRepresentable {
   /// The value itself.
   public var preferenceValue: PreferenceValue { self }
-  /// Any stored value.
+  /// Any stored value, unchanged (it never fails).
+  ///
+  /// For example: `PreferenceValue(preferenceValue: .string("x"))` is `.string("x")`.
+  ///
+  /// - Parameter preferenceValue: The stored value.
   public init?(preferenceValue: PreferenceValue) { self = preferenceValue }
 }
 

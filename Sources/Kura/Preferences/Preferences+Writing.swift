@@ -77,17 +77,31 @@ extension Preferences {
   /// let count = try preferences.update(.launchCount) { $0 + 1 }
   /// ```
   ///
+  /// A stored value that doesn't decode as the key's type (say, written by another version of
+  /// the app) is not replaced by a transform of the default: the update throws instead.
+  ///
   /// - Parameters:
   ///   - key: The key.
   ///   - transform: Returns the new value from the current one (the default when none is stored).
   /// - Returns: The new value.
-  /// - Throws: What `transform` throws, or what ``set(_:for:)`` throws; nothing is changed then.
+  /// - Throws: What `transform` throws, what ``set(_:for:)`` throws, or
+  ///   ``PreferencesError/undecodableValue(key:suite:storedType:expectedType:)``; nothing is
+  ///   changed then.
   @discardableResult
   public func update<Value>(
     _ key: PreferenceKey<Value>, _ transform: (Value) throws -> Value
   ) throws -> Value {
     try batch { batch in
-      let newValue = try transform(batch[key])
+      var current = key.defaultValue
+      if let stored = try batch.storedValue(forKey: key.name) {
+        guard let decoded = key.decode(stored) else {
+          throw PreferencesError.undecodableValue(
+            key: key.name, suite: suiteName, storedType: stored.typeName,
+            expectedType: "\(Value.self)")
+        }
+        current = decoded
+      }
+      let newValue = try transform(current)
       try batch.set(newValue, for: key)
       return newValue
     }

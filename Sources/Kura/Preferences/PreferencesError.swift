@@ -60,6 +60,15 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
   ///   - text: The text, as given.
   ///   - type: The requested type, such as `integer`.
   case invalidValue(text: String, type: String)
+  /// A stored value does not decode as the key's type, so it can't be updated from it (it is
+  /// kept as it is; reads give the key's default).
+  ///
+  /// - Parameters:
+  ///   - key: The key.
+  ///   - suite: The suite name.
+  ///   - storedType: The type of the stored value, such as `string`.
+  ///   - expectedType: The key's type, such as `Array<Customer>`.
+  case undecodableValue(key: String, suite: String, storedType: String, expectedType: String)
   /// The scene's state was discarded; open the scene again to store new state.
   ///
   /// - Parameter sceneID: The scene identifier.
@@ -86,7 +95,7 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         "Can't find key `\(key)` in suite `\(suite)`: it holds no value. "
         + "List the keys with `kura defaults read \(suite)`."
     case .cannotOpen(let path, let reason):
-      return "Can't open preferences `\(path)`: \(reason). Check that its folder is writable."
+      return "Can't open preferences `\(path)`: \(reason). \(Self.openAdvice(reason))"
     case .cannotEncode(let key, let reason):
       return
         "Can't store a value for key `\(key)`: \(reason). "
@@ -96,12 +105,38 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         "Can't save preferences `\(path)`: \(reason). Nothing was changed; "
         + "check free space and permissions, then try again."
     case .invalidValue(let text, let type):
+      if type == "json" {
+        // Well-formed JSON fails only for what Kura can't store: a null.
+        let wellFormed = JSONSyntax.firstError(in: Array(text.utf8)) == nil
+        return
+          "Can't read `\(text)` as JSON: "
+          + (wellFormed
+            ? "null is not a value; leave it out or give a value instead."
+            : "expected JSON such as {\"a\": [1, 2]}.")
+      }
       return "Can't read `\(text)` as \(Self.article(type)): \(Self.expectation(type))."
+    case .undecodableValue(let key, let suite, let storedType, let expectedType):
+      return
+        "Can't update key `\(key)` in suite `\(suite)`: its stored value (\(storedType)) is not"
+        + " a `\(expectedType)`. Nothing was changed; look at it with `kura defaults read \(suite)"
+        + " \(key)`, then remove it (`kura defaults delete \(suite) \(key)`) or set a new value."
     case .sceneDiscarded(let sceneID):
       return
         "Can't store state for scene `\(sceneID)`: it was discarded. "
         + "Open the scene again with `SceneStorage(\"\(sceneID)\")` to start afresh."
     }
+  }
+
+  /// What to do when a suite's file can't be opened: a file that is not SQLite, or is damaged,
+  /// is not fixed by permissions (SQLite's messages for those are fixed texts).
+  private static func openAdvice(_ reason: String) -> String {
+    if reason.hasPrefix("file is not a database")
+      || reason.hasPrefix("database disk image is malformed")
+    {
+      return "Nothing was changed; move the file away to start the suite afresh, or restore it"
+        + " from a backup."
+    }
+    return "Check that its folder is writable."
   }
 
   private static func article(_ type: String) -> String {
@@ -114,7 +149,6 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
     case "double": return "expected a number such as 2.5"
     case "bool": return "expected true, false, yes, no, 1 or 0"
     case "date": return "expected an ISO 8601 date such as 2026-11-30T10:15:00Z"
-    case "json": return "expected JSON such as {\"a\": [1, 2]} (null is not a value)"
     default: return "expected text"
     }
   }

@@ -72,6 +72,20 @@ struct CommandLineToolTests {
     }
   }
 
+  @Test func aWholeNumberOutOfRangeIsSaidToBe() throws {
+    let parsed = try invocation(["split", "99999999999999999999"])
+    do {
+      _ = try parsed.argument("people", as: Int.self)
+      Issue.record("an out-of-range number parsed")
+    } catch {
+      #expect(
+        "\(error)"
+          == "`99999999999999999999` is not a valid value for <people>: it is out of range;"
+          + " expected a whole number from -9223372036854775808 to 9223372036854775807.\n"
+          + "See `tool split --help`.")
+    }
+  }
+
   @Test(arguments: [
     (
       ["splt"],

@@ -61,6 +61,28 @@ struct DocumentDamageTests {
     #expect(error.reason == "the file ends too early (truncated); expected `,` or `}`")
   }
 
+  @Test func aNumberThatDoesNotFitIsNamedWithItsPlace() throws {
+    let folder = TemporaryDirectory()
+    // Well-formed JSON, but `cash` is an `Int`: a fraction, then an overflow on line 2.
+    let fraction = try openError(
+      Array(
+        #"[{"id":"3F4D8393-8D86-4C81-AFB9-1854A5E38BDC","memo":"x","cash":1.5,"time":"1:00"}]"#
+          .utf8), folder: folder)
+    #expect(fraction.line == 1 && fraction.column == 65)
+    #expect(
+      fraction.reason
+        == "the number `1.5` does not fit the value expected there (a whole number without a"
+        + " fraction, or one too large)")
+    let overflow = try openError(
+      Array(
+        ("[{\"id\":\"3F4D8393-8D86-4C81-AFB9-1854A5E38BDC\",\"memo\":\"x\",\"cash\":1,"
+          + "\"time\":\"1:00\"},\n{\"id\":\"3F4D8393-8D86-4C81-AFB9-1854A5E38BDD\","
+          + "\"memo\":\"x\",\"cash\":99999999999999999999,\"time\":\"1:00\"}]").utf8),
+      folder: folder)
+    #expect(overflow.line == 2 && overflow.column == 64)
+    #expect(overflow.reason.hasPrefix("the number `99999999999999999999` does not fit"))
+  }
+
   @Test func empty() throws {
     let folder = TemporaryDirectory()
     let error = try openError([], folder: folder)

@@ -139,6 +139,29 @@ struct DocumentStoreTests {
     }
   }
 
+  @Test func aSymbolicLinkIsKeptAndItsTargetReceivesTheChanges() throws {
+    let folder = TemporaryDirectory()
+    // The document is linked into another folder (say, a synced one), by a relative link.
+    let synced = folder.url.appendingPathComponent("synced")
+    try FileManager.default.createDirectory(at: synced, withIntermediateDirectories: true)
+    let target = synced.appendingPathComponent("notes.json")
+    try Data("[]".utf8).write(to: target)
+    let link = folder.file("notes.json")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: "synced/notes.json")
+    let store = try noteStore(link)
+    try store.append(Note(id: 1, text: "a"))
+    try store.close()
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "synced/notes.json")
+    #expect(
+      try JSONDecoder().decode([Note].self, from: Data(contentsOf: target))
+        == [Note(id: 1, text: "a")])
+    #expect(try fileNames(in: synced) == ["notes.json"])
+    let reopened = try noteStore(link)
+    #expect(reopened.value == [Note(id: 1, text: "a")])
+  }
+
   @Test func theJournalIsCompactedOnceItOutgrowsTheFile() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("notes.json")
@@ -322,6 +345,24 @@ struct DocumentStoreTests {
     let shared = try DocumentStore<[Note]>(
       .group("group.com.example", "notes.json", environment: environment))
     #expect(shared.url.path == home + "/groups/group.com.example/notes.json")
+  }
+
+  @Test func aFolderThatCanNotBeCreatedIsReportedInOneSentence() throws {
+    let folder = TemporaryDirectory()
+    let blocker = folder.file("blocker")
+    try Data("x".utf8).write(to: blocker)
+    let environment = ["KURA_HOME": blocker.path]
+    do {
+      _ = try DocumentStore<[Note]>(
+        .documents("notes.json", app: "notes", environment: environment))
+      Issue.record("a document opened under a file")
+    } catch let error as DocumentError {
+      #expect(error.code == .invalidLocation)
+      #expect(
+        error.description
+          == "Can't use `\(blocker.path)/apps/notes/Documents/notes.json` as a document: can't"
+          + " create `\(blocker.path)`: a file of that name is in the way. Move that file away.")
+    }
   }
 
   @Test func aHiddenOrPathFileNameIsRejected() throws {

@@ -100,6 +100,12 @@ struct LocationsTests {
           == "Can't use group identifier `group.a/../b`: it contains `/`. Use a reverse-DNS name such as `com.example.app` prefixed with `group.`."
       )
     }
+    #expect(
+      throws: LocationError.invalidIdentifier(
+        kind: "group", identifier: "group.", reason: "it names no group")
+    ) {
+      try Locations.groupContainer("group.", environment: ["HOME": "/h"])
+    }
   }
 
   @Test func ensureDirectoryCreatesOwnerOnlyFoldersAndParents() throws {
@@ -121,6 +127,13 @@ struct LocationsTests {
     ) {
       try Locations.ensureDirectory(file)
     }
+    // The advice fits: permissions don't move a file out of the way.
+    #expect(
+      "\(LocationError.cannotCreate(path: file.path, reason: "a file of that name is in the way"))"
+        == "Can't create `\(file.path)`: a file of that name is in the way. Move that file away.")
+    #expect(
+      "\(LocationError.cannotCreate(path: "/x", reason: "Permission denied"))"
+        == "Can't create `/x`: Permission denied. Check that its parent folder is writable.")
   }
 
   @Test func restrictToOwnerSetsMode0600() throws {

@@ -52,6 +52,52 @@ struct CustomersCommandTests {
     #expect(try customers("list").stdout.hasPrefix("No customers yet."))
   }
 
+  @Test func aListThatDoesNotDecodeIsReportedAndKept() throws {
+    _ = try customers("add", "1", "Luna")
+    let preferences = try Preferences(suite: "customers", environment: folder.environment)
+    // Another version of the app (or a person) left something else under the key.
+    try preferences.setValue(.string("garbage"), forKey: "顧客情報保存")
+    let list = try customers("list")
+    #expect(list.status == 1)
+    #expect(
+      list.stderr
+        == "customers: error: Can't list customers: the value under key `顧客情報保存` (string) is"
+        + " not a customer list. Nothing was changed; look at it with `kura defaults read"
+        + " customers 顧客情報保存`.\n")
+    let add = try customers("add", "2", "Ron")
+    #expect(add.status == 1)
+    #expect(
+      add.stderr.hasPrefix(
+        "customers: error: Can't update key `顧客情報保存` in suite `customers`: its stored value"
+          + " (string) is not a `Array<Customer>`."))
+    #expect(preferences.value(forKey: "顧客情報保存") == .string("garbage"))
+  }
+
+  @Test func aSuiteThatCanNotBeOpenedIsAnErrorNotAWarning() throws {
+    // A file where the preferences folder should be: the suite can't be created.
+    let home = folder.url.appendingPathComponent("kura-home")
+    try FileManager.default.createDirectory(
+      at: home.appendingPathComponent("apps/customers"), withIntermediateDirectories: true)
+    try Data("x".utf8).write(to: home.appendingPathComponent("apps/customers/Preferences"))
+    for arguments in [["add", "1", "Luna"], ["list"], ["delete", "1"], ["fields"]] {
+      let result = try run(
+        try executable("customers"), arguments, environment: folder.environment)
+      #expect(result.status == 1, "customers \(arguments)")
+      #expect(result.stdout == "")
+      #expect(result.stderr.hasPrefix("customers: error: Can't open preferences `"))
+      #expect(!result.stderr.contains("kept in memory"))
+    }
+    var environment = folder.environment
+    environment["KURA_APP_ID"] = "../x"
+    let badApp = try run(
+      try executable("customers"), ["add", "1", "Luna"], environment: environment)
+    #expect(badApp.status == 1)
+    #expect(
+      badApp.stderr
+        == "customers: error: Can't use app identifier `../x`: it contains `/`. Use a reverse-DNS"
+        + " name such as `com.example.app`.\n")
+  }
+
   @Test func deletingAnUnknownNumberFails() throws {
     _ = try customers("add", "1", "Luna")
     let result = try customers("delete", "7")
@@ -117,6 +163,18 @@ struct CustomersCommandTests {
 
         """)
     #expect(try customers("fields", "scenes").stdout == "")
+    // A scene that holds no state is an error, and is not created by the attempt.
+    let noScene = try customers("fields", "discard-scene", "--scene", "nosuch")
+    #expect(noScene.status == 1)
+    #expect(
+      noScene.stderr
+        == "customers: error: Can't discard scene `nosuch`: it holds no state (no scene holds"
+        + " state). Nothing was changed.\n")
+    let scenesFolder = folder.url.appendingPathComponent("kura-home/apps/customers/Scenes")
+    #expect(!FileManager.default.fileExists(atPath: scenesFolder.path + "/nosuch.sqlite"))
+    let badDiscard = try customers("fields", "discard-scene", "--scene", "../x")
+    #expect(badDiscard.status == 1)
+    #expect(badDiscard.stderr.hasPrefix("customers: error: Can't use scene identifier `../x`"))
     let unknown = try customers("fields", "set", "lunch", "x")
     #expect(unknown.status == 64)
     #expect(

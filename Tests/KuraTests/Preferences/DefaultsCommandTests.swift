@@ -114,6 +114,22 @@ struct DefaultsCommandTests {
     #expect(try kura("domains").stdout == "customers\n")
   }
 
+  @Test func readingEverySuiteShowsTheReadableOnesAndReportsTheOthers() throws {
+    _ = try kura("write", "customers", "count", "1", "--int")
+    let bad = "\(home)/apps/broken/Preferences/broken.sqlite"
+    try FileManager.default.createDirectory(
+      atPath: (bad as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try Data("not a database".utf8).write(to: URL(fileURLWithPath: bad))
+    let result = try kura("read")
+    #expect(result.status == 1)
+    #expect(result.stdout == "customers:\n  count = 1\n")
+    #expect(
+      result.stderr
+        == "kura: error: Can't open preferences `\(bad)`: file is not a database. Nothing was"
+        + " changed; move the file away to start the suite afresh, or restore it from a backup.\n")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: bad)) == Data("not a database".utf8))
+  }
+
   @Test func badInputGetsOneLineAndChangesNothing() throws {
     _ = try kura("write", "customers", "count", "1", "--int")
     let cases: [([String], String)] = [
@@ -127,8 +143,12 @@ struct DefaultsCommandTests {
       ),
       (
         ["write", "customers", "count", "[1,", "--json"],
-        "kura: error: Can't read `[1,` as a json: expected JSON such as {\"a\": [1, 2]} "
-          + "(null is not a value).\n"
+        "kura: error: Can't read `[1,` as JSON: expected JSON such as {\"a\": [1, 2]}.\n"
+      ),
+      (
+        ["write", "customers", "count", "[1, null]", "--json"],
+        "kura: error: Can't read `[1, null]` as JSON: null is not a value; leave it out or give a"
+          + " value instead.\n"
       ),
       (
         ["write", "customers", "count", "tomorrow", "--date"],

@@ -76,6 +76,27 @@ struct PreferencesTests {
     #expect(preferences[.launchCount] == 10)
   }
 
+  @Test func updateNeverReplacesAValueThatDoesNotDecode() throws {
+    let preferences = Preferences.inMemory
+    try preferences.setValue(.string("seven"), forKey: "launchCount")
+    #expect(preferences[.launchCount] == 0)
+    #expect(
+      throws: PreferencesError.undecodableValue(
+        key: "launchCount", suite: "inMemory", storedType: "string", expectedType: "Int")
+    ) {
+      try preferences.update(.launchCount) { $0 + 1 }
+    }
+    #expect(preferences.value(forKey: "launchCount") == .string("seven"))
+    #expect(
+      "\(PreferencesError.undecodableValue(key: "k", suite: "app", storedType: "string", expectedType: "Int"))"
+        == "Can't update key `k` in suite `app`: its stored value (string) is not a `Int`. Nothing"
+        + " was changed; look at it with `kura defaults read app k`, then remove it"
+        + " (`kura defaults delete app k`) or set a new value.")
+    // With no value stored, the update starts from the default as before.
+    try preferences.remove(.launchCount)
+    #expect(try preferences.update(.launchCount) { $0 + 1 } == 1)
+  }
+
   @Test func resetRemovesEveryKey() throws {
     let folder = TemporaryDirectory()
     let preferences = try Preferences(fileURL: folder.file("reset.sqlite"))
@@ -154,6 +175,12 @@ struct PreferencesTests {
     ) {
       try Preferences(fileURL: url)
     }
+    // The advice fits the problem: permissions don't make a file SQLite.
+    #expect(
+      "\(PreferencesError.cannotOpen(path: url.path, reason: "file is not a database"))"
+        == "Can't open preferences `\(url.path)`: file is not a database. Nothing was changed;"
+        + " move the file away to start the suite afresh, or restore it from a backup.")
+    #expect(try Data(contentsOf: url) == Data(repeating: 7, count: 4096))
   }
 
   @Test func secondInstanceSeesWritesWithoutReopening() throws {

@@ -16,6 +16,25 @@ struct KuraStoreCommandTests {
       "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
   }
 
+  @Test func dumpKeepsEachRowOnOneLine() throws {
+    let folder = TemporaryDirectory()
+    let students = try executable("students")
+    let name = "Tab\there\nnew line\r\nback\\slash"
+    #expect(
+      try run(students, ["add", "--name", name], environment: folder.environment).status == 0)
+    let store = folder.url.appendingPathComponent(
+      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
+    let dump = try run(
+      try executable("kura"), ["store", "dump", store.path, "Student"],
+      environment: folder.environment)
+    #expect(dump.status == 0)
+    let lines = dump.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count == 3)  // the header, the row, and the empty string after the last \n
+    let fields = try #require(lines.dropFirst().first).split(separator: "\t")
+    #expect(fields.count == 3)
+    #expect(fields.dropFirst().first == #"Tab\there\nnew line\r\nback\\slash"#)
+  }
+
   @Test func infoSchemaDumpAndCheckDescribeTheStore() throws {
     let folder = TemporaryDirectory()
     let store = try makeStore(folder)

@@ -62,6 +62,20 @@ struct StudentsAppTests {
         + "letter.\nSee `students add --help`.\n")
   }
 
+  @Test func aFolderThatCanNotBeCreatedIsReportedInOneSentence() throws {
+    let folder = TemporaryDirectory()
+    let blocker = folder.file("blocker")
+    try Data("x".utf8).write(to: blocker)
+    var environment = folder.environment
+    environment["KURA_HOME"] = blocker.path
+    let result = try run(try executable("students"), ["add"], environment: environment)
+    #expect(result.status == 1)
+    #expect(
+      result.stderr
+        == "students: error: Can't open the store: can't create `\(blocker.path)`: a file of that"
+        + " name is in the way. Move that file away. Choose another location.\n")
+  }
+
   @Test func storeThatIsNotSQLiteIsReportedNotOverwritten() throws {
     let folder = TemporaryDirectory()
     let store = folder.url.appendingPathComponent(

@@ -106,4 +106,19 @@ struct ShortTimeTests {
     #expect(ShortTime.userTimeZone(environment: ["TZ": "Not/AZone"]) == TimeZone.current)
     #expect(ShortTime.userTimeZone(environment: [:]) == TimeZone.current)
   }
+
+  @Test func readsPOSIXRulesWithTheirWestwardSign() {
+    func offset(_ tz: String) -> Int {
+      ShortTime.userTimeZone(environment: ["TZ": tz]).secondsFromGMT()
+    }
+    #expect(offset("JST-9") == 9 * 3600)
+    #expect(offset("EST5") == -5 * 3600)
+    // As the C library (and `date`) read them: `GMT+5` is five hours behind UTC.
+    #expect(offset("GMT+5") == -5 * 3600)
+    #expect(offset("UTC-3") == 3 * 3600)
+    #expect(offset("<+0530>-5:30") == 5 * 3600 + 30 * 60)
+    #expect(offset("UTC0") == 0)
+    // From an environment other than the process's own, summer time is not applied.
+    #expect(offset("CET-1CEST,M3.5.0,M10.5.0/3") == 3600)
+  }
 }

@@ -106,7 +106,7 @@ struct EntryBookTests {
     }
     #expect(
       "\(WarikanError.noSuchEntry(reference: "3", count: 2))"
-        == "There is no entry number 3: there are 2 entries. Use a number shown by `warikan list`"
+        == "There is no entry number `3`: there are 2 entries. Use a number shown by `warikan list`"
         + " (1 is the newest), or an id prefix with a letter or `-` in it.")
   }
 
@@ -128,6 +128,37 @@ struct EntryBookTests {
     }
     #expect(try book.delete(matching: "AAAA0000-0000-0000-0000-000000000002").memo == "b")
     #expect(book.entries.map(\.memo) == ["a"])
+  }
+
+  @Test func anEmptyReferenceIsQuotedAndExplained() throws {
+    #expect(
+      "\(WarikanError.noSuchEntry(reference: "", count: 2))"
+        == "`` names no entry: give a number shown by `warikan list` (1 is the newest) or the"
+        + " start of an entry's id.")
+  }
+
+  @Test func entriesSharingAnIdAreNeverDeletedInEachOthersPlace() throws {
+    let folder = TemporaryDirectory()
+    // A file edited by hand: two entries with one id.
+    let file =
+      #"[{"id":"AAAA0000-0000-0000-0000-000000000001","memo":"a","cash":1,"time":"1:00"},"#
+      + #"{"id":"AAAA0000-0000-0000-0000-000000000001","memo":"b","cash":2,"time":"1:01"}]"#
+    try placeSeedFile(folder, file)
+    let book = try openBook(folder)
+    let message =
+      "matches 2 entries that share the id `AAAA0000-0000-0000-0000-000000000001`, so warikan"
+      + " can't tell them apart: give one of them a new id in cashData.json."
+    for reference in ["1", "2", "aaaa"] {
+      do {
+        let deleted = try book.delete(matching: reference)
+        Issue.record("`\(reference)` deleted \(deleted.memo)")
+      } catch let error as WarikanError {
+        #expect("\(error)" == "`\(reference)` " + message)
+      }
+    }
+    #expect(book.entries.map(\.memo) == ["a", "b"])
+    try book.close()
+    #expect(try String(contentsOf: cashDataURL(folder), encoding: .utf8) == file)
   }
 
   @Test func totalOverflowIsAnErrorNotACrash() throws {

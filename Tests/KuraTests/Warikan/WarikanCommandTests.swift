@@ -73,6 +73,20 @@ struct WarikanCommandTests {
     #expect(time == before || time == after)
   }
 
+  @Test func theTimeFollowsAPOSIXRuleInTZ() throws {
+    let folder = TemporaryDirectory()
+    // `JST-9` is nine hours east of UTC; `GMT+5` five hours west, as `date` shows them.
+    for (rule, zone) in [("JST-9", "Asia/Tokyo"), ("GMT+5", "Etc/GMT+5")] {
+      let local = try #require(TimeZone(identifier: zone))
+      let before = ShortTime.string(from: Date(), in: local)
+      let added = try warikan(["add", "1", "--json"], folder, timeZone: rule)
+      let after = ShortTime.string(from: Date(), in: local)
+      #expect(added.status == 0)
+      let time = try JSONDecoder().decode(CashData.self, from: Data(added.stdout.utf8)).time
+      #expect(time == before || time == after, "TZ=\(rule)")
+    }
+  }
+
   @Test func listsNewestFirstAsTextAndJSON() throws {
     let folder = TemporaryDirectory()
     try placeSeedFile(folder)
@@ -164,7 +178,7 @@ struct WarikanCommandTests {
     ),
     (
       ["delete", "3"],
-      "warikan: error: There is no entry number 3: there are 2 entries. Use a number shown by"
+      "warikan: error: There is no entry number `3`: there are 2 entries. Use a number shown by"
         + " `warikan list` (1 is the newest), or an id prefix with a letter or `-` in it.\n"
         + "See `warikan delete --help`.\n"
     ),
@@ -194,6 +208,17 @@ struct WarikanCommandTests {
     #expect(result.stdout == "")
     #expect(result.stderr == message)
     #expect(String(decoding: try Data(contentsOf: cashDataURL(folder)), as: UTF8.self) == seedJSON)
+  }
+
+  @Test func aBadAmountOnAFreshFolderCreatesNothing() throws {
+    let folder = TemporaryDirectory()
+    for amount in ["abc", "0", "12.5"] {
+      let result = try warikan(["add", amount], folder)
+      #expect(result.status == 64)
+      #expect(result.stderr.hasPrefix("warikan: error: `\(amount)` is "))
+    }
+    let home = folder.url.appendingPathComponent("kura-home")
+    #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("apps").path))
   }
 
   @Test func resetWithYesRemovesEverything() throws {

@@ -126,7 +126,7 @@ public final class ModelContainer: Sendable {
       return try body()
     } catch let error as LocationError {
       throw StoreError(
-        .cannotOpen, message: "Can't open the store: \(error). Choose another location.")
+        .cannotOpen, message: "Can't open the store: \(error.clause). Choose another location.")
     }
   }
 
