@@ -117,6 +117,32 @@ struct StoreFileTests {
     #expect(try Data(contentsOf: url) == content)
   }
 
+  @Test func unreadableModelRecordIsADamagedStoreNotADecodingError() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.store")
+    do {
+      let context = ModelContext(try ModelContainer(for: NoteV1.self, configurations: .url(url)))
+      try context.insert(NoteV1(text: "kept"))
+      try context.save()
+    }
+    do {
+      let connection = try Connection(path: url.path)
+      try connection.execute("UPDATE kura_models SET columns = 'garbage'")
+    }
+    #expect {
+      _ = try ModelContainer(for: NoteV1.self, configurations: .url(url))
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .damaged && error.model == "NoteV1" && error.url == url
+        && error.message
+          == "Can't open store `notes.store`: its record of model `NoteV1` (table `kura_models`) is"
+          + " not readable. The file was left untouched; restore it from a backup, or check it"
+          + " with `kura store check`."
+    }
+    let connection = try Connection(path: url.path)
+    #expect(try connection.query("SELECT text FROM Note") { $0.string(at: 0) } == ["kept"])
+  }
+
   @Test func damagedStoreIsReportedAndLeftUntouched() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("damaged.sqlite")

@@ -102,6 +102,22 @@ struct StoreSetup {
       + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
   }
 
+  /// Decodes the columns `kura_models` records for a model; unreadable text is a damaged store.
+  static func recordedColumns(_ text: String, model: String, url: URL?, file: String) throws
+    -> [StoredColumn]
+  {
+    do {
+      return try JSONDecoder().decode([StoredColumn].self, from: Data(text.utf8))
+    } catch {
+      throw StoreError(
+        .damaged, model: model, url: url,
+        message:
+          "Can't open store \(file): its record of model `\(model)` (table `kura_models`) is "
+          + "not readable. The file was left untouched; restore it from a backup, or check it "
+          + "with `kura store check`.")
+    }
+  }
+
   private func verify(_ schema: ModelSchema, in db: Connection) throws {
     struct Stored {
       var type: String
@@ -126,7 +142,8 @@ struct StoreSetup {
       try db.queryFirst(
         "SELECT columns FROM kura_models WHERE model = ?", [.text(schema.modelName)]
       ) { row in
-        try JSONDecoder().decode([StoredColumn].self, from: Data(row.string(at: 0).utf8))
+        try Self.recordedColumns(
+          row.string(at: 0), model: schema.modelName, url: url, file: file)
       } ?? []
     let recordedKinds = Dictionary(
       recorded.map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })

@@ -100,7 +100,8 @@ struct StoreMigrator {
     var plans: [(ModelSchema, TableMigration.Plan)] = []
     for schema in schemas where try exists(schema.tableName, db) {
       let attributes = graph.attributesByTable[schema.tableName] ?? ModelAttributes()
-      let migration = TableMigration(schema: schema, attributes: attributes, fileName: fileName)
+      let migration = TableMigration(
+        schema: schema, attributes: attributes, fileName: fileName, url: url)
       plans.append((schema, try migration.plan(db)))
     }
     var changed = false

@@ -22,6 +22,8 @@ struct TableMigration {
   let schema: ModelSchema
   let attributes: ModelAttributes
   let fileName: String
+  /// The store file, for errors; `nil` in memory.
+  var url: URL? = nil
 
   /// Reads the existing table and decides; throws ``StoreError/Code/migrationRefused`` for a
   /// change that could lose data.
@@ -126,7 +128,8 @@ struct TableMigration {
         "SELECT columns FROM kura_models WHERE table_name = ? ORDER BY model = ? DESC, rowid DESC",
         [.text(schema.tableName), .text(schema.modelName)]
       ) { row in
-        try JSONDecoder().decode([StoreSetup.StoredColumn].self, from: Data(row.string(at: 0).utf8))
+        try StoreSetup.recordedColumns(
+          row.string(at: 0), model: schema.modelName, url: url, file: fileName)
       } ?? []
     var kinds: [String: ColumnKind] = [:]
     for column in recorded { kinds[column.name] = ColumnKind(rawValue: column.kind) }
