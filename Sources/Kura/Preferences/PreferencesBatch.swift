@@ -25,17 +25,23 @@ public final class PreferencesBatch {
   }
 
   /// A key's value as stored in the file now, or its default; setting it stores (`nil` removes)
-  /// the value when the batch commits. A value that can't be encoded makes the batch throw.
+  /// the value when the batch commits. A value that can't be read or encoded makes the batch
+  /// throw (rolling back every write of the batch).
   ///
   /// For example: `batch[.launchCount] = batch[.launchCount] + 1`.
   ///
   /// - Parameter key: The key.
   public subscript<Value>(key: PreferenceKey<Value>) -> Value {
     get {
-      guard let stored = (try? storedValue(forKey: key.name)) ?? nil else {
+      do {
+        guard let stored = try storedValue(forKey: key.name) else { return key.defaultValue }
+        return key.decode(stored) ?? key.defaultValue
+      } catch {
+        // A failed read must not turn into a silent overwrite with the default: the batch
+        // remembers the error and `batch {}` throws it, rolling every write back.
+        if firstError == nil { firstError = error }
         return key.defaultValue
       }
-      return key.decode(stored) ?? key.defaultValue
     }
     set {
       do {
