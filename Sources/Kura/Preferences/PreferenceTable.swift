@@ -14,7 +14,16 @@ enum PreferenceTable {
 
   /// Creates the table (keyed by name without a rowid, so a write touches two pages: the row's
   /// and the version index's).
+  ///
+  /// - Throws: ``ForeignDatabase`` when the file already holds another program's tables and no
+  ///   preferences: nothing is added to it.
   static func createSchema(_ db: Connection) throws {
+    let tables = try db.query(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+    ) { $0.string(at: 0) }
+    if !tables.isEmpty && !tables.contains("kura_preference") {
+      throw ForeignDatabase(tables: tables)
+    }
     try db.execute(
       """
       CREATE TABLE IF NOT EXISTS kura_preference (
@@ -87,5 +96,18 @@ enum PreferenceTable {
     try db.query("SELECT key FROM kura_preference WHERE type IS NOT NULL ORDER BY key") {
       $0.string(at: 0)
     }
+  }
+}
+
+/// An SQLite file that belongs to another program: it has tables and none of them is Kura's.
+struct ForeignDatabase: Error {
+  var tables: [String]
+
+  /// The reason shown in ``PreferencesError/cannotOpen(path:reason:)``.
+  var reason: String {
+    let shown = tables.prefix(3).map { "`\($0)`" }.joined(separator: ", ")
+    return
+      "it is another program's SQLite database (tables \(shown)\(tables.count > 3 ? ", …" : "")),"
+      + " not a preferences suite"
   }
 }

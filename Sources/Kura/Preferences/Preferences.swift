@@ -89,6 +89,8 @@ public final class Preferences: Sendable {
       throw PreferencesError.cannotOpen(path: path, reason: Self.reason(error))
     } catch let error as SQLiteError {
       throw PreferencesError.cannotOpen(path: path, reason: error.message)
+    } catch let error as ForeignDatabase {
+      throw PreferencesError.cannotOpen(path: path, reason: error.reason)
     }
     self.suiteName = suiteName
     self.fileURL = fileURL

@@ -130,6 +130,9 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
   /// What to do when a suite's file can't be opened: a file that is not SQLite, or is damaged,
   /// is not fixed by permissions (SQLite's messages for those are fixed texts).
   private static func openAdvice(_ reason: String) -> String {
+    if reason.hasPrefix("it is another program's SQLite database") {
+      return "Nothing was changed; use another suite name, or move the file away."
+    }
     if reason.hasPrefix("file is not a database")
       || reason.hasPrefix("database disk image is malformed")
     {

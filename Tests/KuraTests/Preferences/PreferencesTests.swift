@@ -183,6 +183,30 @@ struct PreferencesTests {
     #expect(try Data(contentsOf: url) == Data(repeating: 7, count: 4096))
   }
 
+  @Test func anotherProgramsDatabaseIsRefusedAndLeftAsItWas() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("other.sqlite")
+    do {
+      let other = try Connection(path: url.path)
+      try other.execute("CREATE TABLE invoice (id INTEGER PRIMARY KEY); CREATE TABLE customer (id)")
+    }
+    let reason =
+      "it is another program's SQLite database (tables `customer`, `invoice`), not a preferences"
+      + " suite"
+    #expect(throws: PreferencesError.cannotOpen(path: url.path, reason: reason)) {
+      try Preferences(fileURL: url)
+    }
+    #expect(
+      "\(PreferencesError.cannotOpen(path: url.path, reason: reason))"
+        == "Can't open preferences `\(url.path)`: \(reason). Nothing was changed; use another suite"
+        + " name, or move the file away.")
+    let check = try Connection(path: url.path)
+    let tables = try check.query(
+      "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+    ) { $0.string(at: 0) }
+    #expect(tables == ["customer", "invoice"])
+  }
+
   @Test func secondInstanceSeesWritesWithoutReopening() throws {
     let folder = TemporaryDirectory()
     let first = try Preferences(fileURL: folder.file("two.sqlite"))
