@@ -107,6 +107,11 @@ let defaultsWriteCommand = Command(
   run: { invocation in
     let suite: String = try invocation.argument("suite")
     let key: String = try invocation.argument("key")
+    if key.isEmpty {
+      throw UsageError(
+        "The key is empty: give the name of the key to write, such as `fruits`.",
+        command: invocation.commandPath)
+    }
     let text: String = try invocation.argument("value")
     let types = PreferenceValue.TextType.allCases.filter {
       invocation.flag($0 == .integer ? "int" : $0.rawValue)

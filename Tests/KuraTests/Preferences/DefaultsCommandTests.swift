@@ -206,6 +206,12 @@ struct DefaultsCommandTests {
       both.stderr
         == "kura: error: Give one type flag, not `--int` and `--bool`.\n"
         + "See `kura defaults write --help`.\n")
+    let emptyKey = try kura("write", "customers", "", "x")
+    #expect(emptyKey.status == 64)
+    #expect(
+      emptyKey.stderr
+        == "kura: error: The key is empty: give the name of the key to write, such as `fruits`.\n"
+        + "See `kura defaults write --help`.\n")
     #expect(try kura("read", "customers", "count").stdout == "1\n")
     #expect(try kura("domains").stdout == "customers\n")
   }
