@@ -107,7 +107,8 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   /// Replays the log on the writer and returns what it changed: each id whose last change is an
   /// upsert as inserted (it was not stored before the save) or updated, and each id whose last
   /// change is a delete and that was stored (`storedDeletions`, read before the save) as deleted.
-  /// Whether an upsert inserted or updated is what SQLite's update hook reports for it.
+  /// Whether an id was stored before is what its first change found: SQLite's update hook reports
+  /// whether an upsert inserted or updated and whether a delete removed a row.
   func write(
     to db: Connection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (Statement) -> RowEncoder
@@ -120,6 +121,8 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     inserted.reserveCapacity(models.count)
     var rowIDs: [Int64] = []
     if integerKeys { rowIDs.reserveCapacity(models.count) }
+    var deletedRow: [Bool] = []
+    deletedRow.reserveCapacity(deletedIDs.count)
     var onlyInserts = true
     try db.trackingRowChanges(in: schema.tableName) { tracker in
       for entry in entries {
@@ -134,10 +137,15 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
           if !didInsert { onlyInserts = false }
           if integerKeys { rowIDs.append(tracker.lastRowID) }
         case .delete(let index):
-          guard let key = schema.keyValue(deletedIDs[index]) else { continue }
+          guard let key = schema.keyValue(deletedIDs[index]) else {
+            deletedRow.append(false)
+            continue
+          }
           let delete = try db.cachedStatement(schema.deleteByIDSQL)
           try delete.bind(key, at: 1)
+          let before = tracker.count
           try delete.execute()
+          deletedRow.append(tracker.count != before)
         }
       }
     }
@@ -160,7 +168,9 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       case .delete(let index):
         let id = deletedIDs[index]
         if storedBefore[id] == nil {
-          storedBefore[id] = schema.keyValue(id).map { storedDeletions.contains($0) } ?? false
+          // Stored before the delete rules ran, or found by this delete.
+          storedBefore[id] =
+            deletedRow[index] || (schema.keyValue(id).map { storedDeletions.contains($0) } ?? false)
         }
       }
     }
