@@ -36,21 +36,38 @@ public final class RowChangeTracker {
   /// How many changes to the table were reported so far.
   ///
   /// For example: `let before = tracker.count`.
-  public fileprivate(set) var count = 0
+  public var count: Int { state.pointee.count }
   /// The operation of the last reported change, `nil` before any.
   ///
   /// For example: `tracker.lastOperation == .update`.
-  public fileprivate(set) var lastOperation: RowOperation?
+  public var lastOperation: RowOperation? { state.pointee.lastOperation }
   /// The rowid of the row the last reported change touched (0 before any).
   ///
   /// For example: `let id = tracker.lastRowID`.
-  public fileprivate(set) var lastRowID: Int64 = 0
-  /// The tracked table's name, NUL-terminated.
-  fileprivate let table: [CChar]
+  public var lastRowID: Int64 { state.pointee.lastRowID }
+  /// What the hook writes, in memory this tracker owns (the hook runs once per row, so it pays
+  /// no reference counting or exclusivity checks).
+  fileprivate let state: UnsafeMutablePointer<TrackedRowChanges>
 
   fileprivate init(table: String) {
-    self.table = Array(table.utf8CString)
+    state = .allocate(capacity: 1)
+    state.initialize(to: TrackedRowChanges(table: strdup(table)))
   }
+
+  deinit {
+    free(state.pointee.table)
+    state.deinitialize(count: 1)
+    state.deallocate()
+  }
+}
+
+/// The state the update hook of ``Connection/trackingRowChanges(in:_:)`` writes.
+struct TrackedRowChanges {
+  /// The tracked table's name, NUL-terminated (owned by the tracker).
+  let table: UnsafeMutablePointer<CChar>?
+  var count = 0
+  var lastOperation: RowOperation?
+  var lastRowID: Int64 = 0
 }
 
 extension Connection {
@@ -78,8 +95,7 @@ extension Connection {
     in table: String, _ body: (RowChangeTracker) throws -> Result
   ) rethrows -> Result {
     let tracker = RowChangeTracker(table: table)
-    let context = Unmanaged.passUnretained(tracker).toOpaque()
-    sqlite3_update_hook(handle, rowChangeHook, context)
+    sqlite3_update_hook(handle, rowChangeHook, UnsafeMutableRawPointer(tracker.state))
     defer { sqlite3_update_hook(handle, nil, nil) }
     return try withExtendedLifetime(tracker) { try body(tracker) }
   }
@@ -91,16 +107,13 @@ private func rowChangeHook(
   _ table: UnsafePointer<CChar>?, _ rowID: sqlite3_int64
 ) {
   guard let context, let table else { return }
-  let tracker = Unmanaged<RowChangeTracker>.fromOpaque(context).takeUnretainedValue()
-  let matches = tracker.table.withUnsafeBufferPointer { name in
-    name.baseAddress.map { strcmp($0, table) == 0 } ?? false
-  }
-  guard matches else { return }
+  let state = context.assumingMemoryBound(to: TrackedRowChanges.self)
+  guard let tracked = state.pointee.table, strcmp(tracked, table) == 0 else { return }
   switch operation {
-  case SQLITE_INSERT: tracker.lastOperation = .insert
-  case SQLITE_UPDATE: tracker.lastOperation = .update
-  default: tracker.lastOperation = .delete
+  case SQLITE_INSERT: state.pointee.lastOperation = .insert
+  case SQLITE_UPDATE: state.pointee.lastOperation = .update
+  default: state.pointee.lastOperation = .delete
   }
-  tracker.lastRowID = rowID
-  tracker.count += 1
+  state.pointee.lastRowID = rowID
+  state.pointee.count += 1
 }
