@@ -87,7 +87,7 @@ extension Connection {
   /// ```
   ///
   /// - Parameters:
-  ///   - table: The table's name, as created (unquoted).
+  ///   - table: The table's name, unquoted (compared ignoring ASCII case, as SQLite does).
   ///   - body: The work, given the tracker to read after each statement.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
@@ -108,7 +108,7 @@ private func rowChangeHook(
 ) {
   guard let context, let table else { return }
   let state = context.assumingMemoryBound(to: TrackedRowChanges.self)
-  guard let tracked = state.pointee.table, strcmp(tracked, table) == 0 else { return }
+  guard let tracked = state.pointee.table, sqlite3_stricmp(tracked, table) == 0 else { return }
   switch operation {
   case SQLITE_INSERT: state.pointee.lastOperation = .insert
   case SQLITE_UPDATE: state.pointee.lastOperation = .update
