@@ -14,6 +14,10 @@ let suites: [(name: String, run: () throws -> Void)] = [
 ]
 
 // The writer child of the cross-process live-query benchmark (RelationsBenchmarks.swift).
+if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "store-streaming" {
+  try runStreamingChild(ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? "")
+  exit(0)
+}
 if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "live-writer" {
   try runLiveQueryWriterChild(ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? "")
   exit(0)

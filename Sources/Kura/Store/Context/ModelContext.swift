@@ -134,15 +134,18 @@ public final class ModelContext {
     do {
       changeSet = try container.pool.write { db in
         // Delete rules and the change feed (Store/Observation/ChangeRecorder.swift).
-        let recorder = try ChangeRecorder(
+        var recorder = try ChangeRecorder(
           tables: tables, order: order, container: container, db: db)
         for key in order {
           guard let table = tables[key], !table.isEmpty,
             let schema = container.schemas[key]
           else { continue }
-          try table.write(to: db, schema: schema) { statement in
+          let written = try table.write(
+            to: db, schema: schema, storedDeletions: recorder.storedDeletions[key] ?? []
+          ) { statement in
             rowEncoder(schema, statement)
           }
+          recorder.record(written, model: schema.modelName)
         }
         return try recorder.commit(db)
       }

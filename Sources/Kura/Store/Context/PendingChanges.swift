@@ -101,23 +101,93 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     return (upserted, deleted)
   }
 
+  /// Whether the log deletes any id.
+  var hasDeletions: Bool { !deletedIDs.isEmpty }
+
+  /// Replays the log on the writer and returns what it changed: each id whose last change is an
+  /// upsert as inserted (it was not stored before the save) or updated, and each id whose last
+  /// change is a delete and that was stored (`storedDeletions`, read before the save) as deleted.
+  /// Whether an id was stored before is what its first change found: SQLite's update hook reports
+  /// whether an upsert inserted or updated and whether a delete removed a row.
   func write(
-    to db: Connection, schema: ModelSchema, encoder makeEncoder: (Statement) -> RowEncoder
-  ) throws {
+    to db: Connection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
+    encoder makeEncoder: (Statement) -> RowEncoder
+  ) throws -> ChangeSet.ModelChanges {
     let upsert = try db.cachedStatement(schema.upsertSQL)
     let encoder = makeEncoder(upsert)
+    // Integer keys are rowid aliases (`INTEGER PRIMARY KEY`): the hook's rowid is the id.
+    let integerKeys = schema.primaryKey.kind == .integer
+    var inserted: [Bool] = []
+    inserted.reserveCapacity(models.count)
+    var rowIDs: [Int64] = []
+    if integerKeys { rowIDs.reserveCapacity(models.count) }
+    var deletedRow: [Bool] = []
+    deletedRow.reserveCapacity(deletedIDs.count)
+    var onlyInserts = true
+    try db.trackingRowChanges(in: schema.tableName) { tracker in
+      for entry in entries {
+        switch entry {
+        case .upsert(let index):
+          try encoder.bind(models[index])
+          let before = tracker.count
+          try upsert.execute()
+          // No report: `DO NOTHING` on a stored row (a model with only an id).
+          let didInsert = tracker.count != before && tracker.lastOperation == .insert
+          inserted.append(didInsert)
+          if !didInsert { onlyInserts = false }
+          if integerKeys { rowIDs.append(tracker.lastRowID) }
+        case .delete(let index):
+          guard let key = schema.keyValue(deletedIDs[index]) else {
+            deletedRow.append(false)
+            continue
+          }
+          let delete = try db.cachedStatement(schema.deleteByIDSQL)
+          try delete.bind(key, at: 1)
+          let before = tracker.count
+          try delete.execute()
+          deletedRow.append(tracker.count != before)
+        }
+      }
+    }
+    var changes = ChangeSet.ModelChanges()
+    if onlyInserts && deletedIDs.isEmpty {
+      // Every upsert inserted a new row, so no id repeats: each is a final change.
+      changes.inserted =
+        integerKeys
+        ? rowIDs.map { String($0) }
+        : models.compactMap { schema.keyValue($0.id).map(idText) }
+      return changes
+    }
+    // Whether each id was stored before the save: what its first change found.
+    var storedBefore: [Model.ID: Bool] = [:]
     for entry in entries {
       switch entry {
       case .upsert(let index):
-        try encoder.bind(models[index])
-        try upsert.execute()
+        let id = models[index].id
+        if storedBefore[id] == nil { storedBefore[id] = !inserted[index] }
       case .delete(let index):
-        guard let key = schema.keyValue(deletedIDs[index]) else { continue }
-        let delete = try db.cachedStatement(schema.deleteByIDSQL)
-        try delete.bind(key, at: 1)
-        try delete.execute()
+        let id = deletedIDs[index]
+        if storedBefore[id] == nil {
+          // Stored before the delete rules ran, or found by this delete.
+          storedBefore[id] =
+            deletedRow[index] || (schema.keyValue(id).map { storedDeletions.contains($0) } ?? false)
+        }
       }
     }
+    let (upserted, deleted) = finalChanges
+    for id in upserted {
+      guard let key = schema.keyValue(id) else { continue }
+      if storedBefore[id] == true {
+        changes.updated.append(idText(key))
+      } else {
+        changes.inserted.append(idText(key))
+      }
+    }
+    for id in deleted where storedBefore[id] == true {
+      guard let key = schema.keyValue(id) else { continue }
+      changes.deleted.append(idText(key))
+    }
+    return changes
   }
 }
 
@@ -132,10 +202,12 @@ enum PendingEntry {
 protocol AnyPendingChanges: AnyObject {
   var isEmpty: Bool { get }
   var count: Int { get }
+  var hasDeletions: Bool { get }
   func truncate(to count: Int)
   func write(
-    to db: Connection, schema: ModelSchema, encoder makeEncoder: (Statement) -> RowEncoder
-  ) throws
+    to db: Connection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
+    encoder makeEncoder: (Statement) -> RowEncoder
+  ) throws -> ChangeSet.ModelChanges
 }
 
 /// The SQL the context runs, built from a model's schema.

@@ -12,31 +12,39 @@ enum ChangeHistory {
   static func record(
     _ changes: [String: ChangeSet.ModelChanges], order: [String], date: Date, in db: Connection
   ) throws -> HistoryToken {
-    var json = "{"
-    for (index, model) in order.enumerated() {
+    // Built as UTF-8 bytes in one buffer: saves of many models write many ids.
+    var json: [UInt8] = []
+    var capacity = 2
+    for model in order {
       guard let modelChanges = changes[model] else { continue }
-      if index > 0 { json += "," }
-      appendJSONString(model, to: &json)
-      json += ":["
-      for (listIndex, list) in [modelChanges.inserted, modelChanges.updated, modelChanges.deleted]
-        .enumerated()
-      {
-        if listIndex > 0 { json += "," }
-        json += "["
-        for (idIndex, id) in list.enumerated() {
-          if idIndex > 0 { json += "," }
-          appendJSONString(id, to: &json)
-        }
-        json += "]"
+      capacity += model.utf8.count + 16
+      for list in [modelChanges.inserted, modelChanges.updated, modelChanges.deleted] {
+        for id in list { capacity += id.utf8.count + 3 }
       }
-      json += "]"
     }
-    json += "}"
-    let models = "," + order.joined(separator: ",") + ","
+    json.reserveCapacity(capacity)
+    json.append(UInt8(ascii: "{"))
+    var models = ","
+    for model in order {
+      guard let modelChanges = changes[model] else { continue }
+      if json.count > 1 { json.append(UInt8(ascii: ",")) }
+      appendJSONString(model, to: &json)
+      json.append(contentsOf: ":[".utf8)
+      appendJSONStrings(modelChanges.inserted, to: &json)
+      json.append(UInt8(ascii: ","))
+      appendJSONStrings(modelChanges.updated, to: &json)
+      json.append(UInt8(ascii: ","))
+      appendJSONStrings(modelChanges.deleted, to: &json)
+      json.append(UInt8(ascii: "]"))
+      models += model + ","
+    }
+    json.append(UInt8(ascii: "}"))
     let statement = try db.cachedStatement(
       "INSERT INTO kura_history (time, models, changes) VALUES (?, ?, ?)")
     statement.reset()
-    try statement.bind([.real(date.timeIntervalSince1970), .text(models), .text(json)])
+    try statement.bind(date.timeIntervalSince1970, at: 1)
+    try statement.bind(models, at: 2)
+    try statement.bind(String(decoding: json, as: UTF8.self), at: 3)
     try statement.execute()
     return HistoryToken(rawValue: db.lastInsertedRowID)
   }
@@ -84,4 +92,40 @@ enum ChangeHistory {
     }
     return (models, latest)
   }
+}
+
+/// Appends `ids` as a JSON array of strings.
+private func appendJSONStrings(_ ids: [String], to json: inout [UInt8]) {
+  json.append(UInt8(ascii: "["))
+  for (index, id) in ids.enumerated() {
+    if index > 0 { json.append(UInt8(ascii: ",")) }
+    appendJSONString(id, to: &json)
+  }
+  json.append(UInt8(ascii: "]"))
+}
+
+/// Appends `text` as a JSON string literal, as UTF-8.
+private func appendJSONString(_ text: String, to json: inout [UInt8]) {
+  json.append(UInt8(ascii: "\""))
+  var text = text
+  text.withUTF8 { bytes in
+    // Ids are almost always plain (UUIDs, digits): copy them whole.
+    if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+    {
+      json.append(contentsOf: bytes)
+      return
+    }
+    for byte in bytes {
+      switch byte {
+      case UInt8(ascii: "\""): json.append(contentsOf: "\\\"".utf8)
+      case UInt8(ascii: "\\"): json.append(contentsOf: "\\\\".utf8)
+      case UInt8(ascii: "\n"): json.append(contentsOf: "\\n".utf8)
+      case UInt8(ascii: "\r"): json.append(contentsOf: "\\r".utf8)
+      case UInt8(ascii: "\t"): json.append(contentsOf: "\\t".utf8)
+      case 0..<0x20: json.append(contentsOf: String(format: "\\u%04x", byte).utf8)
+      default: json.append(byte)
+      }
+    }
+  }
+  json.append(UInt8(ascii: "\""))
 }

@@ -1,50 +1,43 @@
 import Foundation
 
-/// Records what a save changes: classifies its upserts as inserts or updates, applies the delete
-/// rules, and writes the change set to the history table — all inside the save's transaction.
+/// Records what a save changes, inside its transaction: applies the delete rules before the
+/// pending changes are written (``init(tables:order:container:db:)``), takes what each model's
+/// writes did (``record(_:model:)``: inserts and updates as SQLite's update hook reported them),
+/// and writes the change set to the history table (``commit(_:)``).
 struct ChangeRecorder {
   private var changes: [String: ChangeSet.ModelChanges] = [:]
   private var order: [String] = []
+  /// The keys of the pending deletions that were stored before the save, by model type.
+  private(set) var storedDeletions: [ObjectIdentifier: Set<SQLiteValue>] = [:]
+  /// What the delete rules deleted and updated, reported after the save's own changes.
+  private var ruleOutcome = DeleteRuleApplier.Outcome()
+  private let container: ModelContainer
 
-  /// Runs before the save writes its pending changes.
+  /// Runs before the save writes its pending changes: finds which pending deletions are stored
+  /// and applies the delete rules to them (nothing to do when the save deletes nothing).
   init(
     tables: [ObjectIdentifier: any AnyPendingChanges], order keys: [ObjectIdentifier],
     container: ModelContainer, db: Connection
   ) throws {
+    self.container = container
     var deleting: [String: [SQLiteValue]] = [:]
-    var modelByTable: [String: String] = [:]
     for key in keys {
-      guard let table = tables[key] as? any PendingKeyListing, let schema = container.schemas[key]
+      guard let table = tables[key], table.hasDeletions,
+        let listing = table as? any PendingKeyListing, let schema = container.schemas[key]
       else { continue }
-      modelByTable[schema.tableName] = schema.modelName
-      let (upserted, deleted) = table.pendingKeys(kind: schema.primaryKey.kind)
-      let stored = try Self.storedKeys(upserted + deleted, schema: schema, db: db)
-      var modelChanges = ChangeSet.ModelChanges()
-      modelChanges.inserted.reserveCapacity(upserted.count)
-      for key in upserted {
-        if stored.contains(key) {
-          modelChanges.updated.append(idText(key))
-        } else {
-          modelChanges.inserted.append(idText(key))
-        }
-      }
-      var deletedKeys: [SQLiteValue] = []
-      for key in deleted where stored.contains(key) {
-        deletedKeys.append(key)
-        modelChanges.deleted.append(idText(key))
-      }
+      let deleted = listing.pendingDeletedKeys(kind: schema.primaryKey.kind)
+      let stored = try Self.storedKeys(deleted, schema: schema, db: db)
+      storedDeletions[key] = stored
+      let deletedKeys = deleted.filter { stored.contains($0) }
       if !deletedKeys.isEmpty { deleting[schema.tableName] = deletedKeys }
-      add(modelChanges, model: schema.modelName)
     }
-    let outcome = try DeleteRuleApplier(graph: container.graph, db: db).apply(deleting: deleting)
-    for (table, keys) in outcome.deleted {
-      let model = Self.modelName(table, container)
-      add(ChangeSet.ModelChanges(deleted: keys.map(idText)), model: model)
-    }
-    for (table, keys) in outcome.updated {
-      let model = Self.modelName(table, container)
-      add(ChangeSet.ModelChanges(updated: keys.map(idText)), model: model)
-    }
+    guard !deleting.isEmpty else { return }
+    ruleOutcome = try DeleteRuleApplier(graph: container.graph, db: db).apply(deleting: deleting)
+  }
+
+  /// Adds what the save's writes to one model's table did.
+  mutating func record(_ written: ChangeSet.ModelChanges, model: String) {
+    add(written, model: model)
   }
 
   /// Which of `keys` are stored now: one lookup per key for a few, one statement for many.
@@ -72,20 +65,31 @@ struct ChangeRecorder {
     return stored
   }
 
-  private static func modelName(_ table: String, _ container: ModelContainer) -> String {
+  private func modelName(_ table: String) -> String {
     container.schemas.values.first { $0.tableName == table }?.modelName ?? table
   }
 
   private mutating func add(_ more: ChangeSet.ModelChanges, model: String) {
     guard !more.isEmpty else { return }
-    if changes[model] == nil { order.append(model) }
+    guard changes[model] != nil else {
+      order.append(model)
+      changes[model] = more
+      return
+    }
     changes[model, default: ChangeSet.ModelChanges()].inserted += more.inserted
     changes[model, default: ChangeSet.ModelChanges()].updated += more.updated
     changes[model, default: ChangeSet.ModelChanges()].deleted += more.deleted
   }
 
-  /// Writes the change set to the history; runs after the pending changes are written.
-  func commit(_ db: Connection) throws -> ChangeSet {
+  /// Writes the change set (with the delete rules' changes) to the history; runs after the
+  /// pending changes are written.
+  mutating func commit(_ db: Connection) throws -> ChangeSet {
+    for (table, keys) in ruleOutcome.deleted {
+      add(ChangeSet.ModelChanges(deleted: keys.map(idText)), model: modelName(table))
+    }
+    for (table, keys) in ruleOutcome.updated {
+      add(ChangeSet.ModelChanges(updated: keys.map(idText)), model: modelName(table))
+    }
     let date = Date()
     guard !changes.isEmpty else {
       return ChangeSet.empty(at: try ChangeHistory.latestToken(db))
@@ -95,17 +99,14 @@ struct ChangeRecorder {
   }
 }
 
-/// The keys a ``PendingChanges`` upserts and deletes, without its model type.
+/// The keys a ``PendingChanges`` deletes, without its model type.
 protocol PendingKeyListing {
-  func pendingKeys(kind: ColumnKind) -> (upserted: [SQLiteValue], deleted: [SQLiteValue])
+  func pendingDeletedKeys(kind: ColumnKind) -> [SQLiteValue]
 }
 
 extension PendingChanges: PendingKeyListing {
-  func pendingKeys(kind: ColumnKind) -> (upserted: [SQLiteValue], deleted: [SQLiteValue]) {
-    let (upserted, deleted) = finalChanges
-    return (
-      upserted.compactMap { sqliteValue(for: $0, kind: kind) },
-      deleted.compactMap { sqliteValue(for: $0, kind: kind) }
-    )
+  func pendingDeletedKeys(kind: ColumnKind) -> [SQLiteValue] {
+    guard hasDeletions else { return [] }
+    return finalChanges.deleted.compactMap { sqliteValue(for: $0, kind: kind) }
   }
 }

@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(CSQLite)
+  internal import CSQLite
+#else
+  internal import SQLite3
+#endif
+
+/// What a statement did to one row, as SQLite's update hook reports it.
+///
+/// For example: `if tracker.lastOperation == .insert { inserted += 1 }`.
+public enum RowOperation: Sendable, Equatable {
+  /// A new row was inserted (an upsert that inserted reports this).
+  case insert
+  /// A stored row was updated (an upsert that hit a conflict and updated reports this).
+  case update
+  /// A row was deleted.
+  case delete
+}
+
+/// The row changes made to one table while ``Connection/trackingRowChanges(in:_:)`` runs: how
+/// many, and the operation and rowid of the last one.
+///
+/// SQLite reports changes to rowid tables only (not `WITHOUT ROWID` tables), and not rows that
+/// foreign-key actions or `REPLACE` conflict resolution remove.
+///
+/// For example:
+///
+/// ```swift
+/// try db.trackingRowChanges(in: "note") { tracker in
+///   try db.run("INSERT INTO note (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET id = id")
+///   print(tracker.lastOperation == .insert)
+/// }
+/// ```
+public final class RowChangeTracker {
+  /// How many changes to the table were reported so far.
+  ///
+  /// For example: `let before = tracker.count`.
+  public var count: Int { state.pointee.count }
+  /// The operation of the last reported change, `nil` before any.
+  ///
+  /// For example: `tracker.lastOperation == .update`.
+  public var lastOperation: RowOperation? { state.pointee.lastOperation }
+  /// The rowid of the row the last reported change touched (0 before any).
+  ///
+  /// For example: `let id = tracker.lastRowID`.
+  public var lastRowID: Int64 { state.pointee.lastRowID }
+  /// What the hook writes, in memory this tracker owns (the hook runs once per row, so it pays
+  /// no reference counting or exclusivity checks).
+  fileprivate let state: UnsafeMutablePointer<TrackedRowChanges>
+
+  fileprivate init(table: String) {
+    state = .allocate(capacity: 1)
+    state.initialize(to: TrackedRowChanges(table: strdup(table)))
+  }
+
+  deinit {
+    free(state.pointee.table)
+    state.deinitialize(count: 1)
+    state.deallocate()
+  }
+}
+
+/// The state the update hook of ``Connection/trackingRowChanges(in:_:)`` writes.
+struct TrackedRowChanges {
+  /// The tracked table's name, NUL-terminated (owned by the tracker).
+  let table: UnsafeMutablePointer<CChar>?
+  var count = 0
+  var lastOperation: RowOperation?
+  var lastRowID: Int64 = 0
+}
+
+extension Connection {
+  /// Runs `body` with SQLite's update hook reporting each row that statements on this connection
+  /// insert, update or delete in `table` to a ``RowChangeTracker`` (how an upsert resolved:
+  /// ``RowOperation/insert`` or ``RowOperation/update``). The hook is removed when `body`
+  /// returns; trackings do not nest.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let inserted = try db.trackingRowChanges(in: "note") { tracker in
+  ///   try db.run("INSERT INTO note (id, text) VALUES (1, 'a') ON CONFLICT (id) DO UPDATE "
+  ///     + "SET text = excluded.text")
+  ///   return tracker.lastOperation == .insert
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - table: The table's name, unquoted (compared ignoring ASCII case, as SQLite does).
+  ///   - body: The work, given the tracker to read after each statement.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  public func trackingRowChanges<Result>(
+    in table: String, _ body: (RowChangeTracker) throws -> Result
+  ) rethrows -> Result {
+    let tracker = RowChangeTracker(table: table)
+    sqlite3_update_hook(handle, rowChangeHook, UnsafeMutableRawPointer(tracker.state))
+    defer { sqlite3_update_hook(handle, nil, nil) }
+    return try withExtendedLifetime(tracker) { try body(tracker) }
+  }
+}
+
+/// The update hook of ``Connection/trackingRowChanges(in:_:)``.
+private func rowChangeHook(
+  _ context: UnsafeMutableRawPointer?, _ operation: Int32, _ database: UnsafePointer<CChar>?,
+  _ table: UnsafePointer<CChar>?, _ rowID: sqlite3_int64
+) {
+  guard let context, let table else { return }
+  let state = context.assumingMemoryBound(to: TrackedRowChanges.self)
+  guard let tracked = state.pointee.table, sqlite3_stricmp(tracked, table) == 0 else { return }
+  switch operation {
+  case SQLITE_INSERT: state.pointee.lastOperation = .insert
+  case SQLITE_UPDATE: state.pointee.lastOperation = .update
+  default: state.pointee.lastOperation = .delete
+  }
+  state.pointee.lastRowID = rowID
+  state.pointee.count += 1
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+/// A save's change set when one save changes an id several times (each id is reported once,
+/// by its net effect), for text and integer ids, and the history agrees with it.
+@Suite("Change classification")
+struct ChangeClassificationTests {
+  @Test func repeatedChangesOfAnIdInOneSaveReportItsNetEffect() throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let context = ModelContext(container)
+    var kyoto = RTrip(name: "Kyoto")
+    var nara = RTrip(name: "Nara")
+    try context.insert(kyoto)
+    try context.insert(nara)
+    let first = try context.save()
+    var osaka = RTrip(name: "Osaka")
+    try context.insert(osaka)
+    osaka.name = "Ōsaka"
+    try context.insert(osaka)  // inserted then changed: inserted once
+    let temporary = RTrip(name: "Kobe")
+    try context.insert(temporary)
+    try context.delete(temporary)  // never stored: not reported
+    kyoto.name = "Kyōto"
+    try context.insert(kyoto)
+    try context.delete(nara)
+    nara.name = "Nara again"
+    try context.insert(nara)  // deleted then saved again: updated
+    let second = try context.save()
+    let expected = ChangeSet.ModelChanges(
+      inserted: [osaka.id.uuidString], updated: [kyoto.id.uuidString, nara.id.uuidString])
+    #expect(second.changes == ["RTrip": expected])
+    let history = try container.history(since: first.token)
+    #expect(history.map(\.changes) == [["RTrip": expected]])
+  }
+
+  @Test func integerIdsAreReportedByTheirValue() throws {
+    let folder = TemporaryDirectory()
+    let container = try ModelContainer(
+      for: Counter.self, configurations: .url(folder.file("counters.store")))
+    let context = ModelContext(container)
+    for id in [3, 1, 2] { try context.insert(Counter(id: id, value: 0)) }
+    let first = try context.save()
+    #expect(first.changes == ["Counter": .init(inserted: ["3", "1", "2"])])
+    try context.insert(Counter(id: 1, value: 1))
+    try context.insert(Counter(id: 4, value: 1))
+    try context.insert(Counter(id: 4, value: 2))
+    try context.delete(Counter(id: 2, value: 0))
+    let second = try context.save()
+    #expect(
+      second.changes == ["Counter": .init(inserted: ["4"], updated: ["1"], deleted: ["2"])])
+    #expect(try container.history(since: first.token).map(\.changes) == [second.changes])
+  }
+}
