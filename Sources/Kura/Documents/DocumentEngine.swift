@@ -43,6 +43,22 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     var nextContinuation = 0
     var recoveredDamage: DocumentError?
     var reloadError: DocumentError?
+
+    /// Records that no journal applies any more (none on disk, or it was removed).
+    mutating func forgetJournal() {
+      journal = nil
+      journalEnd = 0
+      journalIsStale = false
+    }
+
+    /// Records a value that the file itself now holds, with no journal on top.
+    mutating func settle(value: Value, file: FileIdentity?, base: DocumentJournal.Base?) {
+      self.value = value
+      self.file = file
+      self.base = base
+      forgetJournal()
+      positions = nil
+    }
   }
 
   init(url: URL, options: DocumentOptions, defaultValue: Value) {
@@ -93,18 +109,14 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       state.value = defaultValue
       state.file = nil
       state.base = nil
-      state.journal = nil
-      state.journalEnd = 0
-      state.journalIsStale = false
+      state.forgetJournal()
       return
     }
     state.file = identity
     state.base = DocumentJournal.Base(of: data)
     guard let (journalData, journal) = try io(.cannotRead, { try DocumentFile.read(journalPath) })
     else {
-      state.journal = nil
-      state.journalEnd = 0
-      state.journalIsStale = false
+      state.forgetJournal()
       return
     }
     state.journal = journal
@@ -183,9 +195,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     } else if state.journalIsStale {
       closeJournal(&state)
       try io(.cannotWrite) { try DocumentFile.remove(journalPath) }
-      state.journal = nil
-      state.journalEnd = 0
-      state.journalIsStale = false
+      state.forgetJournal()
     } else if let journal = try io(.cannotRead, { try DocumentFile.identity(of: journalPath) }),
       journal.size > state.journalEnd
     {
@@ -254,9 +264,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       .unmergedJournal, file: url,
       reason: "another program replaced the file after these changes were saved",
       quarantinedFile: URL(fileURLWithPath: moved))
-    state.journal = nil
-    state.journalEnd = 0
-    state.journalIsStale = false
+    state.forgetJournal()
     state.journalIsUnmerged = false
   }
 
@@ -289,13 +297,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     // one: it is recognised as already compacted and removed.
     closeJournal(&state)
     try io(.cannotWrite) { try DocumentFile.remove(journalPath) }
-    state.value = value
-    state.file = identity
-    state.base = base
-    state.journal = nil
-    state.journalEnd = 0
-    state.journalIsStale = false
-    state.positions = nil
+    state.settle(value: value, file: identity, base: base)
   }
 
   /// Removes the file and its journal; the value goes back to the default.
@@ -306,13 +308,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       try DocumentFile.remove(journalPath)
       try DocumentFile.syncFolder(of: path)
     }
-    state.value = defaultValue
-    state.file = nil
-    state.base = nil
-    state.journal = nil
-    state.journalEnd = 0
-    state.journalIsStale = false
-    state.positions = nil
+    state.settle(value: defaultValue, file: nil, base: nil)
   }
 
   func closeJournal(_ state: inout State) {
