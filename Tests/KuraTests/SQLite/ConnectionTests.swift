@@ -149,34 +149,16 @@ struct ConnectionTests {
     let path = folder.file("wait.sqlite").path
     let setup = try Connection(path: path)
     try setup.execute("CREATE TABLE t (a)")
-    let helper = Process()
-    helper.executableURL = try executable("kura-testhelper")
-    helper.arguments = ["hold-write-lock", path, "0.3"]
-    let output = Pipe()
-    helper.standardOutput = output
-    try helper.run()
+    let helper = try ChildProcess(
+      try executable("kura-testhelper"), ["hold-write-lock", path, "0.3"],
+      environment: folder.environment)
     // Wait until the child says it holds the lock.
-    let line = output.fileHandleForReading.availableLine()
-    #expect(line == "locked")
+    #expect(helper.waitForLine { $0 == "locked" } == "locked")
     let start = ContinuousClock.now
     try setup.transaction(.immediate) { try setup.run("INSERT INTO t VALUES (1)") }
     // The busy timeout (5 s) waited for the child instead of failing.
     #expect(ContinuousClock.now - start < .seconds(5))
-    helper.waitUntilExit()
-    #expect(helper.terminationStatus == 0)
+    #expect(helper.waitForExit() == 0)
     #expect(try setup.query("SELECT count(*) FROM t") { $0.int64(at: 0) } == [1])
-  }
-}
-
-extension FileHandle {
-  /// Reads bytes until a newline (blocking) and returns the line without it.
-  func availableLine() -> String {
-    var bytes: [UInt8] = []
-    while true {
-      let chunk = readData(ofLength: 1)
-      guard let byte = chunk.first, byte != 10 else { break }
-      bytes.append(byte)
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }
