@@ -92,28 +92,35 @@ private func textArgument(_ value: OpaquePointer?) -> String? {
 private func swiftStringContains(
   _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
 ) {
-  guard let arguments, let text = textArgument(arguments[0]),
-    let other = textArgument(arguments[1])
-  else {
-    sqlite3_result_null(context)
-    return
+  resultOfTextTest(context, arguments) { text, other in
+    PredicateExpressions.CollectionContainsCollection(
+      base: PredicateExpressions.Value(text), other: PredicateExpressions.Value(other)
+    )
   }
-  let expression = PredicateExpressions.CollectionContainsCollection(
-    base: PredicateExpressions.Value(text), other: PredicateExpressions.Value(other))
-  sqlite3_result_int(context, (try? expression.evaluate(PredicateBindings())) == true ? 1 : 0)
 }
 
 /// `kura_starts_with(text, prefix)`, evaluated by Foundation's own predicate expression.
 private func swiftStringStartsWith(
   _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
 ) {
-  guard let arguments, let text = textArgument(arguments[0]),
-    let prefix = textArgument(arguments[1])
+  resultOfTextTest(context, arguments) { text, prefix in
+    PredicateExpressions.SequenceStartsWith(
+      base: PredicateExpressions.Value(text), prefix: PredicateExpressions.Value(prefix))
+  }
+}
+
+/// Sets the result of a two-text SQL function to Foundation's evaluation of the expression
+/// `make` builds (1 or 0), or to NULL when either argument is NULL.
+private func resultOfTextTest<Expression: StandardPredicateExpression<Bool>>(
+  _ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?,
+  _ make: (String, String) -> Expression
+) {
+  guard let arguments, let first = textArgument(arguments[0]),
+    let second = textArgument(arguments[1])
   else {
     sqlite3_result_null(context)
     return
   }
-  let expression = PredicateExpressions.SequenceStartsWith(
-    base: PredicateExpressions.Value(text), prefix: PredicateExpressions.Value(prefix))
+  let expression = make(first, second)
   sqlite3_result_int(context, (try? expression.evaluate(PredicateBindings())) == true ? 1 : 0)
 }
