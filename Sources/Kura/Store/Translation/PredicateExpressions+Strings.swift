@@ -7,29 +7,35 @@ import Foundation
 extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
   /// `kura_contains(a, b)` for text.
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
-    let text = try translator.fragment(base)
-    let other = try translator.fragment(other)
-    guard text.type == stringType, other.type == stringType,
-      let sql = translator.dialect.stringContains(text.sql, other.sql)
-    else {
-      throw TranslationFailure("`contains` on a stored collection runs in memory")
-    }
-    return SQLFragment(sql: sql, arguments: text.arguments + other.arguments, type: .bool)
+    try textFunction(
+      translator, base, other, sql: translator.dialect.stringContains,
+      otherwise: "`contains` on a stored collection runs in memory")
   }
 }
 
 extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
   /// `kura_starts_with(a, b)` for text.
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
-    let text = try translator.fragment(base)
-    let prefix = try translator.fragment(prefix)
-    guard text.type == stringType, prefix.type == stringType,
-      let sql = translator.dialect.stringStartsWith(text.sql, prefix.sql)
-    else {
-      throw TranslationFailure("`starts(with:)` on a stored collection runs in memory")
-    }
-    return SQLFragment(sql: sql, arguments: text.arguments + prefix.arguments, type: .bool)
+    try textFunction(
+      translator, base, prefix, sql: translator.dialect.stringStartsWith,
+      otherwise: "`starts(with:)` on a stored collection runs in memory")
   }
+}
+
+/// A Boolean SQL function of two text operands, as the dialect spells it; fails (so the
+/// expression runs in memory) when an operand is not text or the dialect has no such function.
+private func textFunction(
+  _ translator: SQLTranslator, _ first: some PredicateExpression,
+  _ second: some PredicateExpression, sql spell: (String, String) -> String?,
+  otherwise reason: String
+) throws(TranslationFailure) -> SQLFragment {
+  let text = try translator.fragment(first)
+  let other = try translator.fragment(second)
+  guard text.type == stringType, other.type == stringType, let sql = spell(text.sql, other.sql)
+  else {
+    throw TranslationFailure(reason)
+  }
+  return SQLFragment(sql: sql, arguments: text.arguments + other.arguments, type: .bool)
 }
 
 extension PredicateExpressions.StringContainsRegex: SQLTranslatable {
