@@ -1,9 +1,13 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2: the library uses `SendableMetatype`, which the Swift 6.2 compiler introduced.
 import PackageDescription
 
 let package = Package(
   name: "Kura",
-  platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+  // Synchronization's `Mutex` and `Atomic` (used for every shared state) need these versions;
+  // they are also where SwiftData's history and `#Index` begin. `scripts/check-availability`
+  // fails the build when the library uses an API newer than what is declared here.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Kura", targets: ["Kura"]),
     .executable(name: "kura", targets: ["kura"]),

@@ -1,6 +1,6 @@
 import Kura
 
-/// The terminal session's scene state (Kura's `SceneStorage`): the draft amount, the draft memo
+/// The terminal session's scene state (Kura's `SceneState`): the draft amount, the draft memo
 /// and the selected tab, under the keys `amount`, `memo` and `tab` of the session's scene.
 ///
 /// Reopening the app in the same session restores them; a normal quit discards the scene.
@@ -13,12 +13,12 @@ import Kura
 /// scene.load()  // the same draft, also after a restart
 /// ```
 package final class WarikanSceneState {
-  private static let amountKey = PreferenceKey<String>("amount", default: "")
-  private static let memoKey = PreferenceKey<String>("memo", default: "")
-  private static let tabKey = PreferenceKey<String>("tab", default: WarikanTab.add.rawValue)
+  private static let amountKey = Preferences.Key<String>("amount", default: "")
+  private static let memoKey = Preferences.Key<String>("memo", default: "")
+  private static let tabKey = Preferences.Key<String>("tab", default: WarikanTab.add.rawValue)
 
   /// The scene storage underneath.
-  package let scene: SceneStorage
+  package let scene: SceneState
 
   /// Opens the state of a scene.
   ///
@@ -27,7 +27,7 @@ package final class WarikanSceneState {
   ///   - locations: The app's locations (warikan's).
   /// - Throws: Kura's `PreferencesError` when the scene cannot be opened.
   package init(sceneID: String, locations: Locations) throws {
-    scene = try SceneStorage(sceneID, locations: locations)
+    scene = try SceneState(sceneID, locations: locations)
   }
 
   /// The draft kept for the scene, or `nil` when it holds none.

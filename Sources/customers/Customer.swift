@@ -12,15 +12,15 @@ struct Customer: Codable, Identifiable, Sendable, Equatable {
   var row: String { "No.\(customerNumber): \(customerName)" }
 }
 
-extension PreferenceKey {
+extension Preferences.Key {
   /// The customer list, under the seed's key name.
-  static var customers: PreferenceKey<[Customer]> { .init("顧客情報保存", default: []) }
+  static var customers: Preferences.Key<[Customer]> { .init("顧客情報保存", default: []) }
   /// The seed's `menu` field (scene state).
-  static var menu: PreferenceKey<String> { .init("menu", default: "") }
+  static var menu: Preferences.Key<String> { .init("menu", default: "") }
   /// The seed's `fruits` field (App Group suite).
-  static var fruits: PreferenceKey<String> { .init("fruits", default: "") }
+  static var fruits: Preferences.Key<String> { .init("fruits", default: "") }
   /// The seed's `basket` field (standard suite).
-  static var basket: PreferenceKey<String> { .init("basket", default: "") }
+  static var basket: Preferences.Key<String> { .init("basket", default: "") }
 }
 
 /// The App Group the seed shares `fruits` through.

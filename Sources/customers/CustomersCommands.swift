@@ -30,7 +30,7 @@ let listCommand = Command(
     let customers = preferences[.customers]
     // A stored value that isn't a customer list reads as the empty default: say so instead.
     if customers.isEmpty,
-      let stored = preferences.value(forKey: PreferenceKey<[Customer]>.customers.name),
+      let stored = preferences.value(forKey: Preferences.Key<[Customer]>.customers.name),
       stored != .array([])
     {
       throw UnreadableCustomerList(suite: preferences.suiteName, storedType: stored.typeName)
@@ -47,7 +47,7 @@ struct UnreadableCustomerList: Error, CustomStringConvertible {
   var suite: String
   var storedType: String
   var description: String {
-    let key = PreferenceKey<[Customer]>.customers.name
+    let key = Preferences.Key<[Customer]>.customers.name
     return
       "Can't list customers: the value under key `\(key)` (\(storedType)) is not a customer"
       + " list. Nothing was changed; look at it with `kura defaults read \(suite) \(key)`."

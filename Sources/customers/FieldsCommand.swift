@@ -10,7 +10,7 @@ let sceneOption = Option(
 
 /// The value of one field, read from its own store.
 func fieldValues(scene sceneID: String) throws -> [(name: String, store: String, value: String)] {
-  let scene = try SceneStorage(sceneID)
+  let scene = try SceneState(sceneID)
   let group = try Preferences(suite: fruitsGroup)
   let standard = try standardPreferences()
   return [
@@ -49,7 +49,7 @@ let fieldsSetCommand = Command(
     let value = invocation.words("value").joined(separator: " ")
     let sceneID: String = try invocation.option("scene") ?? "main"
     switch field {
-    case "menu": try SceneStorage(sceneID).preferences.set(value, for: .menu)
+    case "menu": try SceneState(sceneID).preferences.set(value, for: .menu)
     case "fruits": try Preferences(suite: fruitsGroup).set(value, for: .fruits)
     case "basket": try standardPreferences().set(value, for: .basket)
     default:
@@ -63,7 +63,7 @@ let fieldsScenesCommand = Command(
   name: "scenes",
   abstract: "Lists the scenes that hold state.",
   run: { _ in
-    for sceneID in try SceneStorage.sceneIdentifiers() { print(sceneID) }
+    for sceneID in try SceneState.sceneIdentifiers() { print(sceneID) }
   })
 
 let fieldsDiscardSceneCommand = Command(
@@ -72,13 +72,13 @@ let fieldsDiscardSceneCommand = Command(
   options: [sceneOption],
   run: { invocation in
     let sceneID: String = try invocation.option("scene") ?? "main"
-    let scenes = try SceneStorage.sceneIdentifiers()
+    let scenes = try SceneState.sceneIdentifiers()
     guard scenes.contains(sceneID) else {
-      // A bad identifier gets its own message (SceneStorage checks it before touching a file).
-      if (try? Locations.validate(sceneID, kind: "scene")) == nil { _ = try SceneStorage(sceneID) }
+      // A bad identifier gets its own message (SceneState checks it before touching a file).
+      if (try? Locations.validate(sceneID, kind: "scene")) == nil { _ = try SceneState(sceneID) }
       throw SceneNotFound(sceneID: sceneID, scenes: scenes)
     }
-    try SceneStorage(sceneID).discard()
+    try SceneState(sceneID).discard()
     print("Discarded scene `\(sceneID)`.")
   })
 

@@ -48,7 +48,7 @@ func runPreferencesBenchmarks() throws {
   }
   defer { defaults.removePersistentDomain(forName: suite) }
   let preferences = try Preferences(fileURL: folder.appendingPathComponent("bench.sqlite"))
-  let key = PreferenceKey<Int>("launchCount", default: 0)
+  let key = Preferences.Key<Int>("launchCount", default: 0)
   try preferences.set(7, for: key)
   defaults.set(7, forKey: "launchCount")
 
@@ -159,7 +159,7 @@ func runPreferencesBenchmarks() throws {
   }
   let readTime = ContinuousClock().measure {
     var sum = 0
-    for index in 0..<100_000 { sum &+= many[PreferenceKey<Int>("key\(index)", default: 0)] }
+    for index in 0..<100_000 { sum &+= many[Preferences.Key<Int>("key\(index)", default: 0)] }
     keep(sum)
   }
   line(
@@ -190,7 +190,7 @@ func runPreferencesBenchmarks() throws {
 }
 
 /// Latency from a set here to a line printed by `kura defaults watch` in another process.
-private func crossProcessLatency(folder: URL, key: PreferenceKey<Int>) throws {
+private func crossProcessLatency(folder: URL, key: Preferences.Key<Int>) throws {
   let kuraURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("kura")
   guard FileManager.default.isExecutableFile(atPath: kuraURL.path) else {

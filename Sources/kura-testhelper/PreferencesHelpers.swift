@@ -18,7 +18,7 @@ struct HelperFixture {
   let preferences: Preferences
   var mismatches: [String] = []
 
-  mutating func check<Value: Equatable>(_ key: PreferenceKey<Value>, _ expected: Value) {
+  mutating func check<Value: Equatable>(_ key: Preferences.Key<Value>, _ expected: Value) {
     let value = preferences[key]
     if value != expected { mismatches.append("\(key.name): \(value) != \(expected)") }
   }
@@ -33,61 +33,62 @@ struct HelperFixture {
 
   func write() throws {
     try preferences.batch { batch in
-      batch[PreferenceKey<Bool>("bool", default: false)] = true
-      batch[PreferenceKey<Int>("int", default: 0)] = -42
-      batch[PreferenceKey<Double>("double", default: 0)] = 2.5
-      batch[PreferenceKey<String>("string", default: "")] = "高速代金"
-      batch[PreferenceKey<URL>("url", default: URL(fileURLWithPath: "/"))] =
+      batch[Preferences.Key<Bool>("bool", default: false)] = true
+      batch[Preferences.Key<Int>("int", default: 0)] = -42
+      batch[Preferences.Key<Double>("double", default: 0)] = 2.5
+      batch[Preferences.Key<String>("string", default: "")] = "高速代金"
+      batch[Preferences.Key<URL>("url", default: URL(fileURLWithPath: "/"))] =
         URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/")
-      batch[PreferenceKey<Data>("data", default: Data())] = Data([0, 1, 255])
-      batch[PreferenceKey<Date>("date", default: .distantPast)] = Self.date
-      batch[PreferenceKey<UUID>("uuid", default: UUID())] = Self.uuid
-      batch[PreferenceKey<Float>("float", default: 0)] = 1.5
-      batch[PreferenceKey<Int8>("int8", default: 0)] = -8
-      batch[PreferenceKey<UInt16>("uint16", default: 0)] = 65535
-      batch[PreferenceKey<Int32>("int32", default: 0)] = -2_000_000_000
-      batch[PreferenceKey<UInt64>("uint64", default: 0)] = .max
-      batch[PreferenceKey<HelperSort>("sort", default: .title)] = .completion
-      batch[PreferenceKey<HelperLevel>("level", default: .low)] = .high
-      batch[PreferenceKey<String?>("optional")] = "present"
-      batch[PreferenceKey<[Int]>("ints", default: [])] = [3, 1, 2]
-      batch[PreferenceKey<Set<String>>("set", default: [])] = ["a", "b"]
-      batch[PreferenceKey<[String: Double]>("doubles", default: [:])] = ["pi": 3.14, "e": 2.71]
+      batch[Preferences.Key<Data>("data", default: Data())] = Data([0, 1, 255])
+      batch[Preferences.Key<Date>("date", default: .distantPast)] = Self.date
+      batch[Preferences.Key<UUID>("uuid", default: UUID())] = Self.uuid
+      batch[Preferences.Key<Float>("float", default: 0)] = 1.5
+      batch[Preferences.Key<Int8>("int8", default: 0)] = -8
+      batch[Preferences.Key<UInt16>("uint16", default: 0)] = 65535
+      batch[Preferences.Key<Int32>("int32", default: 0)] = -2_000_000_000
+      batch[Preferences.Key<UInt64>("uint64", default: 0)] = .max
+      batch[Preferences.Key<HelperSort>("sort", default: .title)] = .completion
+      batch[Preferences.Key<HelperLevel>("level", default: .low)] = .high
+      batch[Preferences.Key<String?>("optional")] = "present"
+      batch[Preferences.Key<[Int]>("ints", default: [])] = [3, 1, 2]
+      batch[Preferences.Key<Set<String>>("set", default: [])] = ["a", "b"]
+      batch[Preferences.Key<[String: Double]>("doubles", default: [:])] = ["pi": 3.14, "e": 2.71]
       batch[
-        PreferenceKey<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now))] =
+        Preferences.Key<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now))] =
         Self.point
-      batch[PreferenceKey<[HelperPoint]>("points", default: [])] = [Self.point, Self.point]
-      batch[PreferenceKey<[String: PreferenceValue]>("dictionary", default: [:])] = Self.dictionary
+      batch[Preferences.Key<[HelperPoint]>("points", default: [])] = [Self.point, Self.point]
+      batch[Preferences.Key<[String: PreferenceValue]>("dictionary", default: [:])] =
+        Self.dictionary
     }
   }
 
   mutating func checkAll() {
-    check(PreferenceKey<Bool>("bool", default: false), true)
-    check(PreferenceKey<Int>("int", default: 0), -42)
-    check(PreferenceKey<Double>("double", default: 0), 2.5)
-    check(PreferenceKey<String>("string", default: ""), "高速代金")
+    check(Preferences.Key<Bool>("bool", default: false), true)
+    check(Preferences.Key<Int>("int", default: 0), -42)
+    check(Preferences.Key<Double>("double", default: 0), 2.5)
+    check(Preferences.Key<String>("string", default: ""), "高速代金")
     check(
-      PreferenceKey<URL>("url", default: URL(fileURLWithPath: "/")),
+      Preferences.Key<URL>("url", default: URL(fileURLWithPath: "/")),
       URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/"))
-    check(PreferenceKey<Data>("data", default: Data()), Data([0, 1, 255]))
-    check(PreferenceKey<Date>("date", default: .distantPast), Self.date)
-    check(PreferenceKey<UUID>("uuid", default: UUID()), Self.uuid)
-    check(PreferenceKey<Float>("float", default: 0), 1.5)
-    check(PreferenceKey<Int8>("int8", default: 0), -8)
-    check(PreferenceKey<UInt16>("uint16", default: 0), 65535)
-    check(PreferenceKey<Int32>("int32", default: 0), -2_000_000_000)
-    check(PreferenceKey<UInt64>("uint64", default: 0), .max)
-    check(PreferenceKey<HelperSort>("sort", default: .title), .completion)
-    check(PreferenceKey<HelperLevel>("level", default: .low), .high)
-    check(PreferenceKey<String?>("optional"), "present")
-    check(PreferenceKey<[Int]>("ints", default: []), [3, 1, 2])
-    check(PreferenceKey<Set<String>>("set", default: []), ["a", "b"])
-    check(PreferenceKey<[String: Double]>("doubles", default: [:]), ["pi": 3.14, "e": 2.71])
+    check(Preferences.Key<Data>("data", default: Data()), Data([0, 1, 255]))
+    check(Preferences.Key<Date>("date", default: .distantPast), Self.date)
+    check(Preferences.Key<UUID>("uuid", default: UUID()), Self.uuid)
+    check(Preferences.Key<Float>("float", default: 0), 1.5)
+    check(Preferences.Key<Int8>("int8", default: 0), -8)
+    check(Preferences.Key<UInt16>("uint16", default: 0), 65535)
+    check(Preferences.Key<Int32>("int32", default: 0), -2_000_000_000)
+    check(Preferences.Key<UInt64>("uint64", default: 0), .max)
+    check(Preferences.Key<HelperSort>("sort", default: .title), .completion)
+    check(Preferences.Key<HelperLevel>("level", default: .low), .high)
+    check(Preferences.Key<String?>("optional"), "present")
+    check(Preferences.Key<[Int]>("ints", default: []), [3, 1, 2])
+    check(Preferences.Key<Set<String>>("set", default: []), ["a", "b"])
+    check(Preferences.Key<[String: Double]>("doubles", default: [:]), ["pi": 3.14, "e": 2.71])
     check(
-      PreferenceKey<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now)),
+      Preferences.Key<HelperPoint>("point", default: HelperPoint(x: 0, label: "", when: .now)),
       Self.point)
-    check(PreferenceKey<[HelperPoint]>("points", default: []), [Self.point, Self.point])
-    check(PreferenceKey<[String: PreferenceValue]>("dictionary", default: [:]), Self.dictionary)
+    check(Preferences.Key<[HelperPoint]>("points", default: []), [Self.point, Self.point])
+    check(Preferences.Key<[String: PreferenceValue]>("dictionary", default: [:]), Self.dictionary)
   }
 }
 
@@ -115,7 +116,7 @@ let preferencesHelperCommands: [HelperCommand] = [
       throw CocoaError(.featureUnsupported)
     }
     let preferences = try open(arguments[0])
-    let key = PreferenceKey<Int>(arguments[1], default: 0)
+    let key = Preferences.Key<Int>(arguments[1], default: 0)
     for _ in 0..<count { try preferences.update(key) { $0 + 1 } }
     say("done")
   },
@@ -125,14 +126,14 @@ let preferencesHelperCommands: [HelperCommand] = [
       throw CocoaError(.featureUnsupported)
     }
     let preferences = try open(arguments[0])
-    try preferences.set(value, for: PreferenceKey<Int>(arguments[1], default: 0))
+    try preferences.set(value, for: Preferences.Key<Int>(arguments[1], default: 0))
     say("set")
     _ = FileHandle.standardInput.readDataToEndOfFile()
   },
   // `prefs-get-int <file> <key>`: prints an Int key's value.
   HelperCommand(name: "prefs-get-int") { arguments in
     guard arguments.count == 2 else { throw CocoaError(.featureUnsupported) }
-    say(String(try open(arguments[0])[PreferenceKey<Int>(arguments[1], default: -1)]))
+    say(String(try open(arguments[0])[Preferences.Key<Int>(arguments[1], default: -1)]))
   },
   // `prefs-await <file> <key> <int>`: prints each value of `changes(of:)` (the first is `ready`
   // marker's cue) until the key holds <int>.
@@ -141,7 +142,7 @@ let preferencesHelperCommands: [HelperCommand] = [
       throw CocoaError(.featureUnsupported)
     }
     let preferences = try open(arguments[0])
-    let key = PreferenceKey<Int>(arguments[1], default: 0)
+    let key = Preferences.Key<Int>(arguments[1], default: 0)
     let done = DispatchSemaphore(value: 0)
     let stream = preferences.changes(of: key)
     Task {
@@ -159,8 +160,8 @@ let preferencesHelperCommands: [HelperCommand] = [
   HelperCommand(name: "prefs-observe") { arguments in
     guard arguments.count == 3 else { throw CocoaError(.featureUnsupported) }
     let preferences = try open(arguments[0])
-    let key = PreferenceKey<String>(arguments[1], default: "")
-    let other = preferences.changes(of: PreferenceKey<String>(arguments[2], default: ""))
+    let key = Preferences.Key<String>(arguments[1], default: "")
+    let other = preferences.changes(of: Preferences.Key<String>(arguments[2], default: ""))
     let fired = DispatchSemaphore(value: 0)
     _ = withObservationTracking {
       preferences[key]

@@ -55,9 +55,9 @@ let versionCommand = Command(
   supportsJSON: true,
   run: { invocation in
     if invocation.json {
-      try invocation.printJSON(["kura": Kura.version, "sqlite": Connection.sqliteVersion])
+      try invocation.printJSON(["kura": KuraLibrary.version, "sqlite": Connection.sqliteVersion])
     } else {
-      print("Kura \(Kura.version)")
+      print("Kura \(KuraLibrary.version)")
       print("SQLite \(Connection.sqliteVersion)")
     }
   })

@@ -32,7 +32,7 @@ enum ActivitySort: String, Codable, Sendable, CaseIterable {
   }
 }
 
-extension PreferenceKey {
+extension Preferences.Key {
   /// The activity sort order chosen last (`title` until one is chosen).
-  static var activitySort: PreferenceKey<ActivitySort> { .init("activitySort", default: .title) }
+  static var activitySort: Preferences.Key<ActivitySort> { .init("activitySort", default: .title) }
 }

@@ -99,13 +99,15 @@ public struct Locations: Sendable, Equatable {
           .appendingPathComponent(identifier).appendingPathComponent("Scenes"),
         environment: environment)
     #else
-      let library = environment.home.appendingPathComponent("Library")
+      // The app's own sandbox folders (iOS, tvOS, watchOS, visionOS) or the user's Library
+      // (macOS), as FileManager reports them on every Apple platform.
+      let library = environment.appleFolder(.libraryDirectory, orHome: "Library")
       return Locations(
         appIdentifier: identifier,
-        dataDirectory: library.appendingPathComponent("Application Support")
-          .appendingPathComponent(identifier),
-        documentsDirectory: FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)
-          .first ?? environment.home.appendingPathComponent("Documents"),
+        dataDirectory: environment.appleFolder(
+          .applicationSupportDirectory, orHome: "Library/Application Support"
+        ).appendingPathComponent(identifier),
+        documentsDirectory: environment.appleFolder(.documentDirectory, orHome: "Documents"),
         preferencesDirectory: library.appendingPathComponent("Preferences")
           .appendingPathComponent(identifier),
         sceneStateDirectory: library.appendingPathComponent("Saved Application State")
@@ -168,8 +170,16 @@ public struct Locations: Sendable, Equatable {
       {
         return url
       }
-      return environment.home.appendingPathComponent("Library/Group Containers")
-        .appendingPathComponent(identifier)
+      #if os(macOS)
+        return environment.home.appendingPathComponent("Library/Group Containers")
+          .appendingPathComponent(identifier)
+      #else
+        // In a sandbox a folder of our own would not be shared with the group's other apps.
+        throw LocationError.invalidIdentifier(
+          kind: "group", identifier: identifier,
+          reason: "this app has no App Group entitlement for it; add the group to the app's"
+            + " App Groups capability")
+      #endif
     #endif
   }
 
@@ -254,8 +264,18 @@ struct Environment: Sendable, Equatable {
     if let value = variables["HOME"], !value.isEmpty {
       return URL(fileURLWithPath: value, isDirectory: true)
     }
-    return FileManager.default.homeDirectoryForCurrentUser
+    // NSHomeDirectory exists on every platform (on iOS it is the app's sandbox);
+    // FileManager.homeDirectoryForCurrentUser exists only on macOS and Linux.
+    return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
   }
+
+  #if canImport(Darwin)
+    /// A folder FileManager knows for the user domain, else `$HOME/<fallback>`.
+    func appleFolder(_ directory: FileManager.SearchPathDirectory, orHome fallback: String) -> URL {
+      FileManager.default.urls(for: directory, in: .userDomainMask).first
+        ?? home.appendingPathComponent(fallback, isDirectory: true)
+    }
+  #endif
 
   /// An XDG base directory: the variable when it holds an absolute path (the spec says relative
   /// ones are ignored), else `$HOME/<fallback>`.

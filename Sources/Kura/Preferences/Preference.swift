@@ -20,7 +20,7 @@ import Foundation
 @propertyWrapper
 public struct Preference<Value: Sendable>: Sendable {
   /// The key.
-  public let key: PreferenceKey<Value>
+  public let key: Preferences.Key<Value>
   /// The suite the value lives in.
   public let store: Preferences
 
@@ -31,7 +31,7 @@ public struct Preference<Value: Sendable>: Sendable {
   /// - Parameters:
   ///   - key: The key.
   ///   - store: The suite; ``Preferences/standard`` by default.
-  public init(_ key: PreferenceKey<Value>, store: Preferences = .standard) {
+  public init(_ key: Preferences.Key<Value>, store: Preferences = .standard) {
     self.key = key
     self.store = store
   }

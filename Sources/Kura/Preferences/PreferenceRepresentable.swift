@@ -5,7 +5,7 @@ import Foundation
 /// Kura conforms the six `@AppStorage` types (`Bool`, `Int`, `Double`, `String`, `URL`, `Data`),
 /// `Date`, `UUID`, `Float`, the fixed-width integers, ``PreferenceValue`` itself, and arrays, sets
 /// and `String`-keyed dictionaries of conforming values. You don't need to conform your own types:
-/// a ``PreferenceKey`` also accepts `RawRepresentable` types with such raw values and any
+/// a ``Preferences/Key`` also accepts `RawRepresentable` types with such raw values and any
 /// `Codable` type.
 ///
 /// For example:

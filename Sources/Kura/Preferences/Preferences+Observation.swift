@@ -15,7 +15,7 @@ extension Preferences {
   ///
   /// - Parameter key: The key.
   /// - Returns: An endless sequence of values; it stops when the task is cancelled.
-  public func changes<Value>(of key: PreferenceKey<Value>) -> AsyncStream<Value> {
+  public func changes<Value>(of key: Preferences.Key<Value>) -> AsyncStream<Value> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: Value.self, bufferingPolicy: .unbounded)
     startWatching()

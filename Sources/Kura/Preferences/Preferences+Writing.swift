@@ -18,7 +18,7 @@ extension Preferences {
   /// - Throws: ``PreferencesError/cannotEncode(key:reason:)``,
   ///   ``PreferencesError/cannotSave(path:reason:)`` or ``PreferencesError/sceneDiscarded(sceneID:)``;
   ///   nothing is changed then.
-  public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+  public func set<Value>(_ value: Value, for key: Preferences.Key<Value>) throws {
     let encoded = try key.encode(value)
     try batch { batch in try batch.setValue(encoded, forKey: key.name) }
   }
@@ -29,7 +29,7 @@ extension Preferences {
   ///
   /// - Parameter key: The key.
   /// - Throws: ``PreferencesError/cannotSave(path:reason:)``.
-  public func remove<Value>(_ key: PreferenceKey<Value>) throws {
+  public func remove<Value>(_ key: Preferences.Key<Value>) throws {
     try removeValue(forKey: key.name)
   }
 
@@ -89,7 +89,7 @@ extension Preferences {
   ///   changed then.
   @discardableResult
   public func update<Value>(
-    _ key: PreferenceKey<Value>, _ transform: (Value) throws -> Value
+    _ key: Preferences.Key<Value>, _ transform: (Value) throws -> Value
   ) throws -> Value {
     try batch { batch in
       var current = key.defaultValue

@@ -18,8 +18,8 @@ import Synchronization
 /// For example:
 ///
 /// ```swift
-/// extension PreferenceKey {
-///   static var launchCount: PreferenceKey<Int> { .init("launchCount", default: 0) }
+/// extension Preferences.Key {
+///   static var launchCount: Preferences.Key<Int> { .init("launchCount", default: 0) }
 /// }
 ///
 /// let preferences = Preferences.standard
@@ -157,7 +157,7 @@ public final class Preferences: Sendable {
   ///
   /// - Parameter key: The key.
   @inlinable
-  public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+  public subscript<Value>(key: Preferences.Key<Value>) -> Value {
     get {
       if key.cachesDecodedValues { return decodedValue(for: key) }
       guard let stored = observedValue(named: key.name) else { return key.defaultValue }
@@ -167,7 +167,7 @@ public final class Preferences: Sendable {
   }
 
   @usableFromInline
-  func setReportingFailure<Value>(_ newValue: Value, for key: PreferenceKey<Value>) {
+  func setReportingFailure<Value>(_ newValue: Value, for key: Preferences.Key<Value>) {
     do {
       try set(newValue, for: key)
     } catch {
@@ -208,7 +208,7 @@ public final class Preferences: Sendable {
 
   /// A key's value decoded once per stored version (for Codable values, costly to decode).
   @usableFromInline
-  func decodedValue<Value>(for key: PreferenceKey<Value>) -> Value {
+  func decodedValue<Value>(for key: Preferences.Key<Value>) -> Value {
     let name = key.name
     guard let stored = observedValue(named: name) else { return key.defaultValue }
     let (decoded, version) = state.withLock { state -> ((any Sendable)?, Int64) in
@@ -231,7 +231,7 @@ public final class Preferences: Sendable {
   ///
   /// - Parameter key: The key.
   /// - Returns: `true` when a value is stored, of whatever type.
-  public func contains<Value>(_ key: PreferenceKey<Value>) -> Bool {
+  public func contains<Value>(_ key: Preferences.Key<Value>) -> Bool {
     value(forKey: key.name) != nil
   }
 

@@ -31,7 +31,7 @@ public final class PreferencesBatch {
   /// For example: `batch[.launchCount] = batch[.launchCount] + 1`.
   ///
   /// - Parameter key: The key.
-  public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+  public subscript<Value>(key: Preferences.Key<Value>) -> Value {
     get {
       do {
         guard let stored = try storedValue(forKey: key.name) else { return key.defaultValue }
@@ -60,7 +60,7 @@ public final class PreferencesBatch {
   ///   - value: The value.
   ///   - key: The key.
   /// - Throws: ``PreferencesError/cannotEncode(key:reason:)`` or an SQLite error.
-  public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+  public func set<Value>(_ value: Value, for key: Preferences.Key<Value>) throws {
     try setValue(try key.encode(value), forKey: key.name)
   }
 
@@ -70,7 +70,7 @@ public final class PreferencesBatch {
   ///
   /// - Parameter key: The key.
   /// - Throws: An SQLite error.
-  public func remove<Value>(_ key: PreferenceKey<Value>) throws {
+  public func remove<Value>(_ key: Preferences.Key<Value>) throws {
     try setValue(nil, forKey: key.name)
   }
 

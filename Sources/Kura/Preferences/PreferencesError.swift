@@ -123,7 +123,7 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
     case .sceneDiscarded(let sceneID):
       return
         "Can't store state for scene `\(sceneID)`: it was discarded. "
-        + "Open the scene again with `SceneStorage(\"\(sceneID)\")` to start afresh."
+        + "Open the scene again with `SceneState(\"\(sceneID)\")` to start afresh."
     }
   }
 

@@ -56,12 +56,12 @@ struct DefaultsCommandTests {
         """)
     // The stored types are the typed ones: code reads them with typed keys.
     let preferences = try Preferences(suite: "customers", environment: folder.environment)
-    #expect(preferences[PreferenceKey<Int>("count", default: 0)] == 42)
-    #expect(preferences[PreferenceKey<Bool>("on", default: false)] == true)
+    #expect(preferences[Preferences.Key<Int>("count", default: 0)] == 42)
+    #expect(preferences[Preferences.Key<Bool>("on", default: false)] == true)
     #expect(
-      preferences[PreferenceKey<Date>("since", default: .distantPast)]
+      preferences[Preferences.Key<Date>("since", default: .distantPast)]
         == Date(timeIntervalSince1970: 1_796_033_700))
-    #expect(preferences[PreferenceKey<String>("text", default: "")] == "7")
+    #expect(preferences[Preferences.Key<String>("text", default: "")] == "7")
   }
 
   @Test func domainsListsAppAndGroupSuites() throws {
@@ -225,7 +225,7 @@ struct DefaultsCommandTests {
     _ = try kura("write", "group.iOS17.M_Kaku", "fruits", "banana")
     watcher.waitForLine { $0 == "fruits = banana" }
     let shared = try Preferences(suite: "group.iOS17.M_Kaku", environment: folder.environment)
-    try shared.remove(PreferenceKey<String>("fruits", default: ""))
+    try shared.remove(Preferences.Key<String>("fruits", default: ""))
     watcher.waitForLine { $0 == "fruits removed" }
     watcher.send(SIGINT)
     #expect(watcher.waitForExit() == 0)

@@ -38,7 +38,7 @@ struct PreferenceValueTests {
       var rating: Double
     }
     let visit = Visit(place: "港", when: Fixture.date, photo: Data([1, 2]), rating: 4.5)
-    let key = PreferenceKey<Visit?>("visit")
+    let key = Preferences.Key<Visit?>("visit")
     let folder = TemporaryDirectory()
     let url = folder.file("visit.sqlite")
     try Preferences(fileURL: url).set(visit, for: key)
@@ -62,11 +62,11 @@ struct PreferenceValueTests {
 
   @Test func aValueOfAnotherTypeReadsAsTheDefaultAndIsKept() throws {
     let preferences = Preferences.inMemory
-    try preferences.set("not a number", for: PreferenceKey<String>("count", default: ""))
-    #expect(preferences[PreferenceKey<Int>("count", default: 7)] == 7)
-    #expect(preferences[PreferenceKey<FixtureSort>("count", default: .date)] == .date)
-    #expect(preferences[PreferenceKey<[Int]>("count", default: [1])] == [1])
-    #expect(preferences[PreferenceKey<FixturePoint?>("count")] == nil)
+    try preferences.set("not a number", for: Preferences.Key<String>("count", default: ""))
+    #expect(preferences[Preferences.Key<Int>("count", default: 7)] == 7)
+    #expect(preferences[Preferences.Key<FixtureSort>("count", default: .date)] == .date)
+    #expect(preferences[Preferences.Key<[Int]>("count", default: [1])] == [1])
+    #expect(preferences[Preferences.Key<FixturePoint?>("count")] == nil)
     #expect(preferences.value(forKey: "count") == .string("not a number"))
     #expect(preferences.keys == ["count"])
   }
@@ -91,19 +91,19 @@ struct PreferenceValueTests {
   @Test func numbersConvertOnlyWhereExact() throws {
     let preferences = Preferences.inMemory
     try preferences.setValue(.integer(300), forKey: "n")
-    #expect(preferences[PreferenceKey<Int8>("n", default: 1)] == 1)
-    #expect(preferences[PreferenceKey<Double>("n", default: 0)] == 300)
+    #expect(preferences[Preferences.Key<Int8>("n", default: 1)] == 1)
+    #expect(preferences[Preferences.Key<Double>("n", default: 0)] == 300)
     try preferences.setValue(.double(2.5), forKey: "n")
-    #expect(preferences[PreferenceKey<Int>("n", default: -1)] == -1)
+    #expect(preferences[Preferences.Key<Int>("n", default: -1)] == -1)
     try preferences.setValue(.integer(1), forKey: "n")
-    #expect(preferences[PreferenceKey<Bool>("n", default: false)] == true)
+    #expect(preferences[Preferences.Key<Bool>("n", default: false)] == true)
   }
 
   @Test func specialDoublesRoundTrip() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("doubles.sqlite")
-    let key = PreferenceKey<[Double]>("special", default: [])
-    let single = PreferenceKey<Double>("nan", default: 0)
+    let key = Preferences.Key<[Double]>("special", default: [])
+    let single = Preferences.Key<Double>("nan", default: 0)
     let preferences = try Preferences(fileURL: url)
     preferences[key] = [.infinity, -.infinity, 0.1]
     preferences[single] = .nan

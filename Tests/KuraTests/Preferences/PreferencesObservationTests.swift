@@ -14,8 +14,8 @@ private final class FireCount: Sendable {
 
 @Suite("Preferences observation")
 struct PreferencesObservationTests {
-  let name = PreferenceKey<String>("name", default: "")
-  let other = PreferenceKey<String>("other", default: "")
+  let name = Preferences.Key<String>("name", default: "")
+  let other = Preferences.Key<String>("other", default: "")
 
   @Test func observingOneKeyIgnoresChangesToAnother() throws {
     let preferences = Preferences.inMemory
@@ -64,7 +64,7 @@ struct PreferencesObservationTests {
     let folder = TemporaryDirectory()
     let url = folder.file("shared.sqlite")
     let preferences = try Preferences(fileURL: url)
-    let key = PreferenceKey<Int>("count", default: 0)
+    let key = Preferences.Key<Int>("count", default: 0)
     let child = try ChildProcess(
       try executable("kura-testhelper"), ["prefs-await", url.path, "count", "3"],
       environment: folder.environment)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Preferences shared by processes")
 struct PreferencesSharingTests {
-  let count = PreferenceKey<Int>("count", default: 0)
+  let count = Preferences.Key<Int>("count", default: 0)
 
   @Test func aWriteInOneProcessIsReadInAnother() throws {
     let folder = TemporaryDirectory()

@@ -3,9 +3,9 @@ import Testing
 
 @testable import Kura
 
-extension PreferenceKey {
-  fileprivate static var launchCount: PreferenceKey<Int> { .init("launchCount", default: 0) }
-  fileprivate static var sortOption: PreferenceKey<FixtureSort> {
+extension Preferences.Key {
+  fileprivate static var launchCount: Preferences.Key<Int> { .init("launchCount", default: 0) }
+  fileprivate static var sortOption: Preferences.Key<FixtureSort> {
     .init("sortOption", default: .title)
   }
 }
@@ -242,7 +242,7 @@ struct PreferencesTests {
     // instances of the suite (two screens, or an app and its extension).
     let folder = TemporaryDirectory()
     let environment = folder.environment
-    let dictionary = PreferenceKey<[String: PreferenceValue]>("my_dict", default: [:])
+    let dictionary = Preferences.Key<[String: PreferenceValue]>("my_dict", default: [:])
     let firstScreen = try Preferences(suite: "group.example.dictionary", environment: environment)
     let secondScreen = try Preferences(suite: "group.example.dictionary", environment: environment)
     let firstID = UUID().uuidString

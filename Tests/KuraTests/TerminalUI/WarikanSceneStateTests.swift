@@ -16,7 +16,7 @@ struct WarikanSceneStateTests {
     try first.save(draft)
     #expect(try WarikanSceneState(sceneID: "tmux-1-pane-0", locations: locations).load() == draft)
     #expect(try WarikanSceneState(sceneID: "tmux-1-pane-1", locations: locations).load() == nil)
-    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["tmux-1-pane-0"])
+    #expect(try SceneState.sceneIdentifiers(locations: locations) == ["tmux-1-pane-0"])
 
     try first.discard()
     #expect(try WarikanSceneState(sceneID: "tmux-1-pane-0", locations: locations).load() == nil)
@@ -25,8 +25,8 @@ struct WarikanSceneStateTests {
   @Test func anUnknownTabReadsAsAdd() throws {
     let directory = TemporaryDirectory()
     let locations = try Locations.app("warikan", environment: directory.environment)
-    let scene = try SceneStorage("main", locations: locations)
-    scene[PreferenceKey<String>("tab", default: "")] = "settings"
+    let scene = try SceneState("main", locations: locations)
+    scene[Preferences.Key<String>("tab", default: "")] = "settings"
     let state = try WarikanSceneState(sceneID: "main", locations: locations)
     #expect(state.load() == WarikanDraft(amount: "", memo: "", tab: .add))
   }

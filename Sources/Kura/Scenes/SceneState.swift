@@ -5,22 +5,22 @@ import Foundation
 /// it while the app's preferences stay.
 ///
 /// Each scene's state is a small preferences suite of its own in the app's scene-state folder,
-/// read and written with the same ``PreferenceKey``s.
+/// read and written with the same ``Preferences/Key``s.
 ///
 /// For example:
 ///
 /// ```swift
-/// extension PreferenceKey {
-///   static var menu: PreferenceKey<String> { .init("menu", default: "") }
+/// extension Preferences.Key {
+///   static var menu: Preferences.Key<String> { .init("menu", default: "") }
 /// }
 ///
-/// let scene = try SceneStorage("main")
+/// let scene = try SceneState("main")
 /// scene[.menu] = "Ramen"
 /// // … next launch …
-/// print(try SceneStorage("main")[.menu])  // Ramen
+/// print(try SceneState("main")[.menu])  // Ramen
 /// try scene.discard()
 /// ```
-public final class SceneStorage: Sendable {
+public final class SceneState: Sendable {
   /// The scene's identifier.
   public let sceneID: String
   /// The scene's values, as a preferences suite (for `@Preference(.menu, store: scene.preferences)`).
@@ -28,7 +28,7 @@ public final class SceneStorage: Sendable {
 
   /// Opens (creating when missing) the state of a scene of the current app.
   ///
-  /// For example: `let scene = try SceneStorage("main")`.
+  /// For example: `let scene = try SceneState("main")`.
   ///
   /// - Parameters:
   ///   - sceneID: The scene's identifier, such as `main` or a UUID string.
@@ -47,7 +47,7 @@ public final class SceneStorage: Sendable {
   /// For example: `scene[.menu] = "Ramen"`.
   ///
   /// - Parameter key: The key.
-  public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+  public subscript<Value>(key: Preferences.Key<Value>) -> Value {
     get { preferences[key] }
     set { preferences[key] = newValue }
   }
@@ -58,7 +58,7 @@ public final class SceneStorage: Sendable {
   ///
   /// - Parameter key: The key.
   /// - Returns: An endless sequence of values.
-  public func changes<Value>(of key: PreferenceKey<Value>) -> AsyncStream<Value> {
+  public func changes<Value>(of key: Preferences.Key<Value>) -> AsyncStream<Value> {
     preferences.changes(of: key)
   }
 
@@ -78,7 +78,7 @@ public final class SceneStorage: Sendable {
 
   /// The identifiers of the scenes of an app that hold state (at least one value), sorted.
   ///
-  /// For example: `let scenes = try SceneStorage.sceneIdentifiers()`.
+  /// For example: `let scenes = try SceneState.sceneIdentifiers()`.
   ///
   /// - Parameter locations: The app's locations; the current app's by default.
   /// - Returns: The scene identifiers.
@@ -97,7 +97,7 @@ public final class SceneStorage: Sendable {
   /// Deletes the state of one scene and its files, without opening it. Call it when no instance
   /// of that scene is open in this process (``discard()`` is the way to discard an open scene).
   ///
-  /// For example: `try SceneStorage.discard(sceneID: "main")`.
+  /// For example: `try SceneState.discard(sceneID: "main")`.
   ///
   /// - Parameters:
   ///   - sceneID: The scene's identifier.
@@ -109,7 +109,7 @@ public final class SceneStorage: Sendable {
 
   /// Deletes the state and files of every scene of an app (none may be open in this process).
   ///
-  /// For example: `try SceneStorage.discardAll()`.
+  /// For example: `try SceneState.discardAll()`.
   ///
   /// - Parameter locations: The app's locations; the current app's by default.
   /// - Throws: ``PreferencesError/cannotOpen(path:reason:)`` when the current app has no usable

@@ -5,20 +5,20 @@ import Testing
 
 @Suite("Scene storage")
 struct SceneStorageTests {
-  let menu = PreferenceKey<String>("menu", default: "")
-  let basket = PreferenceKey<String>("basket", default: "")
+  let menu = Preferences.Key<String>("menu", default: "")
+  let basket = Preferences.Key<String>("basket", default: "")
 
   @Test func everyPartOfASceneSharesItsStateAndReopeningRestoresIt() throws {
     let folder = TemporaryDirectory()
     let locations = try Locations.app("essentials", environment: folder.environment)
-    let scene = try SceneStorage("main", locations: locations)
-    let sameScene = try SceneStorage("main", locations: locations)
-    let otherScene = try SceneStorage("second", locations: locations)
+    let scene = try SceneState("main", locations: locations)
+    let sameScene = try SceneState("main", locations: locations)
+    let otherScene = try SceneState("second", locations: locations)
     scene[menu] = "Ramen"
     #expect(sameScene[menu] == "Ramen")
     #expect(otherScene[menu] == "")
-    #expect(try SceneStorage("main", locations: locations)[menu] == "Ramen")
-    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["main"])
+    #expect(try SceneState("main", locations: locations)[menu] == "Ramen")
+    #expect(try SceneState.sceneIdentifiers(locations: locations) == ["main"])
   }
 
   @Test func discardDeletesSceneStateButNotAppPreferences() throws {
@@ -26,12 +26,12 @@ struct SceneStorageTests {
     let locations = try Locations.app("essentials", environment: folder.environment)
     let preferences = try Preferences(locations: locations)
     preferences[basket] = "eggs"
-    let scene = try SceneStorage("main", locations: locations)
+    let scene = try SceneState("main", locations: locations)
     scene[menu] = "Ramen"
     try scene.discard()
     #expect(scene[menu] == "")
-    #expect(try SceneStorage("main", locations: locations)[menu] == "")
-    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == [])
+    #expect(try SceneState("main", locations: locations)[menu] == "")
+    #expect(try SceneState.sceneIdentifiers(locations: locations) == [])
     #expect(throws: PreferencesError.sceneDiscarded(sceneID: "main")) {
       try scene.preferences.set("Udon", for: menu)
     }
@@ -42,14 +42,14 @@ struct SceneStorageTests {
     let folder = TemporaryDirectory()
     let locations = try Locations.app("essentials", environment: folder.environment)
     do {
-      try SceneStorage("a", locations: locations)[menu] = "1"
-      try SceneStorage("b", locations: locations)[menu] = "2"
+      try SceneState("a", locations: locations)[menu] = "1"
+      try SceneState("b", locations: locations)[menu] = "2"
     }
-    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["a", "b"])
-    try SceneStorage.discard(sceneID: "a", locations: locations)
-    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == ["b"])
-    try SceneStorage.discardAll(locations: locations)
-    #expect(try SceneStorage.sceneIdentifiers(locations: locations) == [])
+    #expect(try SceneState.sceneIdentifiers(locations: locations) == ["a", "b"])
+    try SceneState.discard(sceneID: "a", locations: locations)
+    #expect(try SceneState.sceneIdentifiers(locations: locations) == ["b"])
+    try SceneState.discardAll(locations: locations)
+    #expect(try SceneState.sceneIdentifiers(locations: locations) == [])
     let files = try FileManager.default.contentsOfDirectory(
       atPath: locations.sceneStateDirectory.path)
     #expect(files == [])
@@ -60,7 +60,7 @@ struct SceneStorageTests {
     #expect(
       throws: PreferencesError.invalidSceneIdentifier(sceneID: "../x", reason: "it contains `/`")
     ) {
-      try SceneStorage("../x", locations: locations)
+      try SceneState("../x", locations: locations)
     }
     #expect(
       PreferencesError.invalidSceneIdentifier(sceneID: "../x", reason: "it contains `/`")

@@ -1,61 +1,63 @@
 import Foundation
 
-/// A typed preference: its name in the suite and the value read when none is stored.
-///
-/// Declare keys as static members so call sites read like SwiftUI's `@AppStorage`. For example:
-///
-/// ```swift
-/// enum SortOption: String, Codable, Sendable { case title, date, completion }
-///
-/// extension PreferenceKey {
-///   static var sortOption: PreferenceKey<SortOption> { .init("sortOption", default: .title) }
-///   static var launchCount: PreferenceKey<Int> { .init("launchCount", default: 0) }
-///   static var lastUser: PreferenceKey<String?> { .init("lastUser") }
-/// }
-///
-/// preferences[.sortOption] = .date
-/// let count = preferences[.launchCount]
-/// ```
-///
-/// The value type may be any ``PreferenceRepresentable`` type (`Bool`, `Int`, `Double`, `String`,
-/// `URL`, `Data`, `Date`, `UUID`, `Float`, fixed-width integers, ``PreferenceValue``, and arrays,
-/// sets and `String`-keyed dictionaries of these), a `RawRepresentable` type whose raw value is one
-/// of those (an enum), any `Codable` type, or an optional of any of these (setting `nil` removes
-/// the key). A stored value that doesn't decode as the key's type reads as the default and is kept.
-public struct PreferenceKey<Value: Sendable>: Sendable {
-  /// The name the value is stored under.
-  public let name: String
-  /// The value read when the suite holds none (or holds one of another type).
-  public let defaultValue: Value
-  @usableFromInline let coding: any PreferenceCoding<Value>.Type
-  /// Whether decoded values are worth caching (Codable values); read on every access.
-  @usableFromInline let cachesDecodedValues: Bool
+extension Preferences {
+  /// A typed preference: its name in the suite and the value read when none is stored.
+  ///
+  /// Declare keys as static members so call sites read like SwiftUI's `@AppStorage`. For example:
+  ///
+  /// ```swift
+  /// enum SortOption: String, Codable, Sendable { case title, date, completion }
+  ///
+  /// extension Preferences.Key {
+  ///   static var sortOption: Preferences.Key<SortOption> { .init("sortOption", default: .title) }
+  ///   static var launchCount: Preferences.Key<Int> { .init("launchCount", default: 0) }
+  ///   static var lastUser: Preferences.Key<String?> { .init("lastUser") }
+  /// }
+  ///
+  /// preferences[.sortOption] = .date
+  /// let count = preferences[.launchCount]
+  /// ```
+  ///
+  /// The value type may be any ``PreferenceRepresentable`` type (`Bool`, `Int`, `Double`, `String`,
+  /// `URL`, `Data`, `Date`, `UUID`, `Float`, fixed-width integers, ``PreferenceValue``, and arrays,
+  /// sets and `String`-keyed dictionaries of these), a `RawRepresentable` type whose raw value is one
+  /// of those (an enum), any `Codable` type, or an optional of any of these (setting `nil` removes
+  /// the key). A stored value that doesn't decode as the key's type reads as the default and is kept.
+  public struct Key<Value: Sendable>: Sendable {
+    /// The name the value is stored under.
+    public let name: String
+    /// The value read when the suite holds none (or holds one of another type).
+    public let defaultValue: Value
+    @usableFromInline let coding: any PreferenceCoding<Value>.Type
+    /// Whether decoded values are worth caching (Codable values); read on every access.
+    @usableFromInline let cachesDecodedValues: Bool
 
-  init(name: String, defaultValue: Value, coding: any PreferenceCoding<Value>.Type) {
-    self.name = name
-    self.defaultValue = defaultValue
-    self.coding = coding
-    self.cachesDecodedValues = coding.cachesDecodedValues
-  }
+    init(name: String, defaultValue: Value, coding: any PreferenceCoding<Value>.Type) {
+      self.name = name
+      self.defaultValue = defaultValue
+      self.coding = coding
+      self.cachesDecodedValues = coding.cachesDecodedValues
+    }
 
-  @inlinable
-  func decode(_ value: PreferenceValue) -> Value? { coding.decode(value) }
+    @inlinable
+    func decode(_ value: PreferenceValue) -> Value? { coding.decode(value) }
 
-  func encode(_ value: Value) throws -> PreferenceValue? {
-    do {
-      return try coding.encode(value)
-    } catch {
-      throw PreferencesError.cannotEncode(key: name, reason: "\(error)")
+    func encode(_ value: Value) throws -> PreferenceValue? {
+      do {
+        return try coding.encode(value)
+      } catch {
+        throw PreferencesError.cannotEncode(key: name, reason: "\(error)")
+      }
     }
   }
 }
 
 // MARK: Non-optional values
 
-extension PreferenceKey where Value: PreferenceRepresentable {
+extension Preferences.Key where Value: PreferenceRepresentable {
   /// Creates a key for a value stored as is.
   ///
-  /// For example: `PreferenceKey<Int>("launchCount", default: 0)`.
+  /// For example: `Preferences.Key<Int>("launchCount", default: 0)`.
   ///
   /// - Parameters:
   ///   - name: The name the value is stored under.
@@ -65,10 +67,10 @@ extension PreferenceKey where Value: PreferenceRepresentable {
   }
 }
 
-extension PreferenceKey where Value: RawRepresentable, Value.RawValue: PreferenceRepresentable {
+extension Preferences.Key where Value: RawRepresentable, Value.RawValue: PreferenceRepresentable {
   /// Creates a key for a value stored as its raw value (an enum with `String` or `Int` cases).
   ///
-  /// For example: `PreferenceKey<SortOption>("sortOption", default: .title)`.
+  /// For example: `Preferences.Key<SortOption>("sortOption", default: .title)`.
   ///
   /// - Parameters:
   ///   - name: The name the value is stored under.
@@ -78,10 +80,10 @@ extension PreferenceKey where Value: RawRepresentable, Value.RawValue: Preferenc
   }
 }
 
-extension PreferenceKey where Value: Codable {
+extension Preferences.Key where Value: Codable {
   /// Creates a key for a `Codable` value, stored as the tree of its JSON form.
   ///
-  /// For example: `PreferenceKey<[Customer]>("customers", default: [])`.
+  /// For example: `Preferences.Key<[Customer]>("customers", default: [])`.
   ///
   /// - Parameters:
   ///   - name: The name the value is stored under.
@@ -91,10 +93,10 @@ extension PreferenceKey where Value: Codable {
   }
 }
 
-extension PreferenceKey where Value: PreferenceRepresentable & Codable {
+extension Preferences.Key where Value: PreferenceRepresentable & Codable {
   /// Creates a key for a value stored as is (preferred over its `Codable` form).
   ///
-  /// For example: `PreferenceKey<[String]>("recentSearches", default: [])`.
+  /// For example: `Preferences.Key<[String]>("recentSearches", default: [])`.
   ///
   /// - Parameters:
   ///   - name: The name the value is stored under.
@@ -104,11 +106,11 @@ extension PreferenceKey where Value: PreferenceRepresentable & Codable {
   }
 }
 
-extension PreferenceKey
+extension Preferences.Key
 where Value: RawRepresentable & Codable, Value.RawValue: PreferenceRepresentable {
   /// Creates a key for an enum stored as its raw value (preferred over its `Codable` form).
   ///
-  /// For example: `PreferenceKey<SortOption>("sortOption", default: .title)`.
+  /// For example: `Preferences.Key<SortOption>("sortOption", default: .title)`.
   ///
   /// - Parameters:
   ///   - name: The name the value is stored under.
@@ -120,11 +122,11 @@ where Value: RawRepresentable & Codable, Value.RawValue: PreferenceRepresentable
 
 // MARK: Optional values
 
-extension PreferenceKey {
+extension Preferences.Key {
   /// Creates a key for an optional value stored as is; `nil` is the default and setting `nil`
   /// removes the key.
   ///
-  /// For example: `PreferenceKey<String?>("lastUser")`.
+  /// For example: `Preferences.Key<String?>("lastUser")`.
   ///
   /// - Parameter name: The name the value is stored under.
   public init<Wrapped: PreferenceRepresentable>(_ name: String) where Value == Wrapped? {
@@ -134,7 +136,7 @@ extension PreferenceKey {
 
   /// Creates a key for an optional enum stored as its raw value; setting `nil` removes the key.
   ///
-  /// For example: `PreferenceKey<SortOption?>("lastSort")`.
+  /// For example: `Preferences.Key<SortOption?>("lastSort")`.
   ///
   /// - Parameter name: The name the value is stored under.
   public init<Wrapped: RawRepresentable & Sendable>(_ name: String)
@@ -147,7 +149,7 @@ extension PreferenceKey {
 
   /// Creates a key for an optional `Codable` value; setting `nil` removes the key.
   ///
-  /// For example: `PreferenceKey<Customer?>("selectedCustomer")`.
+  /// For example: `Preferences.Key<Customer?>("selectedCustomer")`.
   ///
   /// - Parameter name: The name the value is stored under.
   public init<Wrapped: Codable & Sendable>(_ name: String) where Value == Wrapped? {
@@ -156,7 +158,7 @@ extension PreferenceKey {
 
   /// Creates a key for an optional value stored as is (preferred over its `Codable` form).
   ///
-  /// For example: `PreferenceKey<Int?>("lastPage")`.
+  /// For example: `Preferences.Key<Int?>("lastPage")`.
   ///
   /// - Parameter name: The name the value is stored under.
   public init<Wrapped: PreferenceRepresentable & Codable>(_ name: String)
@@ -167,7 +169,7 @@ extension PreferenceKey {
 
   /// Creates a key for an optional enum stored as its raw value (preferred over `Codable`).
   ///
-  /// For example: `PreferenceKey<SortOption?>("lastSort")`.
+  /// For example: `Preferences.Key<SortOption?>("lastSort")`.
   ///
   /// - Parameter name: The name the value is stored under.
   public init<Wrapped: RawRepresentable & Codable & Sendable>(_ name: String)

@@ -3,9 +3,9 @@
 /// For example:
 ///
 /// ```swift
-/// print("Kura \(Kura.version) on SQLite \(Connection.sqliteVersion)")
+/// print("Kura \(KuraLibrary.version) on SQLite \(Connection.sqliteVersion)")
 /// ```
-public enum Kura {
+public enum KuraLibrary {
   /// The version of this library.
   public static let version = "0.1.0"
 }
