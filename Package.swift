@@ -64,6 +64,18 @@ let package = Package(
     .testTarget(
       name: "KuraTests",
       dependencies: ["Kura", "KuraCLI", "WarikanKit", "TerminalUI", "WarikanTUI"]),
+    // Test-only (not products): stand-ins with SwiftUI's and SwiftData's public names, and tests
+    // that compile the README's examples next to them, as an app's files import them. On a Mac
+    // the tests import the real frameworks instead.
+    .target(name: "SwiftUIStandIn", path: "Tests/StandIns/SwiftUIStandIn"),
+    .target(name: "SwiftDataStandIn", path: "Tests/StandIns/SwiftDataStandIn"),
+    .testTarget(
+      name: "AppleNamesTests",
+      dependencies: [
+        "Kura",
+        .target(name: "SwiftUIStandIn", condition: .when(platforms: [.linux])),
+        .target(name: "SwiftDataStandIn", condition: .when(platforms: [.linux])),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )
