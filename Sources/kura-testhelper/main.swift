@@ -13,6 +13,7 @@ let commands: [HelperCommand] =
   sqliteHelperCommands + preferencesHelperCommands + documentHelperCommands
   + relationHelperCommands
   + terminalHelperCommands
+  + suspensionHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands.first(where: { $0.name == name }) else {

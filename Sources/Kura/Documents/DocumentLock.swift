@@ -35,6 +35,8 @@ final class DocumentLock: @unchecked Sendable {
 
   /// Runs `body` holding the lock: exclusive for writers, shared for readers.
   func withLock<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
+    let operation = FileLockActivity.shared.begin()  // KuraLibrary.suspend waits for it
+    defer { FileLockActivity.shared.end(operation) }
     while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
       if errno != EINTR { throw SystemCallError(operation: "lock", path: path, code: errno) }
     }

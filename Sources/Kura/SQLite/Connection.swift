@@ -138,6 +138,10 @@ public final class Connection: @unchecked Sendable {
   }
 
   deinit {
+    // Finalized here, not when the last reference goes: a statement still referenced elsewhere
+    // would otherwise keep the connection open (a "zombie") with its file locks.
+    for statement in statementCache.values { statement.finalize() }
+    for statement in transactionStatements { statement?.finalize() }
     statementCache.removeAll()
     transactionStatements.removeAll()
     sqlite3_close_v2(handle)

@@ -29,7 +29,7 @@ public final class DatabasePool: Sendable {
   // The writer is guarded by an NSLock rather than a Mutex: a Mutex's `withLock` requires its
   // result to be `sending`, which would forbid returning non-Sendable values from `write`.
   private let writerLock = NSLock()
-  private let writer: Connection
+  private let writer: WriterSlot
   private let idleReaders = Mutex<[Connection]>([])
   private let maximumIdleReaders: Int
   private let counter: SharedCounter?
@@ -51,11 +51,12 @@ public final class DatabasePool: Sendable {
     self.path = path
     self.maximumIdleReaders = maximumIdleReaders
     let connection = try Connection(path: path)
-    self.writer = connection
+    self.writer = WriterSlot(connection)
     if path == ":memory:" {
       counter = nil
     } else {
       counter = try SharedCounter(path: path + "-changes")
+      FileLockActivity.shared.register(self)
     }
   }
 
@@ -107,8 +108,12 @@ public final class DatabasePool: Sendable {
   public func writeWithoutTransaction<Result>(_ body: (Connection) throws -> Result) throws
     -> Result
   {
+    let operation = FileLockActivity.shared.begin()
+    defer { FileLockActivity.shared.end(operation) }
     writerLock.lock()
     defer { writerLock.unlock() }
+    let writer = try openWriter(self.writer)
+    defer { if FileLockActivity.shared.isSuspended { closeWriter() } }
     let before = writer.totalChanges
     defer { if writer.totalChanges != before, !writer.isInTransaction { counter?.increment() } }
     return try body(writer)
@@ -129,6 +134,8 @@ public final class DatabasePool: Sendable {
   /// - Throws: What `body` throws, or ``SQLiteError``.
   public func read<Result>(_ body: (Connection) throws -> Result) throws -> Result {
     if isInMemory { return try writeWithoutTransaction(body) }
+    let operation = FileLockActivity.shared.begin()
+    defer { FileLockActivity.shared.end(operation) }
     let reader = try takeReader()
     defer { giveBack(reader) }
     return try body(reader)
@@ -158,9 +165,29 @@ public final class DatabasePool: Sendable {
 
   private func giveBack(_ reader: Connection) {
     if reader.isInTransaction { try? reader.execute("ROLLBACK") }
+    // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
+    if FileLockActivity.shared.isSuspended { return }
     idleReaders.withLock { readers in
       if readers.count < maximumIdleReaders { readers.append(reader) }
     }
+  }
+
+  /// Closes the writer unless a transaction is open on it. Call with `writerLock` held.
+  private func closeWriter() {
+    if isInMemory || writer.connection?.isInTransaction == true { return }
+    writer.connection = nil
+  }
+
+  /// Closes every connection not in use (the next operation opens what it needs), so the pool
+  /// holds no file lock. Returns false when a transaction left open keeps the writer open.
+  /// A writer busy with an operation that began after the suspension is left to it: it closes
+  /// the writer when it ends.
+  func closeConnections() -> Bool {
+    idleReaders.withLock { $0.removeAll() }
+    guard writerLock.try() else { return true }
+    defer { writerLock.unlock() }
+    closeWriter()
+    return writer.connection == nil || isInMemory
   }
 
   // MARK: Noticing changes

@@ -26,16 +26,36 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 /// }
 /// ```
 public final class Statement {
-  let handle: OpaquePointer
+  private let rawHandle: OpaquePointer
+  private var isFinalized = false
   /// The SQL text, with placeholders.
   public let sql: String
 
   init(handle: OpaquePointer, sql: String) {
-    self.handle = handle
+    self.rawHandle = handle
     self.sql = sql
   }
 
-  deinit { sqlite3_finalize(handle) }
+  deinit { finalize() }
+
+  /// The SQLite statement; using it after its connection closed is a programmer error.
+  @inline(__always)
+  var handle: OpaquePointer {
+    precondition(
+      !isFinalized,
+      "Statement `\(sql)` was used after its connection closed (KuraLibrary.suspend closes idle "
+        + "connections); prepare statements inside each read or write instead of keeping them.")
+    return rawHandle
+  }
+
+  /// Frees the statement now, because its connection is closing (a statement kept by someone
+  /// else, such as a context's row encoder, must not keep the closed connection and its file
+  /// locks alive).
+  func finalize() {
+    if isFinalized { return }
+    isFinalized = true
+    sqlite3_finalize(rawHandle)
+  }
 
   private var database: OpaquePointer? { sqlite3_db_handle(handle) }
 

@@ -1,0 +1,20 @@
+import Foundation
+
+/// The writer connection of a pool, closed while the process is suspended and opened again by the
+/// next write.
+// Safety: `connection` is only read and written with the pool's `writerLock` held.
+final class WriterSlot: @unchecked Sendable {
+  var connection: Connection?
+
+  init(_ connection: Connection) { self.connection = connection }
+}
+
+extension DatabasePool {
+  /// The writer connection, opened again when a suspension closed it. Call with `writerLock` held.
+  func openWriter(_ slot: WriterSlot) throws -> Connection {
+    if let connection = slot.connection { return connection }
+    let connection = try Connection(path: path)
+    slot.connection = connection
+    return connection
+  }
+}
