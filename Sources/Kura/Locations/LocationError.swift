@@ -23,6 +23,11 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
   ///   - path: The path that could not be created.
   ///   - reason: The operating system's explanation.
   case cannotCreate(path: String, reason: String)
+  /// An App Group container the app may not use (iOS, tvOS, watchOS, visionOS): the app has no
+  /// App Group entitlement for the group, so the system gives it no container.
+  ///
+  /// - Parameter identifier: The App Group identifier, as given.
+  case groupNotEntitled(identifier: String)
 
   /// A message that names the input and the fix.
   public var description: String {
@@ -39,6 +44,10 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
         ? "Move that file away."
         : "Check that its parent folder is writable."
       return "Can't create `\(path)`: \(reason). \(advice)"
+    case .groupNotEntitled(let identifier):
+      return
+        "Can't use App Group `\(identifier)`: this app has no entitlement for it, so the system "
+        + "gives it no shared container. Add the group to the app's App Groups capability."
     }
   }
 }

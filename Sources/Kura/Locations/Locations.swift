@@ -147,7 +147,9 @@ public struct Locations: Sendable, Equatable {
   ///   - environment: Variables to resolve from; the process environment by default.
   /// - Returns: The container folder. Nothing is created.
   /// - Throws: ``LocationError/invalidIdentifier(kind:identifier:reason:)`` for a bad identifier
-  ///   (also `group.` alone, which names no group).
+  ///   (also `group.` alone, which names no group); on iOS, tvOS, watchOS and visionOS,
+  ///   ``LocationError/groupNotEntitled(identifier:)`` when the app has no entitlement for the
+  ///   group (a folder of Kura's own would not be shared with the group's other apps).
   public static func groupContainer(
     _ identifier: String,
     environment: [String: String] = ProcessInfo.processInfo.environment
@@ -175,10 +177,7 @@ public struct Locations: Sendable, Equatable {
           .appendingPathComponent(identifier)
       #else
         // In a sandbox a folder of our own would not be shared with the group's other apps.
-        throw LocationError.invalidIdentifier(
-          kind: "group", identifier: identifier,
-          reason: "this app has no App Group entitlement for it; add the group to the app's"
-            + " App Groups capability")
+        throw LocationError.groupNotEntitled(identifier: identifier)
       #endif
     #endif
   }

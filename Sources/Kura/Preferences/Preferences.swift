@@ -138,6 +138,7 @@ public final class Preferences: Sendable {
     switch error {
     case .cannotCreate(let path, let reason): return "can't create `\(path)` (\(reason))"
     case .invalidIdentifier(_, _, let reason): return reason
+    case .groupNotEntitled: return "this app has no App Group entitlement for it"
     }
   }
 

@@ -136,6 +136,14 @@ struct LocationsTests {
         == "Can't create `/x`: Permission denied. Check that its parent folder is writable.")
   }
 
+  // What an iOS app without the group's entitlement is told (the check itself needs an Apple SDK).
+  @Test func missingGroupEntitlementSaysWhatToAdd() {
+    #expect(
+      "\(LocationError.groupNotEntitled(identifier: "group.iOS17.M_Kaku"))"
+        == "Can't use App Group `group.iOS17.M_Kaku`: this app has no entitlement for it, so the "
+        + "system gives it no shared container. Add the group to the app's App Groups capability.")
+  }
+
   @Test func restrictToOwnerSetsMode0600() throws {
     let file = folder.file("f")
     try Data("x".utf8).write(to: file)
