@@ -1,80 +1,106 @@
 import Foundation
+import Synchronization
 
 /// Tracks what can hold a file lock in this process, for ``KuraLibrary/suspend(waitingAtMost:)``:
 /// the operations running now (each SQLite read or write, each document `flock`) and the pools
 /// whose open connections hold SQLite's WAL locks even between operations.
 ///
-/// Operations are counted per epoch; suspending starts a new epoch and waits for the operations
-/// of the older ones, so operations that keep starting never starve it. While suspended, pools
-/// close their connections after each operation instead of keeping them open.
-// Safety: every stored property is read and written only with `condition` locked.
-final class FileLockActivity: @unchecked Sendable {
+/// Operations are counted per epoch (two counters, by the epoch's parity); suspending starts a new
+/// epoch and waits for the operations of the old one, so operations that keep starting never
+/// starve it. Counting costs an operation two atomic additions and two loads, no lock. While
+/// suspended, pools close their connections after each operation instead of keeping them open.
+final class FileLockActivity: Sendable {
   /// The process's one tracker.
   static let shared = FileLockActivity()
 
   /// One running operation, as `begin()` returned it.
   struct Operation {
-    fileprivate let epoch: UInt64
+    fileprivate let parity: UInt64
   }
 
-  private final class WeakPool {
-    weak var pool: DatabasePool?
+  private final class WeakPool: Sendable {
+    weak let pool: DatabasePool?
     init(_ pool: DatabasePool) { self.pool = pool }
   }
 
-  private let condition = NSCondition()
-  private var epoch: UInt64 = 0
-  private var running: [UInt64: Int] = [:]
-  private var suspended = false
-  private var pools: [ObjectIdentifier: WeakPool] = [:]
+  private let epoch = Atomic<UInt64>(0)
+  private let runningEven = Atomic<Int>(0)
+  private let runningOdd = Atomic<Int>(0)
+  private let suspended = Atomic<Bool>(false)
+  private let draining = Atomic<Bool>(false)
+  /// Wakes a suspension waiting for the old epoch's operations.
+  private let drained = NSCondition()
+  /// Serializes suspensions.
+  private let suspending = NSLock()
+  /// The pools on files, by identity.
+  private let pools = Mutex<[ObjectIdentifier: WeakPool]>([:])
 
   /// Whether ``KuraLibrary/suspend(waitingAtMost:)`` was called and ``KuraLibrary/resume()`` not
   /// yet.
-  var isSuspended: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return suspended
-  }
+  var isSuspended: Bool { suspended.load(ordering: .acquiring) }
 
   /// Counts an operation that may take a file lock; pair it with `end(_:)`.
   func begin() -> Operation {
-    condition.lock()
-    defer { condition.unlock() }
-    running[epoch, default: 0] += 1
-    return Operation(epoch: epoch)
+    while true {
+      let current = epoch.load(ordering: .sequentiallyConsistent)
+      add(1, parity: current & 1)
+      // A suspension that moved to a new epoch meanwhile may have seen this counter at zero:
+      // count the operation in the new epoch instead.
+      if epoch.load(ordering: .sequentiallyConsistent) == current {
+        return Operation(parity: current & 1)
+      }
+      add(-1, parity: current & 1)
+    }
   }
 
   /// Ends an operation `begin()` counted.
   func end(_ operation: Operation) {
-    condition.lock()
-    defer { condition.unlock() }
-    running[operation.epoch, default: 1] -= 1
-    if running[operation.epoch] == 0 { running[operation.epoch] = nil }
-    condition.broadcast()
+    add(-1, parity: operation.parity)
+  }
+
+  private func add(_ delta: Int, parity: UInt64) {
+    let now =
+      parity == 0
+      ? runningEven.wrappingAdd(delta, ordering: .sequentiallyConsistent).newValue
+      : runningOdd.wrappingAdd(delta, ordering: .sequentiallyConsistent).newValue
+    if now == 0 && draining.load(ordering: .sequentiallyConsistent) {
+      drained.lock()
+      drained.broadcast()
+      drained.unlock()
+    }
+  }
+
+  private func count(parity: UInt64) -> Int {
+    parity == 0
+      ? runningEven.load(ordering: .sequentiallyConsistent)
+      : runningOdd.load(ordering: .sequentiallyConsistent)
   }
 
   /// Remembers a pool on a file, so suspending can close its connections.
   func register(_ pool: DatabasePool) {
-    condition.lock()
-    defer { condition.unlock() }
-    pools = pools.filter { $0.value.pool != nil }
-    pools[ObjectIdentifier(pool)] = WeakPool(pool)
+    pools.withLock { pools in
+      pools = pools.filter { $0.value.pool != nil }
+      pools[ObjectIdentifier(pool)] = WeakPool(pool)
+    }
   }
 
   /// Enters the suspended state, waits (until `deadline`) for the operations already running, then
   /// closes every pool's connections. Returns whether no lock is left held by them.
   func suspend(until deadline: Date) -> Bool {
-    condition.lock()
-    suspended = true
-    epoch += 1
-    let current = epoch
-    var finished = !running.keys.contains { $0 < current }
-    while !finished && condition.wait(until: deadline) {
-      finished = !running.keys.contains { $0 < current }
+    suspending.lock()
+    defer { suspending.unlock() }
+    suspended.store(true, ordering: .sequentiallyConsistent)
+    let old = epoch.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+    drained.lock()
+    draining.store(true, ordering: .sequentiallyConsistent)
+    var finished = count(parity: old & 1) == 0
+    while !finished && drained.wait(until: deadline) {
+      finished = count(parity: old & 1) == 0
     }
-    finished = !running.keys.contains { $0 < current }
-    let live = pools.values.compactMap(\.pool)
-    condition.unlock()
+    finished = count(parity: old & 1) == 0
+    draining.store(false, ordering: .sequentiallyConsistent)
+    drained.unlock()
+    let live = pools.withLock { pools in pools.values.compactMap(\.pool) }
     var released = finished
     for pool in live where !pool.closeConnections() { released = false }
     return released
@@ -82,8 +108,6 @@ final class FileLockActivity: @unchecked Sendable {
 
   /// Leaves the suspended state: pools keep connections open between operations again.
   func resume() {
-    condition.lock()
-    defer { condition.unlock() }
-    suspended = false
+    suspended.store(false, ordering: .sequentiallyConsistent)
   }
 }
