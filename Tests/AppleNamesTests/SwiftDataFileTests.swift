@@ -46,7 +46,7 @@ struct JourneyList: View {
 
 @Suite("A file importing SwiftData and Kura")
 struct SwiftDataFileTests {
-  @Test func readmeModelStoreCompilesQualified() throws {
+  @Test @MainActor func readmeModelStoreCompilesQualified() throws {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("kura-apple-names-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -48,7 +48,7 @@ struct SuiteSortOptionView: View {
 
 @Suite("A SwiftUI file using Kura's preferences")
 struct SwiftUIFileTests {
-  @Test func readmePreferencesAndSceneStateCompileUnqualified() throws {
+  @Test @MainActor func readmePreferencesAndSceneStateCompileUnqualified() throws {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("kura-apple-names-\(UUID().uuidString.prefix(8))")
     defer { try? FileManager.default.removeItem(at: folder) }

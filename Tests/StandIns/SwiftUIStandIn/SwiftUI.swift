@@ -4,12 +4,12 @@
 // shape to write a view like the seeds'. `scripts/check-name-clashes` reads this file: every
 // `public struct|protocol|enum` here is a name no public top-level Kura name may take.
 
-/// A view, as SwiftUI's `View`.
-public protocol View {
+/// A view, as SwiftUI's `View` (main-actor isolated, as in the iOS 18 and macOS 15 SDKs).
+@MainActor @preconcurrency public protocol View {
   /// The type of the view's content.
   associatedtype Body: View
   /// The view's content.
-  @MainActor var body: Body { get }
+  @ViewBuilder var body: Body { get }
 }
 
 extension Never: View {
