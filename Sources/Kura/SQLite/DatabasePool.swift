@@ -10,6 +10,8 @@ import Synchronization
 /// change with one memory load (``changeCount``) or by watching it (``observeChanges(_:)``).
 ///
 /// The methods block while they wait for a connection; call them from any thread or task.
+/// Connections stay open between operations (holding SQLite's WAL locks) until
+/// ``KuraLibrary/suspend(waitingAtMost:)`` closes them before an iOS app is suspended.
 ///
 /// For example:
 ///
