@@ -30,6 +30,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case notAStore
     /// The file is an SQLite database but damaged.
     case damaged
+    /// The store was written by a newer version of Kura (its format) or of the app (its
+    /// schema version); it was left untouched.
+    case newerStore
     /// The file or its folder cannot be opened or created.
     case cannotOpen
     /// The model type is not one of the container's models.

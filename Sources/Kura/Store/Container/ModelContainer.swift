@@ -94,8 +94,20 @@ public final class ModelContainer: Sendable {
     case .file(let file): url = file.standardizedFileURL
     case .defaultFile: url = try Self.resolve { try Locations.current().defaultStoreURL }
     }
+    let graph = try RelationshipGraph(models: models, schemas: schemas)
+    // Looked at read-only first: a damaged, foreign or newer store, or a migration that would
+    // lose data, is refused with every byte left as found; a current store is not written.
+    var outcome = StoreProbe.Outcome.new
     if let url {
-      try Self.resolve { try Locations.ensureDirectory(url.deletingLastPathComponent()) }
+      outcome = try StoreProbe(
+        url: url, schemas: ordered, graph: graph, migration: migration
+      ).examine()
+      if !configuration.allowsSave && outcome != .current {
+        throw Self.readOnlyRefusal(url, outcome)
+      }
+      if outcome == .new {
+        try Self.resolve { try Locations.ensureDirectory(url.deletingLastPathComponent()) }
+      }
     }
     let pool: DatabasePool
     do {
@@ -103,11 +115,12 @@ public final class ModelContainer: Sendable {
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
-    let graph = try RelationshipGraph(models: models, schemas: schemas)
-    var setup = StoreSetup(url: url)
-    setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)
-    setup.migration = migration
-    try setup.prepare(pool, schemas: ordered)
+    if outcome != .current {
+      var setup = StoreSetup(url: url)
+      setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)
+      setup.migration = migration
+      try setup.prepare(pool, schemas: ordered)
+    }
     self.graph = graph
     self.hub = ChangeHub(pool: pool, url: url)
     self.configuration = configuration
@@ -115,6 +128,23 @@ public final class ModelContainer: Sendable {
     self.modelNames = ordered.map(\.modelName)
     self.pool = pool
     self.schemas = schemas
+  }
+
+  /// The error for a read-only configuration whose store would have to be written to open.
+  private static func readOnlyRefusal(_ url: URL, _ outcome: StoreProbe.Outcome) -> StoreError {
+    let file = "`\(url.lastPathComponent)`"
+    let why: String
+    switch (outcome, (try? StoreFile.state(of: url)) ?? .missing) {
+    case (.new, .missing): why = "there is no store there yet"
+    case (.new, .empty): why = "the file is empty (0 bytes), so it holds no store yet"
+    case (.new, _): why = "the file is an empty SQLite database with no store in it yet"
+    default: why = "its tables or metadata must first be brought up to date for these models"
+    }
+    return StoreError(
+      .cannotOpen, url: url,
+      message:
+        "Can't read store \(file): \(why). It was opened for reading only, so nothing was "
+        + "created or changed; open it for writing (such as by saving something) first.")
   }
 
   private static func schema(of model: any PersistentModel.Type) throws -> ModelSchema {

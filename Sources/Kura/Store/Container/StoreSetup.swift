@@ -43,10 +43,19 @@ struct StoreSetup {
         defer { try? db.execute("PRAGMA foreign_keys = ON") }
         try db.transaction(.immediate) {
           try db.execute(StoreSetup.metadataTablesSQL)
+          let recordedFormat = try db.queryFirst(
+            "SELECT value FROM kura_metadata WHERE key = 'storeFormat'"
+          ) { Int($0.string(at: 0)) }
+          if let recordedFormat, let format = recordedFormat, format < Self.storeFormat {
+            try upgradeFormat(from: format, in: db)
+          }
           try db.run(
             "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
               + "('schemaVersion', ?)",
-            [.text(String(Self.storeFormat)), .text(String(Self.schemaVersion))])
+            [
+              .text(String(Self.storeFormat)),
+              .text(String(StoreProbe.knownSchemaVersion(migration))),
+            ])
           let migrator = StoreMigrator(url: url, graph: graph, options: migration)
           let migrated = try migrator.migrate(db, schemas: schemas)
           for schema in schemas { try prepare(schema, in: db) }
@@ -59,6 +68,76 @@ struct StoreSetup {
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "prepare")
     }
+  }
+
+  /// Brings a store written in an earlier format of Kura's metadata to ``storeFormat``, inside
+  /// the setup transaction (the one place that upgrades formats).
+  private func upgradeFormat(from format: Int, in db: Connection) throws {
+    try db.run(
+      "UPDATE kura_metadata SET value = ? WHERE key = 'storeFormat'",
+      [.text(String(Self.storeFormat))])
+  }
+
+  /// The columns `kura_models` records for a model, as JSON with sorted keys (so recording the
+  /// same columns writes the same text).
+  static func recordedJSON(_ schema: ModelSchema) throws -> String {
+    let columns = schema.columns.map {
+      StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return String(decoding: try encoder.encode(columns), as: UTF8.self)
+  }
+
+  /// Whether `kura_models` records the model with its table and columns as they are now.
+  func isRecorded(_ schema: ModelSchema, in db: Connection) throws -> Bool {
+    let row = try db.queryFirst(
+      "SELECT table_name, columns FROM kura_models WHERE model = ?", [.text(schema.modelName)]
+    ) { ($0.string(at: 0), $0.string(at: 1)) }
+    guard let (table, text) = row, table == schema.tableName else { return false }
+    let recorded = try Self.recordedColumns(text, model: schema.modelName, url: url, file: file)
+    let expected = schema.columns.map {
+      StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
+    }
+    guard recorded == expected else { return false }
+    try verify(schema, in: db)
+    return true
+  }
+
+  /// Whether the model's unique and plain indexes and its search index exist as declared.
+  static func indexesAreCurrent(_ schema: ModelSchema, graph: RelationshipGraph, in db: Connection)
+    throws -> Bool
+  {
+    let setup = StoreSetup(url: nil, graph: graph)
+    let existing = Set(
+      try db.query(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?",
+        [.text(schema.tableName)]
+      ) { $0.string(at: 0) })
+    for (number, columns) in schema.uniqueConstraints.enumerated()
+    where !existing.contains(
+      setup.indexName(schema, columns: columns, unique: true, number: number))
+    {
+      return false
+    }
+    for (number, columns) in schema.indexes.enumerated()
+    where !existing.contains(
+      setup.indexName(schema, columns: columns, unique: false, number: number))
+    {
+      return false
+    }
+    let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
+    let index = SearchIndex(schema: schema, columns: searchable)
+    let created = try db.queryFirst(
+      "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(index.tableName)]
+    ) { $0.string(at: 0) }
+    if searchable.isEmpty { return created == nil }
+    let triggers =
+      try db.queryFirst(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE ?",
+        [.text(schema.tableName), .text(index.tableName + "_%")]
+      ) { $0.int64(at: 0) } ?? 0
+    return created == index.createSQL && triggers == 3
   }
 
   private func prepare(_ schema: ModelSchema, in db: Connection) throws {
@@ -77,10 +156,8 @@ struct StoreSetup {
     for (number, columns) in schema.indexes.enumerated() {
       try db.execute(indexSQL(schema, columns: columns, unique: false, number: number))
     }
-    let columns = schema.columns.map {
-      StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
-    }
-    let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
+    if try isRecorded(schema, in: db) { return }
+    let json = try Self.recordedJSON(schema)
     try db.run(
       "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
         + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
@@ -95,9 +172,13 @@ struct StoreSetup {
     return "CREATE TABLE \(schema.quotedTable) (\(definitions.joined(separator: ", ")))"
   }
 
-  func indexSQL(_ schema: ModelSchema, columns: [Int], unique: Bool, number: Int) -> String {
+  func indexName(_ schema: ModelSchema, columns: [Int], unique: Bool, number: Int) -> String {
     let names = columns.map { schema.columns[$0].name }
-    let name = schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
+    return schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
+  }
+
+  func indexSQL(_ schema: ModelSchema, columns: [Int], unique: Bool, number: Int) -> String {
+    let name = indexName(schema, columns: columns, unique: unique, number: number)
     return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON "
       + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
   }
@@ -118,7 +199,7 @@ struct StoreSetup {
     }
   }
 
-  private func verify(_ schema: ModelSchema, in db: Connection) throws {
+  func verify(_ schema: ModelSchema, in db: Connection) throws {
     struct Stored {
       var type: String
       var notNull: Bool

@@ -36,7 +36,7 @@ public struct StoreInspector {
         message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
     }
     do {
-      connection = try Connection(path: url.path, mode: .readOnly)
+      connection = try Connection(path: url.path, mode: .inspect)
       _ = try connection.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(at: 0) }
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")

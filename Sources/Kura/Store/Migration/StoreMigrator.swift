@@ -7,6 +7,8 @@ struct StoreMigrator {
   let url: URL?
   let graph: RelationshipGraph
   let options: MigrationOptions?
+  /// Whether the automatic step may drop columns holding values (`--allow-data-loss`).
+  var allowsDataLoss = false
 
   var fileName: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
 
@@ -54,15 +56,16 @@ struct StoreMigrator {
             }
             changed = true
           }
-          changed = try automatic(db, schemas: ordered, graph: stageGraph) || changed
+          changed =
+            try automatic(db, schemas: ordered, graph: stageGraph, allowsDataLoss: true)
+            || changed
           version = stage.toVersion
         }
         version = max(version, latest)
       }
     }
-    if try automatic(db, schemas: schemas, graph: graph) {
+    if try automatic(db, schemas: schemas, graph: graph, allowsDataLoss: allowsDataLoss) {
       changed = true
-      if options?.plan == nil { version += 1 }
     }
     if version != storedVersion || recordedVersion == nil {
       try db.run(
@@ -94,14 +97,15 @@ struct StoreMigrator {
   }
 
   /// Plans every table first (so a refusal comes before any change), then applies the plans.
-  private func automatic(_ db: Connection, schemas: [ModelSchema], graph: RelationshipGraph)
-    throws -> Bool
-  {
+  private func automatic(
+    _ db: Connection, schemas: [ModelSchema], graph: RelationshipGraph, allowsDataLoss: Bool
+  ) throws -> Bool {
     var plans: [(ModelSchema, TableMigration.Plan)] = []
     for schema in schemas where try exists(schema.tableName, db) {
       let attributes = graph.attributesByTable[schema.tableName] ?? ModelAttributes()
       let migration = TableMigration(
-        schema: schema, attributes: attributes, fileName: fileName, url: url)
+        schema: schema, attributes: attributes, fileName: fileName, url: url,
+        allowsDataLoss: allowsDataLoss)
       plans.append((schema, try migration.plan(db)))
     }
     var changed = false
@@ -192,10 +196,7 @@ struct StoreMigrator {
 
   /// Records a model's columns in `kura_models` (what the next migration compares with).
   static func recordColumns(_ schema: ModelSchema, _ db: Connection) throws {
-    let columns = schema.columns.map {
-      StoreSetup.StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
-    }
-    let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
+    let json = try StoreSetup.recordedJSON(schema)
     try db.run(
       "DELETE FROM kura_models WHERE table_name = ? AND model <> ?",
       [.text(schema.tableName), .text(schema.modelName)])

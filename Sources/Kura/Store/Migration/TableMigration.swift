@@ -24,6 +24,9 @@ struct TableMigration {
   let fileName: String
   /// The store file, for errors; `nil` in memory.
   var url: URL? = nil
+  /// Whether columns holding values may be dropped: only in a declared step (a migration
+  /// plan's stage, or `kura store migrate --allow-data-loss`).
+  var allowsDataLoss = false
 
   /// Reads the existing table and decides; throws ``StoreError/Code/migrationRefused`` for a
   /// change that could lose data.
@@ -109,6 +112,17 @@ struct TableMigration {
       expressions.append(expression)
     }
     let removed = stored.map(\.name).filter { !used.contains($0) }
+    if !removed.isEmpty && !allowsDataLoss {
+      var populated: [String] = []
+      for name in removed {
+        let values =
+          try db.queryFirst(
+            "SELECT count(*) FROM \(schema.quotedTable) WHERE \(quoteIdentifier(name)) IS NOT NULL"
+          ) { $0.int64(at: 0) } ?? 0
+        if values > 0 { populated.append(name) }
+      }
+      if !populated.isEmpty { throw unknownColumns(populated) }
+    }
     if !removed.isEmpty {
       needsRebuild = true
       descriptions.append("removing \(removed.joined(separator: ", "))")
@@ -174,6 +188,22 @@ struct TableMigration {
     default:
       return false
     }
+  }
+
+  /// The error for stored columns holding values that the model does not declare (a store
+  /// saved by a newer version of the app, or a property removed without a declared step).
+  private func unknownColumns(_ names: [String]) -> StoreError {
+    let list = names.map { "`\($0)`" }.joined(separator: ", ")
+    let plural = names.count == 1 ? "column" : "columns"
+    return StoreError(
+      .schemaMismatch, model: schema.modelName, column: names.first, url: url,
+      message:
+        "Can't open store \(fileName) for model `\(schema.modelName)`: its table "
+        + "`\(schema.tableName)` has \(plural) \(list) holding values that this version of "
+        + "`\(schema.modelName)` doesn't declare (a newer version of the app may have added "
+        + "\(names.count == 1 ? "it" : "them")). Nothing was changed. Open the store with the newer "
+        + "app, or drop the data on purpose: a `SchemaMigrationPlan` stage, or "
+        + "`kura store migrate --allow-data-loss`.")
   }
 
   private func refusal(_ property: String, _ why: String) -> StoreError {
