@@ -275,4 +275,50 @@ struct StoreTrustTests {
     }
     #expect(!FileManager.default.fileExists(atPath: target.path))
   }
+
+  @Test func readOnlyFileAndFolderAreReadWithoutWriting() throws {
+    let folder = TemporaryDirectory()
+    let students = try executable("students")
+    #expect(
+      try run(students, ["add", "--name", "Ron Weasley"], environment: folder.environment).status
+        == 0)
+    let store = folder.url.appendingPathComponent(
+      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
+    // Everything readable by all, writable by none (and the children run as `nobody` when the
+    // tests run as root, who could write anyway).
+    let files = FileManager.default
+    let items = try #require(files.enumerator(atPath: folder.url.path)).compactMap { $0 as? String }
+    for item in items.map({ folder.url.appendingPathComponent($0).path }) + [folder.url.path] {
+      var isFolder: ObjCBool = false
+      _ = files.fileExists(atPath: item, isDirectory: &isFolder)
+      chmod(item, isFolder.boolValue ? 0o555 : 0o444)
+    }
+    defer {
+      for item in items.map({ folder.url.appendingPathComponent($0).path }) + [folder.url.path] {
+        chmod(item, 0o755)
+      }
+    }
+    let before = snapshot(store)
+    let listing = try folderListing(store)
+    func runReadOnly(_ tool: URL, _ arguments: [String]) throws -> ProcessResult {
+      if getuid() == 0 {
+        return try run(
+          URL(fileURLWithPath: "/usr/bin/setpriv"),
+          ["--reuid=65534", "--regid=65534", "--clear-groups", tool.path] + arguments,
+          environment: folder.environment)
+      }
+      return try run(tool, arguments, environment: folder.environment)
+    }
+    let list = try runReadOnly(students, ["list"])
+    #expect(list.status == 0, "\(list.stderr)")
+    #expect(list.stdout == "Ron Weasley\n")
+    let kura = try executable("kura")
+    let info = try runReadOnly(kura, ["store", "info", store.path])
+    #expect(info.status == 0, "\(info.stderr)")
+    let dump = try runReadOnly(kura, ["store", "dump", store.path, "Student"])
+    #expect(dump.status == 0, "\(dump.stderr)")
+    #expect(dump.stdout.contains("Ron Weasley"))
+    #expect(snapshot(store) == before)
+    #expect(try folderListing(store) == listing)
+  }
 }

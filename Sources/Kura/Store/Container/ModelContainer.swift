@@ -111,7 +111,16 @@ public final class ModelContainer: Sendable {
     }
     let pool: DatabasePool
     do {
-      pool = try url.map { try DatabasePool(path: $0.path) } ?? DatabasePool.inMemory()
+      // A store that only reads, in a file or folder it can't write, is read as found.
+      let readOnly =
+        url.map {
+          !configuration.allowsSave
+            && (access($0.path, W_OK) != 0
+              || access($0.deletingLastPathComponent().path, W_OK) != 0)
+        } ?? false
+      pool =
+        try url.map { try DatabasePool(path: $0.path, readOnly: readOnly) }
+        ?? DatabasePool.inMemory()
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
