@@ -148,25 +148,29 @@ struct StoreMigrator {
     let prefix = "CREATE TABLE \(schema.quotedTable)"
     try db.execute("CREATE TABLE \(temporary)" + create.dropFirst(prefix.count))
     let total = try count(schema.quotedTable, db)
-    let bounds = try db.queryFirst("SELECT min(rowid), max(rowid) FROM \(schema.quotedTable)") {
-      ($0.int64(at: 0), $0.int64(at: 1))
-    }
     report(schema, step, 0, total)
-    if total > 0, let (low, high) = bounds {
-      let insert = try db.prepare(
+    if total > 0 {
+      // Paged by key, not by id ranges: sparse ids (snowflake or millisecond ids) and ids near
+      // `Int.max` cost no more than dense ones.
+      let copy =
         "INSERT INTO \(temporary) (rowid, \(schema.quotedColumnList)) SELECT rowid, "
-          + "\(expressions.joined(separator: ", ")) FROM \(schema.quotedTable) WHERE rowid "
-          + "BETWEEN ? AND ?")
+        + "\(expressions.joined(separator: ", ")) FROM \(schema.quotedTable)"
+      let first = try db.prepare(copy + " ORDER BY rowid LIMIT ?")
+      let next = try db.prepare(copy + " WHERE rowid > ? ORDER BY rowid LIMIT ?")
       let batch: Int64 = 50_000
-      var start = low
+      var last: Int64?
       var done = 0
-      while start <= high {
+      while true {
+        let insert = last == nil ? first : next
         insert.reset()
-        try insert.bind([.integer(start), .integer(start + batch - 1)])
+        try insert.bind(last.map { [.integer($0), .integer(batch)] } ?? [.integer(batch)])
         try insert.execute()
-        done += db.changes
+        let copied = db.changes
+        if copied == 0 { break }
+        done += copied
         report(schema, step, done, total)
-        start += batch
+        last = try db.queryFirst("SELECT max(rowid) FROM \(temporary)") { $0.int64(at: 0) }
+        if copied < batch { break }
       }
     }
     try db.execute("DROP TABLE \(schema.quotedTable)")

@@ -56,8 +56,9 @@ struct TableMigration {
           additions.append(column.definition)
           expressions.append("NULL")
         } else if let value = attributes.defaults[column.name] {
-          additions.append(column.definition + " DEFAULT " + value.description)
-          expressions.append(value.description)
+          let literal = try literal(value, for: column.name)
+          additions.append(column.definition + " DEFAULT " + literal)
+          expressions.append(literal)
         } else {
           throw refusal(
             column.name,
@@ -82,6 +83,7 @@ struct TableMigration {
               + "which is not a widening, so stored values could be lost")
         }
         if column.kind.sqlType == "REAL" && storedKind.sqlType != "REAL" {
+          try checkExactAsDouble(source.name, property: column.name, db)
           expression = "CAST(\(expression) AS REAL)"
         }
         needsRebuild = true
@@ -92,7 +94,7 @@ struct TableMigration {
         descriptions.append("making \(column.name) optional")
       } else if !source.notNull && !column.isOptional && !isKey {
         if let value = attributes.defaults[column.name] {
-          expression = "coalesce(\(expression), \(value.description))"
+          expression = "coalesce(\(expression), \(try literal(value, for: column.name)))"
         } else {
           let nulls =
             try db.queryFirst(
@@ -187,6 +189,46 @@ struct TableMigration {
       return true
     default:
       return false
+    }
+  }
+
+  /// Refuses widening integers to `Double` when a stored integer has no exact `Double` (beyond
+  /// 2^53 not every integer has one: 9007199254740993 would become 9007199254740992).
+  private func checkExactAsDouble(_ column: String, property: String, _ db: Connection) throws {
+    let limit: Int64 = 1 << 53
+    let quoted = quoteIdentifier(column)
+    let statement = try db.prepare(
+      "SELECT \(quoted) FROM \(schema.quotedTable) WHERE typeof(\(quoted)) = 'integer' AND "
+        + "(\(quoted) > ? OR \(quoted) < ?)")
+    try statement.bind([.integer(limit), .integer(-limit)])
+    while try statement.step() {
+      let value = statement.int64(at: 0)
+      if Int64(exactly: Double(value)) != value {
+        throw refusal(
+          property,
+          "changed from integer to real, but the stored value \(value) has no exact `Double` "
+            + "(it would become \(Double(value))), so it would be changed")
+      }
+    }
+  }
+
+  /// A value written into SQL (a column's `DEFAULT` or a copy expression), valid for every
+  /// value: infinities as overflowing literals, text with quotes or NUL characters as bytes.
+  private func literal(_ value: SQLiteValue, for property: String) throws -> String {
+    switch value {
+    case .real(let number) where number.isNaN:
+      throw refusal(
+        property,
+        "has the default value NaN, which a table definition can't hold (SQLite stores NaN as "
+          + "NULL)")
+    case .real(let number) where number.isInfinite:
+      return number > 0 ? "9e999" : "-9e999"
+    case .real(let number):
+      return "\(number)"
+    case .text(let text) where text.utf8.contains(0):
+      return "CAST(x'" + text.utf8.map { String(format: "%02x", $0) }.joined() + "' AS TEXT)"
+    default:
+      return value.description
     }
   }
 
