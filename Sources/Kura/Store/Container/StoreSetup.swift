@@ -104,28 +104,56 @@ struct StoreSetup {
     return true
   }
 
+  /// The model's declared unique and plain indexes: name and `CREATE INDEX` statement. Two
+  /// declarations whose generated names collide get distinct names (a number is added).
+  func declaredIndexes(_ schema: ModelSchema) -> [(name: String, sql: String, unique: Bool)] {
+    var result: [(name: String, sql: String, unique: Bool)] = []
+    var used = Set<String>()
+    let declared =
+      schema.uniqueConstraints.map { ($0, true) } + schema.indexes.map { ($0, false) }
+    for (columns, unique) in declared {
+      let names = columns.map { schema.columns[$0].name }
+      let base = schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
+      var name = base
+      var number = 2
+      while used.contains(name) {
+        name = "\(base)_\(number)"
+        number += 1
+      }
+      used.insert(name)
+      let sql =
+        "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoteIdentifier(name)) ON "
+        + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
+      result.append((name, sql, unique))
+    }
+    return result
+  }
+
+  /// What brings the table's Kura indexes to the declared ones: the indexes to drop (no longer
+  /// declared, or declared differently) and those to create.
+  func indexChanges(_ schema: ModelSchema, in db: Connection) throws
+    -> (drop: [String], create: [(name: String, sql: String, unique: Bool)])
+  {
+    let declared = declaredIndexes(schema)
+    let existing = try db.query(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT "
+        + "NULL",
+      [.text(schema.tableName)]
+    ) { (name: $0.string(at: 0), sql: $0.string(at: 1)) }
+    let prefixes = [schema.tableName + "_unique_", schema.tableName + "_index_"]
+    let kuraIndexes = existing.filter { index in prefixes.contains { index.name.hasPrefix($0) } }
+    let wanted = Dictionary(declared.map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
+    let drop = kuraIndexes.filter { wanted[$0.name] != $0.sql }.map(\.name)
+    let kept = Set(kuraIndexes.map(\.name)).subtracting(drop)
+    return (drop, declared.filter { !kept.contains($0.name) })
+  }
+
   /// Whether the model's unique and plain indexes and its search index exist as declared.
   static func indexesAreCurrent(_ schema: ModelSchema, graph: RelationshipGraph, in db: Connection)
     throws -> Bool
   {
-    let setup = StoreSetup(url: nil, graph: graph)
-    let existing = Set(
-      try db.query(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?",
-        [.text(schema.tableName)]
-      ) { $0.string(at: 0) })
-    for (number, columns) in schema.uniqueConstraints.enumerated()
-    where !existing.contains(
-      setup.indexName(schema, columns: columns, unique: true, number: number))
-    {
-      return false
-    }
-    for (number, columns) in schema.indexes.enumerated()
-    where !existing.contains(
-      setup.indexName(schema, columns: columns, unique: false, number: number))
-    {
-      return false
-    }
+    let changes = try StoreSetup(url: nil, graph: graph).indexChanges(schema, in: db)
+    if !changes.drop.isEmpty || !changes.create.isEmpty { return false }
     let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
     let index = SearchIndex(schema: schema, columns: searchable)
     let created = try db.queryFirst(
@@ -150,11 +178,14 @@ struct StoreSetup {
     } else {
       try db.execute(createTableSQL(schema))
     }
-    for (number, columns) in schema.uniqueConstraints.enumerated() {
-      try db.execute(indexSQL(schema, columns: columns, unique: true, number: number))
-    }
-    for (number, columns) in schema.indexes.enumerated() {
-      try db.execute(indexSQL(schema, columns: columns, unique: false, number: number))
+    let indexes = try indexChanges(schema, in: db)
+    for name in indexes.drop { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
+    for index in indexes.create {
+      do {
+        try db.execute(index.sql)
+      } catch let error as SQLiteError where error.code == .constraint && index.unique {
+        throw duplicateValues(schema, index: index.name)
+      }
     }
     if try isRecorded(schema, in: db) { return }
     let json = try Self.recordedJSON(schema)
@@ -172,15 +203,15 @@ struct StoreSetup {
     return "CREATE TABLE \(schema.quotedTable) (\(definitions.joined(separator: ", ")))"
   }
 
-  func indexName(_ schema: ModelSchema, columns: [Int], unique: Bool, number: Int) -> String {
-    let names = columns.map { schema.columns[$0].name }
-    return schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
-  }
-
-  func indexSQL(_ schema: ModelSchema, columns: [Int], unique: Bool, number: Int) -> String {
-    let name = indexName(schema, columns: columns, unique: unique, number: number)
-    return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON "
-      + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
+  /// The error for a unique attribute that stored rows already break.
+  private func duplicateValues(_ schema: ModelSchema, index: String) -> StoreError {
+    let columns = index.dropFirst(schema.tableName.count + "_unique_".count)
+    return StoreError(
+      .migrationRefused, model: schema.modelName, url: url,
+      message:
+        "Can't migrate store \(file): `\(schema.modelName)` now declares `\(columns)` unique, but "
+        + "stored rows share a value. Nothing was changed; remove the duplicates with the "
+        + "earlier version of the app, or declare a custom stage that merges them.")
   }
 
   /// Decodes the columns `kura_models` records for a model; unreadable text is a damaged store.

@@ -178,14 +178,11 @@ struct StoreMigrator {
   }
 
   private func dropKuraIndexes(_ schema: ModelSchema, _ db: Connection) throws {
+    let prefixes = [schema.tableName + "_index_", schema.tableName + "_unique_"]
     let names = try db.query(
-      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE ? OR "
-        + "name LIKE ?)",
-      [
-        .text(schema.tableName), .text(schema.tableName + "_index_%"),
-        .text(schema.tableName + "_unique_%"),
-      ]
-    ) { $0.string(at: 0) }
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+      [.text(schema.tableName)]
+    ) { $0.string(at: 0) }.filter { name in prefixes.contains { name.hasPrefix($0) } }
     for name in names { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
   }
 
