@@ -22,7 +22,7 @@ struct ChangeFeedTests {
     let second = try context.save()
     #expect(
       second.changes == [
-        "RTrip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])
+        "Trip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])
       ])
     #expect(second.token.rawValue == first.token.rawValue + 1)
     #expect(second.contains(RTrip.self) && !second.contains(RNote.self))

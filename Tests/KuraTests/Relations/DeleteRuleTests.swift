@@ -87,7 +87,7 @@ struct DeleteRuleTests {
     try context.delete(kyoto)
     let changes = try context.save()
     #expect(try context.fetch(FetchDescriptor<RPhoto>()) == [photo])
-    #expect(changes.changes.keys.sorted() == ["RTrip"])
+    #expect(changes.changes.keys.sorted() == ["Trip"])
   }
 
   @Test func foreignKeyRefusesAReferenceToAMissingModel() throws {

@@ -92,7 +92,7 @@ struct StoreSetup {
   /// Whether `kura_models` records the model with its table and columns as they are now.
   func isRecorded(_ schema: ModelSchema, in db: Connection) throws -> Bool {
     let row = try db.queryFirst(
-      "SELECT table_name, columns FROM kura_models WHERE model = ?", [.text(schema.modelName)]
+      "SELECT table_name, columns FROM kura_models WHERE model = ?", [.text(schema.storedName)]
     ) { ($0.string(at: 0), $0.string(at: 1)) }
     guard let (table, text) = row, table == schema.tableName else { return false }
     let recorded = try Self.recordedColumns(text, model: schema.modelName, url: url, file: file)
@@ -188,12 +188,7 @@ struct StoreSetup {
       }
     }
     if try isRecorded(schema, in: db) { return }
-    let json = try Self.recordedJSON(schema)
-    try db.run(
-      "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
-        + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
-        + "columns = excluded.columns",
-      [.text(schema.modelName), .text(schema.tableName), .text(json)])
+    try StoreMigrator.recordColumns(schema, db)
   }
 
   func createTableSQL(_ schema: ModelSchema) -> String {

@@ -154,7 +154,7 @@ public final class ModelContext {
           ) { statement in
             rowEncoder(schema, statement)
           }
-          recorder.record(written, model: schema.modelName)
+          recorder.record(written, model: schema.storedName)
         }
         return try recorder.commit(db)
       }

@@ -200,11 +200,11 @@ struct StoreMigrator {
     let json = try StoreSetup.recordedJSON(schema)
     try db.run(
       "DELETE FROM kura_models WHERE table_name = ? AND model <> ?",
-      [.text(schema.tableName), .text(schema.modelName)])
+      [.text(schema.tableName), .text(schema.storedName)])
     try db.run(
       "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
         + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
         + "columns = excluded.columns",
-      [.text(schema.modelName), .text(schema.tableName), .text(json)])
+      [.text(schema.storedName), .text(schema.tableName), .text(json)])
   }
 }

@@ -142,7 +142,7 @@ struct TableMigration {
     let recorded =
       try db.queryFirst(
         "SELECT columns FROM kura_models WHERE table_name = ? ORDER BY model = ? DESC, rowid DESC",
-        [.text(schema.tableName), .text(schema.modelName)]
+        [.text(schema.tableName), .text(schema.storedName)]
       ) { row in
         try StoreSetup.recordedColumns(
           row.string(at: 0), model: schema.modelName, url: url, file: fileName)

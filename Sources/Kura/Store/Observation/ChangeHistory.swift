@@ -24,7 +24,7 @@ enum ChangeHistory {
     }
     json.reserveCapacity(capacity)
     json.append(UInt8(ascii: "{"))
-    var models = ","
+    var models: [UInt8] = [UInt8(ascii: "[")]
     for model in order {
       guard let modelChanges = changes[model] else { continue }
       if json.count > 1 { json.append(UInt8(ascii: ",")) }
@@ -36,14 +36,16 @@ enum ChangeHistory {
       json.append(UInt8(ascii: ","))
       appendJSONStrings(modelChanges.deleted, to: &json)
       json.append(UInt8(ascii: "]"))
-      models += model + ","
+      if models.count > 1 { models.append(UInt8(ascii: ",")) }
+      appendJSONString(model, to: &models)
     }
     json.append(UInt8(ascii: "}"))
+    models.append(UInt8(ascii: "]"))
     let statement = try db.cachedStatement(
       "INSERT INTO kura_history (time, models, changes) VALUES (?, ?, ?)")
     statement.reset()
     try statement.bind(date.timeIntervalSince1970, at: 1)
-    try statement.bind(models, at: 2)
+    try statement.bind(String(decoding: models, as: UTF8.self), at: 2)
     try statement.bind(String(decoding: json, as: UTF8.self), at: 3)
     try statement.execute()
     return HistoryToken(rawValue: db.lastInsertedRowID)
@@ -80,17 +82,19 @@ enum ChangeHistory {
   static func changedModels(since token: HistoryToken, in db: Connection) throws -> (
     models: Set<String>, latest: HistoryToken
   ) {
-    var models = Set<String>()
-    var latest = token
-    let rows = try db.query(
-      "SELECT token, models FROM kura_history WHERE token > ? ORDER BY token",
-      [.integer(token.rawValue)]
-    ) { row in (row.int64(at: 0), row.string(at: 1)) }
-    for (value, names) in rows {
-      latest = HistoryToken(rawValue: value)
-      for name in names.split(separator: ",") { models.insert(String(name)) }
-    }
-    return (models, latest)
+    // `models` is a JSON array of names (any name, commas included); rows written before it
+    // was (`,A,B,`) are read from the keys of their `changes` object instead.
+    let latest = try db.queryFirst(
+      "SELECT max(token) FROM kura_history WHERE token > ?", [.integer(token.rawValue)]
+    ) { $0.isNull(at: 0) ? token : HistoryToken(rawValue: $0.int64(at: 0)) }
+    let names = try db.query(
+      "SELECT DISTINCT name.value FROM kura_history, json_each(CASE WHEN json_valid(models) THEN "
+        + "models ELSE json_array() END) AS name WHERE token > ? "
+        + "UNION SELECT DISTINCT name.key FROM kura_history, json_each(changes) AS name "
+        + "WHERE token > ? AND NOT json_valid(models)",
+      [.integer(token.rawValue), .integer(token.rawValue)]
+    ) { $0.string(at: 0) }
+    return (Set(names), latest ?? token)
   }
 }
 

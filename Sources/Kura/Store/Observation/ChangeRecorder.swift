@@ -66,7 +66,7 @@ struct ChangeRecorder {
   }
 
   private func modelName(_ table: String) -> String {
-    container.schemas.values.first { $0.tableName == table }?.modelName ?? table
+    container.schemas.values.first { $0.tableName == table }?.storedName ?? table
   }
 
   private mutating func add(_ more: ChangeSet.ModelChanges, model: String) {
