@@ -362,6 +362,15 @@ public final class Connection: @unchecked Sendable {
   /// Whether a transaction is open.
   public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+  /// Whether foreign key constraints are broken right now (deferred ones are checked only at
+  /// `COMMIT`), so a transaction can explain the failure before committing.
+  var hasForeignKeyViolations: Bool {
+    var current: Int32 = 0
+    var highest: Int32 = 0
+    sqlite3_db_status(handle, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highest, 0)
+    return current != 0
+  }
+
   /// A number that changes when another connection (in this or another process) commits to the
   /// file; compare two readings to notice outside changes (`PRAGMA data_version`).
   ///

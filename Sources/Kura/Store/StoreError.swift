@@ -53,6 +53,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case sqlite
     /// A delete was refused by a ``DeleteRule/deny`` rule: other models still refer to it.
     case deleteDenied
+    /// A saved model refers to a model that does not exist (a dangling reference); nothing was
+    /// saved.
+    case danglingReference
     /// The store's models changed in a way Kura cannot migrate by itself; nothing was changed.
     case migrationRefused
     /// A migration stage failed; the store was left as it was.
