@@ -60,6 +60,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case migrationRefused
     /// A migration stage failed; the store was left as it was.
     case migrationFailed
+    /// The history asked for was trimmed (see ``HistoryRetention``): fetch the models again and
+    /// continue from ``ModelContainer/currentHistoryToken()``.
+    case historyTrimmed
   }
 
   /// What kind of failure this is, such as ``Code/schemaMismatch``.

@@ -30,6 +30,12 @@ public struct ModelConfiguration: Sendable, Hashable {
   /// ```
   public var allowsSave = true
 
+  /// How much change history the store keeps (trimmed as part of saves); ``HistoryRetention/default``
+  /// keeps the last 7 days, at most 10,000 saves.
+  ///
+  /// For example: `configuration.historyRetention = .unlimited`.
+  public var historyRetention = HistoryRetention.default
+
   /// The app's default store: `default.store` in the app's data folder (see
   /// ``Locations/defaultStoreURL``), like SwiftData's default store.
   ///

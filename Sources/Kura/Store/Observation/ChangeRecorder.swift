@@ -99,6 +99,8 @@ struct ChangeRecorder {
       return ChangeSet.empty(at: try ChangeHistory.latestToken(db))
     }
     let token = try ChangeHistory.record(changes, order: order, date: date, in: db)
+    try ChangeHistory.trim(
+      db, keeping: container.configuration.historyRetention, latest: token, now: date)
     return ChangeSet(token: token, date: date, changes: changes)
   }
 }
