@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Create one container for the app and make ``ModelContext``s from it. Opening a container
 /// creates the file, its folders and the models' tables when missing, and checks that existing
-/// tables match the models.
+/// tables match the models. An existing file is first looked at read-only, leaving it, its `-wal`
+/// and its `-shm` exactly as found: a damaged file, another program's database or a store written
+/// by a newer version is refused without a byte changed, and a store that already matches the
+/// models is opened without writing anything.
 ///
 /// For example:
 ///
@@ -52,7 +55,10 @@ public final class ModelContainer: Sendable {
   ///   ``StoreError/Code/invalidModel`` for a model Kura cannot store,
   ///   ``StoreError/Code/schemaMismatch`` when existing tables don't match the models,
   ///   ``StoreError/Code/notAStore`` or ``StoreError/Code/damaged`` for a file that is not a
-  ///   healthy SQLite database (it is left untouched), ``StoreError/Code/cannotOpen``.
+  ///   healthy SQLite database or is another program's database (it is left untouched),
+  ///   ``StoreError/Code/newerStore`` for a store written by a newer Kura or app version (left
+  ///   untouched), ``StoreError/Code/cannotOpen`` (such as for a dangling symbolic link, or a
+  ///   missing or empty store opened with ``ModelConfiguration/allowsSave`` off).
   public convenience init(
     for models: any PersistentModel.Type..., configurations: ModelConfiguration...
   ) throws {
