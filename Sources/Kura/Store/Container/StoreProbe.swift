@@ -34,22 +34,38 @@ struct StoreProbe {
     case .present: break
     }
     // Without a `-wal` file the file is read as immutable (no lock, nothing created beside it),
-    // so a writer changing it meanwhile (another process creating the store) means reading again.
-    var attempt = 0
-    while true {
-      attempt += 1
+    // so a writer changing it meanwhile (another process creating the store) means reading
+    // again; with one, another process may be setting up or removing the `-wal` and `-shm`
+    // files, which a reader that leaves them as found can't wait for: that is read again too.
+    for attempt in 0..<8 {
       let before = StoreFile.Stamp(url)
-      let result = Result { try examineOnce() }
-      let after = StoreFile.Stamp(url)
-      if before.hasLog || before == after || attempt == 5 { return try result.get() }
+      do {
+        let outcome = try examineOnce(mode: .inspect)
+        if before.hasLog || StoreFile.Stamp(url) == before { return outcome }
+      } catch let error as StoreError where Self.isTransient(error) {
+        // Read again below.
+      } catch {
+        if StoreFile.Stamp(url) == before { throw error }
+      }
+      usleep(UInt32(500 * (attempt + 1)))
     }
+    // Still changing: an ordinary read-only connection waits for the other processes' locks (it
+    // may update the shared-memory index, never the database or its `-wal`).
+    return try examineOnce(mode: .readOnly)
   }
 
-  private func examineOnce() throws -> Outcome {
+  /// Whether a failed look may succeed a moment later: the `-wal`/`-shm` files were being set up
+  /// or removed by another process.
+  private static func isTransient(_ error: StoreError) -> Bool {
+    guard let code = error.underlying?.code else { return false }
+    return [.readOnly, .cannotOpen, .busy, .locked].contains(code)
+  }
+
+  private func examineOnce(mode: Connection.OpenMode) throws -> Outcome {
     if try StoreFile.state(of: url) != .present { return .new }
     let db: Connection
     do {
-      db = try Connection(path: url.path, mode: .inspect)
+      db = try Connection(path: url.path, mode: mode)
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
