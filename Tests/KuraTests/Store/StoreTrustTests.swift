@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Kura
@@ -320,5 +321,25 @@ struct StoreTrustTests {
     #expect(dump.stdout.contains("Ron Weasley"))
     #expect(snapshot(store) == before)
     #expect(try folderListing(store) == listing)
+  }
+
+  @Test func readersAndWritersInOtherProcessesOpenTheStoreAtOnce() throws {
+    let folder = TemporaryDirectory()
+    let students = try executable("students")
+    #expect(
+      try run(students, ["add", "--name", "First One"], environment: folder.environment).status == 0
+    )
+    let results = Mutex<[ProcessResult]>([])
+    DispatchQueue.concurrentPerform(iterations: 12) { index in
+      let command = index.isMultiple(of: 2) ? ["add", "--name", "Student \(index)"] : ["list"]
+      let result =
+        (try? run(students, command, environment: folder.environment))
+        ?? ProcessResult(status: -1, stdout: "", stderr: "did not run")
+      results.withLock { $0.append(result) }
+    }
+    for result in results.withLock({ $0 }) {
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    #expect(try run(students, ["count"], environment: folder.environment).stdout == "7\n")
   }
 }
