@@ -119,7 +119,8 @@ struct TableMigration {
       for name in removed {
         let values =
           try db.queryFirst(
-            "SELECT count(*) FROM \(schema.quotedTable) WHERE \(quoteIdentifier(name)) IS NOT NULL"
+            "SELECT EXISTS (SELECT 1 FROM \(schema.quotedTable) WHERE \(quoteIdentifier(name)) "
+              + "IS NOT NULL)"
           ) { $0.int64(at: 0) } ?? 0
         if values > 0 { populated.append(name) }
       }
