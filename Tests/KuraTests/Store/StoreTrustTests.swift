@@ -321,6 +321,15 @@ struct StoreTrustTests {
     #expect(dump.stdout.contains("Ron Weasley"))
     #expect(snapshot(store) == before)
     #expect(try folderListing(store) == listing)
+    // A command that writes says why it can't.
+    let add = try runReadOnly(students, ["add", "--name", "Luna Lovegood"])
+    #expect(add.status == 1)
+    #expect(
+      add.stderr
+        == "students: error: Can't open store `SwiftUICDSave2.sqlite` for writing: the file is "
+        + "read-only. Nothing was changed; make it writable, or open the store with `allowsSave` "
+        + "off to read it.\n")
+    #expect(snapshot(store) == before)
   }
 
   @Test func readersAndWritersInOtherProcessesOpenTheStoreAtOnce() throws {

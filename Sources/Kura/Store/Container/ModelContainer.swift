@@ -114,6 +114,13 @@ public final class ModelContainer: Sendable {
       if outcome == .new {
         try Self.resolve { try Locations.ensureDirectory(url.deletingLastPathComponent()) }
       }
+      if configuration.allowsSave && outcome != .new, let why = Self.notWritable(url) {
+        throw StoreError(
+          .cannotOpen, url: url,
+          message:
+            "Can't open store `\(url.lastPathComponent)` for writing: \(why). Nothing was "
+            + "changed; make it writable, or open the store with `allowsSave` off to read it.")
+      }
     }
     let pool: DatabasePool
     do {
@@ -143,6 +150,17 @@ public final class ModelContainer: Sendable {
     self.modelNames = ordered.map(\.modelName)
     self.pool = pool
     self.schemas = schemas
+  }
+
+  /// Why an existing store can't be written (a read-only file, or a read-only folder where
+  /// SQLite would have to create the `-wal` file), or `nil` when it can.
+  private static func notWritable(_ url: URL) -> String? {
+    if access(url.path, W_OK) != 0 && errno == EACCES { return "the file is read-only" }
+    let folder = url.deletingLastPathComponent().path
+    if access(url.path + "-wal", F_OK) != 0 && access(folder, W_OK) != 0 && errno == EACCES {
+      return "its folder is read-only, so its `-wal` file can't be created beside it"
+    }
+    return nil
   }
 
   /// The error for a read-only configuration whose store would have to be written to open.
