@@ -61,9 +61,12 @@ struct StoreTrustTests {
     #expect(snapshot(url) == before)
     // The inspection commands refuse it too, changing nothing.
     let kura = try executable("kura")
-    for arguments in [["info"], ["check"], ["dump"], ["schema"]] {
+    let schemaFile = folder.file("models.json")
+    try Data("[]".utf8).write(to: schemaFile)
+    for arguments in [["info"], ["check"], ["dump"], ["schema"], ["migrate"]] {
       var command = ["store"] + arguments + [url.path]
       if arguments == ["dump"] { command.append("Student") }
+      if arguments == ["migrate"] { command += ["--schema", schemaFile.path] }
       let result = try run(kura, command, environment: folder.environment)
       #expect(result.status == 1, "\(command)")
       #expect(snapshot(url) == before, "\(command)")
