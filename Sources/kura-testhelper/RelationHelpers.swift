@@ -19,10 +19,11 @@ struct RNote: PersistentModel {
   }
 }
 
-/// `CrashNote` without its `extra` column (Tests/KuraTests/Migration/MigrationCrashTests.swift).
+/// `CrashNote` with `extra` made optional (a migration that copies every row) (Tests/KuraTests/Migration/MigrationCrashTests.swift).
 struct CrashNoteV2: PersistentModel {
   var id: Int
   var text: String
+  var extra: String?
   static var schemaName: String { "CrashNote" }
 }
 

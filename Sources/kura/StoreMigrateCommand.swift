@@ -16,8 +16,9 @@ let storeMigrateCommand = Command(
   discussion:
     "Start from `kura store schema --json <file>`, change it (add a column with \"default\", "
     + "rename one with \"renamedFrom\", drop one, widen a kind), then migrate. A change that "
-    + "could lose data is refused and nothing is changed. Apps migrate their own stores when "
-    + "they open them; this is for stores whose app is not at hand.",
+    + "could lose data is refused and nothing is changed; dropping a column that holds values "
+    + "needs --allow-data-loss. Apps migrate their own stores when they open them; this is for "
+    + "stores whose app is not at hand.",
   arguments: [
     Argument("file", help: "The store file, such as default.store.")
   ],
@@ -25,6 +26,11 @@ let storeMigrateCommand = Command(
     Option(
       "schema", help: "The target models: a JSON array like `kura store schema --json` prints.",
       valueName: "json-file")
+  ],
+  flags: [
+    Flag(
+      "allow-data-loss",
+      help: "Drop the columns the models no longer describe even when they hold values.")
   ],
   run: { invocation in
     let path: String = try invocation.argument("file")
@@ -45,13 +51,15 @@ let storeMigrateCommand = Command(
     }
     let bar = ProgressBar(enabled: isatty(STDERR_FILENO) != 0)
     let url = URL(fileURLWithPath: path)
-    let changed = try StoreMigration.migrate(storeAt: url, to: models) { progress in
+    let changed = try StoreMigration.migrate(
+      storeAt: url, to: models, allowingDataLoss: invocation.flag("allow-data-loss")
+    ) { progress in
       bar.show(progress)
     }
     bar.finish()
     if changed {
-      let version = try StoreInspector(url: url).info().schemaVersion.map(String.init) ?? "?"
-      print("Migrated \(url.lastPathComponent) to schema version \(version).")
+      let target = URL(fileURLWithPath: schemaPath).lastPathComponent
+      print("Migrated \(url.lastPathComponent) to the models in \(target).")
     } else {
       print("Nothing to migrate: \(url.lastPathComponent) already matches the models.")
     }

@@ -17,6 +17,15 @@ enum StudentStore {
     return ModelContext(container)
   }
 
+  /// A context for a command that only reads, or `nil` when there is no store yet: it never
+  /// creates, initialises or migrates the store.
+  static func readingContext() throws -> ModelContext? {
+    let url = try url()
+    guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else { return nil }
+    let container = try ModelContainer(for: Student.self, configurations: .readOnly(url))
+    return ModelContext(container)
+  }
+
   /// Every student, oldest first.
   static func all(_ context: ModelContext) throws -> [Student] {
     try context.fetch(FetchDescriptor<Student>(sortBy: [SortDescriptor(\.added)]))

@@ -50,7 +50,7 @@ let list = Command(
   abstract: "Lists every student, oldest first.",
   supportsJSON: true,
   run: { invocation in
-    let students = try StudentStore.all(try StudentStore.context())
+    let students = try StudentStore.readingContext().map(StudentStore.all) ?? []
     if invocation.json { return try invocation.printJSON(students) }
     if students.isEmpty { print("No students yet. Add one with `students add`.") }
     for student in students { print(student.student) }
@@ -61,7 +61,7 @@ let count = Command(
   abstract: "Prints how many students there are.",
   supportsJSON: true,
   run: { invocation in
-    let count = try StudentStore.context().fetchCount(FetchDescriptor<Student>())
+    let count = try StudentStore.readingContext()?.fetchCount(FetchDescriptor<Student>()) ?? 0
     if invocation.json { return try invocation.printJSON(["count": count]) }
     print(count)
   })

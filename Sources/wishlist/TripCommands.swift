@@ -67,7 +67,10 @@ private let tripList = Command(
   abstract: "Lists the trips by start date, with their activity counts.",
   supportsJSON: true,
   run: { invocation in
-    let context = try WishlistStore.context()
+    guard let context = try WishlistStore.readingContext() else {
+      if invocation.json { return try invocation.printJSON([Trip]()) }
+      return print("No trips yet. Add one with `wishlist trip add <name>`.")
+    }
     let trips = try context.fetch(
       FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate), SortDescriptor(\.name)]))
     if invocation.json { return try invocation.printJSON(trips) }

@@ -10,6 +10,17 @@ enum WishlistStore {
 
   static func context() throws -> ModelContext { ModelContext(try container()) }
 
+  /// A context for a command that only reads, or `nil` when there is no store yet: it never
+  /// creates, initialises or migrates the store.
+  static func readingContext() throws -> ModelContext? {
+    let url = try Locations.current().defaultStoreURL
+    guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else { return nil }
+    var configuration = ModelConfiguration.default
+    configuration.allowsSave = false
+    return ModelContext(
+      try ModelContainer(for: Trip.self, Activity.self, configurations: configuration))
+  }
+
   /// The trip a command names: by exact name (ignoring case), or by the start of its id.
   static func trip(_ reference: String, in context: ModelContext) throws -> Trip {
     let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.createdAt)]))

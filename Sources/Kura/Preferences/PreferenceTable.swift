@@ -36,6 +36,30 @@ enum PreferenceTable {
       """)
   }
 
+  /// Looks at an existing file before anything opens it for writing, with a connection that
+  /// leaves it as found (no WAL switch, nothing created beside it).
+  ///
+  /// - Throws: ``ForeignDatabase`` for another program's database, or a `kura_preference` table
+  ///   with other columns; ``SQLiteError`` for a file that is not a database or is damaged.
+  static func checkBeforeOpening(path: String) throws {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_size > 0 else { return }
+    let db = try Connection(path: path, mode: .inspect)
+    let tables = try db.query(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+    ) { $0.string(at: 0) }
+    if !tables.isEmpty && !tables.contains("kura_preference") {
+      throw ForeignDatabase(tables: tables)
+    }
+    guard tables.contains("kura_preference") else { return }
+    let columns = try db.query("SELECT name FROM pragma_table_info('kura_preference')") {
+      $0.string(at: 0)
+    }
+    if columns != ["key", "type", "value", "version"] {
+      throw ForeignDatabase(tables: tables, preferenceColumns: columns)
+    }
+  }
+
   /// The highest version written so far (0 for a new file).
   static func latestVersion(_ db: Connection) throws -> Int64 {
     try db.queryFirst("SELECT max(version) FROM kura_preference") { $0.int64(at: 0) } ?? 0
@@ -102,9 +126,17 @@ enum PreferenceTable {
 /// An SQLite file that belongs to another program: it has tables and none of them is Kura's.
 struct ForeignDatabase: Error {
   var tables: [String]
+  /// The columns of a `kura_preference` table that is not a suite's.
+  var preferenceColumns: [String]? = nil
 
   /// The reason shown in ``PreferencesError/cannotOpen(path:reason:)``.
   var reason: String {
+    if let columns = preferenceColumns {
+      let shown = columns.map { "`\($0)`" }.joined(separator: ", ")
+      return
+        "it is another program's SQLite database (its `kura_preference` table has the columns "
+        + "\(shown), not `key`, `type`, `value`, `version`), not a preferences suite"
+    }
     let shown = tables.prefix(3).map { "`\($0)`" }.joined(separator: ", ")
     return
       "it is another program's SQLite database (tables \(shown)\(tables.count > 3 ? ", …" : "")),"

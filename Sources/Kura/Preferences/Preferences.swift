@@ -82,6 +82,7 @@ public final class Preferences: Sendable {
     let path = fileURL.path
     do {
       try Locations.ensureDirectory(fileURL.deletingLastPathComponent())
+      try PreferenceTable.checkBeforeOpening(path: path)
       let pool = try DatabasePool(path: path)
       try pool.write { db in try PreferenceTable.createSchema(db) }
       self.pool = pool

@@ -71,7 +71,17 @@ public final class Connection: @unchecked Sendable {
     case readWrite(create: Bool)
     /// Reading only.
     case readOnly
+    /// Reading only, leaving the files exactly as found: no `-wal` or `-shm` file is created or
+    /// changed and nothing is checkpointed on close, even for a damaged file (what inspecting a
+    /// store and checking it before opening it for writing need). A `-wal` file without its
+    /// `-shm` file is read from a private copy.
+    ///
+    /// For example: `let connection = try Connection(path: path, mode: .inspect)`.
+    case inspect
   }
+
+  /// A private copy of the database and its `-wal` file, removed when the connection closes.
+  private var privateCopy: URL?
 
   /// Opens a connection.
   ///
@@ -92,16 +102,23 @@ public final class Connection: @unchecked Sendable {
   ) throws {
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
     let existed = FileManager.default.fileExists(atPath: path)
+    var openPath = path
+    var copy: URL?
     switch mode {
     case .readWrite(let create):
       flags |= SQLITE_OPEN_READWRITE
       if create { flags |= SQLITE_OPEN_CREATE }
     case .readOnly:
       flags |= SQLITE_OPEN_READONLY
+    case .inspect:
+      flags |= SQLITE_OPEN_READONLY
+      (openPath, copy) = try Self.inspectionURI(path)
     }
     var handle: OpaquePointer?
-    let result = sqlite3_open_v2(path, &handle, flags, nil)
+    let result = sqlite3_open_v2(openPath, &handle, flags, nil)
+    privateCopy = copy
     guard result == SQLITE_OK, let handle else {
+      if let copy { try? FileManager.default.removeItem(at: copy) }
       let error = SQLiteError(handle: handle, result: result, sql: nil)
       sqlite3_close_v2(handle)
       throw SQLiteError(
@@ -122,7 +139,9 @@ public final class Connection: @unchecked Sendable {
     // Reading the schema here turns "file is not a database" into an error at open time.
     do {
       try execute("PRAGMA foreign_keys = ON")
-      if path != ":memory:" && !path.hasPrefix("file:") {
+      if case .inspect = mode {
+        _ = try query("PRAGMA schema_version") { $0.int64(at: 0) }
+      } else if path != ":memory:" && !path.hasPrefix("file:") {
         if case .readWrite = mode {
           _ = try query("PRAGMA journal_mode = WAL") { $0.string(at: 0) }
         } else {
@@ -145,6 +164,44 @@ public final class Connection: @unchecked Sendable {
     statementCache.removeAll()
     transactionStatements.removeAll()
     sqlite3_close_v2(handle)
+    if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
+  }
+
+  /// The URI that opens `path` for ``OpenMode/inspect``: with no `-wal` file the database is
+  /// read as immutable (nothing beside it is created); with `-wal` and `-shm` files the
+  /// shared memory is only read; a `-wal` file alone is read from a private copy (returned).
+  private static func inspectionURI(_ path: String) throws -> (String, URL?) {
+    func uri(_ path: String, _ parameter: String) -> String {
+      var escaped = ""
+      for character in path.unicodeScalars {
+        switch character {
+        case "%": escaped += "%25"
+        case "?": escaped += "%3f"
+        case "#": escaped += "%23"
+        default: escaped.unicodeScalars.append(character)
+        }
+      }
+      return "file:\(escaped)?mode=ro&\(parameter)"
+    }
+    let files = FileManager.default
+    let hasLog = files.fileExists(atPath: path + "-wal")
+    if !hasLog { return (uri(path, "immutable=1"), nil) }
+    if files.fileExists(atPath: path + "-shm") { return (uri(path, "readonly_shm=1"), nil) }
+    let folder = files.temporaryDirectory.appendingPathComponent(
+      "kura-inspect-\(UUID().uuidString)")
+    do {
+      try files.createDirectory(at: folder, withIntermediateDirectories: false)
+      let name = (path as NSString).lastPathComponent
+      let copy = folder.appendingPathComponent(name)
+      try files.copyItem(atPath: path, toPath: copy.path)
+      try files.copyItem(atPath: path + "-wal", toPath: copy.path + "-wal")
+      return (copy.path, folder)
+    } catch {
+      try? files.removeItem(at: folder)
+      throw SQLiteError(
+        code: .cannotOpen, extendedCode: SQLITE_CANTOPEN,
+        message: "can't copy the file and its `-wal` file to read them (\(error))", sql: nil)
+    }
   }
 
   // MARK: Running SQL
@@ -308,6 +365,15 @@ public final class Connection: @unchecked Sendable {
 
   /// Whether a transaction is open.
   public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  /// Whether foreign key constraints are broken right now (deferred ones are checked only at
+  /// `COMMIT`), so a transaction can explain the failure before committing.
+  var hasForeignKeyViolations: Bool {
+    var current: Int32 = 0
+    var highest: Int32 = 0
+    sqlite3_db_status(handle, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highest, 0)
+    return current != 0
+  }
 
   /// A number that changes when another connection (in this or another process) commits to the
   /// file; compare two readings to notice outside changes (`PRAGMA data_version`).

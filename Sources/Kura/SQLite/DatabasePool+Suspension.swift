@@ -13,7 +13,9 @@ extension DatabasePool {
   /// The writer connection, opened again when a suspension closed it. Call with `writerLock` held.
   func openWriter(_ slot: WriterSlot) throws -> Connection {
     if let connection = slot.connection { return connection }
-    let connection = try Connection(path: path)
+    // Reopened as the pool first opened it; a suspension never turns a store writable.
+    let connection = try Connection(
+      path: path, mode: isReadOnly ? .inspect : .readWrite(create: true))
     slot.connection = connection
     return connection
   }

@@ -48,19 +48,30 @@ public final class DatabasePool: Sendable {
   /// - Parameters:
   ///   - path: The file. Its folder must exist.
   ///   - maximumIdleReaders: How many reader connections to keep open between reads.
+  ///   - readOnly: Whether the file (or its folder) can't be written: every connection then
+  ///     reads it as found (``Connection/OpenMode/inspect``) and writes fail.
   /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
-  public init(path: String, maximumIdleReaders: Int = 4) throws {
+  public init(path: String, maximumIdleReaders: Int = 4, readOnly: Bool = false) throws {
     self.path = path
     self.maximumIdleReaders = maximumIdleReaders
-    let connection = try Connection(path: path)
+    self.isReadOnly = readOnly
+    let connection = try Connection(
+      path: path, mode: readOnly ? .inspect : .readWrite(create: true))
     self.writer = WriterSlot(connection)
     if path == ":memory:" {
       counter = nil
+    } else if readOnly {
+      counter = try? SharedCounter(path: path + "-changes")
     } else {
       counter = try SharedCounter(path: path + "-changes")
       FileLockActivity.shared.register(self)
     }
   }
+
+  /// Whether the pool only reads (see ``init(path:maximumIdleReaders:readOnly:)``).
+  ///
+  /// For example: `if pool.isReadOnly { … }`.
+  public let isReadOnly: Bool
 
   /// Opens a private in-memory database (one connection serves reads and writes).
   ///
@@ -161,7 +172,7 @@ public final class DatabasePool: Sendable {
 
   private func takeReader() throws -> Connection {
     if let reader = idleReaders.withLock({ $0.popLast() }) { return reader }
-    let reader = try Connection(path: path, mode: .readOnly)
+    let reader = try Connection(path: path, mode: isReadOnly ? .inspect : .readOnly)
     return reader
   }
 

@@ -30,6 +30,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case notAStore
     /// The file is an SQLite database but damaged.
     case damaged
+    /// The store was written by a newer version of Kura (its format) or of the app (its
+    /// schema version); it was left untouched.
+    case newerStore
     /// The file or its folder cannot be opened or created.
     case cannotOpen
     /// The model type is not one of the container's models.
@@ -50,10 +53,16 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case sqlite
     /// A delete was refused by a ``DeleteRule/deny`` rule: other models still refer to it.
     case deleteDenied
+    /// A saved model refers to a model that does not exist (a dangling reference); nothing was
+    /// saved.
+    case danglingReference
     /// The store's models changed in a way Kura cannot migrate by itself; nothing was changed.
     case migrationRefused
     /// A migration stage failed; the store was left as it was.
     case migrationFailed
+    /// The history asked for was trimmed (see ``HistoryRetention``): fetch the models again and
+    /// continue from ``ModelContainer/currentHistoryToken()``.
+    case historyTrimmed
   }
 
   /// What kind of failure this is, such as ``Code/schemaMismatch``.

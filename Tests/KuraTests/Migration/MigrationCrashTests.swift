@@ -3,8 +3,8 @@ import Testing
 
 @testable import Kura
 
-/// The model as the earlier app version wrote it (the helper migrates it to `CrashNote` without
-/// `extra`; see Sources/kura-testhelper/RelationHelpers.swift).
+/// The model as the earlier app version wrote it (the helper migrates it to `CrashNote` with
+/// `extra` optional; see Sources/kura-testhelper/RelationHelpers.swift).
 private struct CrashNoteV1: PersistentModel {
   var id: Int
   var text: String
@@ -15,6 +15,7 @@ private struct CrashNoteV1: PersistentModel {
 private struct CrashNoteV2: PersistentModel {
   var id: Int
   var text: String
+  var extra: String?
   static var schemaName: String { "CrashNote" }
 }
 

@@ -107,6 +107,14 @@ enum Refused {
   }
 }
 
+/// The declared step from V1 to V2 (it drops `notes`, so it must be declared).
+enum TripsV2Plan: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self] }
+  static var stages: [MigrationStage] {
+    [.lightweight(fromVersion: TripsV1.self, toVersion: TripsV2.self)]
+  }
+}
+
 enum TripsPlan: SchemaMigrationPlan {
   static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self, TripsV3.self] }
   static var stages: [MigrationStage] {

@@ -11,9 +11,20 @@ struct MigrationTests {
     let url = folder.file("trips.store")
     let (kyoto, nara, deer) = try writeV1Store(url)
     #expect(try schemaVersion(url) == "1")
+    // Without a declared step, dropping `notes` (which holds values) is refused untouched.
+    let before = try Data(contentsOf: url)
+    #expect {
+      _ = try ModelContainer(
+        for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url))
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .schemaMismatch && error.model == "Trip" && error.column == "notes"
+    }
+    #expect(try Data(contentsOf: url) == before)
     let reports = Mutex<[MigrationProgress]>([])
     let container = try ModelContainer(
-      for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url)
+      for: [TripsV2.Trip.self, TripsV2.Activity.self], migrationPlan: TripsV2Plan.self,
+      configurations: .url(url)
     ) { progress in reports.withLock { $0.append(progress) } }
     let context = ModelContext(container)
     let trips = try context.fetch(FetchDescriptor<TripsV2.Trip>(sortBy: [SortDescriptor(\.title)]))
@@ -45,7 +56,8 @@ struct MigrationTests {
     #expect(changes.deleted(TripsV2.Activity.self) == [deer.id])
     // Opening again changes nothing.
     _ = try ModelContainer(
-      for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url)
+      for: [TripsV2.Trip.self, TripsV2.Activity.self], migrationPlan: TripsV2Plan.self,
+      configurations: .url(url)
     ) { _ in Issue.record("migrated twice") }
     #expect(try schemaVersion(url) == "2")
   }

@@ -32,11 +32,23 @@ struct StoreMigrateCommandTests {
     let schemaFile = folder.file("target.json")
     try JSONSerialization.data(withJSONObject: models).write(to: schemaFile)
     let kura = try executable("kura")
-    let result = try run(
+    // `notes` holds values: dropping it needs --allow-data-loss, and without it nothing changes.
+    let before = try Data(contentsOf: url)
+    let refused = try run(
       kura, ["store", "migrate", url.path, "--schema", schemaFile.path],
       environment: folder.environment)
+    #expect(refused.status == 1)
+    #expect(
+      refused.stderr.hasPrefix(
+        "kura: error: Can't open store `trips.store` for model `Trip`: its table `Trip` has column "
+          + "`notes` holding values"))
+    #expect(refused.stderr.contains("--allow-data-loss"))
+    #expect(try Data(contentsOf: url) == before)
+    let result = try run(
+      kura, ["store", "migrate", url.path, "--schema", schemaFile.path, "--allow-data-loss"],
+      environment: folder.environment)
     #expect(result.status == 0)
-    #expect(result.stdout == "Migrated trips.store to schema version 2.\n")
+    #expect(result.stdout == "Migrated trips.store to the models in target.json.\n")
     #expect(result.stderr == "")  // not a terminal: no progress bar
     struct Trip: PersistentModel {
       var id: UUID
@@ -104,6 +116,7 @@ struct StoreMigrateCommandTests {
     try JSONSerialization.data(withJSONObject: models).write(to: schemaFile)
     let command = [
       try executable("kura").path, "store", "migrate", url.path, "--schema", schemaFile.path,
+      "--allow-data-loss",
     ]
     .map { "'" + $0 + "'" }.joined(separator: " ")
     // `script` runs the command on a pseudo-terminal, so standard error is a terminal.
@@ -114,6 +127,6 @@ struct StoreMigrateCommandTests {
     #expect(
       result.stdout.contains(
         "\rTrip [##############################] 100% 2/2 rows: removing notes"))
-    #expect(result.stdout.hasSuffix("Migrated trips.store to schema version 2.\r\n"))
+    #expect(result.stdout.hasSuffix("Migrated trips.store to the models in target.json.\r\n"))
   }
 }

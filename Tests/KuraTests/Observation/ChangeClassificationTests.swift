@@ -31,9 +31,9 @@ struct ChangeClassificationTests {
     let second = try context.save()
     let expected = ChangeSet.ModelChanges(
       inserted: [osaka.id.uuidString], updated: [kyoto.id.uuidString, nara.id.uuidString])
-    #expect(second.changes == ["RTrip": expected])
+    #expect(second.changes == ["Trip": expected])
     let history = try container.history(since: first.token)
-    #expect(history.map(\.changes) == [["RTrip": expected]])
+    #expect(history.map(\.changes) == [["Trip": expected]])
   }
 
   @Test func integerIdsAreReportedByTheirValue() throws {

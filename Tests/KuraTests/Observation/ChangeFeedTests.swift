@@ -22,7 +22,7 @@ struct ChangeFeedTests {
     let second = try context.save()
     #expect(
       second.changes == [
-        "RTrip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])
+        "Trip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])
       ])
     #expect(second.token.rawValue == first.token.rawValue + 1)
     #expect(second.contains(RTrip.self) && !second.contains(RNote.self))
@@ -51,11 +51,17 @@ struct ChangeFeedTests {
     #expect(try container.history(since: .start).count == 3)
     #expect(try container.history(since: third.token).isEmpty)
     try container.trimHistory(through: second.token)
-    #expect(try container.history(since: .start).map(\.token) == [third.token])
+    #expect(try container.history(since: second.token).map(\.token) == [third.token])
+    // A reader from before the trimmed saves is told to refetch, never handed a gap.
+    #expect {
+      _ = try container.history(since: .start)
+    } throws: { error in
+      (error as? StoreError)?.code == .historyTrimmed
+    }
     #expect(try container.currentHistoryToken() == third.token)
     // The newest change set stays, so the next save's token is still above every earlier one.
     try container.trimHistory(through: third.token)
-    #expect(try container.history(since: .start).map(\.token) == [third.token])
+    #expect(try container.history(since: second.token).map(\.token) == [third.token])
     try context.insert(RTrip(name: "Nara"))
     #expect(try context.save().token.rawValue == third.token.rawValue + 1)
   }

@@ -87,7 +87,7 @@ struct DeleteRuleTests {
     try context.delete(kyoto)
     let changes = try context.save()
     #expect(try context.fetch(FetchDescriptor<RPhoto>()) == [photo])
-    #expect(changes.changes.keys.sorted() == ["RTrip"])
+    #expect(changes.changes.keys.sorted() == ["Trip"])
   }
 
   @Test func foreignKeyRefusesAReferenceToAMissingModel() throws {
@@ -98,8 +98,8 @@ struct DeleteRuleTests {
       try context.save()
     } throws: { error in
       let error = try #require(error as? StoreError)
-      return error.code == .sqlite && error.underlying?.code == .constraint
-        && error.message.contains("FOREIGN KEY constraint failed")
+      return error.code == .danglingReference && error.model == "RActivity"
+        && error.property == "trip"
     }
     let schema = try Connection(path: folder.file("trips.store").path).query(
       "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list('Activity')"

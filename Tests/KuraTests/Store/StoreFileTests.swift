@@ -81,7 +81,7 @@ struct StoreFileTests {
     #expect(try context.fetch(FetchDescriptor<NoteV1>()).map(\.text) == ["kept"])
   }
 
-  @Test func tableWithAnExtraColumnMigratesByRemovingTheColumn() throws {
+  @Test func tableKuraDidNotMakeIsRefusedNotMigrated() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("foreign.sqlite")
     let id = UUID()
@@ -92,12 +92,16 @@ struct StoreFileTests {
       try connection.run(
         "INSERT INTO Note VALUES (?, 'kept', 7)", [.text(id.uuidString)])
     }
-    let context = ModelContext(try ModelContainer(for: NoteV1.self, configurations: .url(url)))
-    #expect(try context.fetch(FetchDescriptor<NoteV1>()).map(\.text) == ["kept"])
-    #expect(try context.model(for: id, as: NoteV1.self)?.text == "kept")
+    let before = try Data(contentsOf: url)
+    #expect {
+      _ = try ModelContainer(for: NoteV1.self, configurations: .url(url))
+    } throws: { error in
+      (error as? StoreError)?.code == .notAStore
+    }
+    #expect(try Data(contentsOf: url) == before)
     let columns = try Connection(path: url.path).query("SELECT name FROM pragma_table_info('Note')")
     { $0.string(at: 0) }
-    #expect(columns == ["id", "text"])
+    #expect(columns == ["id", "text", "ZEXTRA"])
   }
 
   @Test func fileThatIsNotSQLiteIsReportedAndLeftUntouched() throws {

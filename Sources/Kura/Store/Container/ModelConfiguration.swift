@@ -17,6 +17,25 @@ public struct ModelConfiguration: Sendable, Hashable {
 
   let storage: Storage
 
+  /// Whether the container may write the store: create it, initialise it, migrate it and save.
+  /// With `false` (for commands that only read), opening a missing, empty or outdated store is
+  /// an error and nothing is ever written; ``ModelContext/save()`` with changes throws.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// var configuration = ModelConfiguration.url(storeURL)
+  /// configuration.allowsSave = false
+  /// let container = try ModelContainer(for: Student.self, configurations: configuration)
+  /// ```
+  public var allowsSave = true
+
+  /// How much change history the store keeps (trimmed as part of saves); ``HistoryRetention/default``
+  /// keeps the last 7 days, at most 10,000 saves.
+  ///
+  /// For example: `configuration.historyRetention = .unlimited`.
+  public var historyRetention = HistoryRetention.default
+
   /// The app's default store: `default.store` in the app's data folder (see
   /// ``Locations/defaultStoreURL``), like SwiftData's default store.
   ///
@@ -42,6 +61,23 @@ public struct ModelConfiguration: Sendable, Hashable {
   /// - Returns: The configuration.
   public static func url(_ url: URL) -> ModelConfiguration {
     ModelConfiguration(storage: .file(url))
+  }
+
+  /// A store in the file at `url` that is only read: opening never creates, initialises or
+  /// migrates it (see ``allowsSave``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let container = try ModelContainer(for: Student.self, configurations: .readOnly(url))
+  /// ```
+  ///
+  /// - Parameter url: The store file.
+  /// - Returns: The configuration.
+  public static func readOnly(_ url: URL) -> ModelConfiguration {
+    var configuration = ModelConfiguration(storage: .file(url))
+    configuration.allowsSave = false
+    return configuration
   }
 
   /// Whether the store lives in memory.

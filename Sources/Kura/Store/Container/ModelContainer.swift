@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Create one container for the app and make ``ModelContext``s from it. Opening a container
 /// creates the file, its folders and the models' tables when missing, and checks that existing
-/// tables match the models.
+/// tables match the models. An existing file is first looked at read-only, leaving it, its `-wal`
+/// and its `-shm` exactly as found: a damaged file, another program's database or a store written
+/// by a newer version is refused without a byte changed, and a store that already matches the
+/// models is opened without writing anything.
 ///
 /// For example:
 ///
@@ -52,7 +55,10 @@ public final class ModelContainer: Sendable {
   ///   ``StoreError/Code/invalidModel`` for a model Kura cannot store,
   ///   ``StoreError/Code/schemaMismatch`` when existing tables don't match the models,
   ///   ``StoreError/Code/notAStore`` or ``StoreError/Code/damaged`` for a file that is not a
-  ///   healthy SQLite database (it is left untouched), ``StoreError/Code/cannotOpen``.
+  ///   healthy SQLite database or is another program's database (it is left untouched),
+  ///   ``StoreError/Code/newerStore`` for a store written by a newer Kura or app version (left
+  ///   untouched), ``StoreError/Code/cannotOpen`` (such as for a dangling symbolic link, or a
+  ///   missing or empty store opened with ``ModelConfiguration/allowsSave`` off).
   public convenience init(
     for models: any PersistentModel.Type..., configurations: ModelConfiguration...
   ) throws {
@@ -94,20 +100,49 @@ public final class ModelContainer: Sendable {
     case .file(let file): url = file.standardizedFileURL
     case .defaultFile: url = try Self.resolve { try Locations.current().defaultStoreURL }
     }
+    let graph = try RelationshipGraph(models: models, schemas: schemas)
+    // Looked at read-only first: a damaged, foreign or newer store, or a migration that would
+    // lose data, is refused with every byte left as found; a current store is not written.
+    var outcome = StoreProbe.Outcome.new
     if let url {
-      try Self.resolve { try Locations.ensureDirectory(url.deletingLastPathComponent()) }
+      outcome = try StoreProbe(
+        url: url, schemas: ordered, graph: graph, migration: migration
+      ).examine()
+      if !configuration.allowsSave && outcome != .current {
+        throw Self.readOnlyRefusal(url, outcome)
+      }
+      if outcome == .new {
+        try Self.resolve { try Locations.ensureDirectory(url.deletingLastPathComponent()) }
+      }
+      if configuration.allowsSave && outcome != .new, let why = Self.notWritable(url) {
+        throw StoreError(
+          .cannotOpen, url: url,
+          message:
+            "Can't open store `\(url.lastPathComponent)` for writing: \(why). Nothing was "
+            + "changed; make it writable, or open the store with `allowsSave` off to read it.")
+      }
     }
     let pool: DatabasePool
     do {
-      pool = try url.map { try DatabasePool(path: $0.path) } ?? DatabasePool.inMemory()
+      // A store that only reads, in a file or folder it can't write, is read as found.
+      let readOnly =
+        url.map {
+          !configuration.allowsSave
+            && (access($0.path, W_OK) != 0
+              || access($0.deletingLastPathComponent().path, W_OK) != 0)
+        } ?? false
+      pool =
+        try url.map { try DatabasePool(path: $0.path, readOnly: readOnly) }
+        ?? DatabasePool.inMemory()
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
-    let graph = try RelationshipGraph(models: models, schemas: schemas)
-    var setup = StoreSetup(url: url)
-    setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)
-    setup.migration = migration
-    try setup.prepare(pool, schemas: ordered)
+    if outcome != .current {
+      var setup = StoreSetup(url: url)
+      setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)
+      setup.migration = migration
+      try setup.prepare(pool, schemas: ordered)
+    }
     self.graph = graph
     self.hub = ChangeHub(pool: pool, url: url)
     self.configuration = configuration
@@ -115,6 +150,34 @@ public final class ModelContainer: Sendable {
     self.modelNames = ordered.map(\.modelName)
     self.pool = pool
     self.schemas = schemas
+  }
+
+  /// Why an existing store can't be written (a read-only file, or a read-only folder where
+  /// SQLite would have to create the `-wal` file), or `nil` when it can.
+  private static func notWritable(_ url: URL) -> String? {
+    if access(url.path, W_OK) != 0 && errno == EACCES { return "the file is read-only" }
+    let folder = url.deletingLastPathComponent().path
+    if access(url.path + "-wal", F_OK) != 0 && access(folder, W_OK) != 0 && errno == EACCES {
+      return "its folder is read-only, so its `-wal` file can't be created beside it"
+    }
+    return nil
+  }
+
+  /// The error for a read-only configuration whose store would have to be written to open.
+  private static func readOnlyRefusal(_ url: URL, _ outcome: StoreProbe.Outcome) -> StoreError {
+    let file = "`\(url.lastPathComponent)`"
+    let why: String
+    switch (outcome, (try? StoreFile.state(of: url)) ?? .missing) {
+    case (.new, .missing): why = "there is no store there yet"
+    case (.new, .empty): why = "the file is empty (0 bytes), so it holds no store yet"
+    case (.new, _): why = "the file is an empty SQLite database with no store in it yet"
+    default: why = "its tables or metadata must first be brought up to date for these models"
+    }
+    return StoreError(
+      .cannotOpen, url: url,
+      message:
+        "Can't read store \(file): \(why). It was opened for reading only, so nothing was "
+        + "created or changed; open it for writing (such as by saving something) first.")
   }
 
   private static func schema(of model: any PersistentModel.Type) throws -> ModelSchema {

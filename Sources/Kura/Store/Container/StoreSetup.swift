@@ -43,10 +43,19 @@ struct StoreSetup {
         defer { try? db.execute("PRAGMA foreign_keys = ON") }
         try db.transaction(.immediate) {
           try db.execute(StoreSetup.metadataTablesSQL)
+          let recordedFormat = try db.queryFirst(
+            "SELECT value FROM kura_metadata WHERE key = 'storeFormat'"
+          ) { Int($0.string(at: 0)) }
+          if let recordedFormat, let format = recordedFormat, format < Self.storeFormat {
+            try upgradeFormat(from: format, in: db)
+          }
           try db.run(
             "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
               + "('schemaVersion', ?)",
-            [.text(String(Self.storeFormat)), .text(String(Self.schemaVersion))])
+            [
+              .text(String(Self.storeFormat)),
+              .text(String(StoreProbe.knownSchemaVersion(migration))),
+            ])
           let migrator = StoreMigrator(url: url, graph: graph, options: migration)
           let migrated = try migrator.migrate(db, schemas: schemas)
           for schema in schemas { try prepare(schema, in: db) }
@@ -61,6 +70,104 @@ struct StoreSetup {
     }
   }
 
+  /// Brings a store written in an earlier format of Kura's metadata to ``storeFormat``, inside
+  /// the setup transaction (the one place that upgrades formats).
+  private func upgradeFormat(from format: Int, in db: Connection) throws {
+    try db.run(
+      "UPDATE kura_metadata SET value = ? WHERE key = 'storeFormat'",
+      [.text(String(Self.storeFormat))])
+  }
+
+  /// The columns `kura_models` records for a model, as JSON with sorted keys (so recording the
+  /// same columns writes the same text).
+  static func recordedJSON(_ schema: ModelSchema) throws -> String {
+    let columns = schema.columns.map {
+      StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return String(decoding: try encoder.encode(columns), as: UTF8.self)
+  }
+
+  /// Whether `kura_models` records the model with its table and columns as they are now.
+  func isRecorded(_ schema: ModelSchema, in db: Connection) throws -> Bool {
+    let row = try db.queryFirst(
+      "SELECT table_name, columns FROM kura_models WHERE model = ?", [.text(schema.storedName)]
+    ) { ($0.string(at: 0), $0.string(at: 1)) }
+    guard let (table, text) = row, table == schema.tableName else { return false }
+    let recorded = try Self.recordedColumns(text, model: schema.modelName, url: url, file: file)
+    let expected = schema.columns.map {
+      StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
+    }
+    guard recorded == expected else { return false }
+    try verify(schema, in: db)
+    return true
+  }
+
+  /// The model's declared unique and plain indexes: name and `CREATE INDEX` statement. Two
+  /// declarations whose generated names collide get distinct names (a number is added).
+  func declaredIndexes(_ schema: ModelSchema) -> [(name: String, sql: String, unique: Bool)] {
+    var result: [(name: String, sql: String, unique: Bool)] = []
+    var used = Set<String>()
+    let declared =
+      schema.uniqueConstraints.map { ($0, true) } + schema.indexes.map { ($0, false) }
+    for (columns, unique) in declared {
+      let names = columns.map { schema.columns[$0].name }
+      let base = schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
+      var name = base
+      var number = 2
+      while used.contains(name) {
+        name = "\(base)_\(number)"
+        number += 1
+      }
+      used.insert(name)
+      let sql =
+        "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoteIdentifier(name)) ON "
+        + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
+      result.append((name, sql, unique))
+    }
+    return result
+  }
+
+  /// What brings the table's Kura indexes to the declared ones: the indexes to drop (no longer
+  /// declared, or declared differently) and those to create.
+  func indexChanges(_ schema: ModelSchema, in db: Connection) throws
+    -> (drop: [String], create: [(name: String, sql: String, unique: Bool)])
+  {
+    let declared = declaredIndexes(schema)
+    let existing = try db.query(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT "
+        + "NULL",
+      [.text(schema.tableName)]
+    ) { (name: $0.string(at: 0), sql: $0.string(at: 1)) }
+    let prefixes = [schema.tableName + "_unique_", schema.tableName + "_index_"]
+    let kuraIndexes = existing.filter { index in prefixes.contains { index.name.hasPrefix($0) } }
+    let wanted = Dictionary(declared.map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
+    let drop = kuraIndexes.filter { wanted[$0.name] != $0.sql }.map(\.name)
+    let kept = Set(kuraIndexes.map(\.name)).subtracting(drop)
+    return (drop, declared.filter { !kept.contains($0.name) })
+  }
+
+  /// Whether the model's unique and plain indexes and its search index exist as declared.
+  static func indexesAreCurrent(_ schema: ModelSchema, graph: RelationshipGraph, in db: Connection)
+    throws -> Bool
+  {
+    let changes = try StoreSetup(url: nil, graph: graph).indexChanges(schema, in: db)
+    if !changes.drop.isEmpty || !changes.create.isEmpty { return false }
+    let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
+    let index = SearchIndex(schema: schema, columns: searchable)
+    let created = try db.queryFirst(
+      "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(index.tableName)]
+    ) { $0.string(at: 0) }
+    if searchable.isEmpty { return created == nil }
+    let triggers =
+      try db.queryFirst(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE ?",
+        [.text(schema.tableName), .text(index.tableName + "_%")]
+      ) { $0.int64(at: 0) } ?? 0
+    return created == index.createSQL && triggers == 3
+  }
+
   private func prepare(_ schema: ModelSchema, in db: Connection) throws {
     let exists =
       try db.queryFirst(
@@ -71,21 +178,17 @@ struct StoreSetup {
     } else {
       try db.execute(createTableSQL(schema))
     }
-    for (number, columns) in schema.uniqueConstraints.enumerated() {
-      try db.execute(indexSQL(schema, columns: columns, unique: true, number: number))
+    let indexes = try indexChanges(schema, in: db)
+    for name in indexes.drop { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
+    for index in indexes.create {
+      do {
+        try db.execute(index.sql)
+      } catch let error as SQLiteError where error.code == .constraint && index.unique {
+        throw duplicateValues(schema, index: index.name)
+      }
     }
-    for (number, columns) in schema.indexes.enumerated() {
-      try db.execute(indexSQL(schema, columns: columns, unique: false, number: number))
-    }
-    let columns = schema.columns.map {
-      StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
-    }
-    let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
-    try db.run(
-      "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
-        + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
-        + "columns = excluded.columns",
-      [.text(schema.modelName), .text(schema.tableName), .text(json)])
+    if try isRecorded(schema, in: db) { return }
+    try StoreMigrator.recordColumns(schema, db)
   }
 
   func createTableSQL(_ schema: ModelSchema) -> String {
@@ -95,11 +198,15 @@ struct StoreSetup {
     return "CREATE TABLE \(schema.quotedTable) (\(definitions.joined(separator: ", ")))"
   }
 
-  func indexSQL(_ schema: ModelSchema, columns: [Int], unique: Bool, number: Int) -> String {
-    let names = columns.map { schema.columns[$0].name }
-    let name = schema.tableName + (unique ? "_unique_" : "_index_") + names.joined(separator: "_")
-    return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON "
-      + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
+  /// The error for a unique attribute that stored rows already break.
+  private func duplicateValues(_ schema: ModelSchema, index: String) -> StoreError {
+    let columns = index.dropFirst(schema.tableName.count + "_unique_".count)
+    return StoreError(
+      .migrationRefused, model: schema.modelName, url: url,
+      message:
+        "Can't migrate store \(file): `\(schema.modelName)` now declares `\(columns)` unique, but "
+        + "stored rows share a value. Nothing was changed; remove the duplicates with the "
+        + "earlier version of the app, or declare a custom stage that merges them.")
   }
 
   /// Decodes the columns `kura_models` records for a model; unreadable text is a damaged store.
@@ -118,7 +225,7 @@ struct StoreSetup {
     }
   }
 
-  private func verify(_ schema: ModelSchema, in db: Connection) throws {
+  func verify(_ schema: ModelSchema, in db: Connection) throws {
     struct Stored {
       var type: String
       var notNull: Bool

@@ -8,10 +8,12 @@ struct DeleteRuleApplier {
   let graph: RelationshipGraph
   let db: Connection
 
-  /// What the rules did: extra deleted and updated keys, by table.
+  /// What the rules did: extra deleted and updated keys, by table; and the `.deny` references
+  /// to check once the save's own changes are written (``checkDenials(_:)``).
   struct Outcome {
     var deleted: [String: [SQLiteValue]] = [:]
     var updated: [String: [SQLiteValue]] = [:]
+    var denials: [(reference: ModelAttributes.Reference, targets: [SQLiteValue])] = []
   }
 
   /// Applies the rules for the keys a save deletes (by table).
@@ -49,7 +51,8 @@ struct DeleteRuleApplier {
     for (reference, rows) in denied {
       let blocking = rows.filter { !(deleting[reference.table]?.contains($0.0) ?? false) }
       guard !blocking.isEmpty else { continue }
-      throw denial(reference, blocking)
+      // Checked against the state the save produces: the save may move these rows elsewhere.
+      outcome.denials.append((reference, Array(Set(blocking.map(\.1)))))
     }
     for (reference, keys) in nullify {
       let remaining = keys.filter { !(deleting[reference.table]?.contains($0) ?? false) }
@@ -67,6 +70,15 @@ struct DeleteRuleApplier {
           + "(SELECT value FROM json_each(?))", [.text(jsonArray(keys))])
     }
     return outcome
+  }
+
+  /// Refuses the save when, with its changes written, a row still refers through a `.deny`
+  /// reference to a model it deletes.
+  func checkDenials(_ outcome: Outcome) throws {
+    for (reference, targets) in outcome.denials {
+      let rows = try referringRows(reference, to: targets)
+      if !rows.isEmpty { throw denial(reference, rows) }
+    }
   }
 
   /// The (key, reference value) of the rows whose reference points at one of `keys`.

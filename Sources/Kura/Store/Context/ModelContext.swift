@@ -127,6 +127,15 @@ public final class ModelContext {
   @discardableResult
   public func save() throws -> ChangeSet {
     guard hasChanges else { return try container.emptyChangeSet() }
+    if !container.configuration.allowsSave {
+      let file = container.url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+      throw StoreError(
+        .cannotOpen, url: container.url,
+        message:
+          "Can't save to store \(file): its container was opened for reading only "
+          + "(`allowsSave` is false). Nothing was written; open it with `allowsSave` true to "
+          + "save.")
+    }
     let order = pendingOrder
     let tables = pending
     let container = self.container
@@ -145,7 +154,7 @@ public final class ModelContext {
           ) { statement in
             rowEncoder(schema, statement)
           }
-          recorder.record(written, model: schema.modelName)
+          recorder.record(written, model: schema.storedName)
         }
         return try recorder.commit(db)
       }

@@ -124,6 +124,9 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     var deletedRow: [Bool] = []
     deletedRow.reserveCapacity(deletedIDs.count)
     var onlyInserts = true
+    // An upsert whose unique attribute matched another stored row updated that row, which keeps
+    // its id: the change is reported under the stored id (id text of the model → stored id text).
+    var storedIDs: [String: String] = [:]
     try db.trackingRowChanges(in: schema.tableName) { tracker in
       for entry in entries {
         switch entry {
@@ -136,6 +139,18 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
           inserted.append(didInsert)
           if !didInsert { onlyInserts = false }
           if integerKeys { rowIDs.append(tracker.lastRowID) }
+          if !didInsert && tracker.count != before && !schema.uniqueConstraints.isEmpty,
+            let key = schema.keyValue(models[index].id)
+          {
+            let stored =
+              integerKeys
+              ? SQLiteValue.integer(tracker.lastRowID)
+              : try db.queryFirst(
+                "SELECT \(quoteIdentifier(schema.primaryKey.name)) FROM \(schema.quotedTable) "
+                  + "WHERE rowid = ?", [.integer(tracker.lastRowID)]
+              ) { $0.value(at: 0) } ?? key
+            if stored != key { storedIDs[idText(key)] = idText(stored) }
+          }
         case .delete(let index):
           guard let key = schema.keyValue(deletedIDs[index]) else {
             deletedRow.append(false)
@@ -186,6 +201,12 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     for id in deleted where storedBefore[id] == true {
       guard let key = schema.keyValue(id) else { continue }
       changes.deleted.append(idText(key))
+    }
+    if !storedIDs.isEmpty {
+      var seen = Set<String>()
+      changes.updated = changes.updated.map { storedIDs[$0] ?? $0 }.filter {
+        seen.insert($0).inserted
+      }
     }
     return changes
   }

@@ -173,7 +173,25 @@ extension StoreInspector {
   public func check() throws -> [String] {
     try run {
       let lines = try connection.query("PRAGMA integrity_check") { $0.string(at: 0) }
-      return lines == ["ok"] ? [] : lines
+      var problems = lines == ["ok"] ? [] : lines
+      let tables = try connection.query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+          + "ORDER BY name"
+      ) { $0.string(at: 0) }
+      if !tables.isEmpty && !(tables.contains("kura_metadata") && tables.contains("kura_models")) {
+        problems.append(
+          "`\(url.lastPathComponent)` is not a Kura store: it has tables "
+            + tables.prefix(3).map { "`\($0)`" }.joined(separator: ", ")
+            + " but no Kura metadata (`kura_metadata`, `kura_models`).")
+      }
+      if let format = try metadata("storeFormat").flatMap({ Int($0) }),
+        format > StoreSetup.storeFormat
+      {
+        problems.append(
+          "`\(url.lastPathComponent)` was written by a newer version of Kura (store format "
+            + "\(format); this version reads formats up to \(StoreSetup.storeFormat)).")
+      }
+      return problems
     }
   }
 }

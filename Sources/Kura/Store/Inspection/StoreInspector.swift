@@ -35,11 +35,23 @@ public struct StoreInspector {
         .cannotOpen, url: url,
         message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
     }
-    do {
-      connection = try Connection(path: url.path, mode: .readOnly)
-      _ = try connection.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(at: 0) }
-    } catch {
-      throw StoreError.wrapping(error, url: url, doing: "open")
+    // Another process may be setting up or removing the `-wal` and `-shm` files meanwhile, which
+    // a reader that leaves them as found can't wait for: such a failure is tried again.
+    var attempt = 0
+    while true {
+      do {
+        let connection = try Connection(path: url.path, mode: .inspect)
+        _ = try connection.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(at: 0) }
+        self.connection = connection
+        break
+      } catch let error as SQLiteError
+        where attempt < 8 && [.readOnly, .cannotOpen, .busy, .locked].contains(error.code)
+      {
+        attempt += 1
+        usleep(UInt32(500 * attempt))
+      } catch {
+        throw StoreError.wrapping(error, url: url, doing: "open")
+      }
     }
   }
 

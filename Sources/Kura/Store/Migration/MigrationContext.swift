@@ -97,8 +97,8 @@ public final class MigrationContext {
       try db.execute("DROP TABLE IF EXISTS \(newSchema.quotedTable)")
     }
     try db.execute("ALTER TABLE \(temporary) RENAME TO \(newSchema.quotedTable)")
-    if oldSchema.modelName != newSchema.modelName {
-      try db.run("DELETE FROM kura_models WHERE model = ?", [.text(oldSchema.modelName)])
+    if oldSchema.storedName != newSchema.storedName {
+      try db.run("DELETE FROM kura_models WHERE model = ?", [.text(oldSchema.storedName)])
     }
     try StoreMigrator.recordColumns(newSchema, db)
   }

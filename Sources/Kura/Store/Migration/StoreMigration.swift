@@ -20,14 +20,18 @@ public enum StoreMigration {
   /// - Parameters:
   ///   - url: The store file.
   ///   - models: The target models.
+  ///   - allowingDataLoss: Whether columns that hold values may be dropped (columns the models
+  ///     no longer describe); without it such a change is refused.
   ///   - progress: Called as rows are copied.
   /// - Returns: Whether anything changed.
-  /// - Throws: ``StoreError/Code/migrationRefused`` for a change that could lose data (nothing
-  ///   is changed), ``StoreError/Code/invalidModel`` for a description that is not valid,
-  ///   ``StoreError`` when the file cannot be opened.
+  /// - Throws: ``StoreError/Code/migrationRefused`` for a change that could lose data, and
+  ///   ``StoreError/Code/schemaMismatch`` for a dropped column holding values without
+  ///   `allowingDataLoss` (nothing is changed), ``StoreError/Code/invalidModel`` for a
+  ///   description that is not valid, ``StoreError`` when the file cannot be opened, is damaged,
+  ///   is not a Kura store or was written by a newer Kura (it is left untouched).
   @discardableResult
   public static func migrate(
-    storeAt url: URL, to models: [ModelDescription],
+    storeAt url: URL, to models: [ModelDescription], allowingDataLoss: Bool = false,
     progress: (@Sendable (MigrationProgress) -> Void)? = nil
   ) throws -> Bool {
     guard FileManager.default.fileExists(atPath: url.path) else {
@@ -36,6 +40,7 @@ public enum StoreMigration {
         message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
     }
     let schemas = try models.map(schema)
+    try StoreProbe.checkWritable(url)
     let pool: DatabasePool
     do {
       pool = try DatabasePool(path: url.path)
@@ -51,7 +56,8 @@ public enum StoreMigration {
           try db.execute(StoreSetup.metadataTablesSQL)
           let graph = try existingReferences(schemas, models, db)
           let migrator = StoreMigrator(
-            url: url, graph: graph, options: MigrationOptions(plan: nil, progress: progress))
+            url: url, graph: graph, options: MigrationOptions(plan: nil, progress: progress),
+            allowsDataLoss: allowingDataLoss)
           changed = try migrator.migrate(db, schemas: schemas)
           if changed { try migrator.checkForeignKeys(db) }
         }

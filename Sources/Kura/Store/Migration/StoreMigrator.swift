@@ -7,6 +7,8 @@ struct StoreMigrator {
   let url: URL?
   let graph: RelationshipGraph
   let options: MigrationOptions?
+  /// Whether the automatic step may drop columns holding values (`--allow-data-loss`).
+  var allowsDataLoss = false
 
   var fileName: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
 
@@ -54,15 +56,16 @@ struct StoreMigrator {
             }
             changed = true
           }
-          changed = try automatic(db, schemas: ordered, graph: stageGraph) || changed
+          changed =
+            try automatic(db, schemas: ordered, graph: stageGraph, allowsDataLoss: true)
+            || changed
           version = stage.toVersion
         }
         version = max(version, latest)
       }
     }
-    if try automatic(db, schemas: schemas, graph: graph) {
+    if try automatic(db, schemas: schemas, graph: graph, allowsDataLoss: allowsDataLoss) {
       changed = true
-      if options?.plan == nil { version += 1 }
     }
     if version != storedVersion || recordedVersion == nil {
       try db.run(
@@ -94,14 +97,15 @@ struct StoreMigrator {
   }
 
   /// Plans every table first (so a refusal comes before any change), then applies the plans.
-  private func automatic(_ db: Connection, schemas: [ModelSchema], graph: RelationshipGraph)
-    throws -> Bool
-  {
+  private func automatic(
+    _ db: Connection, schemas: [ModelSchema], graph: RelationshipGraph, allowsDataLoss: Bool
+  ) throws -> Bool {
     var plans: [(ModelSchema, TableMigration.Plan)] = []
     for schema in schemas where try exists(schema.tableName, db) {
       let attributes = graph.attributesByTable[schema.tableName] ?? ModelAttributes()
       let migration = TableMigration(
-        schema: schema, attributes: attributes, fileName: fileName, url: url)
+        schema: schema, attributes: attributes, fileName: fileName, url: url,
+        allowsDataLoss: allowsDataLoss)
       plans.append((schema, try migration.plan(db)))
     }
     var changed = false
@@ -144,25 +148,29 @@ struct StoreMigrator {
     let prefix = "CREATE TABLE \(schema.quotedTable)"
     try db.execute("CREATE TABLE \(temporary)" + create.dropFirst(prefix.count))
     let total = try count(schema.quotedTable, db)
-    let bounds = try db.queryFirst("SELECT min(rowid), max(rowid) FROM \(schema.quotedTable)") {
-      ($0.int64(at: 0), $0.int64(at: 1))
-    }
     report(schema, step, 0, total)
-    if total > 0, let (low, high) = bounds {
-      let insert = try db.prepare(
+    if total > 0 {
+      // Paged by key, not by id ranges: sparse ids (snowflake or millisecond ids) and ids near
+      // `Int.max` cost no more than dense ones.
+      let copy =
         "INSERT INTO \(temporary) (rowid, \(schema.quotedColumnList)) SELECT rowid, "
-          + "\(expressions.joined(separator: ", ")) FROM \(schema.quotedTable) WHERE rowid "
-          + "BETWEEN ? AND ?")
+        + "\(expressions.joined(separator: ", ")) FROM \(schema.quotedTable)"
+      let first = try db.prepare(copy + " ORDER BY rowid LIMIT ?")
+      let next = try db.prepare(copy + " WHERE rowid > ? ORDER BY rowid LIMIT ?")
       let batch: Int64 = 50_000
-      var start = low
+      var last: Int64?
       var done = 0
-      while start <= high {
+      while true {
+        let insert = last == nil ? first : next
         insert.reset()
-        try insert.bind([.integer(start), .integer(start + batch - 1)])
+        try insert.bind(last.map { [.integer($0), .integer(batch)] } ?? [.integer(batch)])
         try insert.execute()
-        done += db.changes
+        let copied = db.changes
+        if copied == 0 { break }
+        done += copied
         report(schema, step, done, total)
-        start += batch
+        last = try db.queryFirst("SELECT max(rowid) FROM \(temporary)") { $0.int64(at: 0) }
+        if copied < batch { break }
       }
     }
     try db.execute("DROP TABLE \(schema.quotedTable)")
@@ -170,14 +178,11 @@ struct StoreMigrator {
   }
 
   private func dropKuraIndexes(_ schema: ModelSchema, _ db: Connection) throws {
+    let prefixes = [schema.tableName + "_index_", schema.tableName + "_unique_"]
     let names = try db.query(
-      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE ? OR "
-        + "name LIKE ?)",
-      [
-        .text(schema.tableName), .text(schema.tableName + "_index_%"),
-        .text(schema.tableName + "_unique_%"),
-      ]
-    ) { $0.string(at: 0) }
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+      [.text(schema.tableName)]
+    ) { $0.string(at: 0) }.filter { name in prefixes.contains { name.hasPrefix($0) } }
     for name in names { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
   }
 
@@ -192,17 +197,14 @@ struct StoreMigrator {
 
   /// Records a model's columns in `kura_models` (what the next migration compares with).
   static func recordColumns(_ schema: ModelSchema, _ db: Connection) throws {
-    let columns = schema.columns.map {
-      StoreSetup.StoredColumn(name: $0.name, kind: $0.kind.rawValue, optional: $0.isOptional)
-    }
-    let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
+    let json = try StoreSetup.recordedJSON(schema)
     try db.run(
       "DELETE FROM kura_models WHERE table_name = ? AND model <> ?",
-      [.text(schema.tableName), .text(schema.modelName)])
+      [.text(schema.tableName), .text(schema.storedName)])
     try db.run(
       "INSERT INTO kura_models (model, table_name, columns) VALUES (?, ?, ?) "
         + "ON CONFLICT (model) DO UPDATE SET table_name = excluded.table_name, "
         + "columns = excluded.columns",
-      [.text(schema.modelName), .text(schema.tableName), .text(json)])
+      [.text(schema.storedName), .text(schema.tableName), .text(json)])
   }
 }

@@ -24,6 +24,9 @@ struct TableMigration {
   let fileName: String
   /// The store file, for errors; `nil` in memory.
   var url: URL? = nil
+  /// Whether columns holding values may be dropped: only in a declared step (a migration
+  /// plan's stage, or `kura store migrate --allow-data-loss`).
+  var allowsDataLoss = false
 
   /// Reads the existing table and decides; throws ``StoreError/Code/migrationRefused`` for a
   /// change that could lose data.
@@ -53,8 +56,9 @@ struct TableMigration {
           additions.append(column.definition)
           expressions.append("NULL")
         } else if let value = attributes.defaults[column.name] {
-          additions.append(column.definition + " DEFAULT " + value.description)
-          expressions.append(value.description)
+          let literal = try literal(value, for: column.name)
+          additions.append(column.definition + " DEFAULT " + literal)
+          expressions.append(literal)
         } else {
           throw refusal(
             column.name,
@@ -79,6 +83,7 @@ struct TableMigration {
               + "which is not a widening, so stored values could be lost")
         }
         if column.kind.sqlType == "REAL" && storedKind.sqlType != "REAL" {
+          try checkExactAsDouble(source.name, property: column.name, db)
           expression = "CAST(\(expression) AS REAL)"
         }
         needsRebuild = true
@@ -89,7 +94,7 @@ struct TableMigration {
         descriptions.append("making \(column.name) optional")
       } else if !source.notNull && !column.isOptional && !isKey {
         if let value = attributes.defaults[column.name] {
-          expression = "coalesce(\(expression), \(value.description))"
+          expression = "coalesce(\(expression), \(try literal(value, for: column.name)))"
         } else {
           let nulls =
             try db.queryFirst(
@@ -109,6 +114,18 @@ struct TableMigration {
       expressions.append(expression)
     }
     let removed = stored.map(\.name).filter { !used.contains($0) }
+    if !removed.isEmpty && !allowsDataLoss {
+      var populated: [String] = []
+      for name in removed {
+        let values =
+          try db.queryFirst(
+            "SELECT EXISTS (SELECT 1 FROM \(schema.quotedTable) WHERE \(quoteIdentifier(name)) "
+              + "IS NOT NULL)"
+          ) { $0.int64(at: 0) } ?? 0
+        if values > 0 { populated.append(name) }
+      }
+      if !populated.isEmpty { throw unknownColumns(populated) }
+    }
     if !removed.isEmpty {
       needsRebuild = true
       descriptions.append("removing \(removed.joined(separator: ", "))")
@@ -126,7 +143,7 @@ struct TableMigration {
     let recorded =
       try db.queryFirst(
         "SELECT columns FROM kura_models WHERE table_name = ? ORDER BY model = ? DESC, rowid DESC",
-        [.text(schema.tableName), .text(schema.modelName)]
+        [.text(schema.tableName), .text(schema.storedName)]
       ) { row in
         try StoreSetup.recordedColumns(
           row.string(at: 0), model: schema.modelName, url: url, file: fileName)
@@ -174,6 +191,62 @@ struct TableMigration {
     default:
       return false
     }
+  }
+
+  /// Refuses widening integers to `Double` when a stored integer has no exact `Double` (beyond
+  /// 2^53 not every integer has one: 9007199254740993 would become 9007199254740992).
+  private func checkExactAsDouble(_ column: String, property: String, _ db: Connection) throws {
+    let limit: Int64 = 1 << 53
+    let quoted = quoteIdentifier(column)
+    let statement = try db.prepare(
+      "SELECT \(quoted) FROM \(schema.quotedTable) WHERE typeof(\(quoted)) = 'integer' AND "
+        + "(\(quoted) > ? OR \(quoted) < ?)")
+    try statement.bind([.integer(limit), .integer(-limit)])
+    while try statement.step() {
+      let value = statement.int64(at: 0)
+      if Int64(exactly: Double(value)) != value {
+        throw refusal(
+          property,
+          "changed from integer to real, but the stored value \(value) has no exact `Double` "
+            + "(it would become \(Double(value))), so it would be changed")
+      }
+    }
+  }
+
+  /// A value written into SQL (a column's `DEFAULT` or a copy expression), valid for every
+  /// value: infinities as overflowing literals, text with quotes or NUL characters as bytes.
+  private func literal(_ value: SQLiteValue, for property: String) throws -> String {
+    switch value {
+    case .real(let number) where number.isNaN:
+      throw refusal(
+        property,
+        "has the default value NaN, which a table definition can't hold (SQLite stores NaN as "
+          + "NULL)")
+    case .real(let number) where number.isInfinite:
+      return number > 0 ? "9e999" : "-9e999"
+    case .real(let number):
+      return "\(number)"
+    case .text(let text) where text.utf8.contains(0):
+      return "CAST(x'" + text.utf8.map { String(format: "%02x", $0) }.joined() + "' AS TEXT)"
+    default:
+      return value.description
+    }
+  }
+
+  /// The error for stored columns holding values that the model does not declare (a store
+  /// saved by a newer version of the app, or a property removed without a declared step).
+  private func unknownColumns(_ names: [String]) -> StoreError {
+    let list = names.map { "`\($0)`" }.joined(separator: ", ")
+    let plural = names.count == 1 ? "column" : "columns"
+    return StoreError(
+      .schemaMismatch, model: schema.modelName, column: names.first, url: url,
+      message:
+        "Can't open store \(fileName) for model `\(schema.modelName)`: its table "
+        + "`\(schema.tableName)` has \(plural) \(list) holding values that this version of "
+        + "`\(schema.modelName)` doesn't declare (a newer version of the app may have added "
+        + "\(names.count == 1 ? "it" : "them")). Nothing was changed. Open the store with the newer "
+        + "app, or drop the data on purpose: a `SchemaMigrationPlan` stage, or "
+        + "`kura store migrate --allow-data-loss`.")
   }
 
   private func refusal(_ property: String, _ why: String) -> StoreError {

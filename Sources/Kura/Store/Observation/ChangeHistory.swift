@@ -24,7 +24,7 @@ enum ChangeHistory {
     }
     json.reserveCapacity(capacity)
     json.append(UInt8(ascii: "{"))
-    var models = ","
+    var models: [UInt8] = [UInt8(ascii: "[")]
     for model in order {
       guard let modelChanges = changes[model] else { continue }
       if json.count > 1 { json.append(UInt8(ascii: ",")) }
@@ -36,17 +36,62 @@ enum ChangeHistory {
       json.append(UInt8(ascii: ","))
       appendJSONStrings(modelChanges.deleted, to: &json)
       json.append(UInt8(ascii: "]"))
-      models += model + ","
+      if models.count > 1 { models.append(UInt8(ascii: ",")) }
+      appendJSONString(model, to: &models)
     }
     json.append(UInt8(ascii: "}"))
+    models.append(UInt8(ascii: "]"))
     let statement = try db.cachedStatement(
       "INSERT INTO kura_history (time, models, changes) VALUES (?, ?, ?)")
     statement.reset()
     try statement.bind(date.timeIntervalSince1970, at: 1)
-    try statement.bind(models, at: 2)
+    try statement.bind(String(decoding: models, as: UTF8.self), at: 2)
     try statement.bind(String(decoding: json, as: UTF8.self), at: 3)
     try statement.execute()
     return HistoryToken(rawValue: db.lastInsertedRowID)
+  }
+
+  /// Deletes the history `retention` no longer keeps (at most a bounded number of rows per
+  /// save, so a save stays cheap), never the newest row, and records what was deleted.
+  static func trim(
+    _ db: Connection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date
+  ) throws {
+    var through: Int64 = 0
+    if let count = retention.maximumCount {
+      through = latest.rawValue - Int64(max(count, 1))
+    }
+    if let age = retention.maximumAge {
+      let old = try db.queryFirst(
+        "SELECT max(token) FROM (SELECT token, time FROM kura_history WHERE token < ? ORDER BY "
+          + "token LIMIT 1000) WHERE time < ?",
+        [.integer(latest.rawValue), .real(now.timeIntervalSince1970 - age)]
+      ) { $0.isNull(at: 0) ? nil : $0.int64(at: 0) }
+      if let old = old ?? nil { through = max(through, old) }
+    }
+    through = min(through, latest.rawValue - 1)
+    guard through > 0 else { return }
+    let oldest = try db.queryFirst("SELECT min(token) FROM kura_history") {
+      $0.isNull(at: 0) ? nil : $0.int64(at: 0)
+    }
+    guard let oldest = oldest ?? nil, oldest <= through else { return }
+    try db.run("DELETE FROM kura_history WHERE token <= ?", [.integer(through)])
+    try recordTrim(through: through, in: db)
+  }
+
+  /// Records that the history up to `token` is gone (readers from before it must refetch).
+  static func recordTrim(through token: Int64, in db: Connection) throws {
+    try db.run(
+      "INSERT INTO kura_metadata (key, value) VALUES ('historyTrimmedThrough', ?) "
+        + "ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), "
+        + "CAST(excluded.value AS INTEGER)) AS TEXT)", [.text(String(token))])
+  }
+
+  /// The last token whose history was trimmed (0 when none was).
+  static func trimmedThrough(_ db: Connection) throws -> Int64 {
+    let text = try db.queryFirst(
+      "SELECT value FROM kura_metadata WHERE key = 'historyTrimmedThrough'"
+    ) { $0.string(at: 0) }
+    return text.flatMap { Int64($0) } ?? 0
   }
 
   /// The token of the last save (``HistoryToken/start`` before any).
@@ -80,15 +125,24 @@ enum ChangeHistory {
   static func changedModels(since token: HistoryToken, in db: Connection) throws -> (
     models: Set<String>, latest: HistoryToken
   ) {
-    var models = Set<String>()
-    var latest = token
-    let rows = try db.query(
-      "SELECT token, models FROM kura_history WHERE token > ? ORDER BY token",
-      [.integer(token.rawValue)]
-    ) { row in (row.int64(at: 0), row.string(at: 1)) }
-    for (value, names) in rows {
-      latest = HistoryToken(rawValue: value)
-      for name in names.split(separator: ",") { models.insert(String(name)) }
+    // `models` is a JSON array of names (any name, commas included); rows written before it
+    // was (`,A,B,`) are read from the keys of their `changes` object instead.
+    let found = try db.queryFirst(
+      "SELECT max(token) FROM kura_history WHERE token > ?", [.integer(token.rawValue)]
+    ) { $0.isNull(at: 0) ? token : HistoryToken(rawValue: $0.int64(at: 0)) }
+    let latest = found ?? token
+    // Bounded by `latest`: a save committed meanwhile is left for the next call.
+    let names = try db.query(
+      "SELECT DISTINCT name.value FROM kura_history, json_each(CASE WHEN json_valid(models) THEN "
+        + "models ELSE json_array() END) AS name WHERE token > ?1 AND token <= ?2 "
+        + "UNION SELECT DISTINCT name.key FROM kura_history, json_each(changes) AS name "
+        + "WHERE token > ?1 AND token <= ?2 AND NOT json_valid(models)",
+      [.integer(token.rawValue), .integer(latest.rawValue)]
+    ) { $0.string(at: 0) }
+    var models = Set(names)
+    if try token.rawValue < trimmedThrough(db) {
+      // Saves were trimmed unseen: every model may have changed.
+      models.formUnion(try db.query("SELECT model FROM kura_models") { $0.string(at: 0) })
     }
     return (models, latest)
   }

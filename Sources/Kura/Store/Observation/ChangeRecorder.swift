@@ -66,7 +66,7 @@ struct ChangeRecorder {
   }
 
   private func modelName(_ table: String) -> String {
-    container.schemas.values.first { $0.tableName == table }?.modelName ?? table
+    container.schemas.values.first { $0.tableName == table }?.storedName ?? table
   }
 
   private mutating func add(_ more: ChangeSet.ModelChanges, model: String) {
@@ -84,6 +84,10 @@ struct ChangeRecorder {
   /// Writes the change set (with the delete rules' changes) to the history; runs after the
   /// pending changes are written.
   mutating func commit(_ db: Connection) throws -> ChangeSet {
+    if !ruleOutcome.denials.isEmpty {
+      try DeleteRuleApplier(graph: container.graph, db: db).checkDenials(ruleOutcome)
+    }
+    if db.hasForeignKeyViolations { throw try danglingReference(db) }
     for (table, keys) in ruleOutcome.deleted {
       add(ChangeSet.ModelChanges(deleted: keys.map(idText)), model: modelName(table))
     }
@@ -95,7 +99,48 @@ struct ChangeRecorder {
       return ChangeSet.empty(at: try ChangeHistory.latestToken(db))
     }
     let token = try ChangeHistory.record(changes, order: order, date: date, in: db)
+    try ChangeHistory.trim(
+      db, keeping: container.configuration.historyRetention, latest: token, now: date)
     return ChangeSet(token: token, date: date, changes: changes)
+  }
+}
+
+extension ChangeRecorder {
+  /// The error naming the first row of this save whose reference points at nothing: its model,
+  /// id, property and the missing id (rather than SQLite's "FOREIGN KEY constraint failed").
+  fileprivate func danglingReference(_ db: Connection) throws -> StoreError {
+    for schema in container.schemas.values
+    where !(container.graph.attributesByTable[schema.tableName]?.references.isEmpty ?? true) {
+      let problem = try db.queryFirst(
+        "SELECT rowid, fkid FROM pragma_foreign_key_check(?) LIMIT 1", [.text(schema.tableName)]
+      ) { ($0.int64(at: 0), $0.int64(at: 1)) }
+      guard let (rowID, foreignKey) = problem else { continue }
+      let link = try db.queryFirst(
+        "SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?) WHERE id = ?",
+        [.text(schema.tableName), .integer(foreignKey)]
+      ) { ($0.string(at: 0), $0.string(at: 1)) }
+      guard let (column, target) = link else { continue }
+      let values = try db.queryFirst(
+        "SELECT \(quoteIdentifier(schema.primaryKey.name)), \(quoteIdentifier(column)) FROM "
+          + "\(schema.quotedTable) WHERE rowid = ?", [.integer(rowID)]
+      ) { ($0.value(at: 0), $0.value(at: 1)) }
+      let (id, missing) = values ?? (.null, .null)
+      let targetModel =
+        container.schemas.values.first { $0.tableName == target }?.modelName ?? target
+      return StoreError(
+        .danglingReference, model: schema.modelName, property: column, column: column,
+        url: container.url,
+        message:
+          "Can't save `\(schema.modelName)` `\(idText(id))`: its `\(column)` refers to "
+          + "`\(targetModel)` `\(idText(missing))`, which does not exist. Nothing was saved; save "
+          + "that `\(targetModel)` first (in the same save or before), or refer to one that exists."
+      )
+    }
+    return StoreError(
+      .danglingReference, url: container.url,
+      message:
+        "Can't save: a saved model refers to a model that does not exist. Nothing was saved; "
+        + "save the models it refers to first.")
   }
 }
 

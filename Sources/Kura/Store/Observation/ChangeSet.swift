@@ -35,7 +35,8 @@ public struct ChangeSet: Sendable, Hashable {
   public let token: HistoryToken
   /// When the save committed.
   public let date: Date
-  /// The changes by model name (such as `Trip`).
+  /// The changes by each model's stored name, its ``PersistentModel/schemaName`` (such as
+  /// `Trip`); ``inserted(_:)``, ``updated(_:)`` and ``deleted(_:)`` look them up by type.
   public let changes: [String: ModelChanges]
 
   /// An empty change set (a save with nothing to save).
@@ -55,7 +56,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: `true` when some model of the type was inserted, updated or deleted.
   public func contains<Model: PersistentModel>(_ model: Model.Type) -> Bool {
-    changes[String(describing: model)].map { !$0.isEmpty } ?? false
+    changes[model.schemaName].map { !$0.isEmpty } ?? false
   }
 
   /// The ids of the models of a type that the save inserted.
@@ -65,7 +66,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: The ids, in save order.
   public func inserted<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
-    ids(changes[String(describing: model)]?.inserted, as: Model.ID.self)
+    ids(changes[model.schemaName]?.inserted, as: Model.ID.self)
   }
 
   /// The ids of the models of a type that the save updated.
@@ -75,7 +76,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: The ids, in save order.
   public func updated<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
-    ids(changes[String(describing: model)]?.updated, as: Model.ID.self)
+    ids(changes[model.schemaName]?.updated, as: Model.ID.self)
   }
 
   /// The ids of the models of a type that the save deleted (cascades included).
@@ -85,7 +86,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: The ids, in save order.
   public func deleted<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
-    ids(changes[String(describing: model)]?.deleted, as: Model.ID.self)
+    ids(changes[model.schemaName]?.deleted, as: Model.ID.self)
   }
 
   private func ids<ID>(_ texts: [String]?, as type: ID.Type) -> [ID] {

@@ -55,7 +55,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
   public init(_ descriptor: FetchDescriptor<Model>, in container: ModelContainer) throws {
     self.descriptor = descriptor
     self.container = container
-    let modelName = try container.schema(for: Model.self).modelName
+    let modelName = try container.schema(for: Model.self).storedName
     let subscription = try container.hub.subscribe(models: [modelName]) { [weak self] _ in
       self?.refreshReportingErrors()
     }

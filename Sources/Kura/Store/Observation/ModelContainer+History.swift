@@ -28,9 +28,25 @@ extension ModelContainer {
   ///
   /// - Parameter token: The last change set already handled; ``HistoryToken/start`` for all.
   /// - Returns: The change sets.
-  /// - Throws: ``StoreError`` when the store cannot be read.
+  /// - Throws: ``StoreError/Code/historyTrimmed`` when saves after `token` are no longer kept
+  ///   (see ``ModelConfiguration/historyRetention``): fetch the models again and continue from
+  ///   ``currentHistoryToken()``. ``StoreError`` when the store cannot be read.
   public func history(since token: HistoryToken) throws -> [ChangeSet] {
-    try readStore("read the history of") { try ChangeHistory.changeSets(since: token, in: $0) }
+    try readStore("read the history of") { db in
+      try db.transaction(.deferred) {
+        let trimmed = try ChangeHistory.trimmedThrough(db)
+        if token.rawValue < trimmed {
+          let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+          throw StoreError(
+            .historyTrimmed, url: url,
+            message:
+              "Can't read the history of store \(file) since token \(token): the saves up to "
+              + "token \(trimmed) were trimmed (see `ModelConfiguration.historyRetention`). Fetch "
+              + "the models again and continue from `currentHistoryToken()`.")
+        }
+        return try ChangeHistory.changeSets(since: token, in: db)
+      }
+    }
   }
 
   /// Deletes the history recorded up to and including `token` (the change sets after it stay,
@@ -47,6 +63,9 @@ extension ModelContainer {
         try db.run(
           "DELETE FROM kura_history WHERE token <= ? AND token < "
             + "(SELECT max(token) FROM kura_history)", [.integer(token.rawValue)])
+        let latest = try ChangeHistory.latestToken(db).rawValue
+        let through = min(token.rawValue, latest - 1)
+        if through > 0 { try ChangeHistory.recordTrim(through: through, in: db) }
       }
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "trim the history of")

@@ -11,6 +11,11 @@ final class ModelSchema: Sendable {
   let modelName: String
   /// The table name (``PersistentModel/schemaName``).
   let tableName: String
+  /// The model's stable stored name: its ``PersistentModel/schemaName`` (derived from the type's
+  /// name unless the model declares one), also its table. It keys the model's record in
+  /// `kura_models`, its change history, ``ChangeSet`` and live queries, so two types with the same
+  /// name in different namespaces are told apart by declaring distinct names.
+  var storedName: String { tableName }
   /// One column per stored property, in declaration order.
   let columns: [ColumnSchema]
   /// The index in ``columns`` of the `id` column (the primary key).
@@ -76,6 +81,28 @@ final class ModelSchema: Sendable {
       modelName: modelName ?? tableName, tableName: tableName, columns: columns,
       primaryKeyIndex: columns.firstIndex { $0.name == "id" } ?? 0, uniqueConstraints: [],
       indexes: [], byName: byName, byKeyPath: byKeyPath)
+  }
+
+  /// Refuses a stored name that can't name a table of its own: empty, holding a NUL character,
+  /// or in the names SQLite and Kura keep for themselves.
+  static func validate(storedName name: String, model: String) throws {
+    let lowered = name.lowercased()
+    var why: String?
+    if name.isEmpty {
+      why = "is empty"
+    } else if name.unicodeScalars.contains("\0") {
+      why = "holds a NUL character"
+    } else if lowered.hasPrefix("sqlite_") || lowered.hasPrefix("kura_") {
+      why =
+        "starts with `\(lowered.hasPrefix("sqlite_") ? "sqlite_" : "kura_")`, kept for "
+        + "SQLite's and Kura's own tables"
+    }
+    guard let why else { return }
+    throw StoreError(
+      .invalidModel, model: model,
+      message:
+        "Can't store `\(model)`: its stored name `\(name)` (`schemaName`) \(why). Declare "
+        + "another one: `static var schemaName: String { \"\(model)Items\" }`.")
   }
 
   convenience init<Model: PersistentModel>(deriving model: Model.Type) throws {
@@ -165,6 +192,7 @@ final class ModelSchema: Sendable {
       case .attribute: break  // read by ModelAttributes
       }
     }
+    try Self.validate(storedName: Model.schemaName, model: modelName)
     self.init(
       modelName: modelName, tableName: Model.schemaName, columns: columns, primaryKeyIndex: idIndex,
       uniqueConstraints: unique.filter { $0 != [idIndex] && !$0.isEmpty },

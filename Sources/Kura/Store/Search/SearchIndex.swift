@@ -10,7 +10,7 @@ struct SearchIndex {
   var tableName: String { schema.tableName + "_search" }
   var quotedName: String { quoteIdentifier(tableName) }
 
-  private var createSQL: String {
+  var createSQL: String {
     let list = columns.map(quoteIdentifier).joined(separator: ", ")
     return "CREATE VIRTUAL TABLE \(quotedName) USING fts5(\(list), content=\(schema.quotedTable)"
       + ", content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')"

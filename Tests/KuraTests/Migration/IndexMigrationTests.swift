@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+private enum Tagged {
+  struct Unique: PersistentModel, Equatable {
+    var id: Int
+    var name: String
+    var a_b: Int = 0
+    var a: Int = 0
+    var b: Int = 0
+    static var schema: Schema<Unique> { Schema(.unique(\.name)) }
+    static var schemaName: String { "Tag" }
+  }
+  struct Plain: PersistentModel, Equatable {
+    var id: Int
+    var name: String
+    var a_b: Int = 0
+    var a: Int = 0
+    var b: Int = 0
+    static var schemaName: String { "Tag" }
+  }
+  /// Two index declarations whose generated names used to collide (`Tag_index_a_b`).
+  struct Colliding: PersistentModel, Equatable {
+    var id: Int
+    var name: String
+    var a_b: Int = 0
+    var a: Int = 0
+    var b: Int = 0
+    static var schema: Schema<Colliding> { Schema(.index(\.a_b), .index(\.a, \.b)) }
+    static var schemaName: String { "Tag" }
+  }
+}
+
+/// The table's indexes Kura made, with their columns.
+private func indexes(_ url: URL) throws -> [String: [String]] {
+  let db = try Connection(path: url.path, mode: .inspect)
+  let names = try db.query(
+    "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Tag' AND sql IS NOT NULL"
+  ) { $0.string(at: 0) }
+  var result: [String: [String]] = [:]
+  for name in names {
+    result[name] = try db.query(
+      "SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]
+    ) { $0.string(at: 0) }
+  }
+  return result
+}
+
+@Suite("Index migrations")
+struct IndexMigrationTests {
+  @Test func removingAUniqueAttributeStopsEnforcingIt() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("tags.store")
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Tagged.Unique.self, configurations: .url(url)))
+      try context.insert(Tagged.Unique(id: 1, name: "kyoto"))
+      try context.save()
+    }
+    #expect(try indexes(url) == ["Tag_unique_name": ["name"]])
+    let context = ModelContext(
+      try ModelContainer(for: Tagged.Plain.self, configurations: .url(url)))
+    try context.insert(Tagged.Plain(id: 2, name: "kyoto"))
+    try context.save()
+    #expect(try context.fetchCount(FetchDescriptor<Tagged.Plain>()) == 2)
+    #expect(try indexes(url) == [:])
+  }
+
+  @Test func addingAUniqueAttributeThatRowsBreakIsRefusedUntouched() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("tags.store")
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Tagged.Plain.self, configurations: .url(url)))
+      try context.insert(Tagged.Plain(id: 1, name: "kyoto"))
+      try context.insert(Tagged.Plain(id: 2, name: "kyoto"))
+      try context.save()
+    }
+    let before = try Data(contentsOf: url)
+    #expect {
+      _ = try ModelContainer(for: Tagged.Unique.self, configurations: .url(url))
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .migrationRefused && error.model == "Unique"
+        && error.message.contains("`name` unique, but stored rows share a value")
+    }
+    #expect(try Data(contentsOf: url) == before)
+    #expect(try indexes(url) == [:])
+  }
+
+  @Test func indexDeclarationsWithCollidingNamesAreBothCreated() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("tags.store")
+    do {
+      _ = try ModelContainer(for: Tagged.Colliding.self, configurations: .url(url))
+    }
+    #expect(try indexes(url) == ["Tag_index_a_b": ["a_b"], "Tag_index_a_b_2": ["a", "b"]])
+    // Reopening changes nothing; dropping the declarations drops the indexes.
+    func schemaVersion() throws -> Int64? {
+      try Connection(path: url.path, mode: .inspect).queryFirst("PRAGMA schema_version") {
+        $0.int64(at: 0)
+      }
+    }
+    let version = try schemaVersion()
+    _ = try ModelContainer(for: Tagged.Colliding.self, configurations: .url(url))
+    #expect(try schemaVersion() == version)
+    _ = try ModelContainer(for: Tagged.Plain.self, configurations: .url(url))
+    #expect(try indexes(url) == [:])
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+private enum Sparse {
+  struct V1: PersistentModel, Equatable {
+    var id: Int
+    var name: String
+    static var schemaName: String { "Sparse" }
+  }
+  /// `name` made optional: a change that copies every row.
+  struct V2: PersistentModel, Equatable {
+    var id: Int
+    var name: String?
+    static var schemaName: String { "Sparse" }
+  }
+}
+
+private enum Measure {
+  struct V1: PersistentModel, Equatable {
+    var id: Int
+    var amount: Int
+    static var schemaName: String { "Measure" }
+  }
+  struct V2: PersistentModel, Equatable {
+    var id: Int
+    var amount: Double
+    static var schemaName: String { "Measure" }
+  }
+  struct V3: PersistentModel, Equatable {
+    var id: Int
+    var amount: Int
+    var score: Double
+    var lowest: Double
+    var label: String
+    static var schema: Schema<V3> {
+      Schema(
+        .defaultValue(\.score, Double.infinity), .defaultValue(\.lowest, -Double.infinity),
+        .defaultValue(\.label, "it's \"quoted\"; DROP TABLE Measure; --"))
+    }
+    static var schemaName: String { "Measure" }
+  }
+}
+
+@Suite("Migration safety")
+struct MigrationSafetyTests {
+  @Test(.timeLimit(.minutes(1)))
+  func idsNearIntMaxAndSparseIdsAreCopiedByKey() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("sparse.store")
+    let ids = [Int.min + 1, -5, 1, 50_000_000_000, 5_000_000_000_000_000, Int.max - 1, Int.max]
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Sparse.V1.self, configurations: .url(url)))
+      for id in ids { try context.insert(Sparse.V1(id: id, name: "row \(id)")) }
+      try context.save()
+    }
+    let context = ModelContext(try ModelContainer(for: Sparse.V2.self, configurations: .url(url)))
+    let rows = try context.fetch(FetchDescriptor<Sparse.V2>(sortBy: [SortDescriptor(\.id)]))
+    #expect(rows.map(\.id) == ids)
+    #expect(rows.map(\.name) == ids.map { "row \($0)" })
+  }
+
+  @Test func widenToDoubleIsRefusedForAnIntegerWithoutAnExactDouble() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("measure.store")
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Measure.V1.self, configurations: .url(url)))
+      try context.insert(Measure.V1(id: 1, amount: 9_007_199_254_740_992))
+      try context.insert(Measure.V1(id: 2, amount: 9_007_199_254_740_993))
+      try context.save()
+    }
+    let before = try Data(contentsOf: url)
+    #expect {
+      _ = try ModelContainer(for: Measure.V2.self, configurations: .url(url))
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .migrationRefused && error.property == "amount"
+        && error.message.contains("the stored value 9007199254740993 has no exact `Double`")
+    }
+    #expect(try Data(contentsOf: url) == before)
+    // Once that value is gone, widening is exact and allowed.
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Measure.V1.self, configurations: .url(url)))
+      try context.delete(Measure.V1(id: 2, amount: 0))
+      try context.save()
+    }
+    let context = ModelContext(try ModelContainer(for: Measure.V2.self, configurations: .url(url)))
+    #expect(
+      try context.fetch(FetchDescriptor<Measure.V2>()).map(\.amount) == [9_007_199_254_740_992])
+  }
+
+  @Test func defaultsWithInfinityAndQuotesAreWrittenAsValidSQL() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("measure.store")
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Measure.V1.self, configurations: .url(url)))
+      try context.insert(Measure.V1(id: 1, amount: 3))
+      try context.save()
+    }
+    let context = ModelContext(try ModelContainer(for: Measure.V3.self, configurations: .url(url)))
+    let rows = try context.fetch(FetchDescriptor<Measure.V3>())
+    #expect(
+      rows == [
+        Measure.V3(
+          id: 1, amount: 3, score: .infinity, lowest: -.infinity,
+          label: "it's \"quoted\"; DROP TABLE Measure; --")
+      ])
+  }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+private struct Entry: PersistentModel, Equatable {
+  var id: Int
+  var text: String
+}
+
+private func historyRows(_ container: ModelContainer) throws -> [Int64] {
+  try container.pool.read {
+    try $0.query("SELECT token FROM kura_history ORDER BY token") { $0.int64(at: 0) }
+  }
+}
+
+@Suite("History retention")
+struct HistoryRetentionTests {
+  @Test func historyIsBoundedByDefault() throws {
+    let retention = ModelConfiguration.url(URL(fileURLWithPath: "/tmp/x.store")).historyRetention
+    #expect(retention == .default)
+    #expect(retention.maximumCount == 10_000)
+    #expect(retention.maximumAge == TimeInterval(7 * 86_400))
+  }
+
+  @Test func savesTrimTheHistoryToTheKeptCountAndOldReadersAreToldToRefetch() throws {
+    let folder = TemporaryDirectory()
+    var configuration = ModelConfiguration.url(folder.file("h.store"))
+    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 3)
+    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let context = ModelContext(container)
+    var tokens: [HistoryToken] = []
+    for id in 1...10 {
+      try context.insert(Entry(id: id, text: "entry \(id)"))
+      tokens.append(try context.save().token)
+    }
+    #expect(try historyRows(container) == tokens.suffix(3).map(\.rawValue))
+    // A reader that saw save 7 gets saves 8 to 10; one that saw save 2 is told to refetch.
+    #expect(try container.history(since: tokens[6]).map(\.token) == Array(tokens.suffix(3)))
+    #expect {
+      _ = try container.history(since: tokens[1])
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .historyTrimmed
+        && error.message
+          == "Can't read the history of store `h.store` since token \(tokens[1]): the saves up to "
+          + "token \(tokens[6]) were trimmed (see `ModelConfiguration.historyRetention`). Fetch "
+          + "the models again and continue from `currentHistoryToken()`."
+    }
+    // A live query's reader behind the kept history refetches every model.
+    let changed = try container.pool.read {
+      try ChangeHistory.changedModels(since: tokens[1], in: $0)
+    }
+    #expect(changed.models == ["Entry"])
+    #expect(changed.latest == tokens[9])
+  }
+
+  @Test func savesTrimHistoryOlderThanTheKeptAge() throws {
+    let folder = TemporaryDirectory()
+    var configuration = ModelConfiguration.url(folder.file("h.store"))
+    configuration.historyRetention = HistoryRetention(maximumAge: 3_600, maximumCount: nil)
+    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let context = ModelContext(container)
+    try context.insert(Entry(id: 1, text: "old"))
+    let old = try context.save().token
+    // That save happened two hours ago.
+    try container.pool.write { db in
+      try db.run(
+        "UPDATE kura_history SET time = ? WHERE token = ?",
+        [.real(Date().timeIntervalSince1970 - 7_200), .integer(old.rawValue)])
+    }
+    try context.insert(Entry(id: 2, text: "new"))
+    let new = try context.save().token
+    #expect(try historyRows(container) == [new.rawValue])
+    #expect(throws: StoreError.self) { try container.history(since: .start) }
+    #expect(try container.history(since: old).map(\.token) == [new])
+  }
+
+  @Test func unlimitedRetentionKeepsEverySave() throws {
+    let folder = TemporaryDirectory()
+    var configuration = ModelConfiguration.url(folder.file("h.store"))
+    configuration.historyRetention = .unlimited
+    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let context = ModelContext(container)
+    for id in 1...5 {
+      try context.insert(Entry(id: id, text: "entry"))
+      try context.save()
+    }
+    #expect(try historyRows(container).count == 5)
+    #expect(try container.history(since: .start).count == 5)
+  }
+}
