@@ -62,14 +62,14 @@ public enum CommandLineTool {
       }
     } catch let error as UsageError {
       fflush(nil)
-      printError("\(root.name): error: \(error)")
+      printError("\(root.name): error: \(visibleLines("\(error)"))")
       return 64
     } catch let error as ExitCode {
       fflush(nil)
       return error.status
     } catch {
       fflush(nil)
-      printError("\(root.name): error: \(error)")
+      printError("\(root.name): error: \(visibleLines("\(error)"))")
       return 1
     }
   }

@@ -33,7 +33,7 @@ let fieldsCommand = Command(
       return try invocation.printJSON(
         Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
-    for field in fields { print("\(field.name) = \(field.value)    (\(field.store))") }
+    for field in fields { print("\(field.name) = \(visible(field.value))    (\(field.store))") }
   })
 
 let fieldsSetCommand = Command(
@@ -56,7 +56,7 @@ let fieldsSetCommand = Command(
       throw UsageError(
         "Unknown field `\(field)`: use menu, fruits or basket.", command: invocation.commandPath)
     }
-    print("\(field) = \(value)")
+    print("\(field) = \(visible(value))")
   })
 
 let fieldsScenesCommand = Command(

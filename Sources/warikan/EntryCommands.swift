@@ -53,11 +53,12 @@ let listCommand = Command(
       for (offset, entry) in list.enumerated() {
         let index = String(offset + 1)
         let amount = Amount.format(entry.cash)
+        let time = visible(entry.time)
         let line =
           String(repeating: " ", count: indexWidth - index.count) + index + "  "
-          + entry.time.padding(toLength: max(5, entry.time.count), withPad: " ", startingAt: 0)
+          + time.padding(toLength: max(5, time.count), withPad: " ", startingAt: 0)
           + "  " + String(repeating: " ", count: amountWidth - amount.count) + amount + "  "
-          + entry.id.uuidString.prefix(8) + (entry.memo.isEmpty ? "" : "  " + entry.memo)
+          + entry.id.uuidString.prefix(8) + (entry.memo.isEmpty ? "" : "  " + visible(entry.memo))
         print(line)
       }
       print("Total: \(Amount.format(try book.total)) in \(entries(list.count)).")

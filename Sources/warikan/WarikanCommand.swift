@@ -59,7 +59,8 @@ func people(_ count: Int) -> String { count == 1 ? "1 person" : "\(count) people
 
 /// One entry on one line: amount, memo, time and short id.
 func describe(_ entry: CashData) -> String {
-  let memo = entry.memo.isEmpty ? "" : " \(entry.memo)"
+  let memo = entry.memo.isEmpty ? "" : " \(visible(entry.memo))"
   return
-    "\(Amount.format(entry.cash))\(memo) at \(entry.time) (id \(entry.id.uuidString.prefix(8)))"
+    "\(Amount.format(entry.cash))\(memo) at \(visible(entry.time))"
+    + " (id \(entry.id.uuidString.prefix(8)))"
 }

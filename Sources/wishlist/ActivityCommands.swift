@@ -26,7 +26,7 @@ private let activityAdd = Command(
     }
     try context.insert(Activity(name: name, trip: trip.id))
     try context.save()
-    print("Added \(name) to \(trip.name).")
+    print("Added \(visible(name)) to \(visible(trip.name)).")
   })
 
 private let activityDone = Command(
@@ -42,7 +42,9 @@ private let activityDone = Command(
     activity.isComplete = !invocation.flag("undo")
     try context.insert(activity)
     try context.save()
-    print("\(activity.isComplete ? "Done" : "Not done"): \(activity.name) (\(trip.name)).")
+    print(
+      "\(activity.isComplete ? "Done" : "Not done"): \(visible(activity.name))"
+        + " (\(visible(trip.name))).")
   })
 
 private let activityList = Command(
@@ -70,11 +72,13 @@ private let activityList = Command(
     let activities = try context.related(
       Activity.self, of: trip, via: \.trip, sortBy: sort.sortDescriptors)
     if invocation.json { return try invocation.printJSON(activities) }
-    print("\(trip.name), by \(sort.rawValue):")
+    print("\(visible(trip.name)), by \(sort.rawValue):")
     if activities.isEmpty {
-      print("  No activities yet. Add one with `wishlist activity add \"\(trip.name)\" <name>`.")
+      print(
+        "  No activities yet. Add one with `wishlist activity add \"\(visible(trip.name))\""
+          + " <name>`.")
     }
     for activity in activities {
-      print("  [\(activity.isComplete ? "x" : " ")] \(activity.name)")
+      print("  [\(activity.isComplete ? "x" : " ")] \(visible(activity.name))")
     }
   })

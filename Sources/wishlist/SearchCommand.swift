@@ -25,10 +25,12 @@ let searchCommand = Command(
       }
       return try invocation.printJSON(Results(trips: trips, activities: activities))
     }
-    if trips.isEmpty && activities.isEmpty { print("Nothing matches `\(text)`.") }
-    for trip in trips { print("trip      \(trip.name)  (\(WishlistStore.shortID(trip.id)))") }
+    if trips.isEmpty && activities.isEmpty { print("Nothing matches `\(visible(text))`.") }
+    for trip in trips {
+      print("trip      \(visible(trip.name))  (\(WishlistStore.shortID(trip.id)))")
+    }
     for activity in activities {
       let trip = try context.model(for: activity.trip, as: Trip.self)
-      print("activity  \(activity.name)  (\(trip?.name ?? "?"))")
+      print("activity  \(visible(activity.name))  (\(visible(trip?.name ?? "?")))")
     }
   })

@@ -59,7 +59,7 @@ private let tripAdd = Command(
     try context.insert(trip)
     try context.save()
     if invocation.json { return try invocation.printJSON(trip) }
-    print("Added trip \(trip.name) (\(WishlistStore.shortID(trip.id))).")
+    print("Added trip \(visible(trip.name)) (\(WishlistStore.shortID(trip.id))).")
   })
 
 private let tripList = Command(
@@ -99,7 +99,7 @@ private let tripRename = Command(
     trip.name = name
     try context.insert(trip)
     try context.save()
-    print("Renamed \(old) to \(name).")
+    print("Renamed \(visible(old)) to \(visible(name)).")
   })
 
 private let tripDelete = Command(
@@ -113,5 +113,6 @@ private let tripDelete = Command(
     let changes = try context.save()
     let count = changes.deleted(Activity.self).count
     print(
-      "Deleted trip \(trip.name) and its \(count) \(count == 1 ? "activity" : "activities").")
+      "Deleted trip \(visible(trip.name)) and its \(count) \(count == 1 ? "activity" : "activities")."
+    )
   })
