@@ -69,7 +69,12 @@ let count = Command(
 let path = Command(
   name: "path",
   abstract: "Prints where the store file is.",
-  run: { _ in print(try StudentStore.url().path) })
+  supportsJSON: true,
+  run: { invocation in
+    let url = try StudentStore.url()
+    if invocation.json { return try invocation.printJSON(["path": url.path]) }
+    print(url.path)
+  })
 
 let students = Command(
   name: "students",

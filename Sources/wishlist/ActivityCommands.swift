@@ -2,11 +2,11 @@ import Foundation
 import Kura
 import KuraCLI
 
-/// `wishlist activity add|done|list`.
+/// `wishlist activity add|done|rename|delete|list`.
 let activityCommand = Command(
   name: "activity",
-  abstract: "Adds activities to a trip, marks them done and lists them.",
-  subcommands: [activityAdd, activityDone, activityList])
+  abstract: "Adds activities to a trip, marks them done (or not), renames, deletes and lists them.",
+  subcommands: [activityAdd, activityDone, activityRename, activityDelete, activityList])
 
 private let tripArgument = Argument("trip", help: "The trip's name or the start of its id.")
 
@@ -34,6 +34,7 @@ private let activityDone = Command(
   abstract: "Marks an activity of a trip as done (--undo: not done).",
   arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
   flags: [Flag("undo", help: "Marks it as not done.")],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
@@ -42,9 +43,54 @@ private let activityDone = Command(
     activity.isComplete = !invocation.flag("undo")
     try context.insert(activity)
     try context.save()
+    if invocation.json { return try invocation.printJSON(activity) }
     print(
       "\(activity.isComplete ? "Done" : "Not done"): \(visible(activity.name))"
         + " (\(visible(trip.name))).")
+  })
+
+private let activityRename = Command(
+  name: "rename",
+  abstract: "Renames an activity of a trip.",
+  arguments: [
+    tripArgument, Argument("activity", help: "The activity's name or id start."),
+    Argument("new-name", help: "The new name."),
+  ],
+  supportsJSON: true,
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    var activity = try WishlistStore.activity(
+      try invocation.argument("activity"), of: trip, in: context)
+    let given: String = try invocation.argument("new-name")
+    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else {
+      throw UsageError(
+        "`\(given)` is not a valid activity name: give a name with at least one letter.",
+        command: invocation.commandPath)
+    }
+    let old = activity.name
+    activity.name = name
+    try context.insert(activity)
+    try context.save()
+    if invocation.json { return try invocation.printJSON(activity) }
+    print("Renamed \(visible(old)) to \(visible(name)) (\(visible(trip.name))).")
+  })
+
+private let activityDelete = Command(
+  name: "delete",
+  abstract: "Deletes one activity of a trip.",
+  arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
+  supportsJSON: true,
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    let activity = try WishlistStore.activity(
+      try invocation.argument("activity"), of: trip, in: context)
+    try context.delete(activity)
+    try context.save()
+    if invocation.json { return try invocation.printJSON(activity) }
+    print("Deleted \(visible(activity.name)) from \(visible(trip.name)).")
   })
 
 private let activityList = Command(

@@ -157,3 +157,45 @@ struct WishlistCommandTests {
           + "it starts (2026-12-24)."))
   }
 }
+
+@Suite("wishlist: the seed's missing actions")
+struct WishlistActionTests {
+  let folder = TemporaryDirectory()
+
+  @discardableResult
+  private func ok(_ arguments: String...) throws -> String {
+    let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
+    try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
+    return result.stdout
+  }
+
+  @Test func anActivityIsRenamedToggledAndDeletedAlone() throws {
+    try ok("trip", "add", "Kyoto")
+    try ok("activity", "add", "Kyoto", "Tea")
+    try ok("activity", "add", "Kyoto", "Temple")
+    #expect(
+      try ok("activity", "rename", "Kyoto", "tea", "Tea ceremony")
+        == "Renamed Tea to Tea ceremony (Kyoto).\n")
+    #expect(try ok("activity", "done", "Kyoto", "Tea ceremony") == "Done: Tea ceremony (Kyoto).\n")
+    #expect(
+      try ok("activity", "done", "Kyoto", "Tea ceremony", "--undo")
+        == "Not done: Tea ceremony (Kyoto).\n")
+    #expect(try ok("activity", "delete", "Kyoto", "temple") == "Deleted Temple from Kyoto.\n")
+    #expect(try ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [ ] Tea ceremony\n")
+    let missing = try run(
+      try executable("wishlist"), ["activity", "delete", "Kyoto", "Temple"],
+      environment: folder.environment)
+    #expect(missing.status == 1)
+    #expect(missing.stderr.hasPrefix("wishlist: error: Kyoto has no activity `Temple`."))
+  }
+
+  @Test func recentPrintsJSON() throws {
+    try ok("trip", "add", "Kyoto")
+    try ok("trip", "add", "Nara")
+    let json = try ok("recent", "--json")
+    struct Row: Decodable { var name: String }
+    let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
+    #expect(rows.map(\.name) == ["Nara", "Kyoto"])
+    #expect(try ok("recent", "--limit", "１", "--json").contains("Nara"))
+  }
+}
