@@ -189,6 +189,15 @@ struct WishlistActionTests {
     #expect(missing.stderr.hasPrefix("wishlist: error: Kyoto has no activity `Temple`."))
   }
 
+  @Test func searchFindsJapaneseByAnyPart() throws {
+    try ok("trip", "add", "Kyoto")
+    try ok("activity", "add", "Kyoto", "お寺巡り")
+    #expect(try ok("search", "寺") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try ok("search", "寺巡り") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try ok("search", "お寺") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try ok("search", "神社") == "Nothing matches `神社`.\n")
+  }
+
   @Test func recentPrintsJSON() throws {
     try ok("trip", "add", "Kyoto")
     try ok("trip", "add", "Nara")
