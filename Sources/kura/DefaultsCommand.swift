@@ -128,7 +128,15 @@ let defaultsWriteCommand = Command(
         "Give one type flag, not \(given.joined(separator: " and ")).",
         command: invocation.commandPath)
     }
-    let value = try PreferenceValue(parsing: text, as: types.first ?? .string)
+    let value: PreferenceValue
+    do {
+      let type = types.first ?? .string
+      let numeric = type == .integer || type == .double
+      value = try PreferenceValue(parsing: numeric ? text.withASCIIDigits : text, as: type)
+    } catch let error as PreferencesError {
+      // A value that doesn't read as the type asked for is a bad argument: exit 64.
+      throw UsageError("\(error)", command: invocation.commandPath)
+    }
     try Preferences(suite: suite).setValue(value, forKey: key)
   })
 

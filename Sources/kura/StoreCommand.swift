@@ -121,6 +121,10 @@ let storeCheckCommand = Command(
       problems = try inspector(invocation).check()
     } catch let error as StoreError where error.code == .damaged {
       problems = [error.underlying?.message ?? error.message]
+    } catch let error as StoreError where invocation.json {
+      // A file that is not a store (or can't be opened) is a failed check too: JSON says so.
+      try invocation.printJSON(CheckReport(ok: false, problems: ["\(error)"]))
+      throw ExitCode.failure
     }
     if invocation.json {
       try invocation.printJSON(CheckReport(ok: problems.isEmpty, problems: problems))

@@ -72,10 +72,12 @@ let deleteCommand = Command(
   arguments: [
     Argument("entry", help: "A number shown by `warikan list`, or the start of an entry's id")
   ],
+  supportsJSON: true,
   run: { invocation in
-    let reference = invocation.words("entry").first ?? ""
+    let reference = (invocation.words("entry").first ?? "").withASCIIDigits
     try withBook(invocation) { book in
       let entry = try book.delete(matching: reference)
+      if invocation.json { return try invocation.printJSON(entry) }
       print("Deleted \(describe(entry)).")
       print("Total: \(Amount.format(try book.total)) in \(entries(book.entries.count)).")
     }

@@ -14,12 +14,7 @@ let recentCommand = Command(
   flags: [Flag("watch", help: "Keep printing trips as they are added.")],
   supportsJSON: true,
   run: { invocation in
-    let limit: Int = try invocation.option("limit") ?? 10
-    guard limit > 0 else {
-      throw UsageError(
-        "`\(limit)` is not a valid value for --limit: give a number above 0.",
-        command: invocation.commandPath)
-    }
+    let limit = try invocation.option("limit", in: 1...) ?? 10
     let descriptor = FetchDescriptor<Trip>(
       sortBy: [SortDescriptor(\.createdAt, order: .reverse)], fetchLimit: limit)
     let container = try WishlistStore.container()

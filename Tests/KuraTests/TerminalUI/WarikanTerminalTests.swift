@@ -197,6 +197,10 @@ struct WarikanTerminalTests {
     // A normal quit discards the scene state.
     try app.press("C-c")
     try app.waitForScreen("the app to quit") { _ in (try? app.paneIsDead()) == true }
+    // Nothing is left behind in Scenes/: not even a file of removal markers.
+    let scenes = fixture.directory.url.appendingPathComponent("kura-home/apps/warikan/Scenes")
+    let left = (try? FileManager.default.contentsOfDirectory(atPath: scenes.path)) ?? []
+    #expect(left.isEmpty, "left in Scenes/: \(left)")
     try app.respawn("exec " + shellQuoted(fixture.warikan.path))
     screen = try app.waitFor("Total  ¥0")
     #expect(screen.contains("[ Add ]"))
