@@ -62,8 +62,11 @@ let fieldsSetCommand = Command(
 let fieldsScenesCommand = Command(
   name: "scenes",
   abstract: "Lists the scenes that hold state.",
-  run: { _ in
-    for sceneID in try SceneState.sceneIdentifiers() { print(sceneID) }
+  supportsJSON: true,
+  run: { invocation in
+    let scenes = try SceneState.sceneIdentifiers()
+    if invocation.json { return try invocation.printJSON(scenes) }
+    for sceneID in scenes { print(sceneID) }
   })
 
 let fieldsDiscardSceneCommand = Command(
