@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 /// A type a command-line word can be parsed as.
 ///
@@ -27,20 +28,7 @@ extension String {
   /// input method: `１２`, `－３`, `２．５`) made ASCII, so every number argument accepts them.
   ///
   /// For example: `"１２".withASCIIDigits` is `"12"`.
-  public var withASCIIDigits: String {
-    guard unicodeScalars.contains(where: { $0.value >= 0xFF0B && $0.value <= 0xFF19 }) else {
-      return self
-    }
-    return String(
-      String.UnicodeScalarView(
-        unicodeScalars.map { scalar in
-          switch scalar.value {
-          case 0xFF10...0xFF19, 0xFF0B, 0xFF0D, 0xFF0E:
-            return Unicode.Scalar(scalar.value - 0xFEE0) ?? scalar
-          default: return scalar
-          }
-        }))
-  }
+  public var withASCIIDigits: String { FullWidthDigits.ascii(self) }
 }
 
 extension FixedWidthInteger {

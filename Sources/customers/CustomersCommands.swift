@@ -107,10 +107,8 @@ let deleteCommand = Command(
         return matching
       }
       let text = reference ?? ""
-      if let row = Int(argument: text) {
-        guard row >= 1, row <= customers.count else {
-          throw CustomerNotFound(reference: text, byNumber: false, count: customers.count)
-        }
+      // A row number of the list; otherwise (an id may start with digits only) an id prefix.
+      if let row = Int(argument: text), row >= 1, row <= customers.count {
         return [customers.remove(at: row - 1)]
       }
       let byID = customers.indices.filter {

@@ -10,7 +10,7 @@ let tripCommand = Command(
 
 private func date(_ invocation: Invocation, _ name: String) throws -> Date? {
   guard let text: String = try invocation.option(name) else { return nil }
-  guard let date = WishlistStore.dateFormatter().date(from: text) else {
+  guard let date = WishlistStore.dateFormatter().date(from: text.withASCIIDigits) else {
     throw UsageError(
       "`\(text)` is not a valid value for --\(name): give a date such as 2026-12-24.",
       command: invocation.commandPath)

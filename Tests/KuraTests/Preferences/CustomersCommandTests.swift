@@ -215,7 +215,7 @@ struct CustomersSeedBehaviourTests {
     struct Row: Decodable { var id: UUID }
     let ids = try JSONDecoder().decode([Row].self, from: Data(json.utf8)).map(\.id)
     #expect(
-      try customers("delete", String(ids[2].uuidString.prefix(6))).stdout
+      try customers("delete", String(ids[2].uuidString.prefix(8))).stdout
         == "Deleted No.3: Hanako\n")
     #expect(
       try customers("list").stdout == "1  No.12: Taro\n2  No.12: Saburo\n")

@@ -265,6 +265,8 @@ struct WarikanStateTests {
     #expect(calc.calcFocus == .customPeople)
     #expect(calc.customPeopleText == "7")
     #expect(calc.people == 7)
+    _ = type("２", into: &calc)  // full-width digits count too
+    #expect(calc.people == 72)
   }
 
   @Test func aRestoredDraftComesBackAsTyped() {

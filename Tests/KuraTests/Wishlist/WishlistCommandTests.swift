@@ -206,5 +206,6 @@ struct WishlistActionTests {
     let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
     #expect(rows.map(\.name) == ["Nara", "Kyoto"])
     #expect(try ok("recent", "--limit", "１", "--json").contains("Nara"))
+    #expect(try ok("trip", "add", "Nikko", "--start", "２０２７-０１-０２").hasPrefix("Added trip"))
   }
 }
