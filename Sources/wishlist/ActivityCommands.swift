@@ -14,6 +14,7 @@ private let activityAdd = Command(
   name: "add",
   abstract: "Adds an activity to a trip.",
   arguments: [tripArgument, Argument("name", help: "The activity, such as \"Tea ceremony\".")],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
@@ -24,8 +25,10 @@ private let activityAdd = Command(
         "`\(given)` is not a valid activity name: give a name with at least one letter.",
         command: invocation.commandPath)
     }
-    try context.insert(Activity(name: name, trip: trip.id))
+    let activity = Activity(name: name, trip: trip.id)
+    try context.insert(activity)
     try context.save()
+    if invocation.json { return try invocation.printJSON(activity) }
     print("Added \(visible(name)) to \(visible(trip.name)).")
   })
 

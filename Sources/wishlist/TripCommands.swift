@@ -85,6 +85,7 @@ private let tripRename = Command(
     Argument("trip", help: "The trip's name or the start of its id."),
     Argument("new-name", help: "The new name."),
   ],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     var trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
@@ -99,6 +100,7 @@ private let tripRename = Command(
     trip.name = name
     try context.insert(trip)
     try context.save()
+    if invocation.json { return try invocation.printJSON(trip) }
     print("Renamed \(visible(old)) to \(visible(name)).")
   })
 
@@ -106,12 +108,20 @@ private let tripDelete = Command(
   name: "delete",
   abstract: "Deletes a trip and its activities.",
   arguments: [Argument("trip", help: "The trip's name or the start of its id.")],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
     try context.delete(trip)
     let changes = try context.save()
     let count = changes.deleted(Activity.self).count
+    if invocation.json {
+      struct Deleted: Encodable {
+        var trip: Trip
+        var deletedActivities: Int
+      }
+      return try invocation.printJSON(Deleted(trip: trip, deletedActivities: count))
+    }
     print(
       "Deleted trip \(visible(trip.name)) and its \(count) \(count == 1 ? "activity" : "activities")."
     )

@@ -209,3 +209,26 @@ struct WishlistActionTests {
     #expect(try ok("trip", "add", "Nikko", "--start", "２０２７-０１-０２").hasPrefix("Added trip"))
   }
 }
+
+@Suite("wishlist --json")
+struct WishlistJSONTests {
+  let folder = TemporaryDirectory()
+
+  private func json(_ arguments: String...) throws -> [String: Any] {
+    let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
+    try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
+    return try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+  }
+
+  @Test func everyCommandThatChangesATripOrActivityCanPrintIt() throws {
+    #expect(try json("trip", "add", "Kyoto", "--json")["name"] as? String == "Kyoto")
+    #expect(try json("activity", "add", "Kyoto", "Tea", "--json")["name"] as? String == "Tea")
+    #expect(
+      try json("activity", "done", "Kyoto", "Tea", "--json")["isComplete"] as? Bool == true)
+    #expect(try json("trip", "rename", "Kyoto", "京都", "--json")["name"] as? String == "京都")
+    let deleted = try json("trip", "delete", "京都", "--json")
+    #expect(deleted["deletedActivities"] as? Int == 1)
+    #expect((deleted["trip"] as? [String: Any])?["name"] as? String == "京都")
+  }
+}
