@@ -220,4 +220,12 @@ struct WarikanViewTests {
     #expect(screen[4, 13].style.inverse)
     #expect(!screen[4, 15].style.inverse)
   }
+
+  @Test func storedControlCharactersAreDrawnVisiblyAsTheToolsPrintThem() {
+    let hostile = CashData(memo: "赤\u{1B}[31m\u{202E}字", cash: 100, time: "9:00")
+    let state = WarikanState(draft: WarikanDraft(tab: .list), entries: [hostile])
+    let shown = lines(state)
+    #expect(shown.contains(" ▸  9:00  ¥100  赤\\u{1B}[31m\\u{202E}字"))
+    #expect(!shown.joined().unicodeScalars.contains { VisibleText.needsEscape($0) })
+  }
 }
