@@ -34,7 +34,7 @@ let package = Package(
       ]
     ),
     // Argument parsing and output shared by every executable (internal: not a product).
-    .target(name: "KuraCLI", dependencies: ["Kura"]),
+    .target(name: "KuraCLI", dependencies: ["Kura", "TerminalUI"]),
     .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI"]),
     // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
     .target(name: "WarikanKit", dependencies: ["Kura"]),

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 /// A type a command-line word can be parsed as.
 ///
@@ -22,10 +23,18 @@ extension ArgumentConvertible {
   public static func problem(with argument: String) -> String? { nil }
 }
 
+extension String {
+  /// The word with full-width digits, signs and decimal point (typed with a Japanese or Chinese
+  /// input method: `１２`, `－３`, `２．５`) made ASCII, so every number argument accepts them.
+  ///
+  /// For example: `"１２".withASCIIDigits` is `"12"`.
+  public var withASCIIDigits: String { FullWidthDigits.ascii(self) }
+}
+
 extension FixedWidthInteger {
   /// "it is out of range …" for a whole number this type can't hold.
   static func rangeProblem(with argument: String) -> String? {
-    var digits = Substring(argument)
+    var digits = Substring(argument.withASCIIDigits)
     if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
     guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
     return "it is out of range; expected a whole number from \(Self.min) to \(Self.max)"
@@ -40,8 +49,8 @@ extension String: ArgumentConvertible {
 }
 
 extension Int: ArgumentConvertible {
-  /// Parses a whole number such as `42` or `-3`.
-  public init?(argument: String) { self.init(argument, radix: 10) }
+  /// Parses a whole number such as `42`, `-3` or `１２` (full-width digits are accepted).
+  public init?(argument: String) { self.init(argument.withASCIIDigits, radix: 10) }
   /// "a whole number".
   public static var expectation: String { "a whole number such as 3" }
   /// Says when the word is a whole number out of range.
@@ -49,8 +58,8 @@ extension Int: ArgumentConvertible {
 }
 
 extension Int64: ArgumentConvertible {
-  /// Parses a whole number such as `42` or `-3`.
-  public init?(argument: String) { self.init(argument, radix: 10) }
+  /// Parses a whole number such as `42`, `-3` or `１２` (full-width digits are accepted).
+  public init?(argument: String) { self.init(argument.withASCIIDigits, radix: 10) }
   /// "a whole number".
   public static var expectation: String { "a whole number such as 3" }
   /// Says when the word is a whole number out of range.
@@ -60,7 +69,7 @@ extension Int64: ArgumentConvertible {
 extension Double: ArgumentConvertible {
   /// Parses a finite decimal number such as `2.5`.
   public init?(argument: String) {
-    guard let value = Double(argument), value.isFinite else { return nil }
+    guard let value = Double(argument.withASCIIDigits), value.isFinite else { return nil }
     self = value
   }
   /// "a number".

@@ -1,4 +1,5 @@
 import Foundation
+import Kura
 
 #if canImport(Glibc)
   import Glibc
@@ -62,14 +63,14 @@ public enum CommandLineTool {
       }
     } catch let error as UsageError {
       fflush(nil)
-      printError("\(root.name): error: \(error)")
+      printError("\(root.name): error: \(visibleLines("\(error)"))")
       return 64
     } catch let error as ExitCode {
       fflush(nil)
       return error.status
     } catch {
       fflush(nil)
-      printError("\(root.name): error: \(error)")
+      printError("\(root.name): error: \(visibleLines("\(error)"))")
       return 1
     }
   }
@@ -99,6 +100,7 @@ public enum CommandLineTool {
   /// - Returns: What to do.
   /// - Throws: ``UsageError`` quoting the bad word.
   public static func parse(_ root: Command, arguments: [String]) throws -> Parsed {
+    if arguments.first == "--version" { return .help("\(root.name) \(KuraLibrary.version)") }
     var command = root
     var path = [root.name]
     var index = 0
@@ -115,7 +117,8 @@ public enum CommandLineTool {
       }
       if word.hasPrefix("-") { break }
       guard let sub = command.subcommands.first(where: { $0.name == word }) else {
-        if command.run != nil { break }
+        // A command with an action takes the word as an argument, if it takes arguments.
+        if command.run != nil && !command.arguments.isEmpty { break }
         let names = command.subcommands.map(\.name)
         throw UsageError(
           "Unknown command `\(word)` for `\(path.joined(separator: " "))`."
@@ -221,7 +224,7 @@ public enum CommandLineTool {
         remaining = remaining.dropFirst()
       } else if !argument.isOptional {
         throw UsageError(
-          "Missing argument <\(argument.name)> (\(argument.help.lowercasedFirst))",
+          "Missing argument <\(argument.name)> (\(argument.help.lowercasedFirst.withoutFinalPeriod)).",
           command: commandPath)
       }
     }
@@ -306,6 +309,7 @@ public enum CommandLineTool {
     }
     if command.supportsJSON { optionRows.append(row("--json", "Print JSON instead of text.")) }
     optionRows.append(row("-h, --help", "Show help information."))
+    if path.count == 1 { optionRows.append(row("--version", "Show the version.")) }
     lines += ["", "OPTIONS:"] + optionRows
     if !command.subcommands.isEmpty {
       lines += ["", "COMMANDS:"]
@@ -314,6 +318,11 @@ public enum CommandLineTool {
         "", "  See '\(path.joined(separator: " ")) <command> --help' for a command's help.",
       ]
     }
+    lines += [
+      "", "EXIT STATUS:", row("0", "Success."),
+      row("1", "The command failed (a file, a store, a missing item); the message says why."),
+      row("64", "The command was called wrongly (a usage error or a bad value)."),
+    ]
     return lines.joined(separator: "\n")
   }
 
@@ -329,4 +338,6 @@ extension String {
     guard let first else { return self }
     return first.lowercased() + dropFirst()
   }
+
+  fileprivate var withoutFinalPeriod: String { hasSuffix(".") ? String(dropLast()) : self }
 }

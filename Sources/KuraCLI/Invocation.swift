@@ -92,6 +92,62 @@ public struct Invocation: Sendable {
     return try parse(word, as: Value.self, what: "--\(name)")
   }
 
+  /// A required whole-number argument within a range; the error for a word that is not a
+  /// whole number in it states that range (not the range of `Int`).
+  ///
+  /// For example: `let people = try invocation.argument("people", in: 1...)`.
+  ///
+  /// - Parameters:
+  ///   - name: The argument's name.
+  ///   - range: The values that make sense, such as `1...`.
+  /// - Returns: The value.
+  /// - Throws: ``UsageError`` quoting the word and the range.
+  public func argument(_ name: String, in range: PartialRangeFrom<Int>) throws -> Int {
+    guard let word = positional[name]?.first else {
+      throw UsageError("Missing argument <\(name)>.", command: commandPath)
+    }
+    return try integer(word, in: range.lowerBound...Int.max, what: "<\(name)>")
+  }
+
+  /// An option's whole-number value within a range; `nil` when not given.
+  ///
+  /// For example: `let limit = try invocation.option("limit", in: 1...) ?? 10`.
+  ///
+  /// - Parameters:
+  ///   - name: The option's long name.
+  ///   - range: The values that make sense.
+  /// - Returns: The value or `nil`.
+  /// - Throws: ``UsageError`` quoting the value and the range.
+  public func option(_ name: String, in range: PartialRangeFrom<Int>) throws -> Int? {
+    guard let word = options[name] else { return nil }
+    return try integer(word, in: range.lowerBound...Int.max, what: "--\(name)")
+  }
+
+  /// Parses a whole number within `range` (full-width digits accepted), or throws a
+  /// ``UsageError`` that quotes the word and states the range.
+  ///
+  /// For example: `try invocation.integer("0", in: 1...Int.max, what: "<people>")` throws
+  /// "`0` is not a valid value for <people>: expected a whole number of 1 or more."
+  ///
+  /// - Parameters:
+  ///   - word: The word.
+  ///   - range: The values that make sense.
+  ///   - what: How to name the input in the message.
+  /// - Returns: The value.
+  /// - Throws: ``UsageError``.
+  public func integer(_ word: String, in range: ClosedRange<Int>, what: String) throws -> Int {
+    if let value = Int(argument: word), range.contains(value) { return value }
+    let expected: String
+    switch (range.lowerBound, range.upperBound) {
+    case (Int.min, Int.max): expected = "a whole number such as 3"
+    case (let lower, Int.max): expected = "a whole number of \(lower) or more"
+    case (Int.min, let upper): expected = "a whole number of \(upper) or less"
+    case (let lower, let upper): expected = "a whole number from \(lower) to \(upper)"
+    }
+    throw UsageError(
+      "`\(word)` is not a valid value for \(what): expected \(expected).", command: commandPath)
+  }
+
   /// Parses a word or throws a ``UsageError`` that quotes it and says what was expected.
   ///
   /// For example: `let n = try invocation.parse("3", as: Int.self, what: "<people>")`.

@@ -1,8 +1,8 @@
 /// A grid of ``Cell``s the size of the terminal, filled by a view and drawn by ``ANSIRenderer``.
 ///
 /// Text is laid out by display width: a wide character takes two cells, a character that would
-/// not fit at the right edge is left out, control characters are shown as `?` (text from a file
-/// can never send escape sequences to the terminal).
+/// not fit at the right edge is left out, control characters are shown escaped as `\u{1B}` by
+/// ``VisibleText`` (text from a file can never send escape sequences to the terminal).
 ///
 /// For example:
 ///
@@ -43,7 +43,7 @@ package struct ScreenBuffer: Hashable, Sendable {
   /// returns the column after the last cell written.
   ///
   /// - Parameters:
-  ///   - text: The text; control characters show as `?`.
+  ///   - text: The text; control characters show escaped, as ``VisibleText`` writes them.
   ///   - row: The row; nothing is written outside the screen.
   ///   - column: The first column.
   ///   - style: The style of every cell written.
@@ -56,8 +56,7 @@ package struct ScreenBuffer: Hashable, Sendable {
     guard row >= 0, row < height else { return column }
     let end = min(width, limit.map { column + $0 } ?? width)
     var position = column
-    for original in text {
-      let character = Self.printable(original)
+    for character in VisibleText.escaped(text) {
       let columns = max(1, DisplayWidth.of(character))
       if position + columns > end { break }
       if position >= 0 {
@@ -122,14 +121,5 @@ package struct ScreenBuffer: Hashable, Sendable {
     if cell.width == 2, column + 1 >= width {
       cells[index] = Cell(character: " ", style: cell.style)
     }
-  }
-
-  private static func printable(_ character: Character) -> Character {
-    if let ascii = character.asciiValue { return ascii < 0x20 || ascii == 0x7F ? "?" : character }
-    for scalar in character.unicodeScalars {
-      let value = scalar.value
-      if value < 0x20 || (0x7F...0x9F).contains(value) { return "?" }
-    }
-    return character
   }
 }

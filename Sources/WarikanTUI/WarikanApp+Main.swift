@@ -26,9 +26,16 @@ extension WarikanApp {
     do {
       let book = try EntryBook()
       let locations = try Locations.app(EntryBook.appIdentifier, environment: environment)
-      let scene = try WarikanSceneState(
-        sceneID: WarikanSceneID.current(environment: environment), locations: locations)
-      try WarikanApp(book: book, scene: scene).run()
+      let sceneID = WarikanSceneID.current(environment: environment)
+      var holdsNothing = false
+      do {
+        let scene = try WarikanSceneState(sceneID: sceneID, locations: locations)
+        try WarikanApp(book: book, scene: scene).run()
+        holdsNothing = scene.load() == nil
+      }
+      // A quit discarded the draft: remove the scene's file too (it would hold only removal
+      // markers), now that this process has closed it.
+      if holdsNothing { try SceneState.discard(sceneID: sceneID, locations: locations) }
       try book.close()
       return 0
     } catch let error as DocumentError where error.code == .damaged {

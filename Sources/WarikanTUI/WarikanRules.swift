@@ -1,3 +1,4 @@
+import TerminalUI
 import WarikanKit
 
 /// The bill-splitting rules as the screen uses them, from WarikanKit: reading an amount or a
@@ -36,6 +37,7 @@ package enum WarikanRules {
   /// - Parameter text: What was typed.
   /// - Returns: The number, or `nil` when it is not a whole number ≥ 1.
   package static func people(_ text: String) -> Int? {
+    let text = FullWidthDigits.ascii(text)
     guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }),
       let value = Int(text), value >= 1
     else { return nil }

@@ -5,10 +5,16 @@ import WarikanKit
 extension WarikanState {
   /// Applies one event and returns what the runner must do.
   ///
-  /// Keys: ←/→ switch tabs; Tab/↓ and Shift-Tab/↑ move between controls (↑/↓ move the
-  /// selection in the List tab); Enter acts; Backspace deletes the last character of a field;
-  /// `q` (outside a text field), Ctrl-C and Ctrl-D quit; Escape closes a question or clears the
-  /// status line. A question (Reset, Delete) takes ←/→/Tab to choose, Enter, `y` or `n`.
+  /// Keys: ←/→ switch tabs (in a text field they move the cursor, and switch tabs from the
+  /// field's ends); Tab/↓ and Shift-Tab/↑ move between controls (↑/↓ move the selection in the
+  /// List tab); Enter acts; `q` (outside a text field), Ctrl-C and Ctrl-D quit; Escape closes a
+  /// question or clears the status line. A question (Reset, Delete) takes ←/→/Tab to choose,
+  /// Enter, `y` or `n`.
+  ///
+  /// Text fields edit as a shell line does: Backspace and Delete remove the character before and
+  /// under the cursor, Home/Ctrl-A and End/Ctrl-E jump to the start and end, Ctrl-U and Ctrl-K
+  /// delete to the start and to the end, Ctrl-W deletes the word before the cursor. A digit typed
+  /// on a button goes to the field it belongs to (the amount, the custom number of people).
   ///
   /// For example:
   ///
@@ -34,6 +40,7 @@ extension WarikanState {
       effects = []
     }
     if isQuitting { return effects }
+    cursorFromEnd = min(max(0, cursorFromEnd), focusedText?.count ?? 0)
     if draft != before { effects.append(.saveDraft(draft)) }
     return effects
   }
@@ -44,11 +51,22 @@ extension WarikanState {
       return [.quit]
     }
     if dialog != nil { return handleDialog(key) }
+    let focusBefore = focus
+    defer { if focus != focusBefore { cursorFromEnd = 0 } }
     switch key {
     case .left:
+      // In a text field ← moves the cursor; from the field's start it switches tabs.
+      if let text = focusedText, cursorFromEnd < text.count {
+        cursorFromEnd += 1
+        return []
+      }
       switchTab(to: tab.previous)
       return []
     case .right:
+      if focusedText != nil, cursorFromEnd > 0 {
+        cursorFromEnd -= 1
+        return []
+      }
       switchTab(to: tab.next)
       return []
     case .escape:
@@ -95,6 +113,18 @@ extension WarikanState {
     default:
       break
     }
+    if !addFocus.isTextField, case .character(let character) = key {
+      // A digit typed on a button belongs to the amount: move there and type it.
+      if character.isNumber || character == "¥" || character == "￥" {
+        addFocus = .amount
+        cursorFromEnd = 0
+        edit(\.amountText, with: key)
+        return []
+      }
+      message = Message(
+        text: "Buttons take Enter; Tab to the Amount or Memo field to type.", isError: false)
+      return []
+    }
     switch addFocus {
     case .amount:
       if key == .enter {
@@ -129,18 +159,41 @@ extension WarikanState {
     }
   }
 
-  /// Appends a typed character to a field or removes its last one; clears the status line.
+  /// Edits a text field at its cursor, as a shell line editor does; clears the status line.
   private mutating func edit(_ field: WritableKeyPath<WarikanState, String>, with key: Key) {
+    var characters = Array(self[keyPath: field])
+    var cursor = characters.count - min(max(0, cursorFromEnd), characters.count)
     switch key {
     case .character(let character):
-      self[keyPath: field].append(character)
-      message = nil
+      characters.insert(character, at: cursor)
+      cursor += 1
     case .backspace:
-      if !self[keyPath: field].isEmpty { self[keyPath: field].removeLast() }
-      message = nil
+      guard cursor > 0 else { return }
+      characters.remove(at: cursor - 1)
+      cursor -= 1
+    case .delete where cursor < characters.count:
+      characters.remove(at: cursor)
+    case .home, .control("a"):
+      cursor = 0
+    case .end, .control("e"):
+      cursor = characters.count
+    case .control("u"):
+      characters.removeSubrange(0..<cursor)
+      cursor = 0
+    case .control("k"):
+      characters.removeSubrange(cursor...)
+    case .control("w"):
+      var start = cursor
+      while start > 0, characters[start - 1].isWhitespace { start -= 1 }
+      while start > 0, !characters[start - 1].isWhitespace { start -= 1 }
+      characters.removeSubrange(start..<cursor)
+      cursor = start
     default:
-      break
+      return
     }
+    self[keyPath: field] = String(characters)
+    cursorFromEnd = characters.count - cursor
+    message = nil
   }
 
   private mutating func register() -> [WarikanEffect] {
@@ -216,6 +269,18 @@ extension WarikanState {
       if key == .enter {
         people = count
         message = nil
+      } else if case .character(let character) = key {
+        if character.isNumber {
+          // A number typed on a button is a custom number of people: type it there.
+          calcFocus = .customPeople
+          customPeopleText = ""
+          cursorFromEnd = 0
+          edit(\.customPeopleText, with: key)
+          if let count = WarikanRules.people(customPeopleText) { people = count }
+        } else {
+          message = Message(
+            text: "Buttons take Enter; type a number of people in Custom.", isError: false)
+        }
       }
     case .customPeople:
       if key == .enter {

@@ -41,6 +41,9 @@ package struct WarikanState: Hashable, Sendable {
   package var people = 2
   /// The custom people field's text.
   package var customPeopleText = ""
+  /// Where the cursor of the focused text field is, counted in characters back from the end of
+  /// its text (0: after the last character, where typing appends).
+  package var cursorFromEnd = 0
   /// The open confirmation, if any.
   package var dialog: WarikanDialog?
   /// The status line.
@@ -67,6 +70,22 @@ package struct WarikanState: Hashable, Sendable {
     case .list: .entries
     case .calc: calcFocus
     }
+  }
+
+  /// The focused text field's text, or `nil` when the focus is not on a text field.
+  package var focusedText: String? {
+    switch focus {
+    case .amount: amountText
+    case .memo: memoText
+    case .customPeople: customPeopleText
+    default: nil
+    }
+  }
+
+  /// The cursor of the focused text field as a character offset from the start of its text.
+  package var cursorIndex: Int {
+    let count = focusedText?.count ?? 0
+    return count - min(max(0, cursorFromEnd), count)
   }
 
   /// The entries newest first, as the List tab and the preview show them.

@@ -18,9 +18,13 @@ extension WarikanView {
       screen.write(label, row: row, column: 3, style: Style(bold: isFocused))
       let invalid = field == .amount && state.amountIsInvalid
       let end = drawField(
-        text, width: fieldWidth, focused: isFocused, invalid: invalid, row: row, column: 10,
-        into: &screen)
-      if invalid { screen.write(" not a number", row: row, column: end, style: error) }
+        text, width: fieldWidth, focused: isFocused, invalid: invalid,
+        cursor: isFocused ? state.cursorIndex : nil, row: row, column: 10, into: &screen)
+      if invalid {
+        screen.write(
+          DisplayWidth.truncate(" not a number", toWidth: screen.width - end), row: row,
+          column: end, style: error)
+      }
       row += 1
     }
     row += 1
@@ -56,14 +60,13 @@ extension WarikanView {
   static func drawList(_ state: WarikanState, rows: Range<Int>, into screen: inout ScreenBuffer) {
     var row = rows.lowerBound
     let count = state.entries.count
-    screen.write(
-      " \(count) \(count == 1 ? "entry" : "entries"), newest first · Total ", row: row,
-      column: 0)
-    screen.write(
-      WarikanRules.yen(state.total), row: row,
-      column: DisplayWidth.of(
-        " \(count) \(count == 1 ? "entry" : "entries"), newest first · Total "),
-      style: accent)
+    let total = WarikanRules.yen(state.total)
+    // The total always shows: the words before it are cut with `…` when the window is narrow.
+    let words = " \(count) \(count == 1 ? "entry" : "entries"), newest first · Total "
+    let room = max(0, screen.width - 1 - DisplayWidth.of(total))
+    let shownWords = DisplayWidth.truncate(words, toWidth: room)
+    let column = screen.write(shownWords, row: row, column: 0)
+    screen.write(total, row: row, column: column, style: accent)
     row += 2
     let all = state.newestFirst
     guard !all.isEmpty else {
@@ -107,13 +110,21 @@ extension WarikanView {
       column += 1
     }
     let customFocused = state.calcFocus == .customPeople
+    // On a narrow window the custom field goes on a line of its own, under the buttons.
+    if column + DisplayWidth.of(" Custom [     ]") >= screen.width {
+      row += 1
+      column = 8
+    }
     column = screen.write(
       " Custom ", row: row, column: column, style: Style(bold: customFocused))
     let end = drawField(
       state.customPeopleText, width: 5, focused: customFocused,
-      invalid: state.customPeopleIsInvalid, row: row, column: column, into: &screen)
+      invalid: state.customPeopleIsInvalid, cursor: customFocused ? state.cursorIndex : nil,
+      row: row, column: column, into: &screen)
     if state.customPeopleIsInvalid {
-      screen.write(" 1 or more", row: row, column: end, style: error)
+      screen.write(
+        DisplayWidth.truncate(" 1 or more", toWidth: screen.width - end), row: row, column: end,
+        style: error)
     }
     row += 2
     guard let split = state.split else { return }

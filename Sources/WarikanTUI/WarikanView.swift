@@ -51,20 +51,32 @@ package enum WarikanView {
   }
 
   private static func drawTabBar(_ state: WarikanState, into screen: inout ScreenBuffer) {
+    // The total is always shown: on a narrow window the tabs pack closer and the app's name goes.
+    let total = WarikanRules.yen(state.total)
+    let wide = tabBarWidth(compact: false) + DisplayWidth.of("warikan  " + total) + 2
+    let compact = wide > screen.width
     var column = 1
     for tab in WarikanTab.allCases {
       if tab == state.tab {
         column = screen.write(
-          "[ \(tab.title) ]", row: 0, column: column, style: Style(bold: true, inverse: true))
+          compact ? "[\(tab.title)]" : "[ \(tab.title) ]", row: 0, column: column,
+          style: Style(bold: true, inverse: true))
       } else {
-        column = screen.write("  \(tab.title)  ", row: 0, column: column)
+        column = screen.write(
+          compact ? " \(tab.title) " : "  \(tab.title)  ", row: 0, column: column)
       }
       column += 1
     }
-    let title = "warikan  \(WarikanRules.yen(state.total))"
+    var title = compact ? total : "warikan  \(total)"
+    title = DisplayWidth.truncate(title, toWidth: max(1, screen.width - column - 1))
     let start = screen.width - DisplayWidth.of(title) - 1
-    if start > column { screen.write(title, row: 0, column: start, style: dimmed) }
+    screen.write(title, row: 0, column: max(column, start), style: compact ? accent : dimmed)
     screen.write(String(repeating: "─", count: screen.width), row: 1, column: 0, style: dimmed)
+  }
+
+  /// The columns the tab titles take (from column 1, with the spaces after each).
+  private static func tabBarWidth(compact: Bool) -> Int {
+    1 + WarikanTab.allCases.map { DisplayWidth.of($0.title) + (compact ? 2 : 4) + 1 }.reduce(0, +)
   }
 
   private static func drawStatus(_ state: WarikanState, into screen: inout ScreenBuffer) {
@@ -74,7 +86,9 @@ package enum WarikanView {
         " " + DisplayWidth.truncate(message.text, toWidth: screen.width - 1), row: messageRow,
         column: 0, style: message.isError ? errorBold : success)
     }
-    screen.write(" " + help(for: state), row: screen.height - 1, column: 0, style: dimmed)
+    screen.write(
+      " " + DisplayWidth.truncate(help(for: state), toWidth: screen.width - 1),
+      row: screen.height - 1, column: 0, style: dimmed)
   }
 
   /// The key help for what is focused now.
@@ -98,13 +112,17 @@ package enum WarikanView {
     }
   }
 
-  /// Writes a button: `[ Label ]`, or `[>Label<]` in inverse when focused.
+  /// Writes a button: `[ Label ]`, or `[>Label<]` in inverse when focused; a label that does
+  /// not fit before the right edge is cut with `…`.
   @discardableResult
   static func drawButton(
     _ label: String, focused: Bool, chosen: Bool = false, row: Int, column: Int,
     into screen: inout ScreenBuffer
   ) -> Int {
-    let text = focused ? "[>\(label)<]" : "[ \(label) ]"
+    let room = screen.width - column - 1 - 4
+    guard room >= 1 else { return column }
+    let shown = DisplayWidth.truncate(label, toWidth: room)
+    let text = focused ? "[>\(shown)<]" : "[ \(shown) ]"
     var style = focused ? Self.focused : Style.plain
     if chosen {
       style.foreground = .green
@@ -113,22 +131,48 @@ package enum WarikanView {
     return screen.write(text, row: row, column: column, style: style)
   }
 
-  /// Writes a text field `[text   ]` of `width` columns inside the brackets; when the text is
-  /// longer, its end is shown (that is where typing happens).
+  /// Writes a text field `[text   ]` of `width` columns inside the brackets. When focused, the
+  /// cursor (at character `cursor`, the end by default) is shown in inverse; a text longer than
+  /// the field shows the part around the cursor.
   @discardableResult
   static func drawField(
-    _ text: String, width: Int, focused: Bool, invalid: Bool, row: Int, column: Int,
-    into screen: inout ScreenBuffer
+    _ text: String, width: Int, focused: Bool, invalid: Bool, cursor: Int? = nil, row: Int,
+    column: Int, into screen: inout ScreenBuffer
   ) -> Int {
-    let room = max(1, width - (focused ? 1 : 0))
-    var shown = text
-    while DisplayWidth.of(shown) > room, !shown.isEmpty { shown.removeFirst() }
+    let characters = Array(VisibleText.escaped(text))
+    let position = min(max(0, cursor ?? characters.count), characters.count)
+    // The window of characters shown: it ends at the text's end when the cursor is in view,
+    // else it starts at the cursor.
+    let room = max(1, width - (focused && position == characters.count ? 1 : 0))
+    var lower = characters.count
+    var used = 0
+    while lower > 0, used + DisplayWidth.of(characters[lower - 1]) <= room {
+      lower -= 1
+      used += DisplayWidth.of(characters[lower])
+    }
+    var upper = characters.count
+    if focused && position < lower {
+      lower = position
+      upper = lower
+      used = 0
+      while upper < characters.count, used + DisplayWidth.of(characters[upper]) <= width {
+        used += DisplayWidth.of(characters[upper])
+        upper += 1
+      }
+    }
     let style =
       invalid ? Style(foreground: .red, bold: true, underline: true) : Style(underline: true)
     screen.write("[", row: row, column: column)
     screen.fill(row: row, column: column + 1, count: width, style: style)
-    var end = screen.write(shown, row: row, column: column + 1, style: style)
-    if focused { end = screen.write(" ", row: row, column: end, style: Self.focused) }
+    var end = column + 1
+    for index in lower..<upper {
+      let isCursor = focused && index == position
+      end = screen.write(
+        String(characters[index]), row: row, column: end, style: isCursor ? Self.focused : style)
+    }
+    if focused && position == characters.count {
+      end = screen.write(" ", row: row, column: end, style: Self.focused)
+    }
     return screen.write("]", row: row, column: column + 1 + width)
   }
 

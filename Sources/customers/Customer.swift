@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import KuraCLI
 
 /// One customer of the list (seed §1's custom list): the whole list is one Codable array kept
 /// under one key of the app's standard suite.
@@ -9,7 +10,8 @@ struct Customer: Codable, Identifiable, Sendable, Equatable {
   var customerNumber: Int
 
   /// The row as the seed app shows it: `No.<number>: <name>`.
-  var row: String { "No.\(customerNumber): \(customerName)" }
+  /// The seed's `No.<number>: <name>`, with control characters in the name made visible.
+  var row: String { "No.\(customerNumber): \(visible(customerName))" }
 }
 
 extension Preferences.Key {

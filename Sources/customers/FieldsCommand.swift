@@ -33,7 +33,7 @@ let fieldsCommand = Command(
       return try invocation.printJSON(
         Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
-    for field in fields { print("\(field.name) = \(field.value)    (\(field.store))") }
+    for field in fields { print("\(field.name) = \(visible(field.value))    (\(field.store))") }
   })
 
 let fieldsSetCommand = Command(
@@ -56,14 +56,17 @@ let fieldsSetCommand = Command(
       throw UsageError(
         "Unknown field `\(field)`: use menu, fruits or basket.", command: invocation.commandPath)
     }
-    print("\(field) = \(value)")
+    print("\(field) = \(visible(value))")
   })
 
 let fieldsScenesCommand = Command(
   name: "scenes",
   abstract: "Lists the scenes that hold state.",
-  run: { _ in
-    for sceneID in try SceneState.sceneIdentifiers() { print(sceneID) }
+  supportsJSON: true,
+  run: { invocation in
+    let scenes = try SceneState.sceneIdentifiers()
+    if invocation.json { return try invocation.printJSON(scenes) }
+    for sceneID in scenes { print(sceneID) }
   })
 
 let fieldsDiscardSceneCommand = Command(

@@ -4,6 +4,6 @@ import KuraCLI
 let customers = Command(
   name: "customers",
   abstract: "Keeps a customer list in the app's preferences (and the seed's three fields).",
-  subcommands: [addCommand, listCommand, deleteCommand, fieldsCommand])
+  subcommands: [addCommand, listCommand, deleteCommand, fieldsCommand, dictionaryCommand])
 
 CommandLineTool.main(customers)

@@ -1,4 +1,5 @@
 import Foundation
+import Kura
 
 // `swift run -c release kura-bench [suite …]`: runs the named suites (all when none is named)
 // and prints, for each workload, Kura's median, the baseline's median and their ratio.
@@ -24,11 +25,31 @@ if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "live-writer" {
 }
 
 let requested = Set(CommandLine.arguments.dropFirst())
+if requested.contains("--help") || requested.contains("-h") {
+  print(
+    """
+    OVERVIEW: Measures Kura against plain baselines and prints each workload's medians and ratio.
+
+    USAGE: kura-bench [<suite> …]
+
+    SUITES (all when none is named):
+    \(suites.map { "  " + $0.name }.joined(separator: "\n"))
+
+    EXIT STATUS: 0 on success, 1 when a suite fails, 64 for an unknown suite or option.
+    Build with `-c release` for meaningful figures.
+    """)
+  exit(0)
+}
+if requested.contains("--version") {
+  print("kura-bench \(KuraLibrary.version)")
+  exit(0)
+}
 let unknown = requested.subtracting(suites.map(\.name))
 if !unknown.isEmpty {
-  print(
-    "kura-bench: unknown suite `\(unknown.sorted()[0])`; suites: \(suites.map(\.name).joined(separator: ", "))"
-  )
+  FileHandle.standardError.write(
+    Data(
+      ("kura-bench: error: unknown suite `\(unknown.sorted()[0])`; suites: "
+        + "\(suites.map(\.name).joined(separator: ", ")). See `kura-bench --help`.\n").utf8))
   exit(64)
 }
 for suite in suites where requested.isEmpty || requested.contains(suite.name) {

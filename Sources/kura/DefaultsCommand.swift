@@ -30,7 +30,7 @@ let defaultsDomainsCommand = Command(
       }
       try invocation.printJSON(rows)
     } else {
-      for name in names { print(name) }
+      for name in names { print(visible(name)) }
     }
   })
 
@@ -44,6 +44,10 @@ struct DomainRow: Encodable {
 let defaultsReadCommand = Command(
   name: "read",
   abstract: "Prints a key's value, every value of a suite, or every suite.",
+  discussion: """
+    With --json, bytes that hold a JSON array or object (how apps keep a Codable value in \
+    `Data`, such as the seed's customer list) print as that JSON; other bytes print as base64.
+    """,
   arguments: [
     Argument("suite", help: "The suite; every suite when left out.", isOptional: true),
     Argument("key", help: "The key; every key of the suite when left out.", isOptional: true),
@@ -64,10 +68,10 @@ let defaultsReadCommand = Command(
         }
       }
       if invocation.json {
-        try invocation.printJSON(all)
+        try invocation.printJSON(all.mapValues { $0.mapValues(DefaultsFormat.jsonShape) })
       } else {
         for name in all.keys.sorted() {
-          print("\(name):")
+          print("\(visible(name)):")
           for line in DefaultsFormat.lines(all[name] ?? [:]) { print("  " + line) }
         }
       }
@@ -84,12 +88,14 @@ let defaultsReadCommand = Command(
       guard let value = preferences.value(forKey: key) else {
         throw PreferencesError.keyNotFound(key: key, suite: suite)
       }
-      if invocation.json { return try invocation.printJSON(value) }
-      print(value)
+      if invocation.json { return try invocation.printJSON(DefaultsFormat.jsonShape(value)) }
+      print(visible(value.description))
       return
     }
     let values = preferences.dictionaryRepresentation()
-    if invocation.json { return try invocation.printJSON(values) }
+    if invocation.json {
+      return try invocation.printJSON(values.mapValues(DefaultsFormat.jsonShape))
+    }
     for line in DefaultsFormat.lines(values) { print(line) }
   })
 
@@ -122,7 +128,15 @@ let defaultsWriteCommand = Command(
         "Give one type flag, not \(given.joined(separator: " and ")).",
         command: invocation.commandPath)
     }
-    let value = try PreferenceValue(parsing: text, as: types.first ?? .string)
+    let value: PreferenceValue
+    do {
+      let type = types.first ?? .string
+      let numeric = type == .integer || type == .double
+      value = try PreferenceValue(parsing: numeric ? text.withASCIIDigits : text, as: type)
+    } catch let error as PreferencesError {
+      // A value that doesn't read as the type asked for is a bad argument: exit 64.
+      throw UsageError("\(error)", command: invocation.commandPath)
+    }
     try Preferences(suite: suite).setValue(value, forKey: key)
   })
 

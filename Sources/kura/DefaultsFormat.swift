@@ -6,7 +6,25 @@ import KuraCLI
 enum DefaultsFormat {
   /// `key = value` lines, sorted by key.
   static func lines(_ values: [String: PreferenceValue]) -> [String] {
-    values.keys.sorted().map { "\($0) = \(values[$0].map(String.init(describing:)) ?? "")" }
+    values.keys.sorted().map { key in
+      "\(visible(key)) = \(visible(values[key].map(String.init(describing:)) ?? ""))"
+    }
+  }
+
+  /// A value as `--json` shows it: bytes holding a JSON array or object (a Codable value an app
+  /// stored as `Data`, like the seed's `顧客情報保存`) become that JSON; the rest is unchanged.
+  static func jsonShape(_ value: PreferenceValue) -> PreferenceValue {
+    switch value {
+    case .data(let bytes):
+      guard let first = bytes.first(where: { !" \t\r\n".utf8.contains($0) }),
+        first == UInt8(ascii: "[") || first == UInt8(ascii: "{"),
+        let decoded = try? JSONDecoder().decode(PreferenceValue.self, from: bytes)
+      else { return value }
+      return decoded
+    case .array(let values): return .array(values.map(jsonShape))
+    case .dictionary(let values): return .dictionary(values.mapValues(jsonShape))
+    default: return value
+    }
   }
 
   /// One line of `watch` output.
@@ -22,8 +40,8 @@ enum DefaultsFormat {
       let data = (try? encoder.encode(Change(key: name, value: value))) ?? Data()
       return String(decoding: data, as: UTF8.self)
     }
-    guard let value else { return "\(name) removed" }
-    return "\(name) = \(value)"
+    guard let value else { return "\(visible(name)) removed" }
+    return "\(visible(name)) = \(visible(value.description))"
   }
 
   /// The help of a `write` type flag.

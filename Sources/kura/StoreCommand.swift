@@ -29,13 +29,13 @@ let storeInfoCommand = Command(
   run: { invocation in
     let info = try inspector(invocation).info()
     if invocation.json { return try invocation.printJSON(info) }
-    print("file            \(info.path)")
+    print(visible("file            \(info.path)"))
     print("size            \(info.sizeBytes) bytes")
     print("schema version  \(info.schemaVersion.map(String.init) ?? "none (not made by Kura)")")
     print("models          \(info.models.count)")
     for model in info.models {
       let table = model.table == model.name ? "" : " (table \(model.table))"
-      print("  \(model.name)\(table): \(model.rows) \(model.rows == 1 ? "row" : "rows")")
+      print(visible("  \(model.name)\(table): \(model.rows) \(model.rows == 1 ? "row" : "rows")"))
     }
   })
 
@@ -49,7 +49,7 @@ let storeSchemaCommand = Command(
     if invocation.json { return try invocation.printJSON(tables) }
     for (number, table) in tables.enumerated() {
       if number > 0 { print("") }
-      print("\(table.model) (table \(table.table))")
+      print(visible("\(table.model) (table \(table.table))"))
       for column in table.columns {
         var line = "  \(column.name) \(column.type)"
         if let kind = column.kind { line += " [\(kind)]" }
@@ -58,11 +58,11 @@ let storeSchemaCommand = Command(
         } else if !column.nullable {
           line += " NOT NULL"
         }
-        print(line)
+        print(visible(line))
       }
       for index in table.indexes {
         let what = index.unique ? "unique" : "index"
-        print("  \(what) \(index.name) (\(index.columns.joined(separator: ", ")))")
+        print(visible("  \(what) \(index.name) (\(index.columns.joined(separator: ", ")))"))
       }
     }
   })
@@ -84,8 +84,10 @@ let storeDumpCommand = Command(
       let objects = rows.map { Dictionary(uniqueKeysWithValues: zip(columns, $0)) }
       return try invocation.printJSON(objects)
     }
-    print(columns.map(escapedForDump).joined(separator: "\t"))
-    for row in rows { print(row.map { escapedForDump($0.description) }.joined(separator: "\t")) }
+    print(columns.map { visible(escapedForDump($0)) }.joined(separator: "\t"))
+    for row in rows {
+      print(row.map { visible(escapedForDump($0.description)) }.joined(separator: "\t"))
+    }
   })
 
 /// A value on one line of `kura store dump`'s text output: tabs, line breaks and backslashes
@@ -119,13 +121,17 @@ let storeCheckCommand = Command(
       problems = try inspector(invocation).check()
     } catch let error as StoreError where error.code == .damaged {
       problems = [error.underlying?.message ?? error.message]
+    } catch let error as StoreError where invocation.json {
+      // A file that is not a store (or can't be opened) is a failed check too: JSON says so.
+      try invocation.printJSON(CheckReport(ok: false, problems: ["\(error)"]))
+      throw ExitCode.failure
     }
     if invocation.json {
       try invocation.printJSON(CheckReport(ok: problems.isEmpty, problems: problems))
     } else if problems.isEmpty {
       print("ok")
     } else {
-      for problem in problems { print(problem) }
+      for problem in problems { print(visible(problem)) }
     }
     if !problems.isEmpty { throw ExitCode.failure }
   })

@@ -40,14 +40,24 @@ let storeMigrateCommand = Command(
           + "`kura store schema --json \(path)`).", command: invocation.commandPath)
     }
     let models: [ModelDescription]
+    let bad = "`\(schemaPath)` is not a valid value for --schema: "
+    let fix = " Write one with `kura store schema --json \(path) > models.json` and edit it."
+    let data: Data
     do {
-      models = try JSONDecoder().decode(
-        [ModelDescription].self, from: Data(contentsOf: URL(fileURLWithPath: schemaPath)))
+      data = try Data(contentsOf: URL(fileURLWithPath: schemaPath))
     } catch {
+      let why =
+        !FileManager.default.fileExists(atPath: schemaPath)
+        ? "there is no such file"
+        : "the file can't be read (\(error.localizedDescription))"
+      throw UsageError(bad + why + "." + fix, command: invocation.commandPath)
+    }
+    do {
+      models = try JSONDecoder().decode([ModelDescription].self, from: data)
+    } catch let error as DecodingError {
       throw UsageError(
-        "`\(schemaPath)` is not a valid value for --schema: it must be a readable JSON array of "
-          + "models like `kura store schema --json` prints (\(error)).",
-        command: invocation.commandPath)
+        bad + "it is not a JSON array of models like `kura store schema --json` prints ("
+          + describe(error) + ")." + fix, command: invocation.commandPath)
     }
     let bar = ProgressBar(enabled: isatty(STDERR_FILENO) != 0)
     let url = URL(fileURLWithPath: path)
@@ -85,5 +95,30 @@ final class ProgressBar: Sendable {
 
   func finish() {
     if enabled { FileHandle.standardError.write(Data("\n".utf8)) }
+  }
+}
+
+/// A decoding error in a few words: where in the JSON, and what was wrong.
+func describe(_ error: DecodingError) -> String {
+  func place(_ context: DecodingError.Context) -> String {
+    let path = context.codingPath.map { key in
+      key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)"
+    }
+    .joined()
+    return path.isEmpty ? "" : " at `\(path.hasPrefix(".") ? String(path.dropFirst()) : path)`"
+  }
+  switch error {
+  case .dataCorrupted(let context):
+    return context.codingPath.isEmpty
+      ? "it is not valid JSON" : "a value is not valid\(place(context))"
+  case .keyNotFound(let key, let context):
+    return "the key `\(key.stringValue)` is missing\(place(context))"
+  case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+    let name = "\(type)"
+    let expected =
+      name.hasPrefix("Array") ? "an array" : name.hasPrefix("Dictionary") ? "an object" : name
+    return "expected \(expected)\(place(context))"
+  @unknown default:
+    return "\(error)"
   }
 }

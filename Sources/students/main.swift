@@ -24,7 +24,7 @@ let add = Command(
     try context.insert(student)
     try context.save()
     if invocation.json { return try invocation.printJSON(student) }
-    print("Added \(student.student).")
+    print("Added \(visible(student.student)).")
   })
 
 let deleteLast = Command(
@@ -42,7 +42,7 @@ let deleteLast = Command(
     try context.delete(student)
     try context.save()
     if invocation.json { return try invocation.printJSON(student) }
-    print("Deleted \(student.student).")
+    print("Deleted \(visible(student.student)).")
   })
 
 let list = Command(
@@ -53,7 +53,7 @@ let list = Command(
     let students = try StudentStore.readingContext().map(StudentStore.all) ?? []
     if invocation.json { return try invocation.printJSON(students) }
     if students.isEmpty { print("No students yet. Add one with `students add`.") }
-    for student in students { print(student.student) }
+    for student in students { print(visible(student.student)) }
   })
 
 let count = Command(
@@ -69,7 +69,12 @@ let count = Command(
 let path = Command(
   name: "path",
   abstract: "Prints where the store file is.",
-  run: { _ in print(try StudentStore.url().path) })
+  supportsJSON: true,
+  run: { invocation in
+    let url = try StudentStore.url()
+    if invocation.json { return try invocation.printJSON(["path": url.path]) }
+    print(url.path)
+  })
 
 let students = Command(
   name: "students",

@@ -53,11 +53,12 @@ let listCommand = Command(
       for (offset, entry) in list.enumerated() {
         let index = String(offset + 1)
         let amount = Amount.format(entry.cash)
+        let time = visible(entry.time)
         let line =
           String(repeating: " ", count: indexWidth - index.count) + index + "  "
-          + entry.time.padding(toLength: max(5, entry.time.count), withPad: " ", startingAt: 0)
+          + time.padding(toLength: max(5, time.count), withPad: " ", startingAt: 0)
           + "  " + String(repeating: " ", count: amountWidth - amount.count) + amount + "  "
-          + entry.id.uuidString.prefix(8) + (entry.memo.isEmpty ? "" : "  " + entry.memo)
+          + entry.id.uuidString.prefix(8) + (entry.memo.isEmpty ? "" : "  " + visible(entry.memo))
         print(line)
       }
       print("Total: \(Amount.format(try book.total)) in \(entries(list.count)).")
@@ -71,10 +72,12 @@ let deleteCommand = Command(
   arguments: [
     Argument("entry", help: "A number shown by `warikan list`, or the start of an entry's id")
   ],
+  supportsJSON: true,
   run: { invocation in
-    let reference = invocation.words("entry").first ?? ""
+    let reference = (invocation.words("entry").first ?? "").withASCIIDigits
     try withBook(invocation) { book in
       let entry = try book.delete(matching: reference)
+      if invocation.json { return try invocation.printJSON(entry) }
       print("Deleted \(describe(entry)).")
       print("Total: \(Amount.format(try book.total)) in \(entries(book.entries.count)).")
     }

@@ -16,7 +16,7 @@ let splitCommand = Command(
   arguments: [Argument("people", help: "How many people share the bill (1 or more)")],
   supportsJSON: true,
   run: { invocation in
-    let count: Int = try invocation.argument("people")
+    let count = try invocation.argument("people", in: 1...)
     try withBook(invocation) { book in
       let split = try book.split(among: count)
       if invocation.json {
@@ -31,6 +31,12 @@ let splitCommand = Command(
       for group in split.groups {
         let verb = group.people == 1 ? "pays" : "pay"
         print("  \(people(group.people)) \(verb) \(Amount.format(group.yen))")
+      }
+      if let nothing = split.groups.first(where: { $0.yen == 0 }) {
+        CommandLineTool.printError(
+          "warikan: warning: there are more people (\(Amount.grouped(split.people))) than yen "
+            + "(\(Amount.format(split.total))), so \(people(nothing.people)) \(nothing.people == 1 ? "pays" : "pay") nothing; "
+            + "check the number of people.")
       }
       if split.people <= 12 && split.people > 1 {
         print(
@@ -95,7 +101,17 @@ let recoverCommand = Command(
   run: { invocation in
     try withBook(invocation, options: DocumentOptions(onDamage: .quarantine)) { book in
       if let damage = book.recoveredDamage {
-        print("\(damage)")
+        var problem = damage.reason
+        if let line = damage.line {
+          problem = "line \(line)" + (damage.column.map { ", column \($0)" } ?? "") + ": " + problem
+        }
+        print("Recovered `\(visible(damage.file.path))`: it was damaged (\(visible(problem))).")
+        if let aside = damage.quarantinedFile {
+          print(
+            "The damaged file was moved to `\(visible(aside.path))`; restore entries from it by hand."
+          )
+        }
+        print("Started an empty bill.")
       } else {
         print("`\(book.url.path)` is fine (\(entries(book.entries.count))); nothing was moved.")
       }

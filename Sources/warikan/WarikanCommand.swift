@@ -8,8 +8,11 @@ let warikanCommand = Command(
   name: "warikan",
   abstract: "Splits a bill: records what was spent and shares the total exactly.",
   discussion: """
+    Run `warikan` with no command on a terminal to open the full-screen app (Add, List and \
+    Calc tabs; the draft is kept for the terminal session until you quit). \
     Entries live in cashData.json in warikan's Documents folder (KURA_HOME=<dir> moves it), in \
-    the JSON format of the original app. Times are written in the time zone named by TZ.
+    the JSON format of the original app. Times are written in the time zone named by TZ. \
+    Amounts and numbers of people accept full-width digits (２８００).
     """,
   subcommands: [
     addCommand, listCommand, deleteCommand, totalCommand, splitCommand, resetCommand,
@@ -59,7 +62,8 @@ func people(_ count: Int) -> String { count == 1 ? "1 person" : "\(count) people
 
 /// One entry on one line: amount, memo, time and short id.
 func describe(_ entry: CashData) -> String {
-  let memo = entry.memo.isEmpty ? "" : " \(entry.memo)"
+  let memo = entry.memo.isEmpty ? "" : " \(visible(entry.memo))"
   return
-    "\(Amount.format(entry.cash))\(memo) at \(entry.time) (id \(entry.id.uuidString.prefix(8)))"
+    "\(Amount.format(entry.cash))\(memo) at \(visible(entry.time))"
+    + " (id \(entry.id.uuidString.prefix(8)))"
 }

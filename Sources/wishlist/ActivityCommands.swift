@@ -2,11 +2,11 @@ import Foundation
 import Kura
 import KuraCLI
 
-/// `wishlist activity add|done|list`.
+/// `wishlist activity add|done|rename|delete|list`.
 let activityCommand = Command(
   name: "activity",
-  abstract: "Adds activities to a trip, marks them done and lists them.",
-  subcommands: [activityAdd, activityDone, activityList])
+  abstract: "Adds activities to a trip, marks them done (or not), renames, deletes and lists them.",
+  subcommands: [activityAdd, activityDone, activityRename, activityDelete, activityList])
 
 private let tripArgument = Argument("trip", help: "The trip's name or the start of its id.")
 
@@ -14,6 +14,7 @@ private let activityAdd = Command(
   name: "add",
   abstract: "Adds an activity to a trip.",
   arguments: [tripArgument, Argument("name", help: "The activity, such as \"Tea ceremony\".")],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
@@ -24,9 +25,11 @@ private let activityAdd = Command(
         "`\(given)` is not a valid activity name: give a name with at least one letter.",
         command: invocation.commandPath)
     }
-    try context.insert(Activity(name: name, trip: trip.id))
+    let activity = Activity(name: name, trip: trip.id)
+    try context.insert(activity)
     try context.save()
-    print("Added \(name) to \(trip.name).")
+    if invocation.json { return try invocation.printJSON(activity) }
+    print("Added \(visible(name)) to \(visible(trip.name)).")
   })
 
 private let activityDone = Command(
@@ -34,6 +37,7 @@ private let activityDone = Command(
   abstract: "Marks an activity of a trip as done (--undo: not done).",
   arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
   flags: [Flag("undo", help: "Marks it as not done.")],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
@@ -42,7 +46,54 @@ private let activityDone = Command(
     activity.isComplete = !invocation.flag("undo")
     try context.insert(activity)
     try context.save()
-    print("\(activity.isComplete ? "Done" : "Not done"): \(activity.name) (\(trip.name)).")
+    if invocation.json { return try invocation.printJSON(activity) }
+    print(
+      "\(activity.isComplete ? "Done" : "Not done"): \(visible(activity.name))"
+        + " (\(visible(trip.name))).")
+  })
+
+private let activityRename = Command(
+  name: "rename",
+  abstract: "Renames an activity of a trip.",
+  arguments: [
+    tripArgument, Argument("activity", help: "The activity's name or id start."),
+    Argument("new-name", help: "The new name."),
+  ],
+  supportsJSON: true,
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    var activity = try WishlistStore.activity(
+      try invocation.argument("activity"), of: trip, in: context)
+    let given: String = try invocation.argument("new-name")
+    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else {
+      throw UsageError(
+        "`\(given)` is not a valid activity name: give a name with at least one letter.",
+        command: invocation.commandPath)
+    }
+    let old = activity.name
+    activity.name = name
+    try context.insert(activity)
+    try context.save()
+    if invocation.json { return try invocation.printJSON(activity) }
+    print("Renamed \(visible(old)) to \(visible(name)) (\(visible(trip.name))).")
+  })
+
+private let activityDelete = Command(
+  name: "delete",
+  abstract: "Deletes one activity of a trip.",
+  arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
+  supportsJSON: true,
+  run: { invocation in
+    let context = try WishlistStore.context()
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    let activity = try WishlistStore.activity(
+      try invocation.argument("activity"), of: trip, in: context)
+    try context.delete(activity)
+    try context.save()
+    if invocation.json { return try invocation.printJSON(activity) }
+    print("Deleted \(visible(activity.name)) from \(visible(trip.name)).")
   })
 
 private let activityList = Command(
@@ -70,11 +121,13 @@ private let activityList = Command(
     let activities = try context.related(
       Activity.self, of: trip, via: \.trip, sortBy: sort.sortDescriptors)
     if invocation.json { return try invocation.printJSON(activities) }
-    print("\(trip.name), by \(sort.rawValue):")
+    print("\(visible(trip.name)), by \(sort.rawValue):")
     if activities.isEmpty {
-      print("  No activities yet. Add one with `wishlist activity add \"\(trip.name)\" <name>`.")
+      print(
+        "  No activities yet. Add one with `wishlist activity add \"\(visible(trip.name))\""
+          + " <name>`.")
     }
     for activity in activities {
-      print("  [\(activity.isComplete ? "x" : " ")] \(activity.name)")
+      print("  [\(activity.isComplete ? "x" : " ")] \(visible(activity.name))")
     }
   })

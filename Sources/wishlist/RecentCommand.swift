@@ -9,41 +9,51 @@ let recentCommand = Command(
   abstract: "Lists the trips added last, newest first.",
   discussion:
     "With --watch it keeps running and prints each trip added afterwards, by this or any other "
-    + "process, until interrupted.",
+    + "process, until interrupted; with --json as well, one JSON object per trip and line.",
   options: [Option("limit", help: "How many trips (10 by default).", valueName: "n")],
   flags: [Flag("watch", help: "Keep printing trips as they are added.")],
+  supportsJSON: true,
   run: { invocation in
-    let limit: Int = try invocation.option("limit") ?? 10
-    guard limit > 0 else {
-      throw UsageError(
-        "`\(limit)` is not a valid value for --limit: give a number above 0.",
-        command: invocation.commandPath)
-    }
+    let limit = try invocation.option("limit", in: 1...) ?? 10
     let descriptor = FetchDescriptor<Trip>(
       sortBy: [SortDescriptor(\.createdAt, order: .reverse)], fetchLimit: limit)
     let container = try WishlistStore.container()
     guard invocation.flag("watch") else {
       let trips = try ModelContext(container).fetch(descriptor)
+      if invocation.json { return try invocation.printJSON(trips) }
       if trips.isEmpty { print("No trips yet. Add one with `wishlist trip add <name>`.") }
       for trip in trips { print(WishlistStore.line(trip)) }
       return
     }
     let query = try LiveQuery(descriptor, in: container)
     let updates = query.updates
+    let json = invocation.json
     Task {
       var shown = Set<Trip.ID>()
       var first = true
       for await trips in updates {
-        if first && trips.isEmpty { print("No trips yet; waiting for trips to be added.") }
+        if first && trips.isEmpty && !json {
+          print("No trips yet; waiting for trips to be added.")
+        }
         // The first listing is newest first; later additions print in the order they came.
         for trip in first ? trips : trips.reversed() where !shown.contains(trip.id) {
-          print((first ? "" : "+ ") + WishlistStore.line(trip))
+          // With --json, one JSON object per line.
+          let line = json ? ((try? compactJSON(trip)) ?? "") : WishlistStore.line(trip)
+          print((first || json ? "" : "+ ") + line)
           shown.insert(trip.id)
         }
-        if first { print("Watching for new trips (interrupt to stop).") }
+        if first && !json { print("Watching for new trips (interrupt to stop).") }
         first = false
         fflush(nil)
       }
     }
     withExtendedLifetime(query) { dispatchMain() }
   })
+
+/// A value as JSON on one line (for `--watch --json`: one object per line).
+func compactJSON<Value: Encodable>(_ value: Value) throws -> String {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+  encoder.dateEncodingStrategy = .iso8601
+  return String(decoding: try encoder.encode(value), as: UTF8.self)
+}

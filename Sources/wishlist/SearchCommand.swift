@@ -6,7 +6,10 @@ import KuraCLI
 let searchCommand = Command(
   name: "search",
   abstract: "Finds trips and activities by the words of their names (full-text search).",
-  discussion: "Every word must match the start of a word of the name, ignoring case and accents.",
+  discussion: """
+    Every word must be found in the name: as the start of a word (ignoring case and accents, \
+    `kyo` finds Kyōto) or anywhere inside it (`寺` and `寺巡り` find お寺巡り).
+    """,
   arguments: [Argument("text", help: "The words to find.", isRepeating: true)],
   supportsJSON: true,
   run: { invocation in
@@ -25,10 +28,12 @@ let searchCommand = Command(
       }
       return try invocation.printJSON(Results(trips: trips, activities: activities))
     }
-    if trips.isEmpty && activities.isEmpty { print("Nothing matches `\(text)`.") }
-    for trip in trips { print("trip      \(trip.name)  (\(WishlistStore.shortID(trip.id)))") }
+    if trips.isEmpty && activities.isEmpty { print("Nothing matches `\(visible(text))`.") }
+    for trip in trips {
+      print("trip      \(visible(trip.name))  (\(WishlistStore.shortID(trip.id)))")
+    }
     for activity in activities {
       let trip = try context.model(for: activity.trip, as: Trip.self)
-      print("activity  \(activity.name)  (\(trip?.name ?? "?"))")
+      print("activity  \(visible(activity.name))  (\(visible(trip?.name ?? "?")))")
     }
   })

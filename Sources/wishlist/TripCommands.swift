@@ -10,7 +10,7 @@ let tripCommand = Command(
 
 private func date(_ invocation: Invocation, _ name: String) throws -> Date? {
   guard let text: String = try invocation.option(name) else { return nil }
-  guard let date = WishlistStore.dateFormatter().date(from: text) else {
+  guard let date = WishlistStore.dateFormatter().date(from: text.withASCIIDigits) else {
     throw UsageError(
       "`\(text)` is not a valid value for --\(name): give a date such as 2026-12-24.",
       command: invocation.commandPath)
@@ -59,7 +59,7 @@ private let tripAdd = Command(
     try context.insert(trip)
     try context.save()
     if invocation.json { return try invocation.printJSON(trip) }
-    print("Added trip \(trip.name) (\(WishlistStore.shortID(trip.id))).")
+    print("Added trip \(visible(trip.name)) (\(WishlistStore.shortID(trip.id))).")
   })
 
 private let tripList = Command(
@@ -88,6 +88,7 @@ private let tripRename = Command(
     Argument("trip", help: "The trip's name or the start of its id."),
     Argument("new-name", help: "The new name."),
   ],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     var trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
@@ -102,19 +103,29 @@ private let tripRename = Command(
     trip.name = name
     try context.insert(trip)
     try context.save()
-    print("Renamed \(old) to \(name).")
+    if invocation.json { return try invocation.printJSON(trip) }
+    print("Renamed \(visible(old)) to \(visible(name)).")
   })
 
 private let tripDelete = Command(
   name: "delete",
   abstract: "Deletes a trip and its activities.",
   arguments: [Argument("trip", help: "The trip's name or the start of its id.")],
+  supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context()
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
     try context.delete(trip)
     let changes = try context.save()
     let count = changes.deleted(Activity.self).count
+    if invocation.json {
+      struct Deleted: Encodable {
+        var trip: Trip
+        var deletedActivities: Int
+      }
+      return try invocation.printJSON(Deleted(trip: trip, deletedActivities: count))
+    }
     print(
-      "Deleted trip \(trip.name) and its \(count) \(count == 1 ? "activity" : "activities").")
+      "Deleted trip \(visible(trip.name)) and its \(count) \(count == 1 ? "activity" : "activities")."
+    )
   })

@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import KuraCLI
 
 /// The app's one model container (the seed's "set up once for the app"): the default store in
 /// the app's data folder, `<data>/default.store`.
@@ -73,9 +74,9 @@ enum WishlistStore {
   static func format(_ date: Date) -> String { dateFormatter().string(from: date) }
 
   static func line(_ trip: Trip, activities: Int? = nil) -> String {
-    var line = "\(trip.name)  \(format(trip.startDate)) – \(format(trip.endDate))"
+    var line = "\(visible(trip.name))  \(format(trip.startDate)) – \(format(trip.endDate))"
     if let activities { line += "  \(activities) \(activities == 1 ? "activity" : "activities")" }
-    line += "  photo: \(trip.photoURL == nil ? "placeholder" : trip.photo.absoluteString)"
+    line += "  photo: \(trip.photoURL == nil ? "placeholder" : visible(trip.photo.absoluteString))"
     return line + "  (\(shortID(trip.id)))"
   }
 }

@@ -94,7 +94,7 @@ struct CommandLineToolTests {
     ([], "`tool` needs a command: split, add.\nSee `tool --help`."),
     (
       ["split"],
-      "Missing argument <people> (how many people share the bill (1 or more).)\nSee `tool split --help`."
+      "Missing argument <people> (how many people share the bill (1 or more)).\nSee `tool split --help`."
     ),
     (
       ["split", "2", "--yess"],
@@ -130,6 +130,11 @@ struct CommandLineToolTests {
           -y, --yes               Don't ask.
           --json                  Print JSON instead of text.
           -h, --help              Show help information.
+
+        EXIT STATUS:
+          0                       Success.
+          1                       The command failed (a file, a store, a missing item); the message says why.
+          64                      The command was called wrongly (a usage error or a bad value).
         """)
     guard case .help(let rootHelp) = try CommandLineTool.parse(Self.root, arguments: ["help"])
     else {

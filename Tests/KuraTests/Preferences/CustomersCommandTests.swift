@@ -17,7 +17,7 @@ struct CustomersCommandTests {
         == "No customers yet. Add one with `customers add <number> <name>`.\n")
     #expect(try customers("add", "12", "Taro", "Yamada").stdout == "Added No.12: Taro Yamada\n")
     #expect(try customers("add", "3", "花子").stdout == "Added No.3: 花子\n")
-    #expect(try customers("list").stdout == "No.12: Taro Yamada\nNo.3: 花子\n")
+    #expect(try customers("list").stdout == "1  No.12: Taro Yamada\n2  No.3: 花子\n")
     let json = try customers("list", "--json").stdout
     struct Row: Decodable, Equatable {
       var customerName: String
@@ -28,8 +28,8 @@ struct CustomersCommandTests {
     #expect(rows.map(\.customerName) == ["Taro Yamada", "花子"])
     #expect(rows.map(\.customerNumber) == [12, 3])
     #expect(Set(rows.map(\.id)).count == 2)
-    #expect(try customers("delete", "12").stdout == "Deleted No.12: Taro Yamada\n")
-    #expect(try customers("list").stdout == "No.3: 花子\n")
+    #expect(try customers("delete", "1").stdout == "Deleted No.12: Taro Yamada\n")
+    #expect(try customers("list").stdout == "1  No.3: 花子\n")
     // The whole list is one array under the seed's key of the standard suite.
     let preferences = try Preferences(suite: "customers", environment: folder.environment)
     guard case .array(let stored) = try #require(preferences.value(forKey: "顧客情報保存")) else {
@@ -48,7 +48,8 @@ struct CustomersCommandTests {
         + "such as 3.\nSee `customers add --help`.\n")
     let deleting = try customers("delete", "x")
     #expect(deleting.status == 64)
-    #expect(deleting.stderr.hasPrefix("customers: error: `x` is not a valid value for <number>"))
+    #expect(deleting.stderr.hasPrefix("customers: error: `x` is not a valid value for <row>"))
+    #expect(try customers("delete", "0").status == 64)
     #expect(try customers("list").stdout.hasPrefix("No customers yet."))
   }
 
@@ -100,13 +101,19 @@ struct CustomersCommandTests {
 
   @Test func deletingAnUnknownNumberFails() throws {
     _ = try customers("add", "1", "Luna")
-    let result = try customers("delete", "7")
+    let result = try customers("delete", "--number", "7")
     #expect(result.status == 1)
     #expect(
       result.stderr
-        == "customers: error: Can't delete customer `7`: no customer has that number. "
+        == "customers: error: Can't delete customers numbered `7`: no customer has that number. "
         + "See the numbers with `customers list`.\n")
-    #expect(try customers("list").stdout == "No.1: Luna\n")
+    let row = try customers("delete", "2")
+    #expect(row.status == 1)
+    #expect(
+      row.stderr
+        == "customers: error: Can't delete row `2`: no row is numbered so and no customer id "
+        + "starts with it (rows go from 1 to 1). See the rows with `customers list`.\n")
+    #expect(try customers("list").stdout == "1  No.1: Luna\n")
   }
 
   @Test func anEmptyNameIsRefused() throws {
@@ -125,7 +132,7 @@ struct CustomersCommandTests {
         url, ["add", String(number), "Customer \(number)"], environment: folder.environment)
     }
     for child in children { #expect(child.waitForExit() == 0) }
-    let lines = try customers("list").stdout.split(separator: "\n").sorted()
+    let lines = try customers("list").stdout.split(separator: "\n").map { $0.dropFirst(3) }.sorted()
     #expect(
       lines == ["No.1: Customer 1", "No.2: Customer 2", "No.3: Customer 3", "No.4: Customer 4"])
   }
@@ -187,5 +194,103 @@ struct CustomersCommandTests {
       badScene.stderr
         == "customers: error: Can't use scene identifier `a/b`: it contains `/`. "
         + "Use a name such as `main` or a UUID.\n")
+  }
+}
+
+@Suite("customers: one row, seed-format list, seed 004 dictionary")
+struct CustomersSeedBehaviourTests {
+  let folder = TemporaryDirectory()
+
+  func customers(_ arguments: String...) throws -> ProcessResult {
+    try run(try executable("customers"), arguments, environment: folder.environment)
+  }
+
+  @Test func deleteRemovesOneRowByPositionOrIdAndEveryNumberOnlyWhenAsked() throws {
+    _ = try customers("add", "12", "Taro")
+    _ = try customers("add", "12", "Jiro")
+    _ = try customers("add", "１２", "Saburo")  // full-width digits, as a Japanese keyboard types
+    _ = try customers("add", "3", "Hanako")
+    #expect(try customers("delete", "2").stdout == "Deleted No.12: Jiro\n")
+    let json = try customers("list", "--json").stdout
+    struct Row: Decodable { var id: UUID }
+    let ids = try JSONDecoder().decode([Row].self, from: Data(json.utf8)).map(\.id)
+    #expect(
+      try customers("delete", String(ids[2].uuidString.prefix(8))).stdout
+        == "Deleted No.3: Hanako\n")
+    #expect(
+      try customers("list").stdout == "1  No.12: Taro\n2  No.12: Saburo\n")
+    #expect(
+      try customers("delete", "--number", "12").stdout
+        == "Deleted No.12: Taro\nDeleted No.12: Saburo\n")
+    let both = try customers("delete", "1", "--number", "3")
+    #expect(both.status == 64)
+    #expect(both.stderr.hasPrefix("customers: error: Give either <row> or --number, not both."))
+  }
+
+  @Test func aSeedFormatListIsReadAndWrittenBackInTheSeedFormat() throws {
+    // The seed app JSON-encodes the array into one `Data` value under the key.
+    let seed = Data(
+      #"[{"id":"3F4D8393-8D86-4C81-AFB9-1854A5E38BDC","customerName":"田中","customerNumber":7}]"#
+        .utf8)
+    let preferences = try Preferences(suite: "customers", environment: folder.environment)
+    try preferences.setValue(.data(seed), forKey: "顧客情報保存")
+    #expect(try customers("list").stdout == "1  No.7: 田中\n")
+    #expect(try customers("add", "8", "鈴木").status == 0)
+    let reopened = try Preferences(suite: "customers", environment: folder.environment)
+    guard case .data(let bytes) = try #require(reopened.value(forKey: "顧客情報保存")) else {
+      Issue.record("the seed-format list was not written back as Data")
+      return
+    }
+    struct SeedCustomer: Decodable {
+      var id: UUID
+      var customerName: String
+      var customerNumber: Int
+    }
+    let decoded = try JSONDecoder().decode([SeedCustomer].self, from: bytes)
+    #expect(decoded.map(\.customerName) == ["田中", "鈴木"])
+    #expect(decoded.first?.id.uuidString == "3F4D8393-8D86-4C81-AFB9-1854A5E38BDC")
+    // `kura defaults read --json` shows the bytes in the seed's shape, not as base64.
+    let read = try run(
+      try executable("kura"), ["defaults", "read", "customers", "顧客情報保存", "--json"],
+      environment: folder.environment)
+    let shown = try JSONDecoder().decode([SeedCustomer].self, from: Data(read.stdout.utf8))
+    #expect(shown.map(\.customerNumber) == [7, 8])
+  }
+
+  @Test func aTypedListReadsInTheSeedShapeThroughKuraDefaults() throws {
+    _ = try customers("add", "12", "Taro")
+    let read = try run(
+      try executable("kura"), ["defaults", "read", "customers", "顧客情報保存", "--json"],
+      environment: folder.environment)
+    let rows = try #require(
+      try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [[String: Any]])
+    #expect(rows.count == 1)
+    #expect(Set(rows[0].keys) == ["id", "customerName", "customerNumber"])
+    #expect(rows[0]["customerName"] as? String == "Taro")
+  }
+
+  @Test func theDictionaryIsSharedByTwoProcessesAndCleared() throws {
+    let watcher = try ChildProcess(
+      try executable("customers"), ["dictionary", "watch"], environment: folder.environment)
+    watcher.waitForLine(onStandardError: true) { $0.hasPrefix("Watching") }
+    watcher.waitForLine { $0 == "0 entries:" }
+    let added = try customers("dictionary", "add", "first")
+    #expect(added.stdout.hasPrefix("Added ") && added.stdout.hasSuffix(" = FirstView\n"))
+    watcher.waitForLine { $0 == "Changed, 1 entry:" }
+    _ = try customers("dictionary", "add", "second")
+    watcher.waitForLine { $0 == "Changed, 2 entries:" }
+    let shown = try customers("dictionary").stdout.split(separator: "\n")
+    #expect(shown.count == 2)
+    #expect(
+      Set(shown.map { $0.split(separator: " = ").last ?? "" }) == ["FirstView", "SecondView"])
+    #expect(try customers("dictionary", "clear").stdout == "Cleared 2 entries.\n")
+    watcher.waitForLine { $0 == "Changed, 0 entries:" }
+    watcher.send(SIGINT)
+    #expect(watcher.waitForExit() == 0)
+    #expect(
+      watcher.outputLines.filter { $0.hasSuffix(":") }
+        == ["0 entries:", "Changed, 1 entry:", "Changed, 2 entries:", "Changed, 0 entries:"])
+    let bad = try customers("dictionary", "add", "third")
+    #expect(bad.status == 64)
   }
 }

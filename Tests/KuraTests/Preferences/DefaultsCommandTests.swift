@@ -196,8 +196,12 @@ struct DefaultsCommandTests {
     for (arguments, message) in cases {
       let result = try run(
         try executable("kura"), ["defaults"] + arguments, environment: folder.environment)
-      #expect(result.status == 1, "\(arguments)")
-      #expect(result.stderr == message)
+      // A value that doesn't read as the type asked for is a usage error (64, with the hint).
+      let isBadValue = message.hasPrefix("kura: error: Can't read `")
+      #expect(result.status == (isBadValue ? 64 : 1), "\(arguments)")
+      #expect(
+        result.stderr
+          == (isBadValue ? message + "See `kura defaults write --help`.\n" : message))
       #expect(result.stdout == "")
     }
     let both = try kura("write", "customers", "count", "2", "--int", "--bool")

@@ -79,6 +79,53 @@ struct SearchTests {
     #expect(found.map(\.id) == [1])  // notes are gone: only names are searched now
   }
 
+  @Test func japaneseAndChineseAreFoundByAnyPartOfTwoOrMoreCharactersOrOneKanji() throws {
+    let context = ModelContext(try ModelContainer(for: Place.self, configurations: .inMemory))
+    try context.insert(Place(id: 1, name: "お寺巡り", notes: nil, visited: false))
+    try context.insert(Place(id: 2, name: "金閣寺", notes: "京都の寺院", visited: true))
+    try context.insert(Place(id: 3, name: "北京烤鸭", notes: nil, visited: false))
+    try context.insert(Place(id: 4, name: "Nishiki market", notes: "lunch", visited: false))
+    try context.save()
+    let byID = FetchDescriptor<Place>(sortBy: [SortDescriptor(\.id)])
+    #expect(try context.fetch(byID, matching: "寺").map(\.id) == [1, 2])
+    #expect(try context.fetch(byID, matching: "お寺").map(\.id) == [1])
+    #expect(try context.fetch(byID, matching: "寺巡り").map(\.id) == [1])
+    #expect(try context.fetch(byID, matching: "寺院").map(\.id) == [2])
+    #expect(try context.fetch(byID, matching: "京都 寺").map(\.id) == [2])
+    #expect(try context.fetch(byID, matching: "烤鸭").map(\.id) == [3])
+    #expect(try context.fetch(byID, matching: "烤鸭 寺").isEmpty)
+    // Substrings in Latin text too, ignoring ASCII case; word starts still ignore accents.
+    #expect(try context.fetch(byID, matching: "SHIKI").map(\.id) == [4])
+    #expect(try context.fetch(byID, matching: "ki").map(\.id) == [4])
+    #expect(try context.fetch(byID, matching: "unc").map(\.id) == [4])
+  }
+
+  @Test func anIndexBuiltByAnOlderVersionIsRebuiltOnOpen() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("p.store")
+    do {
+      _ = try ModelContainer(for: Place.self, configurations: .url(url))
+    }
+    // Put the store back as the previous version left it: one word index and its triggers.
+    let db = try Connection(path: url.path)
+    for trigger in ["insert", "delete", "update"] {
+      try db.execute("DROP TRIGGER \"Place_search_\(trigger)\"")
+    }
+    try db.execute("DROP TABLE \"Place_search_trigram\"")
+    let insert =
+      "INSERT INTO \"Place_search\" (rowid, \"name\", \"notes\") VALUES "
+      + "(new.rowid, new.\"name\", new.\"notes\");"
+    try db.execute(
+      "CREATE TRIGGER \"Place_search_insert\" AFTER INSERT ON \"Place\" BEGIN \(insert) END")
+    try db.run(
+      "INSERT INTO Place (id, name, notes, visited) VALUES (1, 'お寺巡り', NULL, 0)")
+    let context = ModelContext(try ModelContainer(for: Place.self, configurations: .url(url)))
+    #expect(try context.fetch(FetchDescriptor<Place>(), matching: "寺巡り").map(\.id) == [1])
+    try context.insert(Place(id: 2, name: "金閣寺", notes: nil, visited: true))
+    try context.save()
+    #expect(try context.fetch(FetchDescriptor<Place>(), matching: "閣寺").map(\.id) == [2])
+  }
+
   @Test func searchingAModelWithoutSearchablePropertiesIsAnError() throws {
     let context = ModelContext(try ModelContainer(for: Counter.self, configurations: .inMemory))
     #expect {

@@ -29,9 +29,9 @@ struct ScreenBufferTests {
   }
 
   @Test func controlCharactersNeverReachTheTerminal() {
-    var screen = ScreenBuffer(width: 8, height: 1)
-    screen.write("a\u{1B}[2Jb", row: 0, column: 0)
-    #expect(screen.text(row: 0) == "a?[2Jb  ")
+    var screen = ScreenBuffer(width: 19, height: 1)
+    screen.write("a\u{1B}[2Jb\u{202E}", row: 0, column: 0)
+    #expect(screen.text(row: 0) == #"a\u{1B}[2Jb\u{202E}"#)
   }
 
   @Test func theFirstFrameClearsAndDrawsEverything() {

@@ -200,9 +200,73 @@ struct WarikanStateTests {
     #expect(
       state.handle(.key(.character("昼")))
         == [.saveDraft(WarikanDraft(amount: "5", memo: "昼", tab: .add))])
+    // In a field ← first moves the cursor (nothing to save), then from the start switches tabs.
+    #expect(state.handle(.key(.left)) == [])
     #expect(
       state.handle(.key(.left))
         == [.saveDraft(WarikanDraft(amount: "5", memo: "昼", tab: .calc))])
+  }
+
+  @Test func textFieldsEditAtTheCursorAsAShellLineDoes() {
+    var state = WarikanState()
+    _ = type("2800", into: &state)
+    state.handle(.key(.left))
+    state.handle(.key(.left))
+    state.handle(.key(.character("5")))
+    #expect(state.amountText == "28500")
+    #expect(state.cursorIndex == 3)
+    state.handle(.key(.delete))
+    #expect(state.amountText == "2850")
+    state.handle(.key(.backspace))
+    #expect(state.amountText == "280")
+    state.handle(.key(.home))
+    state.handle(.key(.character("1")))
+    #expect(state.amountText == "1280")
+    state.handle(.key(.end))
+    state.handle(.key(.character("0")))
+    #expect(state.amountText == "12800")
+    state.handle(.key(.control("a")))
+    state.handle(.key(.right))
+    state.handle(.key(.control("k")))
+    #expect(state.amountText == "1")
+    state.handle(.key(.control("e")))
+    _ = type("234", into: &state)
+    state.handle(.key(.left))
+    state.handle(.key(.control("u")))
+    #expect(state.amountText == "4")
+    #expect(state.cursorIndex == 0)
+    state.handle(.key(.tab))
+    _ = type("高速 代金 支払い", into: &state)
+    state.handle(.key(.control("w")))
+    #expect(state.memoText == "高速 代金 ")
+    state.handle(.key(.control("w")))
+    #expect(state.memoText == "高速 ")
+    // → at the end of the field switches tabs, as before.
+    state.handle(.key(.right))
+    #expect(state.tab == .list)
+  }
+
+  @Test func digitsTypedOnAButtonGoToTheirField() {
+    var state = WarikanState()
+    state.handle(.key(.tab))
+    state.handle(.key(.tab))
+    #expect(state.addFocus == .register)
+    _ = type("28", into: &state)
+    #expect(state.addFocus == .amount)
+    #expect(state.amountText == "28")
+    state.handle(.key(.tab))
+    state.handle(.key(.tab))
+    state.handle(.key(.character("x")))
+    #expect(state.addFocus == .register)
+    #expect(state.message?.text == "Buttons take Enter; Tab to the Amount or Memo field to type.")
+    var calc = WarikanState(draft: WarikanDraft(tab: .calc))
+    #expect(calc.calcFocus == .people(2))
+    _ = type("7", into: &calc)
+    #expect(calc.calcFocus == .customPeople)
+    #expect(calc.customPeopleText == "7")
+    #expect(calc.people == 7)
+    _ = type("２", into: &calc)  // full-width digits count too
+    #expect(calc.people == 72)
   }
 
   @Test func aRestoredDraftComesBackAsTyped() {

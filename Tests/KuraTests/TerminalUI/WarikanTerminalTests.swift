@@ -179,6 +179,29 @@ struct WarikanTerminalTests {
     try app.waitFor("2 entries, newest first")
   }
 
+  @Test func aNarrowWindowShowsTheTotalAndFieldsEditAtTheCursor() throws {
+    let fixture = try Fixture()
+    try fixture.command("add", "987654321", "車")
+    let app = try fixture.start(columns: 40, rows: 15)
+    var screen = try app.waitFor("[ Register ]")
+    let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.first?.hasSuffix("¥987,654,321") == true, "\(screen)")
+    #expect(lines.contains { $0.hasSuffix("…") }, "nothing cut with …: \(screen)")
+    try app.type("2800")
+    try app.press("Left", "Left")
+    try app.type("5")
+    try app.press("C-a")
+    try app.type("1")
+    screen = try app.waitFor("[128500")
+    // A digit typed on a button goes to the amount field (at its end).
+    try app.press("End", "Tab", "Tab")
+    try app.waitFor("[>Register<]")
+    try app.type("7")
+    screen = try app.waitFor("[1285007")
+    try app.press("C-w")
+    try app.waitForScreen("the amount to be cleared") { !$0.contains("1285007") }
+  }
+
   @Test func theDraftComesBackAfterReopeningAndIsDiscardedOnQuit() throws {
     let fixture = try Fixture()
     let app = try fixture.start()
@@ -197,6 +220,10 @@ struct WarikanTerminalTests {
     // A normal quit discards the scene state.
     try app.press("C-c")
     try app.waitForScreen("the app to quit") { _ in (try? app.paneIsDead()) == true }
+    // Nothing is left behind in Scenes/: not even a file of removal markers.
+    let scenes = fixture.directory.url.appendingPathComponent("kura-home/apps/warikan/Scenes")
+    let left = (try? FileManager.default.contentsOfDirectory(atPath: scenes.path)) ?? []
+    #expect(left.isEmpty, "left in Scenes/: \(left)")
     try app.respawn("exec " + shellQuoted(fixture.warikan.path))
     screen = try app.waitFor("Total  ¥0")
     #expect(screen.contains("[ Add ]"))

@@ -181,4 +181,51 @@ struct WarikanViewTests {
       }
     }
   }
+
+  @Test func everyWidthFrom40ShowsTheTotalAndCutsWithAnEllipsis() {
+    let big = rows + [CashData(memo: "車", cash: 987_654_321, time: "23:00")]
+    let total = "¥987,669,321"
+    for columns in 40...120 {
+      for tab in WarikanTab.allCases {
+        var state = WarikanState(draft: WarikanDraft(tab: tab), entries: big)
+        state.calcFocus = .customPeople
+        let shown = lines(state, size: TerminalSize(columns: columns, rows: 15))
+        #expect(shown[0].hasSuffix(total), "header at \(columns) columns, \(tab): \(shown[0])")
+        // The key help is whole or cut with `…`, never cut silently.
+        let help = " " + WarikanView.help(for: state)
+        #expect(
+          shown[14] == help || (shown[14].hasSuffix("…") && columns <= DisplayWidth.of(help)),
+          "help at \(columns) columns: \(shown[14])")
+        if tab == .list { #expect(shown[2].hasSuffix(total), "\(columns): \(shown[2])") }
+        if tab == .calc {
+          #expect(shown.contains { $0.contains("Custom [") }, "\(columns): custom field missing")
+        }
+      }
+    }
+    // At 40 columns the button row ends in a cut label, not a cut bracket.
+    let narrow = lines(WarikanState(entries: big), size: TerminalSize(columns: 40, rows: 15))
+    #expect(narrow[0] == " [Add]  List   Calc        ¥987,669,321")
+    #expect(narrow[7] == "   [ Register ]  [ Reset ]  [ All 4 … ]")
+    #expect(narrow[14] == " ←/→ tabs · Tab/↑/↓ move · Enter next f…")
+  }
+
+  @Test func theFocusedFieldShowsItsCursorWhereEditingHappens() {
+    var state = WarikanState(draft: WarikanDraft(amount: "2800"))
+    state.handle(.key(.left))
+    state.handle(.key(.left))
+    let screen = WarikanView.render(state, size: size)
+    // `0` under the cursor is drawn in inverse; no cursor cell after the text.
+    #expect(screen.text(row: 4).hasPrefix(" ▸ Amount [2800 "))
+    #expect(screen[4, 13].character == "0")
+    #expect(screen[4, 13].style.inverse)
+    #expect(!screen[4, 15].style.inverse)
+  }
+
+  @Test func storedControlCharactersAreDrawnVisiblyAsTheToolsPrintThem() {
+    let hostile = CashData(memo: "赤\u{1B}[31m\u{202E}字", cash: 100, time: "9:00")
+    let state = WarikanState(draft: WarikanDraft(tab: .list), entries: [hostile])
+    let shown = lines(state)
+    #expect(shown.contains(" ▸  9:00  ¥100  赤\\u{1B}[31m\\u{202E}字"))
+    #expect(!shown.joined().unicodeScalars.contains { VisibleText.needsEscape($0) })
+  }
 }

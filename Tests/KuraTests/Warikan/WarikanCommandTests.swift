@@ -158,23 +158,23 @@ struct WarikanCommandTests {
     ),
     (
       ["add"],
-      "warikan: error: Missing argument <yen> (the amount in yen, such as 2800 or ¥2,800)\n"
+      "warikan: error: Missing argument <yen> (the amount in yen, such as 2800 or ¥2,800).\n"
         + "See `warikan add --help`.\n"
     ),
     (
       ["split", "0"],
-      "warikan: error: `0` is not a number of people: use 1 or more.\n"
+      "warikan: error: `0` is not a valid value for <people>: expected a whole number of 1 or more.\n"
         + "See `warikan split --help`.\n"
     ),
     (
       ["split", "-2"],
-      "warikan: error: `-2` is not a number of people: use 1 or more.\n"
+      "warikan: error: `-2` is not a valid value for <people>: expected a whole number of 1 or more.\n"
         + "See `warikan split --help`.\n"
     ),
     (
       ["split", "three"],
-      "warikan: error: `three` is not a valid value for <people>: expected a whole number such as"
-        + " 3.\nSee `warikan split --help`.\n"
+      "warikan: error: `three` is not a valid value for <people>: expected a whole number of 1"
+        + " or more.\nSee `warikan split --help`.\n"
     ),
     (
       ["delete", "3"],
@@ -296,7 +296,13 @@ struct WarikanCommandTests {
       atPath: url.deletingLastPathComponent().path
     ).filter { $0.hasPrefix("cashData.json.damaged-") }
     #expect(moved.count == 1)
-    #expect(recovered.stdout.contains("The file was moved to"))
+    // A success says what was done; it does not start like the failure ("Can't open…").
+    #expect(
+      recovered.stdout
+        == "Recovered `\(url.path)`: it was damaged (line 1, column 8: the file ends too early "
+        + "(truncated); expected a value).\nThe damaged file was moved to "
+        + "`\(url.deletingLastPathComponent().path)/\(moved.first ?? "")`; restore entries from it "
+        + "by hand.\nStarted an empty bill.\n")
     #expect(try warikan(["add", "500"], folder).status == 0)
     #expect(try savedEntries(folder).map(\.cash) == [500])
     #expect(

@@ -157,3 +157,78 @@ struct WishlistCommandTests {
           + "it starts (2026-12-24)."))
   }
 }
+
+@Suite("wishlist: the seed's missing actions")
+struct WishlistActionTests {
+  let folder = TemporaryDirectory()
+
+  @discardableResult
+  private func ok(_ arguments: String...) throws -> String {
+    let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
+    try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
+    return result.stdout
+  }
+
+  @Test func anActivityIsRenamedToggledAndDeletedAlone() throws {
+    try ok("trip", "add", "Kyoto")
+    try ok("activity", "add", "Kyoto", "Tea")
+    try ok("activity", "add", "Kyoto", "Temple")
+    #expect(
+      try ok("activity", "rename", "Kyoto", "tea", "Tea ceremony")
+        == "Renamed Tea to Tea ceremony (Kyoto).\n")
+    #expect(try ok("activity", "done", "Kyoto", "Tea ceremony") == "Done: Tea ceremony (Kyoto).\n")
+    #expect(
+      try ok("activity", "done", "Kyoto", "Tea ceremony", "--undo")
+        == "Not done: Tea ceremony (Kyoto).\n")
+    #expect(try ok("activity", "delete", "Kyoto", "temple") == "Deleted Temple from Kyoto.\n")
+    #expect(try ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [ ] Tea ceremony\n")
+    let missing = try run(
+      try executable("wishlist"), ["activity", "delete", "Kyoto", "Temple"],
+      environment: folder.environment)
+    #expect(missing.status == 1)
+    #expect(missing.stderr.hasPrefix("wishlist: error: Kyoto has no activity `Temple`."))
+  }
+
+  @Test func searchFindsJapaneseByAnyPart() throws {
+    try ok("trip", "add", "Kyoto")
+    try ok("activity", "add", "Kyoto", "お寺巡り")
+    #expect(try ok("search", "寺") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try ok("search", "寺巡り") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try ok("search", "お寺") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try ok("search", "神社") == "Nothing matches `神社`.\n")
+  }
+
+  @Test func recentPrintsJSON() throws {
+    try ok("trip", "add", "Kyoto")
+    try ok("trip", "add", "Nara")
+    let json = try ok("recent", "--json")
+    struct Row: Decodable { var name: String }
+    let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
+    #expect(rows.map(\.name) == ["Nara", "Kyoto"])
+    #expect(try ok("recent", "--limit", "１", "--json").contains("Nara"))
+    #expect(try ok("trip", "add", "Nikko", "--start", "２０２７-０１-０２").hasPrefix("Added trip"))
+  }
+}
+
+@Suite("wishlist --json")
+struct WishlistJSONTests {
+  let folder = TemporaryDirectory()
+
+  private func json(_ arguments: String...) throws -> [String: Any] {
+    let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
+    try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
+    return try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+  }
+
+  @Test func everyCommandThatChangesATripOrActivityCanPrintIt() throws {
+    #expect(try json("trip", "add", "Kyoto", "--json")["name"] as? String == "Kyoto")
+    #expect(try json("activity", "add", "Kyoto", "Tea", "--json")["name"] as? String == "Tea")
+    #expect(
+      try json("activity", "done", "Kyoto", "Tea", "--json")["isComplete"] as? Bool == true)
+    #expect(try json("trip", "rename", "Kyoto", "京都", "--json")["name"] as? String == "京都")
+    let deleted = try json("trip", "delete", "京都", "--json")
+    #expect(deleted["deletedActivities"] as? Int == 1)
+    #expect((deleted["trip"] as? [String: Any])?["name"] as? String == "京都")
+  }
+}

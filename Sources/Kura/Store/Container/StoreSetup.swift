@@ -155,17 +155,7 @@ struct StoreSetup {
     let changes = try StoreSetup(url: nil, graph: graph).indexChanges(schema, in: db)
     if !changes.drop.isEmpty || !changes.create.isEmpty { return false }
     let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
-    let index = SearchIndex(schema: schema, columns: searchable)
-    let created = try db.queryFirst(
-      "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(index.tableName)]
-    ) { $0.string(at: 0) }
-    if searchable.isEmpty { return created == nil }
-    let triggers =
-      try db.queryFirst(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE ?",
-        [.text(schema.tableName), .text(index.tableName + "_%")]
-      ) { $0.int64(at: 0) } ?? 0
-    return created == index.createSQL && triggers == 3
+    return try SearchIndex(schema: schema, columns: searchable).isCurrent(in: db)
   }
 
   private func prepare(_ schema: ModelSchema, in db: Connection) throws {

@@ -96,8 +96,8 @@ extension Schema.Declaration {
     Self(kind: .attribute, keyPaths: [keyPath], attribute: .renamed(from: oldName))
   }
 
-  /// The text properties are indexed for full-text search (SQLite FTS5); search them with
-  /// ``ModelContext/fetch(_:matching:)``.
+  /// The text properties are indexed for full-text search by words and by any part (SQLite FTS5,
+  /// word and `trigram` indexes); search them with ``ModelContext/fetch(_:matching:)``.
   ///
   /// For example: `.searchable(\.name, \.notes)`.
   ///

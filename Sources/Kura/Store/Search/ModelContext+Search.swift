@@ -2,8 +2,13 @@ import Foundation
 
 extension ModelContext {
   /// The models a fetch descriptor selects whose searchable properties contain every word of
-  /// `text` (as a word or the start of one, ignoring case and accents), using the model's
-  /// full-text index (SQLite FTS5).
+  /// `text` — as the start of a word (ignoring case and accents) or anywhere inside the text
+  /// (ignoring the case of ASCII letters), so Japanese and Chinese, written without spaces, are
+  /// found by any part: `寺` and `寺巡り` both find "お寺巡り".
+  ///
+  /// The model's full-text indexes (SQLite FTS5: a word index and a `trigram` index for
+  /// substrings of three or more characters) answer the query; a word of one or two characters
+  /// that starts no word is looked for by scanning the searchable columns.
   ///
   /// Declare the searchable properties with ``Schema/Declaration/searchable(_:)``. Without sort
   /// descriptors the best matches come first. Only saved models are searched: unsaved changes
@@ -33,18 +38,17 @@ extension ModelContext {
           "Can't search `\(schema.modelName)`: none of its properties is searchable. Declare "
           + "`.searchable(\\.name)` in `\(schema.modelName).schema`.")
     }
-    guard let query = SearchIndex.query(for: text) else { return [] }
     let index = SearchIndex(schema: schema, columns: columns)
+    guard let query = SearchIndex.query(for: text), let match = index.condition(for: text)
+    else { return [] }
     var (plan, _) = try plan(descriptor)
-    let match =
-      "\(schema.quotedTable).rowid IN (SELECT rowid FROM \(index.quotedName) WHERE "
-      + "\(index.quotedName) MATCH ?)"
-    plan.whereClause = plan.whereClause.map { match + " AND (" + $0 + ")" } ?? match
-    plan.arguments.insert(.text(query), at: 0)
+    plan.whereClause = plan.whereClause.map { match.sql + " AND (" + $0 + ")" } ?? match.sql
+    plan.arguments.insert(contentsOf: match.arguments, at: 0)
     if descriptor.sortBy.isEmpty {
+      // Best word matches first (FTS5 rank, negative); substring-only matches after them.
       plan.orderBy =
-        "(SELECT rank FROM \(index.quotedName) WHERE \(index.quotedName) MATCH ? AND "
-        + "\(index.quotedName).rowid = \(schema.quotedTable).rowid)"
+        "coalesce((SELECT rank FROM \(index.quotedName) WHERE \(index.quotedName) MATCH ? AND "
+        + "\(index.quotedName).rowid = \(schema.quotedTable).rowid), 0)"
       plan.arguments.append(.text(query))
     }
     let saved = pendingChanges(Model.self) == nil

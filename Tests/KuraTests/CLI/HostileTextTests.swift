@@ -1,0 +1,142 @@
+import Foundation
+import TerminalUI
+import Testing
+
+@testable import Kura
+@testable import KuraCLI
+
+/// Stored text holding escape sequences, control characters and bidi overrides: every
+/// line-mode output shows it escaped; `--json` keeps it exact.
+@Suite("Hostile stored text")
+struct HostileTextTests {
+  let folder = TemporaryDirectory()
+
+  /// A colour change, a window title, a carriage return, a backspace, a bidi override and a C1
+  /// control (CSI), between letters so no command trims them away.
+  static let hostile = "A\u{1B}[31mB\u{1B}]0;pwned\u{07}C\rD\u{08}E\u{202E}F\u{9B}2JG"
+  /// How every text output shows it.
+  static let shown = #"A\u{1B}[31mB\u{1B}]0;pwned\u{07}C\u{0D}D\u{08}E\u{202E}F\u{9B}2JG"#
+
+  func tool(_ name: String, _ arguments: String...) throws -> ProcessResult {
+    let result = try run(try executable(name), arguments, environment: folder.environment)
+    #expect(result.status == 0, "\(name) \(arguments): \(result.stderr)")
+    return result
+  }
+
+  /// Output that holds no character able to drive a terminal (line feeds aside).
+  func expectSafe(_ output: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let unsafe = output.unicodeScalars.filter { $0 != "\n" && VisibleText.needsEscape($0) }
+    #expect(unsafe.isEmpty, "raw control characters in: \(output)", sourceLocation: sourceLocation)
+  }
+
+  @Test func escapingMakesEveryControlVisibleAndKeepsTheRest() {
+    #expect(visible(Self.hostile) == Self.shown)
+    #expect(visible("高速代金 🍣 café") == "高速代金 🍣 café")
+    #expect(visible("a\tb\nc\u{7F}\u{2066}") == #"a\u{09}b\u{0A}c\u{7F}\u{2066}"#)
+    #expect(visibleLines("one\u{1B}\ntwo") == "one\\u{1B}\ntwo")
+  }
+
+  @Test func warikanAddAndListShowTheMemoEscaped() throws {
+    let added = try tool("warikan", "add", "2800", Self.hostile)
+    expectSafe(added.stdout)
+    #expect(added.stdout.contains("¥2,800 \(Self.shown) at "))
+    let list = try tool("warikan", "list")
+    expectSafe(list.stdout)
+    #expect(list.stdout.contains("  \(Self.shown)\n"))
+    let deleted = try tool("warikan", "delete", "1")
+    expectSafe(deleted.stdout)
+    #expect(deleted.stdout.contains(Self.shown))
+  }
+
+  @Test func warikanListJSONKeepsTheExactMemo() throws {
+    _ = try tool("warikan", "add", "100", Self.hostile)
+    let json = try tool("warikan", "list", "--json").stdout
+    struct Entry: Decodable { var memo: String }
+    let entries = try JSONDecoder().decode([Entry].self, from: Data(json.utf8))
+    #expect(entries.map(\.memo) == [Self.hostile])
+  }
+
+  @Test func customersAddListAndDeleteShowTheNameEscaped() throws {
+    let added = try tool("customers", "add", "12", Self.hostile)
+    expectSafe(added.stdout)
+    #expect(added.stdout == "Added No.12: \(Self.shown)\n")
+    let list = try tool("customers", "list")
+    #expect(list.stdout == "1  No.12: \(Self.shown)\n")
+    let json = try tool("customers", "list", "--json").stdout
+    #expect(json.contains(#""customerName" : "A\u001b[31mB"#))
+    let fields = try tool("customers", "fields", "set", "basket", Self.hostile)
+    #expect(fields.stdout == "basket = \(Self.shown)\n")
+    let shownFields = try tool("customers", "fields")
+    expectSafe(shownFields.stdout)
+    #expect(shownFields.stdout.contains("basket = \(Self.shown)  "))
+    let deleted = try tool("customers", "delete", "1")
+    #expect(deleted.stdout == "Deleted No.12: \(Self.shown)\n")
+  }
+
+  @Test func kuraDefaultsReadShowsKeysAndValuesEscaped() throws {
+    _ = try tool("kura", "defaults", "write", "customers", "memo", Self.hostile)
+    _ = try tool("kura", "defaults", "write", "customers", "k\u{1B}[2J", "x")
+    let one = try tool("kura", "defaults", "read", "customers", "memo")
+    #expect(one.stdout == Self.shown + "\n")
+    let suite = try tool("kura", "defaults", "read", "customers")
+    #expect(suite.stdout == "k\\u{1B}[2J = x\nmemo = \(Self.shown)\n")
+    let all = try tool("kura", "defaults", "read")
+    #expect(all.stdout == "customers:\n  k\\u{1B}[2J = x\n  memo = \(Self.shown)\n")
+    let json = try tool("kura", "defaults", "read", "customers", "memo", "--json").stdout
+    #expect(try JSONDecoder().decode(String.self, from: Data(json.utf8)) == Self.hostile)
+  }
+
+  @Test func kuraDefaultsWatchShowsChangesEscaped() throws {
+    _ = try tool("kura", "defaults", "write", "customers", "memo", "plain")
+    let watcher = try ChildProcess(
+      try executable("kura"), ["defaults", "watch", "customers"], environment: folder.environment)
+    watcher.waitForLine(onStandardError: true) { $0.hasPrefix("Watching") }
+    _ = try tool("kura", "defaults", "write", "customers", "memo", Self.hostile)
+    watcher.waitForLine { $0.hasPrefix("memo = ") }
+    watcher.send(SIGINT)
+    #expect(watcher.waitForExit() == 0)
+    #expect(watcher.outputLines == ["memo = \(Self.shown)"])
+  }
+
+  @Test func kuraStoreDumpShowsValuesEscaped() throws {
+    _ = try tool("students", "add", "--name", Self.hostile)
+    let store = folder.url.appendingPathComponent(
+      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
+    let dump = try tool("kura", "store", "dump", store.path, "Student")
+    expectSafe(dump.stdout.replacingOccurrences(of: "\t", with: " "))
+    // Dump writes tab, line feed, carriage return and backslash its own way (\t \n \r \\).
+    let shown = Self.shown.replacingOccurrences(of: #"\u{0D}"#, with: #"\r"#)
+    #expect(dump.stdout.contains("\t\(shown)\t") || dump.stdout.contains("\t\(shown)\n"))
+  }
+
+  @Test func studentsShowNamesEscaped() throws {
+    let added = try tool("students", "add", "--name", Self.hostile)
+    #expect(added.stdout == "Added \(Self.shown).\n")
+    #expect(try tool("students", "list").stdout == Self.shown + "\n")
+    #expect(try tool("students", "delete-last").stdout == "Deleted \(Self.shown).\n")
+  }
+
+  @Test func wishlistShowsTripAndActivityNamesEscaped() throws {
+    let trip = try tool("wishlist", "trip", "add", Self.hostile)
+    expectSafe(trip.stdout)
+    #expect(trip.stdout.hasPrefix("Added trip \(Self.shown) ("))
+    let id = String(trip.stdout.split(separator: "(").last?.prefix(8) ?? "")
+    let activity = try tool("wishlist", "activity", "add", id, "X\u{1B}[1mY")
+    #expect(activity.stdout == "Added X\\u{1B}[1mY to \(Self.shown).\n")
+    for arguments in [
+      ["trip", "list"], ["recent"], ["activity", "list", id], ["search", "pwned"],
+      ["activity", "done", id, "X\u{1B}[1mY"],
+    ] {
+      let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      expectSafe(result.stdout)
+      #expect(result.stdout.contains(Self.shown) || result.stdout.contains("X\\u{1B}[1mY"))
+    }
+    let missing = try run(
+      try executable("wishlist"), ["trip", "delete", "\u{1B}[2Jnope"],
+      environment: folder.environment)
+    #expect(missing.status == 1)
+    expectSafe(missing.stderr)
+    #expect(missing.stderr.contains("`\\u{1B}[2Jnope`"))
+  }
+}
