@@ -18,12 +18,16 @@ enum StudentStore {
   }
 
   /// A context for a command that only reads, or `nil` when there is no store yet: it never
-  /// creates, initialises or migrates the store.
+  /// creates or initialises a store. A store an older version wrote is brought up to date first
+  /// (in one transaction, as any write would), as the seed app does when it starts.
   static func readingContext() throws -> ModelContext? {
     let url = try url()
     guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else { return nil }
-    let container = try ModelContainer(for: Student.self, configurations: .readOnly(url))
-    return ModelContext(container)
+    do {
+      return ModelContext(try ModelContainer(for: Student.self, configurations: .readOnly(url)))
+    } catch let error as StoreError where error.code == .outdatedStore {
+      return try context()
+    }
   }
 
   /// Every student, oldest first.

@@ -12,14 +12,19 @@ enum WishlistStore {
   static func context() throws -> ModelContext { ModelContext(try container()) }
 
   /// A context for a command that only reads, or `nil` when there is no store yet: it never
-  /// creates, initialises or migrates the store.
+  /// creates or initialises a store. A store an older version wrote is brought up to date first
+  /// (in one transaction, as any write would).
   static func readingContext() throws -> ModelContext? {
     let url = try Locations.current().defaultStoreURL
     guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else { return nil }
     var configuration = ModelConfiguration.default
     configuration.allowsSave = false
-    return ModelContext(
-      try ModelContainer(for: Trip.self, Activity.self, configurations: configuration))
+    do {
+      return ModelContext(
+        try ModelContainer(for: Trip.self, Activity.self, configurations: configuration))
+    } catch let error as StoreError where error.code == .outdatedStore {
+      return try context()
+    }
   }
 
   /// The trip a command names: by exact name (ignoring case), or by the start of its id.

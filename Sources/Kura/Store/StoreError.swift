@@ -35,6 +35,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case newerStore
     /// The file or its folder cannot be opened or created.
     case cannotOpen
+    /// The store is older than this version of the app or of Kura (its format, tables, columns
+    /// or indexes must be brought up to date) and it was opened with
+    /// ``ModelConfiguration/allowsSave`` off, so it was left untouched. Opening it for writing
+    /// brings it up to date in one transaction.
+    case outdatedStore
     /// The model type is not one of the container's models.
     case modelNotInContainer
     /// A model could not be turned into a row.

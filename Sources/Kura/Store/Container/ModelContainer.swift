@@ -167,14 +167,17 @@ public final class ModelContainer: Sendable {
   private static func readOnlyRefusal(_ url: URL, _ outcome: StoreProbe.Outcome) -> StoreError {
     let file = "`\(url.lastPathComponent)`"
     let why: String
+    var code = StoreError.Code.cannotOpen
     switch (outcome, (try? StoreFile.state(of: url)) ?? .missing) {
     case (.new, .missing): why = "there is no store there yet"
     case (.new, .empty): why = "the file is empty (0 bytes), so it holds no store yet"
     case (.new, _): why = "the file is an empty SQLite database with no store in it yet"
-    default: why = "its tables or metadata must first be brought up to date for these models"
+    default:
+      why = "its tables or metadata must first be brought up to date for these models"
+      code = .outdatedStore
     }
     return StoreError(
-      .cannotOpen, url: url,
+      code, url: url,
       message:
         "Can't read store \(file): \(why). It was opened for reading only, so nothing was "
         + "created or changed; open it for writing (such as by saving something) first.")
