@@ -19,13 +19,18 @@ import Foundation
 /// ) { $0.string(at: 0) }
 /// ```
 public enum SwiftStringSQL {
-  /// The collation that orders and compares text like Swift's `String` `<` and `==`.
+  /// The collation that orders text by ``order(_:_:)``: equal exactly when Swift's `==` says so,
+  /// otherwise by the Unicode scalars of the NFC forms (a total order).
   public static let collation = "kura_unicode"
   /// `kura_contains(text, other)`: Swift's `text.contains(other)`; NULL when either is NULL.
   public static let containsFunction = "kura_contains"
   /// `kura_starts_with(text, prefix)`: Swift's `text.starts(with: prefix)`; NULL when either is
   /// NULL.
   public static let startsWithFunction = "kura_starts_with"
+  /// `kura_real(value)`: the number a `Double` column holds, for comparing in SQL. A REAL or
+  /// INTEGER is itself; the exact BLOB of `-0.0` (``Swift/Double/exactSQLiteBlob``) is `0.0`
+  /// (equal in Swift too); NaN, which SQL has no value for, and NULL are NULL.
+  public static let realFunction = "kura_real"
 }
 
 extension Connection {
@@ -45,38 +50,99 @@ extension Connection {
         SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, swiftStringStartsWith, nil,
         nil, nil)
     }
+    if result == SQLITE_OK {
+      result = sqlite3_create_function_v2(
+        handle, SwiftStringSQL.realFunction, 1,
+        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, exactReal, nil, nil, nil)
+    }
     if result != SQLITE_OK { throw SQLiteError(handle: handle, result: result, sql: nil) }
   }
 }
 
-/// Orders two UTF-8 texts as Swift's `String` `<` does, equal when Swift's `==` says so.
-///
-/// Text made only of scalars below U+0300 is already in NFC and has no combining marks, so
-/// its UTF-8 byte order is Swift's order; anything else is compared as Swift strings.
+/// Orders two UTF-8 texts by ``SwiftStringSQL/order(_:_:)``.
 private func swiftStringCollation(
   _ context: UnsafeMutableRawPointer?, _ leftCount: Int32, _ left: UnsafeRawPointer?,
   _ rightCount: Int32, _ right: UnsafeRawPointer?
 ) -> Int32 {
   let leftBytes = UnsafeRawBufferPointer(start: left, count: Int(max(leftCount, 0)))
   let rightBytes = UnsafeRawBufferPointer(start: right, count: Int(max(rightCount, 0)))
-  if isBelowCombiningMarks(leftBytes) && isBelowCombiningMarks(rightBytes) {
-    let common = min(leftBytes.count, rightBytes.count)
-    if common > 0, let left, let right {
-      let order = memcmp(left, right, common)
-      if order != 0 { return order < 0 ? -1 : 1 }
+  return Int32(SwiftStringSQL.order(utf8: leftBytes, utf8: rightBytes))
+}
+
+extension SwiftStringSQL {
+  /// The store's total order on text: `-1`, `0` or `1` as `left` sorts before, equal to or after
+  /// `right`.
+  ///
+  /// Two texts are equal exactly when Swift's `==` says so (canonical equivalence); otherwise they
+  /// are ordered by the Unicode scalar values of their NFC forms. Swift's own `<` means the same
+  /// order, but on some mixes of composed and decomposed text it says neither `a < b` nor `b < a`
+  /// for unequal texts; an index needs a total order, so the store uses this one everywhere (SQL
+  /// collation, range predicates and sorts in SQL and in memory).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// SwiftStringSQL.order("e\u{301}", "\u{E9}")   // 0: canonically equivalent
+  /// SwiftStringSQL.order("e\u{301}", "\u{E9}a")  // -1
+  /// ```
+  public static func order(_ left: String, _ right: String) -> Int {
+    var left = left
+    var right = right
+    return left.withUTF8 { leftBytes in
+      right.withUTF8 { rightBytes in
+        order(utf8: UnsafeRawBufferPointer(leftBytes), utf8: UnsafeRawBufferPointer(rightBytes))
+      }
     }
-    return leftBytes.count == rightBytes.count ? 0 : (leftBytes.count < rightBytes.count ? -1 : 1)
   }
-  let leftString = String(decoding: leftBytes, as: UTF8.self)
-  let rightString = String(decoding: rightBytes, as: UTF8.self)
-  if leftString == rightString { return 0 }
-  return leftString < rightString ? -1 : 1
+
+  /// ``order(_:_:)`` for two UTF-8 byte sequences.
+  static func order(utf8 left: UnsafeRawBufferPointer, utf8 right: UnsafeRawBufferPointer) -> Int {
+    // Text made only of scalars below U+0300 is its own NFC form and has no combining marks, so
+    // its UTF-8 byte order is its scalar order.
+    if isBelowCombiningMarks(left) && isBelowCombiningMarks(right) {
+      return byteOrder(left, right)
+    }
+    let leftNFC = Array(
+      String(decoding: left, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
+    let rightNFC = Array(
+      String(decoding: right, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
+    return leftNFC.withUnsafeBytes { leftBytes in
+      rightNFC.withUnsafeBytes { rightBytes in byteOrder(leftBytes, rightBytes) }
+    }
+  }
+}
+
+/// The lexicographic order of two byte sequences (UTF-8 byte order is scalar order).
+private func byteOrder(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+  let common = min(left.count, right.count)
+  if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+    let order = memcmp(leftBase, rightBase, common)
+    if order != 0 { return order < 0 ? -1 : 1 }
+  }
+  return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
 }
 
 /// Whether every byte is below 0xCC, the UTF-8 lead byte of U+0300 (the first combining mark).
 private func isBelowCombiningMarks(_ bytes: UnsafeRawBufferPointer) -> Bool {
   for byte in bytes where byte >= 0xCC { return false }
   return true
+}
+
+/// `kura_real(value)`: see ``SwiftStringSQL/realFunction``.
+private func exactReal(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  guard let argument = arguments?[0] else { return sqlite3_result_null(context) }
+  switch sqlite3_value_type(argument) {
+  case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_result_value(context, argument)
+  case SQLITE_BLOB:
+    let count = Int(sqlite3_value_bytes(argument))
+    guard count == 8, let bytes = sqlite3_value_blob(argument),
+      let value = Double(exactSQLiteBlob: Data(bytes: bytes, count: count)), !value.isNaN
+    else { return sqlite3_result_null(context) }
+    sqlite3_result_double(context, value)
+  default: sqlite3_result_null(context)
+  }
 }
 
 /// The text of a function argument, or `nil` for NULL.

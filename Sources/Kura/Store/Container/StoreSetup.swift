@@ -21,7 +21,7 @@ struct StoreSetup {
   var migration: MigrationOptions? = nil
 
   /// The format of Kura's metadata tables.
-  static let storeFormat = 1
+  static let storeFormat = 2
   /// The schema version recorded for new stores (migrations will raise it).
   static let schemaVersion = 1
 
@@ -47,6 +47,7 @@ struct StoreSetup {
             "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
               + "('schemaVersion', ?)",
             [.text(String(Self.storeFormat)), .text(String(Self.schemaVersion))])
+          try StoreFormatUpgrade.upgradeIfNeeded(db, url: url)
           let migrator = StoreMigrator(url: url, graph: graph, options: migration)
           let migrated = try migrator.migrate(db, schemas: schemas)
           for schema in schemas { try prepare(schema, in: db) }

@@ -36,11 +36,19 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
       .fragment(.boolean("(", .fragment(element), .text(collate + " IN ("), .fragment(list), "))"))
     switch (bound.isEmpty, containsNil) {
     case (true, false): return .boolean(.text(dialect.booleanLiteral(false)))
-    case (true, true): return .boolean("(", .fragment(element), " IS NULL)")
-    case (false, true): return .boolean("(", membership, " OR ", .fragment(element), " IS NULL)")
+    case (true, true): return .boolean("(", .fragment(element.nilTestFragment), " IS NULL)")
+    case (false, true):
+      // NaN (NULL through `kura_real`) is in no list: `coalesce(…, 0)` says so.
+      let member: SQLFragment.Part =
+        element.nullMayBeNaN
+        ? .fragment(.boolean("coalesce(", membership, .text(", \(dialect.booleanLiteral(false)))")))
+        : membership
+      return .boolean("(", member, " OR ", .fragment(element.nilTestFragment), " IS NULL)")
     case (false, false):
       // A NULL (nil or NaN) is in no list: IN gives NULL, Swift gives false.
-      guard type.isOptional || element.mayBeNaN else { return .boolean(membership) }
+      guard type.isOptional || element.mayBeNaN || element.nullMayBeNaN else {
+        return .boolean(membership)
+      }
       return .boolean("coalesce(", membership, .text(", \(dialect.booleanLiteral(false)))"))
     }
   }
