@@ -41,9 +41,55 @@ enum StoreFormatUpgrade {
             + "WHERE typeof(\(name)) IN ('real', 'integer')")
       }
     }
-    try db.execute("REINDEX \(SwiftStringSQL.collation)")
+    try reindexText(db, url: url, file: file)
     try db.run(
       "UPDATE kura_metadata SET value = ? WHERE key = 'storeFormat'",
       [.text(String(StoreSetup.storeFormat))])
+  }
+
+  /// Rebuilds every index that uses `kura_unicode`. A unique index whose rows format 1 let in
+  /// although Swift's `==` calls them equal (canonically equivalent text) can't be rebuilt: the
+  /// upgrade is refused, naming the values, and the transaction leaves the store as it was.
+  private static func reindexText(_ db: Connection, url: URL?, file: String) throws {
+    let indexes = try db.query(
+      "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql LIKE ?",
+      [.text("%" + SwiftStringSQL.collation + "%")]
+    ) { ($0.string(at: 0), $0.string(at: 1)) }
+    for (index, table) in indexes {
+      do {
+        try db.execute("REINDEX \(quoteIdentifier(index))")
+      } catch let error as SQLiteError where error.code == .constraint {
+        let columns = try db.query("SELECT name FROM pragma_index_info(?)", [.text(index)]) {
+          $0.string(at: 0)
+        }
+        let grouped = columns.map { quoteIdentifier($0) + " COLLATE " + SwiftStringSQL.collation }
+        let equal =
+          try db.queryFirst(
+            "SELECT \(columns.map(quoteIdentifier).joined(separator: " || ', ' || ")) FROM "
+              + "\(quoteIdentifier(table)) GROUP BY \(grouped.joined(separator: ", ")) "
+              + "HAVING count(*) > 1 LIMIT 1"
+          ) { $0.string(at: 0) } ?? ""
+        let model =
+          try db.queryFirst(
+            "SELECT model FROM kura_models WHERE table_name = ?", [.text(table)]
+          ) { $0.string(at: 0) } ?? table
+        let names = columns.joined(separator: "`, `")
+        throw StoreError(
+          .migrationRefused, model: model, url: url, underlying: error,
+          message:
+            "Can't upgrade store \(file) to format \(StoreSetup.storeFormat): `\(model)` has rows "
+            + "whose unique `\(names)` are equal by Swift's `==` (such as `\(escaped(equal))`), "
+            + "which format 1 let in. Nothing was changed; open it with the previous version and "
+            + "rename or delete one of them.")
+      }
+    }
+  }
+
+  /// `text` with every scalar outside ASCII written as `\u{…}`, so equivalent forms differ.
+  private static func escaped(_ text: String) -> String {
+    text.unicodeScalars.map { scalar in
+      scalar.isASCII
+        ? String(scalar) : "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+    }.joined()
   }
 }
