@@ -28,7 +28,7 @@ public enum SwiftStringSQL {
   /// NULL.
   public static let startsWithFunction = "kura_starts_with"
   /// `kura_real(value)`: the number a `Double` column holds, for comparing in SQL. A REAL or
-  /// INTEGER is itself; the exact BLOB of `-0.0` (``Swift/Double/exactSQLiteBlob``) is `0.0`
+  /// INTEGER is itself; the exact BLOB of `-0.0` (`Double.exactSQLiteBlob`) is `0.0`
   /// (equal in Swift too); NaN, which SQL has no value for, and NULL are NULL.
   public static let realFunction = "kura_real"
 }

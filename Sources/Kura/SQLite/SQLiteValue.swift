@@ -7,7 +7,7 @@ import Foundation
 /// | Swift | SQLite | notes |
 /// |---|---|---|
 /// | `Int64`, `Int` and the fixed-width integers | INTEGER | `UInt64` above `Int64.max` is refused |
-/// | `Double`, `Float` | REAL | NaN and `-0.0`, which a REAL can't hold, are an 8-byte BLOB (``Swift/Double/exactSQLiteBlob``) |
+/// | `Double`, `Float` | REAL | NaN and `-0.0`, which a REAL can't hold, are an 8-byte BLOB (`Double.exactSQLiteBlob`) |
 /// | `String` | TEXT | UTF-8; the empty string stays an empty string |
 /// | `Data` | BLOB | NUL bytes kept; empty `Data` stays an empty blob |
 /// | `Bool` | INTEGER | `0` or `1` |

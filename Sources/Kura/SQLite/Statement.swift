@@ -90,7 +90,7 @@ public final class Statement {
 
   /// Binds a `Double` so that it reads back bit for bit with ``exactDouble(at:)``: as REAL,
   /// except NaN and `-0.0` (which a REAL loses), stored as their exact encoding (see
-  /// ``Swift/Double/exactSQLiteBlob``).
+  /// `Double.exactSQLiteBlob`).
   @inline(__always)
   func bindExact(_ value: Double, at index: Int) throws {
     if let blob = value.exactSQLiteBlob {
