@@ -243,6 +243,33 @@ struct ExactQueryTests {
     #expect(try table.ids(nested) == [1])
   }
 
+  @Test func unsavedModelsWithTheSameUniqueValueAreSeenAsTheSaveStoresThem() throws {
+    // Before: two unsaved inserts with one unique name counted 2 before the save, 1 after.
+    let folder = TemporaryDirectory()
+    let context = ModelContext(try container(folder))
+    try context.insert(Reading(id: 1, name: "stored", value: 1))
+    try context.save()
+    try context.insert(Reading(id: 2, name: "Jos\u{E9}", value: 2))
+    try context.insert(Reading(id: 3, name: "Jose\u{301}", value: 3))
+    try context.insert(Reading(id: 4, name: "stored", value: 4))
+    try context.insert(Reading(id: 5, name: "other", value: 5))
+    let all = FetchDescriptor<Reading>()
+    let high = FetchDescriptor<Reading>(predicate: #Predicate { $0.value >= 3 })
+    let before = (
+      count: try context.fetchCount(all), values: try context.fetch(all).map(\.value).sorted(),
+      high: try context.fetchCount(high)
+    )
+    try context.save()
+    let after = (
+      count: try context.fetchCount(all), values: try context.fetch(all).map(\.value).sorted(),
+      high: try context.fetchCount(high)
+    )
+    #expect(before.count == after.count)
+    #expect(before.values == after.values)
+    #expect(before.high == after.high)
+    #expect(after.values == [3, 4, 5])
+  }
+
   @Test func sqlInErrorsIsShortened() throws {
     let error = SQLiteError(
       code: .error, extendedCode: 1, message: "too big",
