@@ -97,19 +97,51 @@ extension SwiftStringSQL {
 
   /// ``order(_:_:)`` for two UTF-8 byte sequences.
   static func order(utf8 left: UnsafeRawBufferPointer, utf8 right: UnsafeRawBufferPointer) -> Int {
-    // Text made only of scalars below U+0300 is its own NFC form and has no combining marks, so
-    // its UTF-8 byte order is its scalar order.
-    if isBelowCombiningMarks(left) && isBelowCombiningMarks(right) {
+    // Text already in NFC (recognised for the common scripts) is its own NFC form, and UTF-8
+    // byte order is scalar order.
+    if isKnownNFC(left) && isKnownNFC(right) {
       return byteOrder(left, right)
     }
-    let leftNFC = Array(
-      String(decoding: left, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
-    let rightNFC = Array(
-      String(decoding: right, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
+    let leftNFC = nfcUTF8(String(decoding: left, as: UTF8.self))
+    let rightNFC = nfcUTF8(String(decoding: right, as: UTF8.self))
     return leftNFC.withUnsafeBytes { leftBytes in
       rightNFC.withUnsafeBytes { rightBytes in byteOrder(leftBytes, rightBytes) }
     }
   }
+}
+
+/// The UTF-8 bytes of `text`'s NFC form.
+///
+/// Foundation's `precomposedStringWithCanonicalMapping` on Linux leaves a Hangul LV syllable and
+/// a trailing jamo apart (`"\u{AC00}\u{11A8}"`), though Swift's `==` calls them `"\u{AC01}"`; the
+/// Hangul compositions (Unicode 3.12) are applied afterwards.
+func nfcUTF8(_ text: String) -> [UInt8] {
+  let composed = text.precomposedStringWithCanonicalMapping
+  var scalars: [Unicode.Scalar] = []
+  scalars.reserveCapacity(composed.unicodeScalars.count)
+  for scalar in composed.unicodeScalars {
+    if let last = scalars.last {
+      let value = scalar.value
+      let lastValue = last.value
+      if (0x1100...0x1112).contains(lastValue), (0x1161...0x1175).contains(value),
+        let syllable = Unicode.Scalar(0xAC00 + ((lastValue - 0x1100) * 21 + value - 0x1161) * 28)
+      {
+        scalars[scalars.count - 1] = syllable
+        continue
+      }
+      if (0xAC00...0xD7A3).contains(lastValue), (lastValue - 0xAC00) % 28 == 0,
+        (0x11A8...0x11C2).contains(value), let syllable = Unicode.Scalar(lastValue + value - 0x11A7)
+      {
+        scalars[scalars.count - 1] = syllable
+        continue
+      }
+    }
+    scalars.append(scalar)
+  }
+  var bytes: [UInt8] = []
+  bytes.reserveCapacity(composed.utf8.count)
+  for scalar in scalars { bytes.append(contentsOf: String(scalar).utf8) }
+  return bytes
 }
 
 /// The lexicographic order of two byte sequences (UTF-8 byte order is scalar order).
@@ -122,9 +154,42 @@ private func byteOrder(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferP
   return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
 }
 
-/// Whether every byte is below 0xCC, the UTF-8 lead byte of U+0300 (the first combining mark).
-private func isBelowCombiningMarks(_ bytes: UnsafeRawBufferPointer) -> Bool {
-  for byte in bytes where byte >= 0xCC { return false }
+/// Whether the UTF-8 text is certainly in NFC: every scalar is below U+0300 (Latin, where no
+/// scalar decomposes or combines) or in a block whose scalars neither decompose nor combine with
+/// their neighbours (CJK ideographs and punctuation, kana except the combining sound marks, Hangul
+/// syllables, fullwidth forms, emoji). Anything else is normalized before comparing.
+private func isKnownNFC(_ bytes: UnsafeRawBufferPointer) -> Bool {
+  var index = 0
+  let count = bytes.count
+  while index < count {
+    let lead = bytes[index]
+    if lead < 0xCC {
+      // ASCII, a continuation byte of this scan's own sequences, or a scalar below U+0300.
+      index += lead < 0x80 ? 1 : 2
+      continue
+    }
+    if lead >= 0xE0 && lead < 0xF0 && index + 2 < count {
+      let scalar =
+        UInt32(lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6
+        | UInt32(bytes[index + 2] & 0x3F)
+      switch scalar {
+      case 0x3000...0x3029, 0x3030...0x3096, 0x309B...0x30FF, 0x4E00...0x9FFF, 0xAC00...0xD7A3,
+        0xFF00...0xFFEF:
+        index += 3
+        continue
+      default: return false
+      }
+    }
+    if lead >= 0xF0 && lead < 0xF5 && index + 3 < count {
+      let scalar =
+        UInt32(lead & 0x07) << 18 | UInt32(bytes[index + 1] & 0x3F) << 12
+        | UInt32(bytes[index + 2] & 0x3F) << 6 | UInt32(bytes[index + 3] & 0x3F)
+      guard (0x1F000...0x1FAFF).contains(scalar) else { return false }
+      index += 4
+      continue
+    }
+    return false
+  }
   return true
 }
 

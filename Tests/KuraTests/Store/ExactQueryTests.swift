@@ -37,7 +37,12 @@ struct ExactQueryTests {
 
   @Test func textOrderIsTotalAndAgreesWithSwiftEquality() throws {
     // Swift's own `<` says neither "e\u{301}" < "\u{E9}a" nor the reverse, and they differ.
-    let pool = Array(Set(mixedNames.prefix(80))) + ["Jose\u{301}", "Jos\u{E9}", "z", "\u{1F1EF}"]
+    let pool =
+      Array(Set(mixedNames.prefix(80))) + [
+        "Jose\u{301}", "Jos\u{E9}", "z", "\u{1F1EF}", "\u{304C}", "\u{304B}\u{3099}", "\u{304B}",
+        "\u{AC00}", "\u{1100}\u{1161}", "\u{AC00}\u{11A8}", "\u{AC01}", "\u{FA10}", "\u{585A}",
+        "高速代金", "高速", "\u{2126}", "\u{3A9}",
+      ]
     for a in pool {
       for b in pool {
         let order = SwiftStringSQL.order(a, b)
@@ -50,6 +55,15 @@ struct ExactQueryTests {
       for b in sorted[index...] { #expect(SwiftStringSQL.order(a, b) <= 0) }
     }
     #expect(SwiftStringSQL.order("e\u{301}", "\u{E9}a") == -1)
+    // On text already in NFC, Swift's `<` is consistent and is the store's order.
+    let composed = pool.filter {
+      Array($0.utf8) == Array($0.precomposedStringWithCanonicalMapping.utf8)
+    }
+    for a in composed {
+      for b in composed where a != b {
+        #expect((SwiftStringSQL.order(a, b) < 0) == (a < b), "\(a) \(b)")
+      }
+    }
   }
 
   @Test func uniqueUpsertsOfMixedNormalizationsKeepTheIndexSound() throws {

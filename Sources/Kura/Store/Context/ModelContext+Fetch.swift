@@ -280,7 +280,7 @@ private struct UniqueKey: Hashable {
         var value = sqliteValue(for: raw, kind: column.kind), !value.isNull
       else { return nil }
       if case .text(let text) = value, column.valueType == String.self {
-        value = .text(text.precomposedStringWithCanonicalMapping)
+        value = .text(String(decoding: nfcUTF8(text), as: UTF8.self))
       }
       parts.append(value)
     }
