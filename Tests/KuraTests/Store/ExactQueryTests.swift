@@ -284,6 +284,20 @@ struct ExactQueryTests {
     #expect(after.values == [3, 4, 5])
   }
 
+  @Test func dumpShowsTheStoredDate() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("exact.sqlite")
+    do {
+      let context = ModelContext(try container(folder))
+      try context.insert(
+        Reading(id: 1, name: "a", date: Date(timeIntervalSince1970: 1_764_500_000.25)))
+      try context.save()
+    }
+    let dump = try StoreInspector(url: url).dump(model: "Reading")
+    let column = try #require(dump.columns.firstIndex(of: "date"))
+    #expect(dump.rows.first?[column] == .text("2025-11-30T10:53:20.250Z"))
+  }
+
   @Test func sqlInErrorsIsShortened() throws {
     let error = SQLiteError(
       code: .error, extendedCode: 1, message: "too big",
