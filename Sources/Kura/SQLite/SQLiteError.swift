@@ -65,7 +65,12 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
   /// "SQLite error 19 (constraint): NOT NULL constraint failed: trip.name — while executing `…`".
   public var description: String {
     var text = "SQLite error \(code.rawValue) (\(code.name)): \(message)"
-    if let sql { text += " — while executing `\(sql)`" }
+    if let sql {
+      // Quote at most a few hundred characters: generated SQL can be megabytes long.
+      let limit = 300
+      let quoted = sql.count > limit ? sql.prefix(limit) + "… (\(sql.utf8.count) bytes)" : sql
+      text += " — while executing `\(quoted)`"
+    }
     return text
   }
 

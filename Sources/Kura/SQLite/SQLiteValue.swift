@@ -7,11 +7,11 @@ import Foundation
 /// | Swift | SQLite | notes |
 /// |---|---|---|
 /// | `Int64`, `Int` and the fixed-width integers | INTEGER | `UInt64` above `Int64.max` is refused |
-/// | `Double`, `Float` | REAL | SQLite has no NaN: `Double.nan` is stored as NULL |
+/// | `Double`, `Float` | REAL | NaN and `-0.0`, which a REAL can't hold, are an 8-byte BLOB (`Double.exactSQLiteBlob`) |
 /// | `String` | TEXT | UTF-8; the empty string stays an empty string |
 /// | `Data` | BLOB | NUL bytes kept; empty `Data` stays an empty blob |
 /// | `Bool` | INTEGER | `0` or `1` |
-/// | `Date` | REAL | seconds since 1970-01-01 00:00:00 UTC (`timeIntervalSince1970`) |
+/// | `Date` | REAL | `timeIntervalSinceReferenceDate` (Date's own value, so it reads back bit for bit), stored as a `Double` |
 /// | `UUID` | TEXT | the 36-character uppercase `uuidString` |
 /// | `URL` | TEXT | `absoluteString` |
 /// | `nil` | NULL | |
@@ -99,15 +99,46 @@ extension Int: SQLiteValueConvertible {
 }
 
 extension Double: SQLiteValueConvertible {
-  /// This number as REAL (NaN as NULL).
-  public var sqliteValue: SQLiteValue { isNaN ? .null : .real(self) }
-  /// Reads a REAL or an INTEGER.
+  /// This number as REAL; NaN and `-0.0` as their exact 8-byte BLOB (``exactSQLiteBlob``).
+  public var sqliteValue: SQLiteValue { exactSQLiteBlob.map { .blob($0) } ?? .real(self) }
+  /// Reads a REAL, an INTEGER, or the exact BLOB of NaN or `-0.0`.
   public init?(sqliteValue: SQLiteValue) {
     switch sqliteValue {
     case .real(let value): self = value
     case .integer(let value): self = Double(value)
+    case .blob(let value):
+      guard let exact = Double(exactSQLiteBlob: value) else { return nil }
+      self = exact
     default: return nil
     }
+  }
+
+  /// The 8-byte BLOB that stores this number when a REAL can't: NaN (SQLite turns it into NULL)
+  /// and `-0.0` (SQLite stores it as the integer 0); `nil` for every other number, stored as REAL.
+  ///
+  /// The bytes are the IEEE 754 bit pattern, most significant byte first.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// (-0.0).exactSQLiteBlob   // Data([0x80, 0, 0, 0, 0, 0, 0, 0])
+  /// 1.5.exactSQLiteBlob      // nil
+  /// ```
+  public var exactSQLiteBlob: Data? {
+    guard isNaN || (self == 0 && sign == .minus) else { return nil }
+    return withUnsafeBytes(of: bitPattern.bigEndian) { Data($0) }
+  }
+
+  /// Reads the exact BLOB of ``exactSQLiteBlob``; `nil` for any other BLOB.
+  ///
+  /// For example: `Double(exactSQLiteBlob: Data([0x80, 0, 0, 0, 0, 0, 0, 0]))` is `-0.0`.
+  public init?(exactSQLiteBlob data: Data) {
+    guard data.count == 8 else { return nil }
+    var bits: UInt64 = 0
+    for byte in data { bits = bits << 8 | UInt64(byte) }
+    let value = Double(bitPattern: bits)
+    guard value.exactSQLiteBlob != nil else { return nil }
+    self = value
   }
 }
 
@@ -145,12 +176,12 @@ extension Bool: SQLiteValueConvertible {
 }
 
 extension Date: SQLiteValueConvertible {
-  /// Seconds since 1970-01-01 UTC as REAL.
-  public var sqliteValue: SQLiteValue { .real(timeIntervalSince1970) }
-  /// Reads seconds since 1970 (REAL or INTEGER).
+  /// `timeIntervalSinceReferenceDate` stored as a `Double` (REAL, or its exact BLOB).
+  public var sqliteValue: SQLiteValue { timeIntervalSinceReferenceDate.sqliteValue }
+  /// Reads seconds since 2001-01-01 UTC (REAL, INTEGER or the exact BLOB of a `Double`).
   public init?(sqliteValue: SQLiteValue) {
     guard let seconds = Double(sqliteValue: sqliteValue) else { return nil }
-    self = Date(timeIntervalSince1970: seconds)
+    self = Date(timeIntervalSinceReferenceDate: seconds)
   }
 }
 

@@ -108,6 +108,18 @@ public final class Statement {
     try check(sqlite3_bind_double(handle, Int32(index), value))
   }
 
+  /// Binds a `Double` so that it reads back bit for bit with ``exactDouble(at:)``: as REAL,
+  /// except NaN and `-0.0` (which a REAL loses), stored as their exact encoding (see
+  /// `Double.exactSQLiteBlob`).
+  @inline(__always)
+  func bindExact(_ value: Double, at index: Int) throws {
+    if let blob = value.exactSQLiteBlob {
+      try bind(blob, at: index)
+    } else {
+      try check(sqlite3_bind_double(handle, Int32(index), value))
+    }
+  }
+
   /// Binds text to parameter `index` (from 1), handing SQLite the string's own UTF-8 storage
   /// (SQLite makes the one copy it needs; no intermediate C string is built).
   ///
@@ -290,6 +302,16 @@ public final class Statement {
   /// - Returns: The value.
   @inline(__always)
   public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+
+  /// Column `index` (from 0) as a `Double` written by ``bindExact(_:at:)``, bit for bit (NULL
+  /// reads as 0).
+  @inline(__always)
+  func exactDouble(at index: Int) -> Double {
+    if sqlite3_column_type(handle, Int32(index)) == SQLITE_BLOB {
+      return Double(exactSQLiteBlob: data(at: index)) ?? 0
+    }
+    return sqlite3_column_double(handle, Int32(index))
+  }
 
   /// Column `index` (from 0) as text (NULL reads as the empty string).
   ///

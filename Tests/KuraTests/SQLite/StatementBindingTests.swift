@@ -35,9 +35,34 @@ struct StatementBindingTests {
   }
 
   @Test func nanIsStoredAsNull() throws {
-    // SQLite has no NaN: binding one stores NULL (documented on SQLiteValue).
+    // SQLite has no NaN: binding a REAL NaN stores NULL (documented on SQLiteValue).
     #expect(try roundTrip(.real(.nan)) == .null)
-    #expect(Double.nan.sqliteValue == .null)
+  }
+
+  @Test func everyDoubleRoundTripsBitForBit() throws {
+    // NaN (with its payload), -0.0 and the infinities read back with the same bits; a REAL
+    // alone turns NaN into NULL and -0.0 into 0.
+    let values: [Double] = [
+      .nan, -.nan, Double(nan: 0x1234, signaling: false), -0.0, 0.0, .infinity, -.infinity,
+      .leastNonzeroMagnitude, -.greatestFiniteMagnitude, 0.1, 1e300,
+    ]
+    for value in values {
+      let back = try #require(Double(sqliteValue: roundTrip(value.sqliteValue)))
+      #expect(back.bitPattern == value.bitPattern, "\(value)")
+    }
+    #expect(Double.nan.sqliteValue == .blob(Data([0x7f, 0xf8, 0, 0, 0, 0, 0, 0])))
+  }
+
+  @Test func everyDateRoundTripsBitForBit() throws {
+    var random = SeededGenerator(seed: 7)
+    for _ in 0..<100 {
+      let seconds = Double.random(in: -4e9...4e9, using: &random)
+      let date = Date(timeIntervalSinceReferenceDate: seconds)
+      let back = try #require(Date(sqliteValue: roundTrip(date.sqliteValue)))
+      #expect(
+        back.timeIntervalSinceReferenceDate.bitPattern
+          == date.timeIntervalSinceReferenceDate.bitPattern)
+    }
   }
 
   @Test func typedBindsKeepEmptyStringsAndBlobsDistinctFromNull() throws {
@@ -58,7 +83,7 @@ struct StatementBindingTests {
     let url = try #require(URL(string: "https://example.com/a%20b?q=1"))
     #expect(true.sqliteValue == .integer(1))
     #expect(false.sqliteValue == .integer(0))
-    #expect(date.sqliteValue == .real(1_764_500_000.25))
+    #expect(date.sqliteValue == .real(1_764_500_000.25 - 978_307_200))
     #expect(id.sqliteValue == .text("3F4D8393-8D86-4C81-AFB9-1854A5E38BDC"))
     #expect(url.sqliteValue == .text("https://example.com/a%20b?q=1"))
     #expect(try Bool(sqliteValue: roundTrip(true.sqliteValue)) == true)

@@ -122,13 +122,13 @@ struct ModelContextChangesTests {
     let container = try ModelContainer(for: Everything.self, configurations: .inMemory)
     let context = ModelContext(container)
     var broken = Everything()
-    broken.double = .nan  // NaN is stored as NULL, which the NOT NULL column refuses.
+    broken.uint64 = .max  // Above the largest integer SQLite stores: the save refuses it.
     try context.insert(broken)
     #expect {
       try context.save()
     } throws: { error in
       let error = try #require(error as? StoreError)
-      return error.code == .sqlite && error.underlying?.code == .constraint
+      return error.code == .encodingFailed
     }
     #expect(context.hasChanges)
     context.rollback()

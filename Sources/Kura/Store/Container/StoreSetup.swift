@@ -21,7 +21,7 @@ struct StoreSetup {
   var migration: MigrationOptions? = nil
 
   /// The format of Kura's metadata tables.
-  static let storeFormat = 1
+  static let storeFormat = 2
   /// The schema version recorded for new stores (migrations will raise it).
   static let schemaVersion = 1
 
@@ -73,6 +73,8 @@ struct StoreSetup {
   /// Brings a store written in an earlier format of Kura's metadata to ``storeFormat``, inside
   /// the setup transaction (the one place that upgrades formats).
   private func upgradeFormat(from format: Int, in db: Connection) throws {
+    // Format 1 → 2: dates re-encoded, text indexes rebuilt under the total order.
+    if format == 1 { try StoreFormatUpgrade.upgradeIfNeeded(db, url: url) }
     try db.run(
       "UPDATE kura_metadata SET value = ? WHERE key = 'storeFormat'",
       [.text(String(Self.storeFormat))])

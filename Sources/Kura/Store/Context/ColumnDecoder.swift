@@ -21,8 +21,8 @@ struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
   func decodeNil() -> Bool { statement.isNull(at: index) }
   func decode(_ type: Bool.Type) throws -> Bool { statement.int64(at: index) != 0 }
   func decode(_ type: String.Type) throws -> String { statement.string(at: index) }
-  func decode(_ type: Double.Type) throws -> Double { statement.double(at: index) }
-  func decode(_ type: Float.Type) throws -> Float { Float(statement.double(at: index)) }
+  func decode(_ type: Double.Type) throws -> Double { statement.exactDouble(at: index) }
+  func decode(_ type: Float.Type) throws -> Float { Float(statement.exactDouble(at: index)) }
   func decode(_ type: Int.Type) throws -> Int { try decoder.integer(Int.self, at: index) }
   func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(Int8.self, at: index) }
   func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(Int16.self, at: index) }

@@ -76,6 +76,7 @@ extension ModelContext {
       }
     }
     var models: [Model] = []
+    let view = try pending.map { try pendingView($0, schema: schema) }
     let sql = plan.sql(schema, paging: false, ordering: !plan.sortInMemory)
     try read(schema) { db in
       let statement = try db.cachedStatement(sql)
@@ -84,14 +85,14 @@ extension ModelContext {
       let decoder = rowDecoder(schema, statement)
       while try statement.step() {
         let model = try decoder.decode(Model.self)
-        if let pending, pending.contains(model.id) { continue }
+        if let view, view.replaced.contains(model.id) { continue }
         if let residual = plan.residual, try !residual(model) { continue }
         models.append(model)
       }
     }
     var needsSort = plan.sortInMemory
-    if let pending {
-      for model in pending.upsertedModels {
+    if let view {
+      for model in view.models {
         if let predicate = plan.predicate, try !predicate(model) { continue }
         models.append(model)
         needsSort = true
@@ -155,6 +156,135 @@ extension ModelContext {
         }
       }
     }
+  }
+}
+
+extension ModelContext {
+  /// The unsaved models of a type as the save will store them, and the ids of the stored rows the
+  /// save replaces or deletes.
+  ///
+  /// The save replays the log in order, and an upsert whose unique values equal (by Swift's `==`)
+  /// those of a stored row or of an earlier unsaved model updates that row instead of adding one.
+  /// The view replays the log the same way, so `fetch` and `fetchCount` count what the save will
+  /// store. (A model merged into another row keeps its own id until it is saved.)
+  func pendingView<Model: PersistentModel>(_ pending: PendingChanges<Model>, schema: ModelSchema)
+    throws -> (models: [Model], replaced: Set<Model.ID>)
+  {
+    guard !schema.uniqueConstraints.isEmpty else {
+      var replaced: Set<Model.ID> = []
+      pending.forEachChange { change in
+        switch change {
+        case .upsert(let model): replaced.insert(model.id)
+        case .delete(let id): replaced.insert(id)
+        }
+      }
+      return (pending.upsertedModels, replaced)
+    }
+    // The rows the replay touched, by the id of the row that holds them (nil once deleted), in
+    // the order they were first touched; and, per unique constraint, the row holding each value.
+    var rows: [Model.ID: Model?] = [:]
+    var order: [Model.ID] = []
+    var holders: [[UniqueKey: Model.ID]] = Array(
+      repeating: [:], count: schema.uniqueConstraints.count)
+    func store(_ model: Model?, in row: Model.ID) {
+      if rows[row] == nil { order.append(row) }
+      if let old = rows[row] ?? nil {
+        for (number, columns) in schema.uniqueConstraints.enumerated() {
+          if let key = UniqueKey(old, columns, schema), holders[number][key] == row {
+            holders[number][key] = nil
+          }
+        }
+      }
+      rows[row] = .some(model)
+      guard let model else { return }
+      for (number, columns) in schema.uniqueConstraints.enumerated() {
+        if let key = UniqueKey(model, columns, schema) { holders[number][key] = row }
+      }
+    }
+    try pending.forEachChange { change in
+      switch change {
+      case .delete(let id):
+        store(nil, in: id)
+      case .upsert(let model):
+        if rows[model.id] != nil {
+          store(model, in: model.id)
+          return
+        }
+        for (number, columns) in schema.uniqueConstraints.enumerated() {
+          guard let key = UniqueKey(model, columns, schema) else { continue }
+          if let holder = holders[number][key] {
+            store(model, in: holder)
+            return
+          }
+        }
+        if let stored = try storedRow(holding: model, schema: schema), stored != model.id {
+          store(model, in: stored)
+        } else {
+          store(model, in: model.id)
+        }
+      }
+    }
+    let models = order.compactMap { rows[$0] ?? nil }
+    return (models, Set(order))
+  }
+
+  /// The id of the stored row whose unique values equal `model`'s (the row an upsert of `model`
+  /// would update), or `nil`.
+  private func storedRow<Model: PersistentModel>(holding model: Model, schema: ModelSchema)
+    throws -> Model.ID?
+  {
+    if let key = schema.keyValue(model.id) {
+      let exists = try read(schema) { db in
+        try db.queryFirst(
+          "SELECT 1 FROM \(schema.quotedTable) WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?",
+          [key]
+        ) { _ in true }
+      }
+      if exists == true { return model.id }
+    }
+    for columns in schema.uniqueConstraints {
+      var conditions: [String] = []
+      var values: [SQLiteValue] = []
+      for index in columns {
+        let column = schema.columns[index]
+        guard let raw = model[keyPath: column.keyPath],
+          let value = sqliteValue(for: raw, kind: column.kind), !value.isNull
+        else { break }
+        conditions.append(StoreSQL.indexedColumns(schema, [index]) + " = ?")
+        values.append(value)
+      }
+      guard values.count == columns.count else { continue }
+      let sql = StoreSQL.select(schema) + " WHERE " + conditions.joined(separator: " AND ")
+      let found: Model? = try read(schema) { db in
+        let statement = try db.prepare(sql)
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        return try RowDecoder(schema: schema, statement: statement).decode(Model.self)
+      }
+      if let found { return found.id }
+    }
+    return nil
+  }
+}
+
+/// The values of one unique constraint of a model, compared as the store's unique index compares
+/// them (text by Swift's `==`); `nil` when one is NULL (NULLs never conflict).
+private struct UniqueKey: Hashable {
+  var parts: [SQLiteValue]
+
+  init?<Model>(_ model: Model, _ columns: [Int], _ schema: ModelSchema) {
+    var parts: [SQLiteValue] = []
+    for index in columns {
+      let column = schema.columns[index]
+      guard let raw = model[keyPath: column.keyPath],
+        var value = sqliteValue(for: raw, kind: column.kind), !value.isNull
+      else { return nil }
+      if case .text(let text) = value, column.valueType == String.self {
+        value = .text(String(decoding: nfcUTF8(text), as: UTF8.self))
+      }
+      parts.append(value)
+    }
+    self.parts = parts
   }
 }
 

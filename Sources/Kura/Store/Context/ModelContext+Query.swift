@@ -121,7 +121,7 @@ extension ModelContext {
     if !sortBy.isEmpty {
       plan.areInIncreasingOrder = { lhs, rhs in
         for descriptor in sortBy {
-          switch descriptor.compare(lhs, rhs) {
+          switch descriptor.kuraCompare(lhs, rhs) {
           case .orderedAscending: return true
           case .orderedDescending: return false
           case .orderedSame: continue

@@ -101,6 +101,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     return (upserted, deleted)
   }
 
+  /// Calls `body` with each logged change, in order.
+  func forEachChange(_ body: (Change) throws -> Void) rethrows {
+    for position in entries.indices { try body(change(at: position)) }
+  }
+
   /// Whether the log deletes any id.
   var hasDeletions: Bool { !deletedIDs.isEmpty }
 

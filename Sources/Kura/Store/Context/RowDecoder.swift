@@ -107,7 +107,8 @@ final class RowDecoder: Decoder {
     switch kinds[index] {
     case .date:
       if T.self == Date.self {
-        return unsafeBitCast(Date(timeIntervalSince1970: statement.double(at: index)), to: T.self)
+        return unsafeBitCast(
+          Date(timeIntervalSinceReferenceDate: statement.exactDouble(at: index)), to: T.self)
       }
     case .uuid:
       if T.self == UUID.self {
@@ -213,7 +214,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     try decoderReference._withUnsafeGuaranteedRef { decoder in
       let index = try decoder.columnIndex(for: key)
       if decoder.isNull(at: index) { throw decoder.nullFailure(at: index) }
-      return decoder.statement.double(at: index)
+      return decoder.statement.exactDouble(at: index)
     }
   }
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
@@ -284,7 +285,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
     try decoderReference._withUnsafeGuaranteedRef { decoder in
       let index = try decoder.columnIndex(for: key)
-      return decoder.statement.isNull(at: index) ? nil : decoder.statement.double(at: index)
+      return decoder.statement.isNull(at: index) ? nil : decoder.statement.exactDouble(at: index)
     }
   }
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {

@@ -105,8 +105,8 @@ final class RowEncoder: Encoder {
     switch kind {
     case .date:
       if T.self == Date.self {
-        return try statement.bind(
-          unsafeBitCast(value, to: Date.self).timeIntervalSince1970, at: parameter)
+        return try statement.bindExact(
+          unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: parameter)
       }
     case .uuid:
       if let uuid = reinterpret(value, as: UUID.self) {
@@ -170,13 +170,8 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   }
   mutating func encode(_ value: Double, forKey key: Key) throws {
     try encoderReference._withUnsafeGuaranteedRef { encoder in
-      // SQLite has no NaN: it is stored as NULL (see `SQLiteValue`).
-      let parameter = try encoder.columnIndex(for: key) + 1
-      if value.isNaN {
-        try encoder.statement.bindNull(at: parameter)
-      } else {
-        try encoder.statement.bind(value, at: parameter)
-      }
+      // NaN and -0.0, which a REAL can't hold, are stored exactly (see `SQLiteValue`).
+      try encoder.statement.bindExact(value, at: try encoder.columnIndex(for: key) + 1)
     }
   }
   mutating func encode(_ value: Float, forKey key: Key) throws {

@@ -111,7 +111,7 @@ extension StoreInspector {
   static func isoDate(_ seconds: Double) -> String {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    return formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
   }
 }
 

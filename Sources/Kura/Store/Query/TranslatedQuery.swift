@@ -64,7 +64,7 @@ struct TranslatedQuery<Model: PersistentModel> {
   func finish(_ models: [Model]) throws -> [Model] {
     var result = models
     if let residual { result = try result.filter { try residual.evaluate($0) } }
-    if sortsInMemory { result.sort(using: sortDescriptors) }
+    if sortsInMemory { result = result.kuraSorted(using: sortDescriptors) }
     if !limitsInSQL {
       if let offset { result = Array(result.dropFirst(offset)) }
       if let limit { result = Array(result.prefix(limit)) }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The value stored in a column of kind `kind` for a Swift value, with the mappings of
-/// ``SQLiteValue`` (Bool INTEGER 0/1, Date REAL seconds since 1970, UUID uppercase TEXT, URL TEXT
+/// ``SQLiteValue`` (Bool INTEGER 0/1, Date its `timeIntervalSinceReferenceDate` as a `Double`, UUID uppercase TEXT, URL TEXT
 /// `absoluteString`, `RawRepresentable` enums their raw value, other `Codable` values JSON TEXT).
 /// Both rows and the values bound in translated predicates go through here, so they always agree.
 ///
@@ -34,7 +34,7 @@ func sqliteValue(for value: Any, kind: ColumnKind) -> SQLiteValue? {
   case .bool:
     return (value as? Bool).map { .integer($0 ? 1 : 0) }
   case .date:
-    return (value as? Date).map { .real($0.timeIntervalSince1970) }
+    return (value as? Date).map { $0.timeIntervalSinceReferenceDate.sqliteValue }
   case .uuid:
     return (value as? UUID).map { .text($0.uuidString) }
   case .url:

@@ -15,6 +15,11 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
     case .multiply: symbol = "*"
     }
     try checkArithmetic(left.type, symbol)
+    if Output.self == UInt64.self || Output.self == UInt.self {
+      // Swift's results run up to UInt64.max; SQLite's integers stop at Int64.max and turn into
+      // rounded REALs above it.
+      throw TranslationFailure("`\(symbol)` on `\(Output.self)` values runs in memory")
+    }
     return .combined(
       ["(", .fragment(left), .text(" \(symbol) "), .fragment(right), ")"], type: left.type,
       mayBeNaN: left.type.scalar.isFloatingPoint)

@@ -18,6 +18,18 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable {
     guard optional.type.isOptional, optional.type.scalar != .opaque else {
       throw TranslationFailure("`??` on a value stored as JSON runs in memory")
     }
+    if optional.nullMayBeNaN {
+      // Coalesce the raw column (NULL only for nil), then read the number (NaN as NULL).
+      guard optional.nullTest != nil, !fallback.type.isOptional else {
+        throw TranslationFailure(
+          "`??` on an optional floating-point value that may be NaN runs in memory")
+      }
+      return .combined(
+        [
+          .text("\(SwiftStringSQL.realFunction)(coalesce("), .fragment(optional.nilTestFragment),
+          ", ", .fragment(fallback), "))",
+        ], type: fallback.type, mayBeNaN: true)
+    }
     return .combined(
       ["coalesce(", .fragment(optional), ", ", .fragment(fallback), ")"], type: fallback.type,
       mayBeNaN: fallback.mayBeNaN)
@@ -31,9 +43,15 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
     guard optional.type.isOptional, optional.type.scalar != .opaque else {
       throw TranslationFailure("`flatMap` on a value stored as JSON runs in memory")
     }
-    let unwrapped = SQLFragment(
+    // Each use of the variable repeats the wrapped SQL: nested `flatMap`s would grow it
+    // exponentially, so a large one runs in memory.
+    guard optional.sql.utf8.count <= 4_096 else {
+      throw TranslationFailure("a deeply nested `flatMap` is too large for SQL and runs in memory")
+    }
+    var unwrapped = SQLFragment(
       sql: optional.sql, arguments: optional.arguments,
       type: ValueType(scalar: optional.type.scalar, isOptional: false))
+    unwrapped.mayBeNaN = optional.nullMayBeNaN
     let transformed = try translator.binding(variable.key, to: unwrapped) {
       () throws(TranslationFailure) -> SQLFragment in
       try translator.fragment(transform)
@@ -42,10 +60,15 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
       throw TranslationFailure(
         "`flatMap` producing `\(Output.self)` runs in memory")
     }
+    if transformed.mayBeNaN || transformed.nullMayBeNaN {
+      // A NaN result would read as nil in SQL.
+      throw TranslationFailure(
+        "`flatMap` producing a floating-point value that may be NaN runs in memory")
+    }
     return .combined(
       [
-        "(CASE WHEN ", .fragment(optional), " IS NULL THEN NULL ELSE ", .fragment(transformed),
-        " END)",
+        "(CASE WHEN ", .fragment(optional.nilTestFragment), " IS NULL THEN NULL ELSE ",
+        .fragment(transformed), " END)",
       ],
       type: type)
   }

@@ -63,6 +63,16 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
       return SQLFragment(
         sql: name, arguments: [], type: ValueType(scalar: .opaque, isOptional: column.isOptional))
     }
+    if column.kind == .real || column.kind == .date {
+      // A `Double` or `Date` column holds NaN and -0.0 as exact BLOBs; `kura_real` reads the
+      // number SQL compares (NaN as NULL).
+      var fragment = SQLFragment(
+        sql: "\(SwiftStringSQL.realFunction)(\(name))", arguments: [], type: type)
+      fragment.mayBeNaN = !type.isOptional
+      fragment.nullMayBeNaN = type.isOptional
+      fragment.nullTest = name
+      return fragment
+    }
     return SQLFragment(sql: name, arguments: [], type: type)
   }
 }

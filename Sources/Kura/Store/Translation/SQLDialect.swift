@@ -25,4 +25,12 @@ protocol SQLDialect: Sendable {
   func stringContains(_ text: String, _ other: String) -> String?
   /// SQL for Swift's `text.starts(with: prefix)` on two text expressions, or `nil`.
   func stringStartsWith(_ text: String, _ prefix: String) -> String?
+  /// A subquery listing the values of a JSON array bound to `parameter` (one parameter however
+  /// many values, for large `IN` lists), or `nil` when the engine has none.
+  func jsonArrayValues(_ parameter: String) -> String?
+}
+
+extension SQLDialect {
+  /// No JSON table function: large `IN` lists run in memory.
+  func jsonArrayValues(_ parameter: String) -> String? { nil }
 }

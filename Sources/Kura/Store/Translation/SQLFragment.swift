@@ -17,9 +17,32 @@ struct SQLFragment {
   var type: ValueType
   /// Whether this is the `nil` literal.
   var isNilLiteral = false
-  /// Whether this non-optional floating-point value may be NaN, which SQL holds as NULL (the
-  /// result of arithmetic such as `inf - inf`; stored columns are NOT NULL and hold no NaN).
+  /// Whether this non-optional floating-point value (or date) may be NaN, which SQL holds as
+  /// NULL: the result of arithmetic such as `inf - inf`, or a stored NaN read through
+  /// `kura_real`.
   var mayBeNaN = false
+  /// Whether this optional value's NULL may be NaN as well as `nil` (an optional `Double` column
+  /// read through `kura_real`); ``nullTest`` then tells `nil` apart.
+  var nullMayBeNaN = false
+  /// SQL without parameters that is NULL exactly when the value is `nil` (the raw column of an
+  /// optional `Double` or `Date`), when ``sql`` is not.
+  var nullTest: String? = nil
+
+  /// The fragment that is NULL exactly when the value is `nil`.
+  var nilTestFragment: SQLFragment {
+    guard let nullTest else { return self }
+    return SQLFragment(sql: nullTest, arguments: [], type: type)
+  }
+
+  /// Whether this is one bound parameter holding NULL (an optional constant that is `nil`).
+  var isNullParameter: Bool {
+    sql == String(Self.parameterMarker) && arguments.count == 1 && arguments[0].isNull
+  }
+
+  /// Whether this is one bound parameter holding a value (never NULL, never NaN).
+  var isValueParameter: Bool {
+    sql == String(Self.parameterMarker) && arguments.count == 1 && !arguments[0].isNull
+  }
 
   /// A bound value.
   static func parameter(_ value: SQLiteValue, type: ValueType) -> SQLFragment {
@@ -29,6 +52,16 @@ struct SQLFragment {
   /// A Boolean fragment built from `parts`: text and fragments, joined in order.
   static func boolean(_ parts: Part...) -> SQLFragment {
     combined(parts, type: .bool)
+  }
+
+  /// Boolean `fragments` joined by `op` (`AND`, `OR`) as a balanced tree, so thousands of operands
+  /// nest only a few levels deep (SQLite's parser and expression depth are bounded).
+  static func balanced(_ fragments: ArraySlice<SQLFragment>, _ op: String) -> SQLFragment {
+    if fragments.count == 1, let only = fragments.first { return only }
+    let middle = fragments.startIndex + (fragments.count + 1) / 2
+    return .boolean(
+      "(", .fragment(balanced(fragments[..<middle], op)), .text(" \(op) "),
+      .fragment(balanced(fragments[middle...], op)), ")")
   }
 
   /// A fragment of `type` built from `parts`: text and fragments, joined in order.

@@ -40,3 +40,12 @@ protocol ConjunctionExpression {
 extension PredicateExpressions.Conjunction: ConjunctionExpression {
   var operands: [any PredicateExpression<Bool>] { [lhs, rhs] }
 }
+
+/// The `||` of two Boolean expressions, seen without its generic parameters.
+protocol DisjunctionExpression {
+  var operands: [any PredicateExpression<Bool>] { get }
+}
+
+extension PredicateExpressions.Disjunction: DisjunctionExpression {
+  var operands: [any PredicateExpression<Bool>] { [lhs, rhs] }
+}

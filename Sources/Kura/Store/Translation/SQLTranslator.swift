@@ -60,8 +60,22 @@ final class SQLTranslator {
       throw TranslationFailure("`\(symbol)` on a value stored as JSON runs in memory")
     }
     let collate = try collation(for: type, operation: "`\(symbol)`")
-    if type.isOptional || lhs.isNilLiteral || rhs.isNilLiteral {
-      // Swift: nil == nil, nil != value. SQL's IS gives exactly that.
+    let lhsIsNil = lhs.isNilLiteral || lhs.isNullParameter
+    let rhsIsNil = rhs.isNilLiteral || rhs.isNullParameter
+    if lhsIsNil || rhsIsNil {
+      // `x == nil`: whether x is nil (never NaN, which its nil test tells apart).
+      let tested = lhsIsNil ? rhs.nilTestFragment : lhs.nilTestFragment
+      let op = negated ? " IS NOT NULL)" : " IS NULL)"
+      return .boolean("(", .fragment(tested), .text(op))
+    }
+    if type.isOptional {
+      let ambiguous = lhs.nullMayBeNaN || rhs.nullMayBeNaN || lhs.mayBeNaN || rhs.mayBeNaN
+      if ambiguous && !lhs.isValueParameter && !rhs.isValueParameter {
+        throw TranslationFailure(
+          "`\(symbol)` between optional floating-point values (NaN and nil are both NULL in SQL)"
+            + " runs in memory")
+      }
+      // Swift: nil == nil, nil != value. SQL's IS gives exactly that; NaN (NULL) is not a value.
       let op = negated ? " IS NOT " : " IS "
       return .boolean("(", .fragment(lhs), .text(op), .fragment(rhs), .text(collate + ")"))
     }

@@ -31,4 +31,8 @@ struct SQLiteDialect: SQLDialect {
   func stringStartsWith(_ text: String, _ prefix: String) -> String? {
     "\(SwiftStringSQL.startsWithFunction)(\(text), \(prefix))"
   }
+
+  func jsonArrayValues(_ parameter: String) -> String? {
+    "SELECT value FROM json_each(\(parameter))"
+  }
 }

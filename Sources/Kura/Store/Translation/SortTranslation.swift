@@ -44,6 +44,12 @@ func orderByClause<Model>(
       }
       collation = swiftCollation
     }
+    if column.kind == .real || column.kind == .date {
+      // The number SQL compares: -0.0 as 0.0, NaN (no place in Swift's order) as NULL, first.
+      terms.append(
+        "\(SwiftStringSQL.realFunction)(\(dialect.quoteIdentifier(column.name)))" + direction)
+      continue
+    }
     terms.append(dialect.quoteIdentifier(column.name) + collation + direction)
   }
   return terms.isEmpty ? nil : terms.joined(separator: ", ")

@@ -57,13 +57,16 @@ func translate<Model>(
     throw StoreError.inMemoryFallbackForbidden(
       model: modelName, parts: fallback.predicateParts + (sortReason.map { [$0] } ?? []))
   }
+  // A short list reads best flat; a long one nests as a balanced tree (SQLite bounds the depth).
   let condition: SQLFragment? =
     conditions.isEmpty
     ? nil
-    : .combined(
-      Array(
-        conditions.map { SQLFragment.Part.fragment($0) }
-          .map { [$0] }.joined(separator: [.text(" AND ")])), type: .bool)
+    : conditions.count > 64
+      ? .balanced(conditions[...], "AND")
+      : .combined(
+        Array(
+          conditions.map { SQLFragment.Part.fragment($0) }
+            .map { [$0] }.joined(separator: [.text(" AND ")])), type: .bool)
   return TranslatedQuery(
     whereClause: condition?.render(in: dialect), orderBy: orderBy,
     limit: descriptor.fetchLimit, offset: descriptor.fetchOffset,
@@ -77,8 +80,7 @@ typealias BooleanExpression = any PredicateExpression<Bool>
 
 /// The operands of the top-level `&&` chain, left to right.
 private func conjuncts(of expression: BooleanExpression) -> [BooleanExpression] {
-  guard let conjunction = expression as? any ConjunctionExpression else { return [expression] }
-  return conjunction.operands.flatMap { conjuncts(of: $0) }
+  operandChain(of: expression) { ($0 as? any ConjunctionExpression)?.operands }
 }
 
 /// A predicate evaluating `operands` (parts of `original`) with `&&`.

@@ -106,13 +106,16 @@ struct ValueType: Sendable, Hashable, CustomStringConvertible {
     switch value {
     case let double as Double where double.isNaN: return nil
     case let float as Float where float.isNaN: return nil
-    case let date as Date where date.timeIntervalSince1970.isNaN: return nil
+    case let date as Date where date.timeIntervalSinceReferenceDate.isNaN: return nil
     case let url as URL where url.baseURL != nil: return nil
     default: break
     }
     guard let kind = columnKind, let stored = sqliteValue(for: value, kind: kind),
       !stored.isNull
     else { return nil }
+    // A constant compares as a number: -0.0 (stored as its exact BLOB) is SQL's 0.0, as Swift's
+    // -0.0 == 0.0.
+    if case .blob = stored, kind == .real || kind == .date { return .real(0) }
     return stored
   }
 }

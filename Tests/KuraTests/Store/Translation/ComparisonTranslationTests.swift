@@ -44,22 +44,28 @@ struct ComparisonTranslationTests {
   }
 
   @Test func floatingPointColumnsCompareDirectly() throws {
-    try expectSQL(#Predicate<Item> { $0.score == 0 }, #"("score" = ?)"#, [.real(0)])
-    try expectSQL(#Predicate<Item> { $0.score != 0 }, #"("score" <> ?)"#, [.real(0)])
-    try expectSQL(#Predicate<Item> { $0.score < 2 }, #"("score" < ?)"#, [.real(2)])
-    try expectSQL(#Predicate<Item> { $0.ratio > 0.25 }, #"("ratio" > ?)"#, [.real(0.25)])
+    try expectSQL(
+      #Predicate<Item> { $0.score == 0 }, #"coalesce(kura_real("score") = ?, 0)"#, [.real(0)])
+    try expectSQL(
+      #Predicate<Item> { $0.score != 0 }, #"coalesce(kura_real("score") <> ?, 1)"#, [.real(0)])
+    try expectSQL(
+      #Predicate<Item> { $0.score < 2 }, #"coalesce(kura_real("score") < ?, 0)"#, [.real(2)])
+    try expectSQL(
+      #Predicate<Item> { $0.ratio > 0.25 }, #"coalesce(kura_real("ratio") > ?, 0)"#, [.real(0.25)])
   }
 
   @Test func computedNaNComparesAsInSwift() throws {
     // inf - inf is NaN in Swift and NULL in SQLite: NaN == x is false, NaN != x is true.
     try expectSQL(
-      #Predicate<Item> { $0.score - $0.score == 0 }, #"coalesce(("score" - "score") = ?, 0)"#,
+      #Predicate<Item> { $0.score - $0.score == 0 },
+      #"coalesce((kura_real("score") - kura_real("score")) = ?, 0)"#,
       [.real(0)])
     try expectSQL(
-      #Predicate<Item> { $0.score - $0.score != 0 }, #"coalesce(("score" - "score") <> ?, 1)"#,
+      #Predicate<Item> { $0.score - $0.score != 0 },
+      #"coalesce((kura_real("score") - kura_real("score")) <> ?, 1)"#,
       [.real(0)])
     try expectSQL(
-      #Predicate<Item> { !($0.score * 0 < 1) }, #"(NOT coalesce(("score" * ?) < ?, 0))"#,
+      #Predicate<Item> { !($0.score * 0 < 1) }, #"(NOT coalesce((kura_real("score") * ?) < ?, 0))"#,
       [.real(0), .real(1)])
     let table = try ItemTable(sampleItems)
     #expect(try table.ids(#Predicate<Item> { $0.score - $0.score != 0 }) == [3])
@@ -93,7 +99,9 @@ struct ComparisonTranslationTests {
     try expectSQL(#Predicate<Item> { $0.isActive == true }, #"("isActive" = ?)"#, [.integer(1)])
     try expectSQL(#Predicate<Item> { $0.flag == false }, #"("flag" IS ?)"#, [.integer(0)])
     let date = Date(timeIntervalSince1970: 1_000)
-    try expectSQL(#Predicate<Item> { $0.createdAt >= date }, #"("createdAt" >= ?)"#, [.real(1_000)])
+    try expectSQL(
+      #Predicate<Item> { $0.createdAt >= date }, #"coalesce(kura_real("createdAt") >= ?, 0)"#,
+      [.real(1_000 - 978_307_200)])
     let uuid = UUID(uuid: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
     try expectSQL(
       #Predicate<Item> { $0.uuid == uuid }, #"("uuid" = ?)"#,

@@ -19,10 +19,11 @@ struct ExpressionTranslationTests {
       [.integer(3), .integer(1)])
     try expectSQL(#Predicate<Item> { -$0.count > 0 }, #"((- "count") > ?)"#, [.integer(0)])
     try expectSQL(
-      #Predicate<Item> { $0.score / 2 >= 1 }, #"coalesce(("score" / ?) >= ?, 0)"#,
+      #Predicate<Item> { $0.score / 2 >= 1 }, #"coalesce((kura_real("score") / ?) >= ?, 0)"#,
       [.real(2), .real(1)])
     try expectSQL(
-      #Predicate<Item> { $0.score * 1.5 + 1 < 4 }, #"coalesce((("score" * ?) + ?) < ?, 0)"#,
+      #Predicate<Item> { $0.score * 1.5 + 1 < 4 },
+      #"coalesce(((kura_real("score") * ?) + ?) < ?, 0)"#,
       [.real(1.5), .real(1), .real(4)])
   }
 
@@ -64,7 +65,7 @@ struct ExpressionTranslationTests {
       [.text("R"), .integer(1)])
     try expectSQL(
       #Predicate<Item> { $0.weight.flatMap { $0 > 1 } ?? false },
-      #"coalesce((CASE WHEN "weight" IS NULL THEN NULL ELSE ("weight" > ?) END), ?)"#,
+      #"coalesce((CASE WHEN "weight" IS NULL THEN NULL ELSE coalesce(kura_real("weight") > ?, 0) END), ?)"#,
       [.real(1), .integer(0)])
   }
 
@@ -100,7 +101,8 @@ struct ExpressionTranslationTests {
       [.integer(0), .integer(3)])
     let closed = -2.5...2.0
     try expectSQL(
-      #Predicate<Item> { closed.contains($0.score) }, #"("score" BETWEEN ? AND ?)"#,
+      #Predicate<Item> { closed.contains($0.score) },
+      #"coalesce(kura_real("score") BETWEEN ? AND ?, 0)"#,
       [.real(-2.5), .real(2)])
     let from = 5...
     try expectSQL(#Predicate<Item> { from.contains($0.count) }, #"("count" >= ?)"#, [.integer(5)])

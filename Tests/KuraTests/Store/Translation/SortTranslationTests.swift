@@ -43,7 +43,7 @@ struct SortTranslationTests {
       orderBy: #""nickname" COLLATE kura_unicode ASC, "id" ASC"#)
     try check(
       [SortDescriptor(\.weight, order: .reverse), SortDescriptor(\.id)],
-      orderBy: #""weight" DESC, "id" ASC"#)
+      orderBy: #"kura_real("weight") DESC, "id" ASC"#)
   }
 
   @Test func textSortsInSwiftStringOrder() throws {
@@ -66,9 +66,11 @@ struct SortTranslationTests {
       [
         SortDescriptor(\.createdAt), SortDescriptor(\.score, order: .reverse), SortDescriptor(\.id),
       ],
-      orderBy: #""createdAt" ASC, "score" DESC, "id" ASC"#)
+      orderBy: #"kura_real("createdAt") ASC, kura_real("score") DESC, "id" ASC"#)
     try check([SortDescriptor(\.uuid), SortDescriptor(\.id)], orderBy: #""uuid" ASC, "id" ASC"#)
-    try check([SortDescriptor(\.ratio), SortDescriptor(\.id)], orderBy: #""ratio" ASC, "id" ASC"#)
+    try check(
+      [SortDescriptor(\.ratio), SortDescriptor(\.id)], orderBy: #"kura_real("ratio") ASC, "id" ASC"#
+    )
   }
 
   @Test func comparatorsAndComputedKeysSortInMemory() throws {
