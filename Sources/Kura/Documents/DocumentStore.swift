@@ -247,10 +247,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// try store.compact()   // the file is now plain JSON with every change
   /// ```
   ///
-  /// - Throws: ``DocumentError`` when the file can't be written.
+  /// - Throws: ``DocumentError/Code/compactionFailed`` when the file can't be written (the
+  ///   changes stay in the journal).
   public func compact() throws {
     try write { state in
-      if engine.hasJournalRecords(state) { try engine.replaceFile(with: state.value, &state) }
+      if engine.hasJournalRecords(state) { try engine.compact(&state) }
       return ((), false)
     }
   }
@@ -266,8 +267,8 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// try store.close()
   /// ```
   ///
-  /// - Throws: ``DocumentError`` when the journal can't be compacted (its changes stay in the
-  ///   journal and are replayed on the next open).
+  /// - Throws: ``DocumentError/Code/compactionFailed`` when the journal can't be compacted (its
+  ///   changes stay in the journal and are replayed on the next open).
   public func close() throws {
     watch.withLock { observation -> ChangeObservation? in
       defer { observation = nil }
@@ -283,9 +284,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
         try engine.io(.cannotWrite) {
           try lock.withLock(exclusive: true) {
             try engine.prepareWrite(&state)
-            if engine.hasJournalRecords(state) {
-              try engine.replaceFile(with: state.value, &state)
-            }
+            if engine.hasJournalRecords(state) { try engine.compact(&state) }
           }
         }
       }
