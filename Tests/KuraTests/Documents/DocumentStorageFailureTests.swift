@@ -111,4 +111,23 @@ struct DocumentStorageFailureTests {
     let saved = try JSONDecoder().decode([Note].self, from: Data(contentsOf: url))
     #expect(saved == [Note(id: 1, text: "a"), Note(id: 2, text: "b")])
   }
+
+  @Test func aChangeLargerThanAJournalRecordRewritesTheFileAndIsReadBack() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let store = try noteStore(url, threshold: 1 << 30)
+    try store.append(Note(id: 1, text: "small"))
+    // Its JSON is just over the 64 MiB a journal record holds.
+    let large = Note(id: 2, text: String(repeating: "z", count: DocumentJournal.maximumPayload))
+    try store.append(large)
+    let journal = folder.file(".notes.json.journal")
+    #expect(!FileManager.default.fileExists(atPath: journal.path))
+    #expect(
+      try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0 > 1 << 26)
+    let reader = try noteStore(url)
+    #expect(reader.value.map(\.id) == [1, 2])
+    #expect(reader.value.last?.text.count == DocumentJournal.maximumPayload)
+    try store.append(Note(id: 3, text: "after"))
+    #expect(try noteStore(url).value.map(\.id) == [1, 2, 3])
+  }
 }
