@@ -28,9 +28,10 @@ let listCommand = Command(
   run: { invocation in
     let preferences = try standardPreferences()
     let customers = preferences[.customers]
-    // A stored value that isn't a customer list reads as the empty default: say so instead.
+    // A stored value that isn't a customer list (or can't be read at all) reads as the empty
+    // default: say so instead.
     if customers.isEmpty,
-      let stored = preferences.value(forKey: Preferences.Key<[Customer]>.customers.name),
+      let stored = try preferences.storedValue(forKey: Preferences.Key<[Customer]>.customers.name),
       stored != .array([])
     {
       throw UnreadableCustomerList(suite: preferences.suiteName, storedType: stored.typeName)

@@ -58,7 +58,13 @@ let defaultsReadCommand = Command(
       var failures: [String] = []
       for name in Preferences.suiteNames() {
         do {
-          all[name] = try Preferences.existing(suite: name).dictionaryRepresentation()
+          let preferences = try Preferences.existing(suite: name)
+          all[name] = preferences.dictionaryRepresentation()
+          for key in preferences.unreadableKeys {
+            do { _ = try preferences.storedValue(forKey: key) } catch {
+              failures.append("\(error)")
+            }
+          }
         } catch {
           failures.append("\(error)")
         }
@@ -81,7 +87,7 @@ let defaultsReadCommand = Command(
     }
     let preferences = try Preferences.existing(suite: suite)
     if let key {
-      guard let value = preferences.value(forKey: key) else {
+      guard let value = try preferences.storedValue(forKey: key) else {
         throw PreferencesError.keyNotFound(key: key, suite: suite)
       }
       if invocation.json { return try invocation.printJSON(value) }
@@ -89,8 +95,15 @@ let defaultsReadCommand = Command(
       return
     }
     let values = preferences.dictionaryRepresentation()
-    if invocation.json { return try invocation.printJSON(values) }
-    for line in DefaultsFormat.lines(values) { print(line) }
+    if invocation.json {
+      try invocation.printJSON(values)
+    } else {
+      for line in DefaultsFormat.lines(values) { print(line) }
+    }
+    // A value this version can't read is reported, not left out silently.
+    if let unreadable = preferences.unreadableKeys.first {
+      _ = try preferences.storedValue(forKey: unreadable)
+    }
   })
 
 let defaultsWriteCommand = Command(
@@ -138,7 +151,7 @@ let defaultsDeleteCommand = Command(
     let key: String? = try invocation.optionalArgument("key")
     let preferences = try Preferences.existing(suite: suite)
     guard let key else { return try preferences.reset() }
-    guard preferences.value(forKey: key) != nil else {
+    guard preferences.value(forKey: key) != nil || preferences.unreadableKeys.contains(key) else {
       throw PreferencesError.keyNotFound(key: key, suite: suite)
     }
     try preferences.removeValue(forKey: key)

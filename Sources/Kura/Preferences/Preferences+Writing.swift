@@ -78,15 +78,17 @@ extension Preferences {
   /// ```
   ///
   /// A stored value that doesn't decode as the key's type (say, written by another version of
-  /// the app) is not replaced by a transform of the default: the update throws instead.
+  /// the app), or that this version can't read at all, is not replaced by a transform of the
+  /// default: the update throws instead.
   ///
   /// - Parameters:
   ///   - key: The key.
   ///   - transform: Returns the new value from the current one (the default when none is stored).
   /// - Returns: The new value.
-  /// - Throws: What `transform` throws, what ``set(_:for:)`` throws, or
-  ///   ``PreferencesError/undecodableValue(key:suite:storedType:expectedType:)``; nothing is
-  ///   changed then.
+  /// - Throws: What `transform` throws, what ``set(_:for:)`` throws,
+  ///   ``PreferencesError/undecodableValue(key:suite:storedType:expectedType:)`` or
+  ///   ``PreferencesError/unreadableValue(key:suite:storedType:reason:)``; nothing is changed
+  ///   then.
   @discardableResult
   public func update<Value>(
     _ key: Preferences.Key<Value>, _ transform: (Value) throws -> Value
@@ -135,7 +137,7 @@ extension Preferences {
         let latest = try PreferenceTable.latestVersion(db)
         // Rows other processes wrote since our last load, so our copy stays complete.
         let missed = latest > loaded ? try PreferenceTable.rows(db, after: loaded) : []
-        let batch = PreferencesBatch(connection: db, version: latest + 1)
+        let batch = PreferencesBatch(connection: db, version: latest + 1, suiteName: suiteName)
         let result = try body(batch)
         if let error = batch.firstError { throw error }
         return (result, batch.changes, missed, latest + 1)

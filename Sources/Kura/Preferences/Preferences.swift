@@ -39,6 +39,8 @@ public final class Preferences: Sendable {
   /// What the suite knows of one key; only touched with `state` locked.
   final class Entry {
     var value: PreferenceValue?
+    /// Set when the stored value can't be read by this version (``value`` is then `nil`).
+    var unreadable: PreferenceTable.Unreadable?
     var version: Int64 = 0
     var slot: PreferenceSlot?
     var decoded: (any Sendable)?
@@ -232,10 +234,14 @@ public final class Preferences: Sendable {
   /// - Parameter key: The key.
   /// - Returns: `true` when a value is stored, of whatever type.
   public func contains<Value>(_ key: Preferences.Key<Value>) -> Bool {
-    value(forKey: key.name) != nil
+    refreshIfNeeded()
+    return state.withLock { state in
+      state.entries[key.name].map { $0.value != nil || $0.unreadable != nil } ?? false
+    }
   }
 
-  /// The stored value of a key, whatever its type, for tools; `nil` when none is stored.
+  /// The stored value of a key, whatever its type, for tools; `nil` when none is stored or it
+  /// can't be read (``storedValue(forKey:)`` tells the two apart).
   ///
   /// For example:
   ///
@@ -248,6 +254,47 @@ public final class Preferences: Sendable {
   public func value(forKey name: String) -> PreferenceValue? {
     refreshIfNeeded()
     return state.withLock { $0.entries[name]?.value }
+  }
+
+  /// The stored value of a key, whatever its type; `nil` when none is stored, an error when one
+  /// is stored that this version can't read.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let raw = try preferences.storedValue(forKey: "sortOption") { print(raw) }
+  /// ```
+  ///
+  /// - Parameter name: The key's name.
+  /// - Returns: The stored value.
+  /// - Throws: ``PreferencesError/unreadableValue(key:suite:storedType:reason:)`` when the
+  ///   stored value has a type this version does not know or is cut short.
+  public func storedValue(forKey name: String) throws -> PreferenceValue? {
+    refreshIfNeeded()
+    let (value, unreadable) = state.withLock { state in
+      (state.entries[name]?.value, state.entries[name]?.unreadable)
+    }
+    if let unreadable {
+      throw PreferencesError.unreadableValue(
+        key: name, suite: suiteName, storedType: unreadable.storedType, reason: unreadable.reason)
+    }
+    return value
+  }
+
+  /// The names of the keys whose stored value this version can't read (see
+  /// ``storedValue(forKey:)``), sorted; they are left out of ``keys`` and
+  /// ``dictionaryRepresentation()``.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// for name in preferences.unreadableKeys { print("\(name): can't be read") }
+  /// ```
+  public var unreadableKeys: [String] {
+    refreshIfNeeded()
+    return state.withLock { state in
+      state.entries.compactMap { $0.value.unreadable == nil ? nil : $0.key }
+    }.sorted()
   }
 
   /// The names of every key that holds a value, sorted.
