@@ -48,6 +48,9 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
     /// closes or compacts). Nothing was lost: they stay in the journal and are applied on the
     /// next open.
     case compactionFailed
+    /// The store was changed (or closed, reloaded, compacted) from inside its own
+    /// ``DocumentStore/update(_:)->_``; change the value given to the closure instead.
+    case nestedChange
   }
 
   /// What kind of failure this is.
@@ -166,6 +169,10 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
       return
         "Can't apply the saved changes of document \(path): \(reason).\(aside) Merge them by"
         + " hand if they matter."
+    case .nestedChange:
+      return
+        "Can't change document \(path): \(reason). Nothing was changed; change the value given to"
+        + " `update` instead."
     case .compactionFailed:
       let kept = journal.map { " in its journal `\($0.path)`" } ?? " in its journal"
       return

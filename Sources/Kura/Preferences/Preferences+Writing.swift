@@ -121,19 +121,30 @@ extension Preferences {
   /// }
   /// ```
   ///
+  /// Inside `body` (and inside ``update(_:_:)``'s transform), write through the batch, not
+  /// through the suite itself: a nested write to the same suite throws
+  /// ``PreferencesError/nestedWrite(suite:)`` (a subscript write reports it in
+  /// ``Preferences/lastWriteError``). Reading the suite there is fine.
+  ///
   /// - Parameter body: The work, given the batch.
   /// - Returns: What `body` returns.
-  /// - Throws: What `body` throws, ``PreferencesError/cannotSave(path:reason:)`` or
-  ///   ``PreferencesError/sceneDiscarded(sceneID:)``.
+  /// - Throws: What `body` throws, ``PreferencesError/cannotSave(path:reason:)``,
+  ///   ``PreferencesError/nestedWrite(suite:)`` or ``PreferencesError/sceneDiscarded(sceneID:)``.
   public func batch<Result>(_ body: (PreferencesBatch) throws -> Result) throws -> Result {
     if let sceneID, state.withLock({ $0.isDiscarded }) {
       throw PreferencesError.sceneDiscarded(sceneID: sceneID)
+    }
+    let thread = CurrentThread.identifier
+    if writingThread.load(ordering: .relaxed) == thread {
+      throw PreferencesError.nestedWrite(suite: suiteName)
     }
     let countBefore = pool.changeCount
     let loaded = state.withLock { $0.loadedVersion }
     let outcome: (Result, [String: PreferenceValue?], [PreferenceTable.Row], Int64)
     do {
       outcome = try pool.write { db in
+        writingThread.store(thread, ordering: .relaxed)
+        defer { writingThread.store(0, ordering: .relaxed) }
         let latest = try PreferenceTable.latestVersion(db)
         // Rows other processes wrote since our last load, so our copy stays complete.
         let missed = latest > loaded ? try PreferenceTable.rows(db, after: loaded) : []

@@ -61,6 +61,9 @@ public final class Preferences: Sendable {
   let reloading = Mutex(())
   let watcher = Mutex<ChangeObservation?>(nil)
   let isWatching = Atomic<Bool>(false)
+  /// The thread inside a write transaction of this suite (0 when none): its own nested write
+  /// is refused rather than deadlocked.
+  let writingThread = Atomic<UInt>(0)
 
   /// Opens (creating when missing) a suite kept in a file of your choosing.
   ///
