@@ -12,7 +12,7 @@ struct HelperCommand: Sendable {
 let commands: [HelperCommand] =
   sqliteHelperCommands + preferencesHelperCommands + documentHelperCommands
   + relationHelperCommands
-  + terminalHelperCommands + reentrancyHelperCommands
+  + terminalHelperCommands + reentrancyHelperCommands + standardPreferencesHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands.first(where: { $0.name == name }) else {

@@ -131,6 +131,11 @@ extension Preferences {
   /// - Throws: What `body` throws, ``PreferencesError/cannotSave(path:reason:)``,
   ///   ``PreferencesError/nestedWrite(suite:)`` or ``PreferencesError/sceneDiscarded(sceneID:)``.
   public func batch<Result>(_ body: (PreferencesBatch) throws -> Result) throws -> Result {
+    if let deferredOpen {
+      // A standard suite whose file did not open: store in the file or fail, never in memory.
+      let registered = state.withLock { $0.registeredDefaults }
+      return try deferredOpen.suiteForWriting(registeredDefaults: registered).batch(body)
+    }
     if let sceneID, state.withLock({ $0.isDiscarded }) {
       throw PreferencesError.sceneDiscarded(sceneID: sceneID)
     }

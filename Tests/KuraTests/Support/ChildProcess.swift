@@ -87,6 +87,11 @@ final class ChildProcess: @unchecked Sendable {
     return output
   }
 
+  /// Writes a line to the process's standard input.
+  func send(line: String) {
+    input.fileHandleForWriting.write(Data((line + "\n").utf8))
+  }
+
   /// Sends a signal.
   func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
