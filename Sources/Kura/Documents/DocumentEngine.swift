@@ -86,6 +86,10 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
   /// `allowQuarantine` and the options say so, is moved aside with its partner and an empty
   /// document is started.
   func load(_ state: inout State, allowQuarantine: Bool) throws {
+    if allowQuarantine {
+      // Opening, under the exclusive lock: clear what writers killed mid-replacement left.
+      DocumentFile.removeTemporaryFiles(of: path)
+    }
     do {
       try loadAsItIs(&state, allowQuarantine: allowQuarantine)
     } catch var error as DocumentError where error.code == .damaged {
