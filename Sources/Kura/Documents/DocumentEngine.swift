@@ -32,6 +32,9 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     var journalIsStale = false
     /// Whether that stale journal holds changes the file lacks (it is set aside, not removed).
     var journalIsUnmerged = false
+    /// The journal length below which no compaction is tried again after one failed (a full
+    /// disk, a file that can't be replaced): each retry rewrites the whole file.
+    var nextCompactionAttempt = 0
     /// An open descriptor on the journal, for appends; -1 when none.
     var journalDescriptor: Int32 = -1
     /// Element positions by identifier, for collections (built on first use).
@@ -46,6 +49,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
 
     /// Records that no journal applies any more (none on disk, or it was removed).
     mutating func forgetJournal() {
+      nextCompactionAttempt = 0
       journal = nil
       journalEnd = 0
       journalIsStale = false
@@ -337,6 +341,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
   func needsCompaction(_ state: State) -> Bool {
     let journal = state.journalEnd - DocumentJournal.headerSize
     return journal > max(options.compactionThreshold, Int(state.base?.length ?? 0))
+      && state.journalEnd >= state.nextCompactionAttempt
   }
 
   /// Whether the journal holds records not yet in the file.

@@ -106,7 +106,13 @@ extension DocumentStore {
       apply(&state)
       // The change is saved once its record is written: a compaction that fails now (a full
       // disk, a file that can't be replaced) leaves it in the journal, to be compacted later.
-      if engine.needsCompaction(state) { try? engine.replaceFile(with: state.value, &state) }
+      if engine.needsCompaction(state) {
+        do {
+          try engine.replaceFile(with: state.value, &state)
+        } catch {
+          state.nextCompactionAttempt = state.journalEnd * 2
+        }
+      }
       return ((), true)
     }
   }
