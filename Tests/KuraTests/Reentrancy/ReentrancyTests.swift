@@ -6,7 +6,7 @@ import Testing
 func runBounded(_ arguments: [String], folder: TemporaryDirectory) throws -> ProcessResult {
   try run(
     try executable("kura-testhelper"), arguments, environment: folder.environment,
-    timeout: .seconds(30))
+    timeout: .seconds(20))
 }
 
 @Suite("Re-entrant calls")
