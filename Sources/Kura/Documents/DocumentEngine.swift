@@ -202,7 +202,9 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     switch (journal, state.journal) {
     case (nil, nil):
       return false
-    case (let now?, let known?) where now.isSameFile(as: known):
+    case (let now?, let known?)
+    where now.isSameFile(as: known) && (state.journalIsStale || now.size >= state.journalEnd):
+      // (A journal shorter than what was read was cut by another program: read it anew.)
       guard !state.journalIsStale, now.size > state.journalEnd else { return false }
       guard
         let (tail, _) = try io(

@@ -172,6 +172,17 @@ struct DocumentJournalDamageTests {
     #expect(try noteStore(image.url).value.count == 2)
   }
 
+  @Test func aJournalCutShortByAnotherProgramIsReadAnewNotWrittenPast() throws {
+    let image = try JournalImage(count: 10)
+    try image.place(journal: image.journal)
+    let writer = try noteStore(image.url)
+    #expect(writer.value.count == 11)
+    // Another program keeps only the first five records (cutting the file in place).
+    #expect(truncate(image.journalURL.path, off_t(image.recordOffset(5))) == 0)
+    try writer.append(Note(id: 99, text: "after"))
+    #expect(try noteStore(image.url).value.map(\.id) == [0, 1, 2, 3, 4, 5, 99])
+  }
+
   @Test func quarantineMovesTheFileAndItsJournalAside() throws {
     let image = try JournalImage(count: 50)
     var damaged = image.journal
