@@ -227,17 +227,15 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
   func apply(_ records: [DocumentJournal.Record], to state: inout State) throws {
     guard !records.isEmpty else { return }
     guard var collection = state.value as? any JournalReplayable else {
-      throw DocumentError(
-        .damaged, file: URL(fileURLWithPath: journalPath),
-        reason: "the journal holds collection changes but the document is a `\(Value.self)`")
+      throw journalDamage("it holds collection changes but the document is a `\(Value.self)`")
     }
     state.value = defaultValue
     do {
       try collection.replay(records, positions: &state.positions)
     } catch {
-      throw DocumentError(
-        .damaged, file: URL(fileURLWithPath: journalPath),
-        reason: "a journal record does not decode: \(error)")
+      // Nothing was applied: the value stays as it was.
+      if let unchanged = collection as? Value { state.value = unchanged }
+      throw journalDamage("a record does not decode: \(error)")
     }
     guard let value = collection as? Value else {
       fatalError("A replayed `\(Value.self)` changed type; this cannot happen.")

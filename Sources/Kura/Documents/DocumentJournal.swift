@@ -106,12 +106,6 @@ enum DocumentJournal {
     return .valid(Base(length: length, hash: baseHash))
   }
 
-  /// The base named by a journal's header; `nil` when the header is not a valid one.
-  static func base(ofHeader data: Data) -> Base? {
-    if case .valid(let base) = header(of: data) { return base }
-    return nil
-  }
-
   /// The marker record written before a compaction into a file with this base.
   static func compactionMarker(for base: Base) -> Data {
     var bytes: [UInt8] = []

@@ -183,6 +183,31 @@ struct DocumentJournalDamageTests {
     #expect(try noteStore(image.url).value.map(\.id) == [0, 1, 2, 3, 4, 5, 99])
   }
 
+  @Test func aRecordThatDoesNotDecodeLeavesAnOpenStoreAsItWas() throws {
+    let image = try JournalImage(count: 3)
+    try image.place(journal: image.journal)
+    let writer = try noteStore(image.url)
+    let before = writer.value
+    #expect(before.count == 4)
+    // Another version appends two records: one this version reads, one it does not.
+    let handle = try FileHandle(forWritingTo: image.journalURL)
+    try handle.seekToEnd()
+    try handle.write(
+      contentsOf: DocumentJournal.frame(.append, json: Data(#"{"id":50,"text":"ok"}"#.utf8))
+        + DocumentJournal.frame(.append, json: Data(#"{"id":51,"colour":"red"}"#.utf8)))
+    try handle.close()
+    #expect {
+      try writer.append(Note(id: 99, text: "after"))
+    } throws: { error in
+      guard let error = error as? DocumentError else { return false }
+      return error.code == .damaged && error.journal == image.journalURL
+        && error.reason.hasPrefix(
+          "its journal `.notes.json.journal` can't be read: a record does"
+            + " not decode")
+    }
+    #expect(writer.value == before)
+  }
+
   @Test func quarantineMovesTheFileAndItsJournalAside() throws {
     let image = try JournalImage(count: 50)
     var damaged = image.journal
