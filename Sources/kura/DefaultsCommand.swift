@@ -176,7 +176,13 @@ let defaultsWatchCommand = Command(
     let json = invocation.json
     let observation = preferences.observeChanges { names in
       for name in names.sorted() where key == nil || key == name {
-        print(DefaultsFormat.change(name, preferences.value(forKey: name), json: json))
+        do {
+          let value = try preferences.storedValue(forKey: name)
+          print(DefaultsFormat.change(name, value, json: json))
+        } catch {
+          // A value this version can't read is not shown as removed.
+          FileHandle.standardError.write(Data("kura: warning: \(error)\n".utf8))
+        }
       }
       fflush(nil)
     }

@@ -122,4 +122,26 @@ struct PreferencesUnreadableValueTests {
         .status == 0)
     #expect(try run(customers, ["list"], environment: environment).stdout.hasPrefix("No customers"))
   }
+
+  @Test func watchDoesNotShowAnUnreadableValueAsRemoved() throws {
+    let folder = TemporaryDirectory()
+    let environment = folder.environment
+    let kura = try executable("kura")
+    #expect(
+      try run(kura, ["defaults", "write", "app", "a", "1"], environment: environment).status == 0)
+    let watcher = try ChildProcess(kura, ["defaults", "watch", "app"], environment: environment)
+    watcher.waitForLine(onStandardError: true) { $0.hasPrefix("Watching") }
+    let url = try Preferences.fileURL(forSuite: "app", environment: environment)
+    try storeRaw(url, key: "a", type: "futuretype9", value: .text("?"))
+    // The raw write bumps no change signal; this one does, and the watcher reads both rows.
+    #expect(
+      try run(kura, ["defaults", "write", "app", "b", "2"], environment: environment).status == 0)
+    watcher.waitForLine { $0 == "b = 2" }
+    watcher.waitForLine(onStandardError: true) {
+      $0.hasPrefix("kura: warning: Can't read key `a` in suite `app`: `futuretype9` is a type")
+    }
+    watcher.send(SIGINT)
+    #expect(watcher.waitForExit() == 0)
+    #expect(watcher.outputLines == ["b = 2"])
+  }
 }
