@@ -28,7 +28,8 @@ enum CustomerList {
 
   /// Every customer, in the order they were added.
   static func read(_ preferences: Preferences) throws -> [Customer] {
-    guard let stored = preferences.value(forKey: key) else { return [] }
+    // `storedValue` throws for a value this version can't read at all (an unknown type).
+    guard let stored = try preferences.storedValue(forKey: key) else { return [] }
     guard let customers = decode(stored) else {
       throw UnreadableCustomerList(suite: preferences.suiteName, storedType: stored.typeName)
     }

@@ -12,8 +12,8 @@ struct HelperCommand: Sendable {
 let commands: [HelperCommand] =
   sqliteHelperCommands + preferencesHelperCommands + documentHelperCommands
   + relationHelperCommands + storeTrustHelperCommands
-  + terminalHelperCommands
-  + suspensionHelperCommands
+  + terminalHelperCommands + suspensionHelperCommands
+  + reentrancyHelperCommands + standardPreferencesHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands.first(where: { $0.name == name }) else {

@@ -62,7 +62,13 @@ let defaultsReadCommand = Command(
       var failures: [String] = []
       for name in Preferences.suiteNames() {
         do {
-          all[name] = try Preferences.existing(suite: name).dictionaryRepresentation()
+          let preferences = try Preferences.existing(suite: name)
+          all[name] = preferences.dictionaryRepresentation()
+          for key in preferences.unreadableKeys {
+            do { _ = try preferences.storedValue(forKey: key) } catch {
+              failures.append("\(error)")
+            }
+          }
         } catch {
           failures.append("\(error)")
         }
@@ -85,7 +91,7 @@ let defaultsReadCommand = Command(
     }
     let preferences = try Preferences.existing(suite: suite)
     if let key {
-      guard let value = preferences.value(forKey: key) else {
+      guard let value = try preferences.storedValue(forKey: key) else {
         throw PreferencesError.keyNotFound(key: key, suite: suite)
       }
       if invocation.json { return try invocation.printJSON(DefaultsFormat.jsonShape(value)) }
@@ -94,9 +100,14 @@ let defaultsReadCommand = Command(
     }
     let values = preferences.dictionaryRepresentation()
     if invocation.json {
-      return try invocation.printJSON(values.mapValues(DefaultsFormat.jsonShape))
+      try invocation.printJSON(values.mapValues(DefaultsFormat.jsonShape))
+    } else {
+      for line in DefaultsFormat.lines(values) { print(line) }
     }
-    for line in DefaultsFormat.lines(values) { print(line) }
+    // A value this version can't read is reported, not left out silently.
+    if let unreadable = preferences.unreadableKeys.first {
+      _ = try preferences.storedValue(forKey: unreadable)
+    }
   })
 
 let defaultsWriteCommand = Command(
@@ -152,7 +163,7 @@ let defaultsDeleteCommand = Command(
     let key: String? = try invocation.optionalArgument("key")
     let preferences = try Preferences.existing(suite: suite)
     guard let key else { return try preferences.reset() }
-    guard preferences.value(forKey: key) != nil else {
+    guard preferences.value(forKey: key) != nil || preferences.unreadableKeys.contains(key) else {
       throw PreferencesError.keyNotFound(key: key, suite: suite)
     }
     try preferences.removeValue(forKey: key)
@@ -177,7 +188,13 @@ let defaultsWatchCommand = Command(
     let json = invocation.json
     let observation = preferences.observeChanges { names in
       for name in names.sorted() where key == nil || key == name {
-        print(DefaultsFormat.change(name, preferences.value(forKey: name), json: json))
+        do {
+          let value = try preferences.storedValue(forKey: name)
+          print(DefaultsFormat.change(name, value, json: json))
+        } catch {
+          // A value this version can't read is not shown as removed.
+          FileHandle.standardError.write(Data("kura: warning: \(error)\n".utf8))
+        }
       }
       fflush(nil)
     }

@@ -31,7 +31,12 @@ func withBook<T>(
     try check()
     let book = try EntryBook(options: options)
     let result = try body(book)
-    try book.close()
+    do {
+      try book.close()
+    } catch let error as DocumentError where error.code == .compactionFailed {
+      // Every change is saved (in the journal): the command did what it said.
+      CommandLineTool.printError("warikan: warning: \(error)")
+    }
     return result
   } catch let error as WarikanError {
     switch error {

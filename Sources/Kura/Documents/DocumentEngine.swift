@@ -32,6 +32,9 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     var journalIsStale = false
     /// Whether that stale journal holds changes the file lacks (it is set aside, not removed).
     var journalIsUnmerged = false
+    /// The journal length below which no compaction is tried again after one failed (a full
+    /// disk, a file that can't be replaced): each retry rewrites the whole file.
+    var nextCompactionAttempt = 0
     /// An open descriptor on the journal, for appends; -1 when none.
     var journalDescriptor: Int32 = -1
     /// Element positions by identifier, for collections (built on first use).
@@ -46,6 +49,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
 
     /// Records that no journal applies any more (none on disk, or it was removed).
     mutating func forgetJournal() {
+      nextCompactionAttempt = 0
       journal = nil
       journalEnd = 0
       journalIsStale = false
@@ -82,36 +86,77 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
 
   // MARK: Reading
 
-  /// Reads the file and its journal from scratch.
+  /// Reads the file and its journal from scratch. A damaged file or journal throws, or, when
+  /// `allowQuarantine` and the options say so, is moved aside with its partner and an empty
+  /// document is started.
   func load(_ state: inout State, allowQuarantine: Bool) throws {
-    closeJournal(&state)
-    state.positions = nil
-    guard let (data, identity) = try io(.cannotRead, { try DocumentFile.read(path) }) else {
-      state.value = defaultValue
-      state.file = nil
-      state.base = nil
-      state.journal = try io(.cannotRead) { try DocumentFile.identity(of: journalPath) }
-      state.journalEnd = 0
-      state.journalIsStale = state.journal != nil
-      return
+    if allowQuarantine {
+      // Opening, under the exclusive lock: clear what writers killed mid-replacement left.
+      DocumentFile.removeTemporaryFiles(of: path)
     }
     do {
-      state.value = try DocumentDecoding.decode(Value.self, from: data, file: url)
-    } catch var error as DocumentError {
+      try loadAsItIs(&state, allowQuarantine: allowQuarantine)
+    } catch var error as DocumentError where error.code == .damaged {
       guard allowQuarantine, options.onDamage == .quarantine else { throw error }
+      closeJournal(&state)
       let suffix = ".damaged-\(Self.timestamp())"
-      let moved = try io(.cannotWrite) { try DocumentFile.moveAside(path, suffix: suffix) }
-      if try io(.cannotRead, { try DocumentFile.identity(of: journalPath) }) != nil {
-        _ = try io(.cannotWrite) { try DocumentFile.moveAside(journalPath, suffix: suffix) }
+      if try io(.cannotRead, { try DocumentFile.identity(of: path) }) != nil {
+        let moved = try io(.cannotWrite) { try DocumentFile.moveAside(path, suffix: suffix) }
+        error.quarantinedFile = URL(fileURLWithPath: moved)
       }
-      error.quarantinedFile = URL(fileURLWithPath: moved)
+      if try io(.cannotRead, { try DocumentFile.identity(of: journalPath) }) != nil {
+        let moved = try io(.cannotWrite) {
+          try DocumentFile.moveAside(journalPath, suffix: suffix)
+        }
+        error.quarantinedJournal = URL(fileURLWithPath: moved)
+      }
       state.recoveredDamage = error
       state.value = defaultValue
+      state.positions = nil
       state.file = nil
       state.base = nil
       state.forgetJournal()
+    }
+  }
+
+  /// The error for a journal that can't be read to the end: `reason` says why, `offset` (when
+  /// known) is where in the journal the unreadable part starts.
+  func journalDamage(at offset: Int? = nil, _ reason: String) -> DocumentError {
+    let name = (journalPath as NSString).lastPathComponent
+    let place = offset.map { " at byte \($0)" } ?? ""
+    var error = DocumentError(
+      .damaged, file: url, reason: "its journal `\(name)` can't be read\(place): \(reason)")
+    error.journal = URL(fileURLWithPath: journalPath)
+    return error
+  }
+
+  /// Reads the file and its journal from scratch; throws when either is damaged.
+  private func loadAsItIs(_ state: inout State, allowQuarantine: Bool) throws {
+    closeJournal(&state)
+    state.positions = nil
+    guard let (data, identity) = try io(.cannotRead, { try DocumentFile.read(path) }) else {
+      // A journal without a file is what a `delete()` killed between its two removals leaves.
+      let journal = try io(.cannotRead) { try DocumentFile.read(journalPath) }
+      if let journalData = journal?.0 {
+        switch DocumentJournal.header(of: journalData) {
+        case .unknownVersion(let version):
+          throw journalDamage("it was written by another version of Kura (`\(version)`)")
+        case .damaged(let reason):
+          throw journalDamage(reason)
+        case .torn, .valid:
+          break
+        }
+      }
+      state.value = defaultValue
+      state.file = nil
+      state.base = nil
+      state.journal = journal?.1
+      state.journalEnd = 0
+      state.journalIsStale = state.journal != nil
+      state.journalIsUnmerged = false
       return
     }
+    state.value = try DocumentDecoding.decode(Value.self, from: data, file: url)
     state.file = identity
     state.base = DocumentJournal.Base(of: data)
     guard let (journalData, journal) = try io(.cannotRead, { try DocumentFile.read(journalPath) })
@@ -120,19 +165,30 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       return
     }
     state.journal = journal
-    guard let base = DocumentJournal.base(ofHeader: journalData), base == state.base else {
+    state.journalIsUnmerged = false
+    switch DocumentJournal.header(of: journalData) {
+    case .unknownVersion(let version):
+      throw journalDamage("it was written by another version of Kura (`\(version)`)")
+    case .damaged(let reason):
+      throw journalDamage(reason)
+    case .torn:
+      state.journalEnd = 0
+      state.journalIsStale = true
+    case .valid(let base) where base != state.base:
       state.journalEnd = 0
       state.journalIsStale = true
       state.journalIsUnmerged = DocumentJournal.holdsUnmergedChanges(
         journalData, current: state.base)
       if allowQuarantine && state.journalIsUnmerged { try setAsideJournal(&state) }
-      return
+    case .valid:
+      let scan = DocumentJournal.scan(journalData.dropFirst(DocumentJournal.headerSize))
+      if let damage = scan.damage {
+        throw journalDamage(at: DocumentJournal.headerSize + scan.length, damage)
+      }
+      try apply(scan.records, to: &state)
+      state.journalEnd = DocumentJournal.headerSize + scan.length
+      state.journalIsStale = false
     }
-    let (records, length) = DocumentJournal.records(
-      in: journalData.dropFirst(DocumentJournal.headerSize))
-    try apply(records, to: &state)
-    state.journalEnd = DocumentJournal.headerSize + length
-    state.journalIsStale = false
   }
 
   /// Brings the state up to date with the disk. Returns whether anything was loaded.
@@ -146,16 +202,21 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     switch (journal, state.journal) {
     case (nil, nil):
       return false
-    case (let now?, let known?) where now.isSameFile(as: known):
+    case (let now?, let known?)
+    where now.isSameFile(as: known) && (state.journalIsStale || now.size >= state.journalEnd):
+      // (A journal shorter than what was read was cut by another program: read it anew.)
       guard !state.journalIsStale, now.size > state.journalEnd else { return false }
       guard
         let (tail, _) = try io(
           .cannotRead, { try DocumentFile.read(journalPath, from: state.journalEnd) })
       else { return false }
-      let (records, length) = DocumentJournal.records(in: tail)
-      try apply(records, to: &state)
-      state.journalEnd += length
-      return !records.isEmpty
+      let scan = DocumentJournal.scan(tail)
+      if let damage = scan.damage {
+        throw journalDamage(at: state.journalEnd + scan.length, damage)
+      }
+      try apply(scan.records, to: &state)
+      state.journalEnd += scan.length
+      return !scan.records.isEmpty
     default:
       try load(&state, allowQuarantine: false)
       return true
@@ -166,17 +227,15 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
   func apply(_ records: [DocumentJournal.Record], to state: inout State) throws {
     guard !records.isEmpty else { return }
     guard var collection = state.value as? any JournalReplayable else {
-      throw DocumentError(
-        .damaged, file: URL(fileURLWithPath: journalPath),
-        reason: "the journal holds collection changes but the document is a `\(Value.self)`")
+      throw journalDamage("it holds collection changes but the document is a `\(Value.self)`")
     }
     state.value = defaultValue
     do {
       try collection.replay(records, positions: &state.positions)
     } catch {
-      throw DocumentError(
-        .damaged, file: URL(fileURLWithPath: journalPath),
-        reason: "a journal record does not decode: \(error)")
+      // Nothing was applied: the value stays as it was.
+      if let unchanged = collection as? Value { state.value = unchanged }
+      throw journalDamage("a record does not decode: \(error)")
     }
     guard let value = collection as? Value else {
       fatalError("A replayed `\(Value.self)` changed type; this cannot happen.")
@@ -219,14 +278,18 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
           .cannotWrite, file: url,
           reason: "can't create `\(journalPath)`: \(String(cString: strerror(errno)))")
       }
-      state.journalDescriptor = fd
-      try io(.cannotWrite) {
+      do {
         try DocumentFile.write(fd, DocumentJournal.header(for: base), at: 0, path: journalPath)
         if options.durability == .powerLoss {
           try DocumentFile.syncData(fd, path: journalPath)
           try DocumentFile.syncFolder(of: journalPath)
         }
+      } catch let error as SystemCallError {
+        close(fd)
+        unlink(journalPath)
+        throw DocumentError(.cannotWrite, file: url, reason: error.reason)
       }
+      state.journalDescriptor = fd
       var status = stat()
       fstat(fd, &status)
       state.journal = FileIdentity(status)
@@ -247,9 +310,15 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       state.journalDescriptor = fd
     }
     let fd = state.journalDescriptor
-    try io(.cannotWrite) {
+    do {
       try DocumentFile.write(fd, frame, at: state.journalEnd, path: journalPath)
       if options.durability == .powerLoss { try DocumentFile.syncData(fd, path: journalPath) }
+    } catch let error as SystemCallError {
+      // A record written in part (the disk filled up) or not flushed is taken back, so that a
+      // change reported as failed leaves nothing behind. Should even that fail, the partial
+      // record is a torn tail, which readers ignore and the next writer cuts off.
+      _ = ftruncate(fd, off_t(state.journalEnd))
+      throw DocumentError(.cannotWrite, file: url, reason: error.reason)
     }
     state.journalEnd += frame.count
   }
@@ -272,6 +341,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
   func needsCompaction(_ state: State) -> Bool {
     let journal = state.journalEnd - DocumentJournal.headerSize
     return journal > max(options.compactionThreshold, Int(state.base?.length ?? 0))
+      && state.journalEnd >= state.nextCompactionAttempt
   }
 
   /// Whether the journal holds records not yet in the file.
@@ -293,11 +363,28 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       try writeToJournal(DocumentJournal.compactionMarker(for: base), &state)
     }
     let identity = try io(.cannotWrite) { try DocumentFile.replace(path, with: data) }
-    // A crash here leaves a journal based on the old file, ending with the marker for the new
-    // one: it is recognised as already compacted and removed.
+    // The file now holds the value: what follows can't make the change fail. A crash here, or
+    // a journal that can't be removed, leaves a journal based on the old file ending with the
+    // marker for the new one: it is recognised as already compacted and removed later.
     closeJournal(&state)
-    try io(.cannotWrite) { try DocumentFile.remove(journalPath) }
+    _ = try? DocumentFile.remove(journalPath)
     state.settle(value: value, file: identity, base: base)
+    if let leftOver = (try? DocumentFile.identity(of: journalPath)) ?? nil {
+      state.journal = leftOver
+      state.journalIsStale = true
+    }
+  }
+
+  /// Writes the journal's records into the file. A failure changes nothing on disk: the
+  /// records stay in the journal (``DocumentError/Code/compactionFailed``).
+  func compact(_ state: inout State) throws {
+    do {
+      try replaceFile(with: state.value, &state)
+    } catch var error as DocumentError where error.code == .cannotWrite {
+      error.code = .compactionFailed
+      error.journal = URL(fileURLWithPath: journalPath)
+      throw error
+    }
   }
 
   /// Removes the file and its journal; the value goes back to the default.

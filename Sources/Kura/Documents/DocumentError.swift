@@ -44,6 +44,13 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
     /// program replaced; the journal was set aside (``DocumentError/quarantinedFile``), not
     /// applied.
     case unmergedJournal
+    /// The changes kept in the journal could not be written into the file itself (when a store
+    /// closes or compacts). Nothing was lost: they stay in the journal and are applied on the
+    /// next open.
+    case compactionFailed
+    /// The store was changed (or closed, reloaded, compacted) from inside its own
+    /// ``DocumentStore/update(_:)->_``; change the value given to the closure instead.
+    case nestedChange
   }
 
   /// What kind of failure this is.
@@ -60,6 +67,24 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
   /// ``DocumentOptions/DamagePolicy/quarantine``, or where an unmerged journal was moved
   /// (``Code/unmergedJournal``).
   public var quarantinedFile: URL?
+  /// The document's journal, when the damage is in the journal (the changes saved since the
+  /// file was last rewritten) rather than in the file.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let journal = error.journal { print("kept: \(journal.path)") }
+  /// ```
+  public var journal: URL?
+  /// Where the journal was moved when the document was moved aside
+  /// (``DocumentOptions/DamagePolicy/quarantine``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let journal = error.quarantinedJournal { print("moved to \(journal.path)") }
+  /// ```
+  public var quarantinedJournal: URL?
 
   /// Creates an error.
   ///
@@ -100,12 +125,28 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
         where_ += ": "
       }
       let head = "Can't open document \(path): \(where_)\(reason)."
-      if let quarantinedFile {
+      let movedJournal = quarantinedJournal.map { "`\($0.path)`" }
+      switch (quarantinedFile, movedJournal) {
+      case (let file?, let journal?) where self.journal != nil:
         return head
-          + " The file was moved to `\(quarantinedFile.path)` and an empty document was started;"
-          + " restore it by hand."
+          + " The file and its journal were moved to `\(file.path)` and \(journal) and an empty"
+          + " document was started; restore them by hand."
+      case (nil, let journal?):
+        return head
+          + " The journal was moved to \(journal) and an empty document was started; restore it"
+          + " by hand."
+      case (let file?, let journal):
+        let also = journal.map { " Its journal was moved to \($0)." } ?? ""
+        return head
+          + " The file was moved to `\(file.path)` and an empty document was started; restore it"
+          + " by hand.\(also)"
+      case (nil, nil) where journal != nil:
+        return head
+          + " Nothing was changed and the journal was kept; open the document with the"
+          + " quarantine damage policy to move the file and its journal aside and start anew."
+      case (nil, nil):
+        return head + " Fix or remove the file; nothing was changed."
       }
-      return head + " Fix or remove the file; nothing was changed."
     case .cannotRead:
       return
         "Can't read document \(path): \(reason). Check that the file and its folder are readable."
@@ -128,6 +169,16 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
       return
         "Can't apply the saved changes of document \(path): \(reason).\(aside) Merge them by"
         + " hand if they matter."
+    case .nestedChange:
+      return
+        "Can't change document \(path): \(reason). Nothing was changed; change the value given to"
+        + " `update` instead."
+    case .compactionFailed:
+      let kept = journal.map { " in its journal `\($0.path)`" } ?? " in its journal"
+      return
+        "Can't write the saved changes of document \(path) into the file: \(reason). No change"
+        + " was lost: they are kept\(kept) and applied on the next open. Check that the file and"
+        + " its folder are writable and the disk has space."
     }
   }
 }

@@ -145,7 +145,7 @@ enum DocumentFile {
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     let temporary = (folder as NSString).appendingPathComponent(
-      ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+      temporaryPrefix(of: name) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     if fd < 0 { throw SystemCallError(operation: "create", path: temporary, code: errno) }
     var renamed = false
@@ -202,7 +202,7 @@ enum DocumentFile {
   }
 
   /// Moves a file to a new name that does not exist yet (`<name>.damaged-<timestamp>`, with
-  /// `-2`, `-3` … added when taken).
+  /// `-2`, `-3` … added when taken). The caller holds the document's exclusive lock.
   ///
   /// - Returns: The new path.
   static func moveAside(_ path: String, suffix: String) throws -> String {
@@ -215,9 +215,59 @@ enum DocumentFile {
         try syncFolder(of: path)
         return candidate
       }
-      if errno != EEXIST { throw SystemCallError(operation: "move", path: path, code: errno) }
+      let code = errno
+      switch code {
+      case EEXIST:
+        break
+      case EPERM, EXDEV, ENOTSUP, EOPNOTSUPP, EMLINK, ENOSYS:
+        // A file system without hard links (FAT, exFAT, SMB): rename to a name checked to be
+        // free. No Kura writer can take it in between: they all wait for the document's lock.
+        var status = stat()
+        guard lstat(candidate, &status) != 0 else { break }
+        guard errno == ENOENT else {
+          throw SystemCallError(operation: "move", path: path, code: errno)
+        }
+        if rename(path, candidate) != 0 {
+          throw SystemCallError(operation: "move", path: path, code: errno)
+        }
+        try syncFolder(of: path)
+        return candidate
+      default:
+        throw SystemCallError(operation: "move", path: path, code: code)
+      }
       attempt += 1
       candidate = path + suffix + "-\(attempt)"
     }
+  }
+
+  /// The prefix of the temporary files ``replace(_:with:)`` writes beside `path`.
+  static func temporaryPrefix(of path: String) -> String {
+    ".\((path as NSString).lastPathComponent).tmp-"
+  }
+
+  /// Removes the temporary files that replacements of `path` left behind when their process was
+  /// killed before the rename. The caller holds the document's exclusive lock: every writer
+  /// makes and renames its temporary file while holding it, so any such file seen now belongs to
+  /// a writer that is gone (whatever its process identifier, which may have been reused).
+  ///
+  /// - Returns: How many were removed.
+  @discardableResult
+  static func removeTemporaryFiles(of path: String) -> Int {
+    guard let path = try? resolvingSymbolicLinks(path) else { return 0 }
+    let folder = (path as NSString).deletingLastPathComponent
+    let prefix = temporaryPrefix(of: path)
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+      return 0
+    }
+    var removed = 0
+    for name in names where name.hasPrefix(prefix) {
+      let rest = name.dropFirst(prefix.count)
+      // `.tmp-<pid>-<number>`: nothing else is taken for one.
+      let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
+      guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) })
+      else { continue }
+      if unlink((folder as NSString).appendingPathComponent(name)) == 0 { removed += 1 }
+    }
+    return removed
   }
 }

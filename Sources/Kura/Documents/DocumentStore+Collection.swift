@@ -93,12 +93,26 @@ extension DocumentStore {
     check: (inout DocumentEngine<Value>.State) throws -> Bool,
     apply: (inout DocumentEngine<Value>.State) -> Void
   ) throws {
-    let frame = DocumentJournal.frame(operation, json: json)
     try write { state in
       guard try check(&state) else { return ((), false) }
-      try engine.append(frame, to: &state)
+      if json.count >= DocumentJournal.maximumPayload {
+        // A record this large costs as much as rewriting the file, which has no size limit.
+        var changed = state
+        apply(&changed)
+        try engine.replaceFile(with: changed.value, &state)
+        return ((), true)
+      }
+      try engine.append(DocumentJournal.frame(operation, json: json), to: &state)
       apply(&state)
-      if engine.needsCompaction(state) { try engine.replaceFile(with: state.value, &state) }
+      // The change is saved once its record is written: a compaction that fails now (a full
+      // disk, a file that can't be replaced) leaves it in the journal, to be compacted later.
+      if engine.needsCompaction(state) {
+        do {
+          try engine.replaceFile(with: state.value, &state)
+        } catch {
+          state.nextCompactionAttempt = state.journalEnd * 2
+        }
+      }
       return ((), true)
     }
   }

@@ -50,6 +50,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   // Made once: instantiating a generic class's key path on every access and change is costly.
   let valuePath: KeyPath<DocumentStore, Value> & Sendable = \.value
   let reloadErrorPath: KeyPath<DocumentStore, DocumentError?> & Sendable = \.reloadError
+  /// The thread running a change under the mutex (0 when none), and what the store held when
+  /// the change began: the change's own code may read the store (it sees that) but not change
+  /// it, instead of trapping on the non-recursive mutex.
+  let changingThread = Atomic<UInt>(0)
+  let duringChange = Mutex<(Value, DocumentError?, DocumentError?)?>(nil)
 
   /// Opens (or starts) the document at a location.
   ///
@@ -127,6 +132,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// ```
   public var value: Value {
     registrar.access(self, keyPath: valuePath)
+    if let during = valueDuringOwnChange() { return during.0 }
     refreshFromOtherProcesses()
     return state.withLock { $0.value }
   }
@@ -139,7 +145,10 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// ```swift
   /// if let damage = store.recoveredDamage { print("warning: \(damage)") }
   /// ```
-  public var recoveredDamage: DocumentError? { state.withLock { $0.recoveredDamage } }
+  public var recoveredDamage: DocumentError? {
+    if let during = valueDuringOwnChange() { return during.1 }
+    return state.withLock { $0.recoveredDamage }
+  }
 
   /// The error met while loading another process's change, if the last attempt failed (for
   /// example, another program wrote a damaged file); the value is then the last good one.
@@ -151,6 +160,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// ```
   public var reloadError: DocumentError? {
     registrar.access(self, keyPath: reloadErrorPath)
+    if let during = valueDuringOwnChange() { return during.2 }
     return state.withLock { $0.reloadError }
   }
 
@@ -158,7 +168,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   ///
   /// The change is made on the latest saved value (another process's changes are loaded first)
   /// while holding the document's lock, so concurrent updates from several processes are
-  /// serialized and none is lost. Don't read the store inside `body`.
+  /// serialized and none is lost. Reading ``value`` inside `body` gives the value the change
+  /// started from; changing the store there throws ``DocumentError/Code/nestedChange`` (change
+  /// the value given to `body` instead).
   ///
   /// For example:
   ///
@@ -173,6 +185,8 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   public func update<Result: Sendable>(_ body: (inout Value) throws -> Result) throws -> Result {
     try write { state in
       var value = state.value
+      duringChange.withLock { $0 = (value, state.recoveredDamage, state.reloadError) }
+      defer { duringChange.withLock { $0 = nil } }
       let result = try body(&value)
       try engine.replaceFile(with: value, &state)
       return (result, true)
@@ -247,10 +261,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// try store.compact()   // the file is now plain JSON with every change
   /// ```
   ///
-  /// - Throws: ``DocumentError`` when the file can't be written.
+  /// - Throws: ``DocumentError/Code/compactionFailed`` when the file can't be written (the
+  ///   changes stay in the journal).
   public func compact() throws {
     try write { state in
-      if engine.hasJournalRecords(state) { try engine.replaceFile(with: state.value, &state) }
+      if engine.hasJournalRecords(state) { try engine.compact(&state) }
       return ((), false)
     }
   }
@@ -266,9 +281,10 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// try store.close()
   /// ```
   ///
-  /// - Throws: ``DocumentError`` when the journal can't be compacted (its changes stay in the
-  ///   journal and are replayed on the next open).
+  /// - Throws: ``DocumentError/Code/compactionFailed`` when the journal can't be compacted (its
+  ///   changes stay in the journal and are replayed on the next open).
   public func close() throws {
+    try refuseNestedChange()
     watch.withLock { observation -> ChangeObservation? in
       defer { observation = nil }
       return observation
@@ -283,9 +299,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
         try engine.io(.cannotWrite) {
           try lock.withLock(exclusive: true) {
             try engine.prepareWrite(&state)
-            if engine.hasJournalRecords(state) {
-              try engine.replaceFile(with: state.value, &state)
-            }
+            if engine.hasJournalRecords(state) { try engine.compact(&state) }
           }
         }
       }
@@ -299,7 +313,8 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
 
   /// Runs `body` on the state under the store's mutex, failing when the store is closed.
   func withState<T>(_ body: (inout DocumentEngine<Value>.State) throws -> T) throws -> T {
-    try state.withLock { state in
+    try refuseNestedChange()
+    return try state.withLock { state in
       guard !state.isClosed else {
         throw DocumentError(.closed, file: url, reason: "the store was closed")
       }
@@ -311,7 +326,9 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   /// changes; bumps the shared counter and notifies observers when `body` says it changed.
   func write<T>(_ body: (inout DocumentEngine<Value>.State) throws -> (T, Bool)) throws -> T {
     let (result, changed) = try withState { state -> (T, Bool) in
-      try engine.io(.cannotWrite) {
+      changingThread.store(CurrentThread.identifier, ordering: .relaxed)
+      defer { changingThread.store(0, ordering: .relaxed) }
+      return try engine.io(.cannotWrite) {
         try lock.withLock(exclusive: true) {
           let before = state.file
           let beforeEnd = state.journalEnd
@@ -327,6 +344,22 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     }
     if changed { notifyChange() }
     return result
+  }
+
+  /// What the store held when the calling thread's own change began, when it is inside one.
+  func valueDuringOwnChange() -> (Value, DocumentError?, DocumentError?)? {
+    guard changingThread.load(ordering: .relaxed) == CurrentThread.identifier else { return nil }
+    return duringChange.withLock { $0 }
+  }
+
+  /// Throws when the calling thread is inside a change of this store (its mutex is held).
+  func refuseNestedChange() throws {
+    if changingThread.load(ordering: .relaxed) == CurrentThread.identifier {
+      throw DocumentError(
+        .nestedChange, file: url,
+        reason: "it was called from inside a change of the same document, which is still in"
+          + " progress")
+    }
   }
 
   /// Loads changes another process saved, when the shared counter says there are some.

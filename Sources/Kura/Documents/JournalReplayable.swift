@@ -14,6 +14,12 @@ struct PositionIndex: @unchecked Sendable {
   var table: [AnyHashable: Int] = [:]
 }
 
+/// A decoded journal record of a collection, not applied yet.
+enum JournalChange<Element: Identifiable> {
+  case upsert(Element)
+  case remove(Element.ID)
+}
+
 /// The payload of a `remove` record.
 struct JournalRemoval<ID: Codable>: Codable {
   var id: ID
@@ -23,17 +29,26 @@ extension Array: JournalReplayable where Element: Identifiable & Codable, Elemen
   mutating func replay(_ records: [DocumentJournal.Record], positions: inout PositionIndex?)
     throws
   {
+    // Every record is decoded before any is applied: a record that does not decode leaves the
+    // collection as it was, not half changed.
     let decoder = JSONDecoder()
+    var changes: [JournalChange<Element>] = []
+    changes.reserveCapacity(records.count)
     for record in records {
       switch record.operation {
       case .append, .update:
-        let element = try decoder.decode(Element.self, from: record.json)
-        upsert(element, positions: &positions)
+        changes.append(.upsert(try decoder.decode(Element.self, from: record.json)))
       case .remove:
         let removal = try decoder.decode(JournalRemoval<Element.ID>.self, from: record.json)
-        _ = removeElement(id: removal.id, positions: &positions)
+        changes.append(.remove(removal.id))
       case .compacted:
         continue
+      }
+    }
+    for change in changes {
+      switch change {
+      case .upsert(let element): upsert(element, positions: &positions)
+      case .remove(let id): _ = removeElement(id: id, positions: &positions)
       }
     }
   }

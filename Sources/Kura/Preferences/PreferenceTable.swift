@@ -10,6 +10,24 @@ enum PreferenceTable {
     /// `nil` for a removed key (or a row whose value can't be read).
     var value: PreferenceValue?
     var version: Int64
+    /// Why a stored value can't be read (an unknown type, a value cut short), with its stored
+    /// type name; `nil` when it can, or the key was removed.
+    var unreadable: Unreadable? = nil
+  }
+
+  /// A stored value this version can't read: its `type` column and why.
+  struct Unreadable: Error, Equatable, Sendable {
+    var storedType: String
+    var reason: String
+
+    init(type: String) {
+      storedType = type
+      if PreferenceValue.storedTypeNames.contains(type) {
+        reason = "its stored \(type) value can't be read back (cut short or not valid)"
+      } else {
+        reason = "`\(type)` is a type this version of Kura does not know (written by a newer one?)"
+      }
+    }
   }
 
   /// Creates the table (keyed by name without a rowid, so a write touches two pages: the row's
@@ -71,22 +89,30 @@ enum PreferenceTable {
       "SELECT key, type, value, version FROM kura_preference WHERE version > ? ORDER BY version",
       [.integer(version)]
     ) { statement in
-      let value: PreferenceValue? =
-        statement.isNull(at: 1)
-        ? nil
-        : PreferenceValue(type: statement.string(at: 1), storage: statement.value(at: 2))
-      return Row(name: statement.string(at: 0), value: value, version: statement.int64(at: 3))
+      var row = Row(name: statement.string(at: 0), value: nil, version: statement.int64(at: 3))
+      if !statement.isNull(at: 1) {
+        let type = statement.string(at: 1)
+        row.value = PreferenceValue(type: type, storage: statement.value(at: 2))
+        if row.value == nil { row.unreadable = Unreadable(type: type) }
+      }
+      return row
     }
   }
 
   /// The stored value of one key, read from the file.
+  ///
+  /// - Throws: ``Unreadable`` when a value is stored but can't be read, or an SQLite error.
   static func value(_ db: Connection, name: String) throws -> PreferenceValue? {
     let row = try db.queryFirst(
       "SELECT type, value FROM kura_preference WHERE key = ? AND type IS NOT NULL", [.text(name)]
-    ) { statement in
-      PreferenceValue(type: statement.string(at: 0), storage: statement.value(at: 1))
+    ) { statement -> Result<PreferenceValue, Unreadable> in
+      let type = statement.string(at: 0)
+      guard let value = PreferenceValue(type: type, storage: statement.value(at: 1)) else {
+        return .failure(Unreadable(type: type))
+      }
+      return .success(value)
     }
-    return row ?? nil
+    return try row?.get()
   }
 
   /// Stores a value under a key.

@@ -20,6 +20,11 @@ extension PreferenceValue {
     }
   }
 
+  /// Every `type` column value this version writes and reads.
+  static let storedTypeNames: Set<String> = [
+    "string", "integer", "double", "bool", "date", "data", "array", "dictionary",
+  ]
+
   /// Reads a value back from its columns; `nil` when they don't hold a value of the named type.
   init?(type: String, storage: SQLiteValue) {
     switch (type, storage) {

@@ -2,17 +2,28 @@ import Foundation
 
 extension Preferences {
   /// The current app's own suite (`KURA_APP_ID` or the executable's name), like
-  /// `UserDefaults.standard`. Should its file not open, a warning is printed on standard error and
-  /// an in-memory suite is used instead, so the app keeps running.
+  /// `UserDefaults.standard`.
+  ///
+  /// Should its file not open (an unwritable folder, a file another process keeps locked past the
+  /// busy timeout), the app keeps running but nothing is pretended: each write tries to open the
+  /// file again — it is stored once that works, and until then fails where it is made
+  /// (``set(_:for:)`` throws ``PreferencesError/cannotOpen(path:reason:)``; a subscript write is
+  /// reported in ``lastWriteError`` and on standard error, and is not kept). Reads give the keys'
+  /// defaults until a write has opened the file, then the stored values. Open the suite with
+  /// ``init(locations:)`` to handle the error at once instead.
   ///
   /// For example: `Preferences.standard[.launchCount] += 1`.
   public static let standard: Preferences = {
+    let open: @Sendable () throws -> Preferences = {
+      try Preferences(locations: Locations.current())
+    }
     do {
-      return try Preferences(locations: Locations.current())
+      return try open()
     } catch {
-      FileHandle.standardError.write(
-        Data("kura: warning: \(error) Preferences are kept in memory only.\n".utf8))
-      return .inMemory
+      let name =
+        ProcessInfo.processInfo.environment["KURA_APP_ID"]
+        ?? ProcessInfo.processInfo.processName
+      return .memoryBacked(deferredOpen: PreferencesDeferredOpen(suiteName: name, openFile: open))
     }
   }()
 

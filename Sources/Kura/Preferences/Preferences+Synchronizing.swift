@@ -45,7 +45,9 @@ extension Preferences {
         }
         guard row.version > entry.version else { continue }
         if entry.value != row.value { changed.insert(row.name) }
+        if entry.unreadable != row.unreadable { changed.insert(row.name) }
         entry.value = row.value
+        entry.unreadable = row.unreadable
         entry.version = row.version
         entry.decoded = nil
       }

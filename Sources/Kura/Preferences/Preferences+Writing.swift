@@ -78,15 +78,17 @@ extension Preferences {
   /// ```
   ///
   /// A stored value that doesn't decode as the key's type (say, written by another version of
-  /// the app) is not replaced by a transform of the default: the update throws instead.
+  /// the app), or that this version can't read at all, is not replaced by a transform of the
+  /// default: the update throws instead.
   ///
   /// - Parameters:
   ///   - key: The key.
   ///   - transform: Returns the new value from the current one (the default when none is stored).
   /// - Returns: The new value.
-  /// - Throws: What `transform` throws, what ``set(_:for:)`` throws, or
-  ///   ``PreferencesError/undecodableValue(key:suite:storedType:expectedType:)``; nothing is
-  ///   changed then.
+  /// - Throws: What `transform` throws, what ``set(_:for:)`` throws,
+  ///   ``PreferencesError/undecodableValue(key:suite:storedType:expectedType:)`` or
+  ///   ``PreferencesError/unreadableValue(key:suite:storedType:reason:)``; nothing is changed
+  ///   then.
   @discardableResult
   public func update<Value>(
     _ key: Preferences.Key<Value>, _ transform: (Value) throws -> Value
@@ -119,23 +121,39 @@ extension Preferences {
   /// }
   /// ```
   ///
+  /// Inside `body` (and inside ``update(_:_:)``'s transform), write through the batch, not
+  /// through the suite itself: a nested write to the same suite throws
+  /// ``PreferencesError/nestedWrite(suite:)`` (a subscript write reports it in
+  /// ``Preferences/lastWriteError``). Reading the suite there is fine.
+  ///
   /// - Parameter body: The work, given the batch.
   /// - Returns: What `body` returns.
-  /// - Throws: What `body` throws, ``PreferencesError/cannotSave(path:reason:)`` or
-  ///   ``PreferencesError/sceneDiscarded(sceneID:)``.
+  /// - Throws: What `body` throws, ``PreferencesError/cannotSave(path:reason:)``,
+  ///   ``PreferencesError/nestedWrite(suite:)`` or ``PreferencesError/sceneDiscarded(sceneID:)``.
   public func batch<Result>(_ body: (PreferencesBatch) throws -> Result) throws -> Result {
+    if let deferredOpen {
+      // A standard suite whose file did not open: store in the file or fail, never in memory.
+      let registered = state.withLock { $0.registeredDefaults }
+      return try deferredOpen.suiteForWriting(registeredDefaults: registered).batch(body)
+    }
     if let sceneID, state.withLock({ $0.isDiscarded }) {
       throw PreferencesError.sceneDiscarded(sceneID: sceneID)
+    }
+    let thread = CurrentThread.identifier
+    if writingThread.load(ordering: .relaxed) == thread {
+      throw PreferencesError.nestedWrite(suite: suiteName)
     }
     let countBefore = pool.changeCount
     let loaded = state.withLock { $0.loadedVersion }
     let outcome: (Result, [String: PreferenceValue?], [PreferenceTable.Row], Int64)
     do {
       outcome = try pool.write { db in
+        writingThread.store(thread, ordering: .relaxed)
+        defer { writingThread.store(0, ordering: .relaxed) }
         let latest = try PreferenceTable.latestVersion(db)
         // Rows other processes wrote since our last load, so our copy stays complete.
         let missed = latest > loaded ? try PreferenceTable.rows(db, after: loaded) : []
-        let batch = PreferencesBatch(connection: db, version: latest + 1)
+        let batch = PreferencesBatch(connection: db, version: latest + 1, suiteName: suiteName)
         let result = try body(batch)
         if let error = batch.firstError { throw error }
         return (result, batch.changes, missed, latest + 1)

@@ -35,10 +35,15 @@ public final class Preferences: Sendable {
   public let fileURL: URL?
   let pool: DatabasePool
   let sceneID: String?
+  /// Set only for a ``standard`` suite whose file could not be opened yet: the calls are served
+  /// by the file's suite once it opens (see `PreferencesDeferredOpen`).
+  let deferredOpen: PreferencesDeferredOpen?
 
   /// What the suite knows of one key; only touched with `state` locked.
   final class Entry {
     var value: PreferenceValue?
+    /// Set when the stored value can't be read by this version (``value`` is then `nil`).
+    var unreadable: PreferenceTable.Unreadable?
     var version: Int64 = 0
     var slot: PreferenceSlot?
     var decoded: (any Sendable)?
@@ -59,6 +64,9 @@ public final class Preferences: Sendable {
   let reloading = Mutex(())
   let watcher = Mutex<ChangeObservation?>(nil)
   let isWatching = Atomic<Bool>(false)
+  /// The thread inside a write transaction of this suite (0 when none): its own nested write
+  /// is refused rather than deadlocked.
+  let writingThread = Atomic<UInt>(0)
 
   /// Opens (creating when missing) a suite kept in a file of your choosing.
   ///
@@ -96,15 +104,27 @@ public final class Preferences: Sendable {
     self.suiteName = suiteName
     self.fileURL = fileURL
     self.sceneID = sceneID
+    self.deferredOpen = nil
     try loadEverything(path: path)
   }
 
-  private init(inMemoryPool pool: DatabasePool) throws {
+  private init(inMemoryPool pool: DatabasePool, deferredOpen: PreferencesDeferredOpen? = nil)
+    throws
+  {
     try pool.write { db in try PreferenceTable.createSchema(db) }
     self.pool = pool
-    self.suiteName = "inMemory"
+    self.suiteName = deferredOpen?.suiteName ?? "inMemory"
     self.fileURL = nil
     self.sceneID = nil
+    self.deferredOpen = deferredOpen
+  }
+
+  /// The suite that serves a read: the file's suite once a deferred ``standard`` suite opens;
+  /// `nil` for this one.
+  @usableFromInline
+  func openedSuite() -> Preferences? {
+    guard let deferredOpen else { return nil }
+    return deferredOpen.suiteForReading()
   }
 
   /// A new private suite kept in memory, for tests and previews: it starts empty and is gone
@@ -116,9 +136,14 @@ public final class Preferences: Sendable {
   /// let preferences = Preferences.inMemory
   /// preferences[.launchCount] = 3
   /// ```
-  public static var inMemory: Preferences {
+  public static var inMemory: Preferences { memoryBacked(deferredOpen: nil) }
+
+  /// A suite kept in memory: a private one, or (with `deferredOpen`) the standard suite of an
+  /// app whose file can't be opened now, which stores nothing until the file opens (see
+  /// ``standard``).
+  static func memoryBacked(deferredOpen: PreferencesDeferredOpen?) -> Preferences {
     do {
-      return try Preferences(inMemoryPool: DatabasePool.inMemory())
+      return try Preferences(inMemoryPool: DatabasePool.inMemory(), deferredOpen: deferredOpen)
     } catch {
       fatalError("Kura can't open an in-memory SQLite database (out of memory?): \(error)")
     }
@@ -190,6 +215,7 @@ public final class Preferences: Sendable {
   /// changes; registers the current observation's interest in the key.
   @usableFromInline
   func observedValue(named name: String) -> PreferenceValue? {
+    if let opened = openedSuite() { return opened.observedValue(named: name) }
     refreshIfNeeded()
     let found = state.withLock { state -> PreferenceValue?? in
       guard let entry = state.entries[name], let slot = entry.slot else { return .none }
@@ -211,6 +237,7 @@ public final class Preferences: Sendable {
   /// A key's value decoded once per stored version (for Codable values, costly to decode).
   @usableFromInline
   func decodedValue<Value>(for key: Preferences.Key<Value>) -> Value {
+    if let opened = openedSuite() { return opened.decodedValue(for: key) }
     let name = key.name
     guard let stored = observedValue(named: name) else { return key.defaultValue }
     let (decoded, version) = state.withLock { state -> ((any Sendable)?, Int64) in
@@ -234,10 +261,15 @@ public final class Preferences: Sendable {
   /// - Parameter key: The key.
   /// - Returns: `true` when a value is stored, of whatever type.
   public func contains<Value>(_ key: Preferences.Key<Value>) -> Bool {
-    value(forKey: key.name) != nil
+    if let opened = openedSuite() { return opened.contains(key) }
+    refreshIfNeeded()
+    return state.withLock { state in
+      state.entries[key.name].map { $0.value != nil || $0.unreadable != nil } ?? false
+    }
   }
 
-  /// The stored value of a key, whatever its type, for tools; `nil` when none is stored.
+  /// The stored value of a key, whatever its type, for tools; `nil` when none is stored or it
+  /// can't be read (``storedValue(forKey:)`` tells the two apart).
   ///
   /// For example:
   ///
@@ -248,14 +280,59 @@ public final class Preferences: Sendable {
   /// - Parameter name: The key's name.
   /// - Returns: The stored value.
   public func value(forKey name: String) -> PreferenceValue? {
+    if let opened = openedSuite() { return opened.value(forKey: name) }
     refreshIfNeeded()
     return state.withLock { $0.entries[name]?.value }
+  }
+
+  /// The stored value of a key, whatever its type; `nil` when none is stored, an error when one
+  /// is stored that this version can't read.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let raw = try preferences.storedValue(forKey: "sortOption") { print(raw) }
+  /// ```
+  ///
+  /// - Parameter name: The key's name.
+  /// - Returns: The stored value.
+  /// - Throws: ``PreferencesError/unreadableValue(key:suite:storedType:reason:)`` when the
+  ///   stored value has a type this version does not know or is cut short.
+  public func storedValue(forKey name: String) throws -> PreferenceValue? {
+    if let opened = openedSuite() { return try opened.storedValue(forKey: name) }
+    refreshIfNeeded()
+    let (value, unreadable) = state.withLock { state in
+      (state.entries[name]?.value, state.entries[name]?.unreadable)
+    }
+    if let unreadable {
+      throw PreferencesError.unreadableValue(
+        key: name, suite: suiteName, storedType: unreadable.storedType, reason: unreadable.reason)
+    }
+    return value
+  }
+
+  /// The names of the keys whose stored value this version can't read (see
+  /// ``storedValue(forKey:)``), sorted; they are left out of ``keys`` and
+  /// ``dictionaryRepresentation()``.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// for name in preferences.unreadableKeys { print("\(name): can't be read") }
+  /// ```
+  public var unreadableKeys: [String] {
+    if let opened = openedSuite() { return opened.unreadableKeys }
+    refreshIfNeeded()
+    return state.withLock { state in
+      state.entries.compactMap { $0.value.unreadable == nil ? nil : $0.key }
+    }.sorted()
   }
 
   /// The names of every key that holds a value, sorted.
   ///
   /// For example: `for name in preferences.keys { print(name) }`.
   public var keys: [String] {
+    if let opened = openedSuite() { return opened.keys }
     refreshIfNeeded()
     return state.withLock { state in
       state.entries.compactMap { $0.value.value == nil ? nil : $0.key }
@@ -268,6 +345,7 @@ public final class Preferences: Sendable {
   ///
   /// - Returns: The stored values.
   public func dictionaryRepresentation() -> [String: PreferenceValue] {
+    if let opened = openedSuite() { return opened.dictionaryRepresentation() }
     refreshIfNeeded()
     return state.withLock { state in state.entries.compactMapValues(\.value) }
   }
@@ -283,6 +361,7 @@ public final class Preferences: Sendable {
   ///
   /// - Parameter defaults: Values by key name; they take precedence over the keys' defaults.
   public func registerDefaults(_ defaults: [String: PreferenceValue]) {
+    if let opened = openedSuite() { opened.registerDefaults(defaults) }
     let slots = state.withLock { state -> [PreferenceSlot] in
       state.registeredDefaults.merge(defaults) { _, new in new }
       for name in defaults.keys { state.entries[name]?.decoded = nil }

@@ -16,17 +16,21 @@ import Foundation
 public final class PreferencesBatch {
   let connection: Connection
   let version: Int64
+  let suiteName: String
   var changes: [String: PreferenceValue?] = [:]
   var firstError: (any Error)?
 
-  init(connection: Connection, version: Int64) {
+  init(connection: Connection, version: Int64, suiteName: String) {
     self.connection = connection
     self.version = version
+    self.suiteName = suiteName
   }
 
   /// A key's value as stored in the file now, or its default; setting it stores (`nil` removes)
-  /// the value when the batch commits. A value that can't be read or encoded makes the batch
-  /// throw (rolling back every write of the batch).
+  /// the value when the batch commits. A stored value that can't be read (or that does not
+  /// decode as the key's type), or a value that can't be encoded, makes the batch throw (rolling
+  /// back every write of the batch), so a read-modify-write never replaces what it could not
+  /// read.
   ///
   /// For example: `batch[.launchCount] = batch[.launchCount] + 1`.
   ///
@@ -35,7 +39,12 @@ public final class PreferencesBatch {
     get {
       do {
         guard let stored = try storedValue(forKey: key.name) else { return key.defaultValue }
-        return key.decode(stored) ?? key.defaultValue
+        guard let decoded = key.decode(stored) else {
+          throw PreferencesError.undecodableValue(
+            key: key.name, suite: suiteName, storedType: stored.typeName,
+            expectedType: "\(Value.self)")
+        }
+        return decoded
       } catch {
         // A failed read must not turn into a silent overwrite with the default: the batch
         // remembers the error and `batch {}` throws it, rolling every write back.
@@ -80,9 +89,15 @@ public final class PreferencesBatch {
   ///
   /// - Parameter name: The key's name.
   /// - Returns: The stored value.
-  /// - Throws: An SQLite error.
+  /// - Throws: ``PreferencesError/unreadableValue(key:suite:storedType:reason:)`` when a value
+  ///   is stored that this version can't read, or an SQLite error.
   public func storedValue(forKey name: String) throws -> PreferenceValue? {
-    try PreferenceTable.value(connection, name: name)
+    do {
+      return try PreferenceTable.value(connection, name: name)
+    } catch let unreadable as PreferenceTable.Unreadable {
+      throw PreferencesError.unreadableValue(
+        key: name, suite: suiteName, storedType: unreadable.storedType, reason: unreadable.reason)
+    }
   }
 
   /// Stores (or, with `nil`, removes) a raw value under a key name.

@@ -69,6 +69,21 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
   ///   - storedType: The type of the stored value, such as `string`.
   ///   - expectedType: The key's type, such as `Array<Customer>`.
   case undecodableValue(key: String, suite: String, storedType: String, expectedType: String)
+  /// A stored value can't be read by this version at all (a type it does not know, such as one
+  /// added by a newer version, or a value cut short): it is kept as it is, and nothing that
+  /// reads it first writes over it.
+  ///
+  /// - Parameters:
+  ///   - key: The key.
+  ///   - suite: The suite name.
+  ///   - storedType: The stored type name, such as `futuretype9` or `array`.
+  ///   - reason: Why it can't be read.
+  case unreadableValue(key: String, suite: String, storedType: String, reason: String)
+  /// A write to a suite was made from inside that suite's own ``Preferences/update(_:_:)`` or
+  /// ``Preferences/batch(_:)`` (which holds its write transaction): make it through the batch.
+  ///
+  /// - Parameter suite: The suite name.
+  case nestedWrite(suite: String)
   /// The scene's state was discarded; open the scene again to store new state.
   ///
   /// - Parameter sceneID: The scene identifier.
@@ -120,6 +135,16 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         "Can't update key `\(key)` in suite `\(suite)`: its stored value (\(storedType)) is not"
         + " a `\(expectedType)`. Nothing was changed; look at it with `kura defaults read \(suite)"
         + " \(key)`, then remove it (`kura defaults delete \(suite) \(key)`) or set a new value."
+    case .unreadableValue(let key, let suite, _, let reason):
+      return
+        "Can't read key `\(key)` in suite `\(suite)`: \(reason). Nothing was changed; remove it"
+        + " (`kura defaults delete \(suite) \(key)`) or set a new value, or use the version of the"
+        + " app that wrote it."
+    case .nestedWrite(let suite):
+      return
+        "Can't write to suite `\(suite)` from inside its own `update` or `batch`: that write is"
+        + " still in progress. Nothing was changed; make the change through the batch given to"
+        + " `batch`, or return it from `update`."
     case .sceneDiscarded(let sceneID):
       return
         "Can't store state for scene `\(sceneID)`: it was discarded. "

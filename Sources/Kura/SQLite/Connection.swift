@@ -248,6 +248,10 @@ public final class Connection: @unchecked Sendable {
   /// Returns this connection's cached statement for `sql`, prepared on first use, reset and with
   /// its bindings cleared.
   ///
+  /// While the cached statement is in the middle of its rows (a ``query(_:_:row:)`` runs the same
+  /// SQL again from inside its row closure), a new statement of its own is returned instead, so
+  /// the outer loop keeps its place.
+  ///
   /// For example:
   ///
   /// ```swift
@@ -261,6 +265,8 @@ public final class Connection: @unchecked Sendable {
   /// - Throws: ``SQLiteError`` naming the SQL.
   public func cachedStatement(_ sql: String) throws -> Statement {
     if let statement = statementCache[sql] {
+      // Still stepping through its rows: the caller gets one of its own.
+      if sqlite3_stmt_busy(statement.handle) != 0 { return try prepare(sql) }
       sqlite3_reset(statement.handle)
       sqlite3_clear_bindings(statement.handle)
       return statement

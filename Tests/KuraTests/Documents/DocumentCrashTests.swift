@@ -98,4 +98,26 @@ struct DocumentCrashTests {
     }
     #expect(lastAcknowledged > 20)
   }
+
+  @Test func temporaryFilesOfKilledSavesAreRemovedOnTheNextOpen() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("counter.json")
+    let isTemporary = { (name: String) in name.hasPrefix(".counter.json.tmp-") }
+    var leftByKills = 0
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<200 {
+      _ = try runThenKill(
+        ["document-increment-loop", url.path], after: Int.random(in: 1...3, using: &generator))
+      leftByKills += try fileNames(in: folder.url).filter(isTemporary).count
+    }
+    // Another program's file that only looks alike is not touched.
+    let lookalike = folder.file(".counter.json.tmp-notes")
+    try Data("keep".utf8).write(to: lookalike)
+    let store = try DocumentStore(
+      .url(url), defaultValue: Counter(), options: DocumentOptions(observesOtherProcesses: false))
+    #expect(store.value.count > 0)
+    #expect(try fileNames(in: folder.url).filter(isTemporary) == [".counter.json.tmp-notes"])
+    // Kills did land inside saves (each helper's own open cleared the previous ones).
+    #expect(leftByKills > 0)
+  }
 }

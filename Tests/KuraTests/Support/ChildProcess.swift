@@ -87,11 +87,13 @@ final class ChildProcess: @unchecked Sendable {
     return output
   }
 
+  /// Writes a line to the process's standard input.
+  func send(line: String) {
+    input.fileHandleForWriting.write(Data((line + "\n").utf8))
+  }
+
   /// Sends a signal.
   func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
-
-  /// Writes a line to the process's standard input.
-  func send(line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
   /// Waits for the process to end and returns its status.
   func waitForExit() -> Int32 {

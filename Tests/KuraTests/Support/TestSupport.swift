@@ -100,7 +100,9 @@ func run(
   }
   let seconds = Double(timeout.components.seconds)
   if group.wait(timeout: .now() + seconds) == .timedOut {
-    process.terminate()
+    // SIGKILL: a child started from the test process inherits its blocked signals, SIGTERM
+    // among them, so `terminate()` would leave a hung child (and the test) waiting forever.
+    kill(process.processIdentifier, SIGKILL)
     Issue.record(
       "`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out")
   }

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// Runs a system tool and returns whether it exited with 0.
+@discardableResult
+func runTool(_ path: String, _ arguments: [String]) -> Bool {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: path)
+  process.arguments = arguments
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  do {
+    try process.run()
+  } catch {
+    return false
+  }
+  process.waitUntilExit()
+  return process.terminationStatus == 0
+}
+
+/// The immutable flag (`chattr +i`): a file that can't be written, replaced or removed, even by
+/// root.
+enum ImmutableFlag {
+  /// Whether `chattr +i` works on the test folder's file system.
+  static let isSupported: Bool = {
+    let folder = TemporaryDirectory("immutableProbe")
+    let probe = folder.file("probe")
+    guard FileManager.default.createFile(atPath: probe.path, contents: Data()) else {
+      return false
+    }
+    let set = runTool("/usr/bin/chattr", ["+i", probe.path])
+    runTool("/usr/bin/chattr", ["-i", probe.path])
+    return set
+  }()
+
+  static func set(on url: URL) throws {
+    try #require(runTool("/usr/bin/chattr", ["+i", url.path]), "chattr +i \(url.path) failed")
+  }
+
+  static func clear(on url: URL) throws {
+    try #require(runTool("/usr/bin/chattr", ["-i", url.path]), "chattr -i \(url.path) failed")
+  }
+}
+
+/// A small tmpfs mounted for one test (needs root), unmounted when released: a disk that fills
+/// up.
+final class SmallFileSystem: Sendable {
+  let url: URL
+
+  /// Whether a tmpfs can be mounted here.
+  static let isAvailable: Bool = SmallFileSystem(size: 64 * 1024) != nil
+
+  init?(size: Int) {
+    let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+      .appendingPathComponent("kura-tests-tmpfs-\(UUID().uuidString.prefix(8))")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    guard runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", folder.path]) else {
+      try? FileManager.default.removeItem(at: folder)
+      return nil
+    }
+    url = folder
+  }
+
+  deinit {
+    runTool("/bin/umount", [url.path])
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  /// A path inside the file system.
+  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+  /// Fills the file system with a filler file, leaving `free` bytes (a multiple of the page
+  /// size) unused.
+  func fill(leaving free: Int) throws {
+    let path = file("filler").path
+    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    let chunk = [UInt8](repeating: 0x55, count: 4096)
+    var size = 0
+    while true {
+      let written = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if written <= 0 { break }
+      size += written
+    }
+    try #require(errno == ENOSPC)
+    try #require(ftruncate(fd, off_t(max(0, size - free))) == 0)
+  }
+
+  /// Removes the filler.
+  func empty() {
+    unlink(file("filler").path)
+  }
+}
