@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 extension DocumentStore {
   /// The values the document takes from now on: one element after each change saved by this
   /// store or loaded from another process. The sequence ends when the store is closed.
@@ -31,4 +37,81 @@ extension DocumentStore {
     }
     return stream
   }
+}
+
+/// What tells a process that another one changed a document: the identity of the document file
+/// (device, inode, size, modification time) and of its journal (device, inode, size). A save
+/// changes one of them by itself — a whole-file save renames a new file into place, a journal
+/// append makes the journal longer — so there is no separate signal to write, and none to miss
+/// when the writer is killed right after its save.
+///
+/// Two guards keep a stamp from repeating: the store keeps the file it loaded open
+/// (``DocumentPin``), so its inode can't be reused by a later file of the same size and time;
+/// and a stamp is only remembered when every journal byte it covers was applied (a torn tail
+/// left by a killed writer is looked at again on each read until a writer cuts it off).
+struct DocumentStamp: Equatable, Sendable {
+  struct Journal: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int
+  }
+
+  var file: FileIdentity?
+  var journal: Journal?
+
+  /// The stamp on disk now (two `stat` calls).
+  static func current<Value>(_ engine: DocumentEngine<Value>) throws -> DocumentStamp {
+    let file = try engine.io(.cannotRead) { try DocumentFile.identity(of: engine.path) }
+    let journal = try engine.io(.cannotRead) { try DocumentFile.identity(of: engine.journalPath) }
+    return DocumentStamp(
+      file: file,
+      journal: journal.map { Journal(device: $0.device, inode: $0.inode, size: $0.size) })
+  }
+
+  /// The stamp a write of this process left: the file and journal it wrote (no system call).
+  init<Value>(written state: DocumentEngine<Value>.State) {
+    file = state.file
+    journal = state.journal.map {
+      Journal(device: $0.device, inode: $0.inode, size: state.journalEnd)
+    }
+  }
+
+  init(file: FileIdentity?, journal: Journal?) {
+    self.file = file
+    self.journal = journal
+  }
+
+  /// This stamp when `state` has applied everything it covers; `nil` (look again) otherwise.
+  func ifApplied<Value>(in state: DocumentEngine<Value>.State) -> DocumentStamp? {
+    guard file == state.file else { return nil }
+    if let journal, !state.journalIsStale, journal.size > state.journalEnd { return nil }
+    return self
+  }
+}
+
+/// An open descriptor on the document file a store's value came from, so that its inode is not
+/// reused for a later version while the store may still compare stamps with it.
+struct DocumentPin: ~Copyable {
+  private var descriptor: Int32 = -1
+  private var identity: FileIdentity?
+
+  /// Pins the file at `path` when it is the file `identity` describes (and unpins the last one).
+  mutating func follow(_ identity: FileIdentity?, path: String) {
+    guard identity != self.identity || identity == nil else { return }
+    if descriptor >= 0 { close(descriptor) }
+    descriptor = -1
+    self.identity = nil
+    guard let identity else { return }
+    let opened = open(path, O_RDONLY | O_CLOEXEC)
+    guard opened >= 0 else { return }
+    var status = stat()
+    if fstat(opened, &status) == 0, FileIdentity(status).isSameFile(as: identity) {
+      descriptor = opened
+      self.identity = identity
+    } else {
+      close(opened)
+    }
+  }
+
+  deinit { if descriptor >= 0 { close(descriptor) } }
 }

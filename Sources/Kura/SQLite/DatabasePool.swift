@@ -4,10 +4,10 @@ import Synchronization
 /// One SQLite file shared by one serialized writer and several concurrent readers (WAL mode).
 ///
 /// Writes run one at a time in `BEGIN IMMEDIATE` transactions on the writer connection; reads run
-/// at the same time on reader connections and see the last committed state. After every write
-/// that changed rows, the pool bumps a change counter kept in shared memory beside the file
-/// (`<file>-changes`), so other pools on the same file, in this or another process, notice the
-/// change with one memory load (``changeCount``) or by watching it (``observeChanges(_:)``).
+/// at the same time on reader connections and see the last committed state. Every commit, by any
+/// pool on the same file in this or another process, moves ``changeCount`` — read from SQLite's
+/// WAL index, which the commit itself updates, with a few memory loads — and wakes
+/// ``observeChanges(_:)`` handlers through the process's one file watcher.
 ///
 /// The methods block while they wait for a connection; call them from any thread or task.
 ///
@@ -32,8 +32,8 @@ public final class DatabasePool: Sendable {
   private let writer: Connection
   private let idleReaders = Mutex<[Connection]>([])
   private let maximumIdleReaders: Int
-  private let counter: SharedCounter?
-  private let monitor: Mutex<FileChangeMonitor?> = Mutex(nil)
+  private let signal: DatabaseChangeSignal
+  private let watchers = Mutex(PoolWatchers())
 
   /// Opens (creating when missing, with mode 0600) a database file.
   ///
@@ -52,11 +52,7 @@ public final class DatabasePool: Sendable {
     self.maximumIdleReaders = maximumIdleReaders
     let connection = try Connection(path: path)
     self.writer = connection
-    if path == ":memory:" {
-      counter = nil
-    } else {
-      counter = try SharedCounter(path: path + "-changes")
-    }
+    self.signal = DatabaseChangeSignal(writer: connection, path: path)
   }
 
   /// Opens a private in-memory database (one connection serves reads and writes).
@@ -109,8 +105,9 @@ public final class DatabasePool: Sendable {
   {
     writerLock.lock()
     defer { writerLock.unlock() }
+    guard isInMemory else { return try body(writer) }
     let before = writer.totalChanges
-    defer { if writer.totalChanges != before, !writer.isInTransaction { counter?.increment() } }
+    defer { if writer.totalChanges != before, !writer.isInTransaction { signal.inMemoryCommit() } }
     return try body(writer)
   }
 
@@ -165,8 +162,9 @@ public final class DatabasePool: Sendable {
 
   // MARK: Noticing changes
 
-  /// A number that grows after every write that changed rows, from any pool on this file in any
-  /// process. Reading it costs one memory load; compare two readings to notice a change.
+  /// A number that changes with every commit to the file, by any pool in any process. Reading it
+  /// costs a few memory loads (SQLite's WAL index); compare two readings to notice a change. It
+  /// usually grows by one per commit, but may jump (when the WAL restarts): compare for equality.
   ///
   /// For example:
   ///
@@ -175,15 +173,12 @@ public final class DatabasePool: Sendable {
   /// // … later …
   /// if pool.changeCount != seen { reload() }
   /// ```
-  public var changeCount: UInt64 { counter?.value ?? 0 }
+  public var changeCount: UInt64 { signal.stamp }
 
-  /// Records a change made outside ``write(_:)`` (bumps ``changeCount`` for every process).
-  ///
-  /// For example: `pool.noteChange()`.
-  public func noteChange() { counter?.increment() }
-
-  /// Calls `handler` (on a background thread) after each change to the file by any process, until
-  /// the returned observation is cancelled or released.
+  /// Calls `handler` (on the process's file-watching thread) after commits to the file by any
+  /// process, until the returned observation is cancelled or released. Several quick commits may
+  /// be reported once; the handler is given the ``changeCount`` it saw. Keep it short: one thread
+  /// serves every observer of the process.
   ///
   /// For example:
   ///
@@ -195,17 +190,51 @@ public final class DatabasePool: Sendable {
   ///
   /// - Parameter handler: Called with the new ``changeCount``.
   /// - Returns: The observation; keep it alive while you want calls.
-  /// - Throws: ``SQLiteError`` when the change file cannot be watched.
+  /// - Throws: Nothing today; kept so a platform without file watching can report it.
   public func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) throws
     -> ChangeObservation
   {
-    guard let counter else { return ChangeObservation {} }
-    let monitor = try self.monitor.withLock { monitor -> FileChangeMonitor in
-      if let monitor { return monitor }
-      let created = try FileChangeMonitor(counter: counter)
-      monitor = created
-      return created
+    guard let (folder, names) = signal.watchedNames else { return ChangeObservation {} }
+    let (token, start) = watchers.withLock { watchers -> (Int, Bool) in
+      watchers.next += 1
+      watchers.handlers[watchers.next] = handler
+      if watchers.handlers.count == 1 { watchers.lastSeen = signal.stamp }
+      return (watchers.next, watchers.handlers.count == 1)
     }
-    return monitor.subscribe(handler)
+    if start {
+      let subscription = FileChangeMonitor.shared.subscribe(folder: folder, names: names) {
+        [weak self] in self?.deliverIfChanged() ?? false
+      }
+      watchers.withLock { $0.subscription = subscription }
+    }
+    return ChangeObservation { [weak self] in
+      let stopped: ChangeObservation?? = self?.watchers.withLock { watchers -> ChangeObservation? in
+        watchers.handlers[token] = nil
+        guard watchers.handlers.isEmpty else { return nil }
+        defer { watchers.subscription = nil }
+        return watchers.subscription
+      }
+      if let stopped, let stopped { stopped.cancel() }
+    }
   }
+
+  /// Calls the handlers when the stamp moved since they were last called.
+  private func deliverIfChanged() -> Bool {
+    let stamp = signal.stamp
+    let handlers = watchers.withLock { watchers -> [@Sendable (UInt64) -> Void] in
+      guard stamp != watchers.lastSeen else { return [] }
+      watchers.lastSeen = stamp
+      return Array(watchers.handlers.values)
+    }
+    for handler in handlers { handler(stamp) }
+    return !handlers.isEmpty
+  }
+}
+
+/// The handlers of ``DatabasePool/observeChanges(_:)`` and the watcher subscription they share.
+private struct PoolWatchers {
+  var handlers: [Int: @Sendable (UInt64) -> Void] = [:]
+  var next = 0
+  var lastSeen: UInt64 = 0
+  var subscription: ChangeObservation?
 }

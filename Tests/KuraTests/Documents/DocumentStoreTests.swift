@@ -157,7 +157,10 @@ struct DocumentStoreTests {
     #expect(
       try JSONDecoder().decode([Note].self, from: Data(contentsOf: target))
         == [Note(id: 1, text: "a")])
-    #expect(try fileNames(in: synced) == ["notes.json"])
+    // The lock sits beside the real file (every path to it shares one lock); only the link is
+    // beside the link.
+    #expect(try fileNames(in: synced) == [".notes.json.lock", "notes.json"])
+    #expect(try fileNames(in: folder.url) == ["notes.json", "synced"])
     let reopened = try noteStore(link)
     #expect(reopened.value == [Note(id: 1, text: "a")])
   }
