@@ -11,7 +11,7 @@ struct HelperCommand: Sendable {
 
 let commands: [HelperCommand] =
   sqliteHelperCommands + preferencesHelperCommands + documentHelperCommands
-  + relationHelperCommands
+  + relationHelperCommands + signalHelperCommands
   + terminalHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -89,29 +89,52 @@ struct DocumentStamp: Equatable, Sendable {
   }
 }
 
-/// An open descriptor on the document file a store's value came from, so that its inode is not
-/// reused for a later version while the store may still compare stamps with it.
+/// Open descriptors on the document file and journal a store's value came from, so that their
+/// inodes are not reused for later versions while the store may still compare stamps with them
+/// (a journal removed by one writer and created again by the next could otherwise come back with
+/// the same inode and be taken for the old one). Taken while the document's lock is held, when
+/// the files are known to be the ones the state describes.
 struct DocumentPin: ~Copyable {
-  private var descriptor: Int32 = -1
-  private var identity: FileIdentity?
+  private var file = Pinned()
+  private var journal = Pinned()
 
-  /// Pins the file at `path` when it is the file `identity` describes (and unpins the last one).
-  mutating func follow(_ identity: FileIdentity?, path: String) {
-    guard identity != self.identity || identity == nil else { return }
-    if descriptor >= 0 { close(descriptor) }
-    descriptor = -1
-    self.identity = nil
-    guard let identity else { return }
-    let opened = open(path, O_RDONLY | O_CLOEXEC)
-    guard opened >= 0 else { return }
-    var status = stat()
-    if fstat(opened, &status) == 0, FileIdentity(status).isSameFile(as: identity) {
-      descriptor = opened
-      self.identity = identity
-    } else {
-      close(opened)
+  private struct Pinned {
+    var descriptor: Int32 = -1
+    var identity: FileIdentity?
+
+    mutating func follow(_ wanted: FileIdentity?, path: String) {
+      if let wanted, let identity, wanted.isSameFile(as: identity) { return }
+      if descriptor >= 0 { close(descriptor) }
+      descriptor = -1
+      identity = nil
+      guard let wanted else { return }
+      let opened = open(path, O_RDONLY | O_CLOEXEC)
+      guard opened >= 0 else { return }
+      var status = stat()
+      if fstat(opened, &status) == 0, FileIdentity(status).isSameFile(as: wanted) {
+        descriptor = opened
+        identity = wanted
+      } else {
+        close(opened)
+      }
     }
   }
 
-  deinit { if descriptor >= 0 { close(descriptor) } }
+  /// Pins the files `state` was loaded from (and unpins the previous ones).
+  mutating func follow<Value>(_ state: DocumentEngine<Value>.State, _ engine: DocumentEngine<Value>)
+  {
+    file.follow(state.file, path: engine.path)
+    journal.follow(state.journal, path: engine.journalPath)
+  }
+
+  /// Unpins everything.
+  mutating func release() {
+    file.follow(nil, path: "")
+    journal.follow(nil, path: "")
+  }
+
+  deinit {
+    if file.descriptor >= 0 { close(file.descriptor) }
+    if journal.descriptor >= 0 { close(journal.descriptor) }
+  }
 }

@@ -47,7 +47,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   let registrar = ObservationRegistrar()
   let watch = Mutex<ChangeObservation?>(nil)
   /// An open descriptor on the file the value was loaded from (see ``DocumentStamp``).
-  let pin = Mutex(DocumentPin())
+  let pin: Mutex<DocumentPin>
   /// The encoder for journal records, made once.
   let recordEncoder = DocumentDecoding.encoder()
   // Made once: instantiating a generic class's key path on every access and change is costly.
@@ -82,14 +82,16 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     let lock = try engine.io(.cannotWrite) { try DocumentLock(documentPath: real.path) }
     self.lock = lock
     var state = DocumentEngine<Value>.State(value: defaultValue)
+    var pinned = DocumentPin()
     try engine.io(.cannotRead) {
       try lock.withLock(exclusive: true) {
         let stamp = try DocumentStamp.current(engine)
         try engine.load(&state, allowQuarantine: true)
         state.seenStamp = stamp.ifApplied(in: state)
+        pinned.follow(state, engine)
       }
     }
-    pin.withLock { $0.follow(state.file, path: engine.path) }
+    self.pin = Mutex(pinned)
     self.state = Mutex(state)
     if options.observesOtherProcesses {
       let observation = FileChangeMonitor.shared.subscribe(
@@ -233,12 +235,14 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
       engine.closeJournal(&state)
       var copy = state
       try engine.io(.cannotRead) {
-        try lock.withLock(exclusive: false) { try engine.load(&copy, allowQuarantine: false) }
+        try lock.withLock(exclusive: false) {
+          try engine.load(&copy, allowQuarantine: false)
+          pin.withLock { $0.follow(copy, engine) }
+        }
       }
       copy.seenStamp = stamp.ifApplied(in: copy)
       copy.reloadError = nil
       state = copy
-      pin.withLock { $0.follow(state.file, path: engine.path) }
       return true
     }
     if changed { notifyChange() }
@@ -279,7 +283,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
       defer { observation = nil }
       return observation
     }?.cancel()
-    defer { pin.withLock { $0.follow(nil, path: engine.path) } }
+    defer { pin.withLock { $0.release() } }
     let continuations = try state.withLock { state -> [AsyncStream<Value>.Continuation] in
       guard !state.isClosed else { return [] }
       defer {
@@ -327,7 +331,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
           let loaded = before != state.file || beforeEnd != state.journalEnd
           let (result, changed) = try body(&state)
           state.seenStamp = DocumentStamp(written: state)
-          if state.file != before { pin.withLock { $0.follow(state.file, path: engine.path) } }
+          pin.withLock { $0.follow(state, engine) }
           return (result, changed || loaded)
         }
       }
@@ -348,17 +352,16 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
         let changed: Bool
         if waiting {
           changed = try engine.io(.cannotRead) {
-            try lock.withLock(exclusive: false) { try engine.refresh(&state) }
+            try lock.withLock(exclusive: false) { try refreshPinning(&state) }
           }
         } else {
           let loaded = try engine.io(.cannotRead) {
-            try lock.withSharedLockIfFree { try engine.refresh(&state) }
+            try lock.withSharedLockIfFree { try refreshPinning(&state) }
           }
           guard let loaded else { return (false, false) }
           changed = loaded
         }
         state.seenStamp = stamp.ifApplied(in: state)
-        if changed { pin.withLock { $0.follow(state.file, path: engine.path) } }
         let hadError = state.reloadError != nil
         state.reloadError = nil
         return (changed, hadError)
@@ -375,6 +378,13 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     if errorChanged { registrar.withMutation(of: self, keyPath: reloadErrorPath) {} }
     if changed { notifyChange() }
     return changed || errorChanged
+  }
+
+  /// Loads what changed on disk and pins the files loaded (the caller holds the lock).
+  private func refreshPinning(_ state: inout DocumentEngine<Value>.State) throws -> Bool {
+    let changed = try engine.refresh(&state)
+    pin.withLock { $0.follow(state, engine) }
+    return changed
   }
 
   /// Tells Observation observers and ``changes()`` subscribers that the value changed.

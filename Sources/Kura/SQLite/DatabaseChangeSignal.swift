@@ -52,7 +52,8 @@ final class DatabaseChangeSignal: @unchecked Sendable {
     // A read opens the WAL and its index (SQLite sizes and maps it with real writes).
     guard (try? writer.dataVersion()) != nil else { return nil }
     var file: UnsafeMutablePointer<sqlite3_file>?
-    guard sqlite3_file_control(writer.handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
+    guard
+      sqlite3_file_control(writer.handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
       let file, let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2,
       let shmMap = methods.pointee.xShmMap
     else { return nil }
