@@ -14,6 +14,8 @@ struct SignalEntry: Codable, Sendable, Identifiable {
 ///   the `counter` key's change sequence.
 /// - `signal-document-loop <file>`: appends entries forever (every eighth save also compacts the
 ///   journal into the file), printing `ack <count>` once each save has returned.
+/// - `signal-trips-insert <store> <prefix> <count>`: saves `count` trips named `<prefix>-<n>`,
+///   one save each, then prints `done`.
 /// - `signal-document-watch <file>`: prints `ready <count>`, then `seen <count>` for each value of
 ///   the document's change sequence.
 let signalHelperCommands: [HelperCommand] = [
@@ -72,5 +74,18 @@ let signalHelperCommands: [HelperCommand] = [
       done.signal()
     }
     done.wait()
+  },
+  HelperCommand(name: "signal-trips-insert") { arguments in
+    guard arguments.count == 3, let count = Int(arguments[2]) else {
+      throw CocoaError(.featureUnsupported)
+    }
+    let container = try ModelContainer(
+      for: RTrip.self, RNote.self, configurations: .url(URL(fileURLWithPath: arguments[0])))
+    let context = ModelContext(container)
+    for number in 0..<count {
+      try context.insert(RTrip(name: "\(arguments[1])-\(number)"))
+      try context.save()
+    }
+    print("done")
   },
 ]

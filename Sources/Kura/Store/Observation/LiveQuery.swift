@@ -26,6 +26,9 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     var models: [Model] = []
     var error: StoreError?
     var fetchCount = 0
+    /// How many fetches have started; a fetch publishes only when it is the newest to finish.
+    var started = 0
+    var published = 0
     var nextListener = 0
     var listeners: [Int: AsyncStream<[Model]>.Continuation] = [:]
   }
@@ -37,6 +40,10 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
   private let registrar = ObservationRegistrar()
   private let state = Mutex(State())
   private let observation = Mutex<ChangeObservation?>(nil)
+  /// Held from the start of a fetch until its result is published, so results are published in
+  /// the order the fetches saw the store (commit order). Recursive: an observer may call
+  /// ``refresh()`` while being told of a change.
+  private let fetching = NSRecursiveLock()
 
   /// Fetches the descriptor's results and starts keeping them up to date.
   ///
@@ -57,7 +64,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     self.container = container
     let modelName = try container.schema(for: Model.self).modelName
     let subscription = try container.hub.subscribe(models: [modelName]) { [weak self] _ in
-      self?.refreshReportingErrors()
+      self?.refreshAfterSave()
     }
     observation.withLock { $0 = subscription }
     try refresh()
@@ -117,16 +124,41 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     return stream
   }
 
-  /// Fetches again now (saves through the container do this by themselves).
+  /// Fetches again now (saves through the container do this by themselves). Fetches run one at
+  /// a time and publish in the order they ran, so ``models`` never goes back to an older result.
   ///
   /// For example: `try recent.refresh()`.
   ///
   /// - Throws: ``StoreError`` when the fetch fails.
   public func refresh() throws {
+    fetching.lock()
+    defer { fetching.unlock() }
+    try fetchAndPublish()
+  }
+
+  /// A save changed the model type: fetch again, unless a fetch that started after the save
+  /// already ran (it saw the save).
+  private func refreshAfterSave() {
+    let startedBefore = state.withLock { $0.started }
+    fetching.lock()
+    defer { fetching.unlock() }
+    guard state.withLock({ $0.started == startedBefore }) else { return }
+    do { try fetchAndPublish() } catch {}  // kept in `error`
+  }
+
+  /// Fetches and publishes; the caller holds `fetching`.
+  private func fetchAndPublish() throws {
+    let fetch = state.withLock { state -> Int in
+      state.started += 1
+      return state.started
+    }
     do {
       let models = try ModelContext(container).fetch(descriptor)
       registrar.withMutation(of: self, keyPath: \.models) {
-        let listeners = state.withLock { state in
+        let listeners = state.withLock { state -> [AsyncStream<[Model]>.Continuation] in
+          // A re-entrant refresh (from an observer) may have published a newer result.
+          guard fetch > state.published else { return [] }
+          state.published = fetch
           state.models = models
           state.fetchCount += 1
           return Array(state.listeners.values)
@@ -148,10 +180,6 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
       }
       throw storeError
     }
-  }
-
-  private func refreshReportingErrors() {
-    do { try refresh() } catch {}  // kept in `error`
   }
 
   /// Stops updating; ``updates`` sequences end.
