@@ -11,6 +11,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
   ("preferences", runPreferencesBenchmarks),
   ("relations", runRelationsBenchmarks),
   ("terminal", runTerminalBenchmarks),
+  ("watchers", runWatcherBenchmarks),
 ]
 
 // The writer child of the cross-process live-query benchmark (RelationsBenchmarks.swift).
