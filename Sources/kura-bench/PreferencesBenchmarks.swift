@@ -172,7 +172,8 @@ func runPreferencesBenchmarks() throws {
   let writer = try Preferences(fileURL: url)
   let observed = try Preferences(fileURL: url)
   let signal = DispatchSemaphore(value: 0)
-  let observation = observed.observeChanges { _ in signal.signal() }
+  let changes = observed.changedKeys
+  let observation = Task { for await _ in changes { signal.signal() } }
   var samples: [Duration] = []
   for index in 0..<200 {
     let start = ContinuousClock.now

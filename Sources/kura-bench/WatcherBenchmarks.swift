@@ -9,10 +9,10 @@ func runWatcherBenchmarks() throws {
   defer { try? FileManager.default.removeItem(at: folder) }
   let key = Preferences.Key<Int>("count", default: 0)
   var suites: [Preferences] = []
-  var observations: [ChangeObservation] = []
+  var observations: [AsyncStream<Set<String>>] = []
   for number in 0..<1000 {
     let suite = try Preferences(fileURL: folder.appendingPathComponent("suite-\(number).sqlite"))
-    observations.append(suite.observeChanges { _ in })
+    observations.append(suite.changedKeys)
     suites.append(suite)
   }
   var documents: [DocumentStore<[String: Int]>] = []
@@ -32,7 +32,8 @@ func runWatcherBenchmarks() throws {
       toLength: 60, withPad: " ", startingAt: 0)
       + String(format: "CPU %.2f ms over %.0f s (%.3f%%)", spent * 1000, idle, spent / idle * 100))
   let changed = DispatchSemaphore(value: 0)
-  let last = suites[999].observeChanges { _ in changed.signal() }
+  let changes = suites[999].changedKeys
+  let last = Task { for await _ in changes { changed.signal() } }
   let other = try Preferences(fileURL: folder.appendingPathComponent("suite-999.sqlite"))
   let start = ContinuousClock.now
   try other.set(1, for: key)
@@ -40,7 +41,8 @@ func runWatcherBenchmarks() throws {
   print(
     "a change to the 1,000th suite reaches its observer".padding(
       toLength: 60, withPad: " ", startingAt: 0) + milliseconds(ContinuousClock.now - start))
-  withExtendedLifetime((observations, last, documents)) {}
+  last.cancel()
+  withExtendedLifetime((observations, documents)) {}
 }
 
 /// User plus system CPU time of this process so far, in seconds.

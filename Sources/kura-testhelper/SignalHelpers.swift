@@ -62,7 +62,7 @@ let signalHelperCommands: [HelperCommand] = [
   HelperCommand(name: "signal-document-watch") { arguments in
     guard arguments.count == 1 else { throw CocoaError(.featureUnsupported) }
     let store = try DocumentStore<[SignalEntry]>(.url(URL(fileURLWithPath: arguments[0])))
-    let stream = store.changes()
+    let stream = store.changes
     print("ready \(store.value.count)")
     fflush(nil)
     let done = DispatchSemaphore(value: 0)

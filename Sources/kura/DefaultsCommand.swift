@@ -161,11 +161,14 @@ let defaultsWatchCommand = Command(
     let key: String? = try invocation.optionalArgument("key")
     let preferences = try Preferences.existing(suite: suite)
     let json = invocation.json
-    let observation = preferences.observeChanges { names in
-      for name in names.sorted() where key == nil || key == name {
-        print(DefaultsFormat.change(name, preferences.value(forKey: name), json: json))
+    let changes = preferences.changedKeys
+    let observation = Task {
+      for await names in changes {
+        for name in names.sorted() where key == nil || key == name {
+          print(DefaultsFormat.change(name, preferences.value(forKey: name), json: json))
+        }
+        fflush(nil)
       }
-      fflush(nil)
     }
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)

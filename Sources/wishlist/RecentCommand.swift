@@ -29,7 +29,7 @@ let recentCommand = Command(
       return
     }
     let query = try LiveQuery(descriptor, in: container)
-    let updates = query.updates
+    let updates = query.changes
     Task {
       var shown = Set<Trip.ID>()
       var first = true

@@ -39,8 +39,6 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     /// The file and journal stamp this state reflects; `nil` to look at the disk on next read.
     var seenStamp: DocumentStamp?
     var isClosed = false
-    var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
-    var nextContinuation = 0
     var recoveredDamage: DocumentError?
     var reloadError: DocumentError?
 

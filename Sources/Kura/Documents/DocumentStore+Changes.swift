@@ -7,36 +7,53 @@ import Foundation
 #endif
 
 extension DocumentStore {
-  /// The values the document takes from now on: one element after each change saved by this
-  /// store or loaded from another process. The sequence ends when the store is closed.
+  /// The document's value now and after each change saved by this store or loaded from another
+  /// process. Coalescing: a reader that falls behind gets the newest value, not every
+  /// intermediate one. The sequence ends when the store is closed or the reading task is
+  /// cancelled; a change that fails to load is reported in ``reloadError``, not by the sequence.
   ///
   /// For example:
   ///
   /// ```swift
-  /// for await entries in store.changes() {
+  /// for await entries in store.changes {
   ///   print("now \(entries.count) entries")
   /// }
   /// ```
-  ///
-  /// - Returns: An asynchronous sequence of values (the newest is kept when a reader is slow).
-  public func changes() -> AsyncStream<Value> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: Value.self, bufferingPolicy: .bufferingNewest(1))
+  public var changes: AsyncStream<Value> {
+    let changes = ChangeStream<Value>()
     let token = state.withLock { state -> Int? in
       guard !state.isClosed else { return nil }
-      state.nextContinuation += 1
-      state.continuations[state.nextContinuation] = continuation
-      return state.nextContinuation
+      return subscribers.withLock { subscribers in
+        subscribers.next += 1
+        subscribers.streams[subscribers.next] = Weak(changes)
+        return subscribers.next
+      }
     }
     guard let token else {
-      continuation.finish()
-      return stream
+      changes.finish()
+      return changes.stream
     }
-    continuation.onTermination = { [weak self] _ in
-      _ = self?.state.withLock { $0.continuations.removeValue(forKey: token) }
+    changes.onTermination { [weak self] in
+      _ = self?.subscribers.withLock { $0.streams.removeValue(forKey: token) }
     }
-    return stream
+    changes.send(value)
+    return changes.stream
   }
+}
+
+/// The readers of ``DocumentStore/changes``.
+struct DocumentSubscribers<Value: Sendable>: Sendable {
+  var next = 0
+  var streams: [Int: Weak<ChangeStream<Value>>] = [:]
+
+  /// The readers still alive.
+  var live: [ChangeStream<Value>] { streams.values.compactMap(\.object) }
+}
+
+/// A reference that doesn't keep its object alive.
+struct Weak<Object: AnyObject & Sendable>: Sendable {
+  weak var object: Object?
+  init(_ object: Object) { self.object = object }
 }
 
 /// What tells a process that another one changed a document: the identity of the document file

@@ -19,7 +19,7 @@ import Synchronization
 ///   writers are serialized by a file lock beside the real file, and a change saved by one process
 ///   is seen by the others' next read (which compares the file's and journal's identity) and
 ///   delivered to their observers within milliseconds.
-/// - Observe it with the Observation framework (it is `Observable`) or with ``changes()``.
+/// - Observe it with the Observation framework (it is `Observable`) or with ``changes``.
 ///
 /// A change is saved when the call returns, to the level set by ``DocumentOptions/durability``.
 ///
@@ -48,6 +48,8 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   let watch = Mutex<ChangeObservation?>(nil)
   /// An open descriptor on the file the value was loaded from (see ``DocumentStamp``).
   let pin: Mutex<DocumentPin>
+  /// The readers of ``changes``.
+  let subscribers = Mutex(DocumentSubscribers<Value>())
   /// The encoder for journal records, made once.
   let recordEncoder = DocumentDecoding.encoder()
   // Made once: instantiating a generic class's key path on every access and change is costly.
@@ -283,9 +285,16 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
       defer { observation = nil }
       return observation
     }?.cancel()
-    defer { pin.withLock { $0.release() } }
-    let continuations = try state.withLock { state -> [AsyncStream<Value>.Continuation] in
-      guard !state.isClosed else { return [] }
+    defer {
+      pin.withLock { $0.release() }
+      let readers = subscribers.withLock { subscribers in
+        defer { subscribers.streams = [:] }
+        return subscribers.live
+      }
+      for reader in readers { reader.finish() }
+    }
+    try state.withLock { state in
+      guard !state.isClosed else { return }
       defer {
         engine.closeJournal(&state)
         state.isClosed = true
@@ -300,10 +309,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
           }
         }
       }
-      defer { state.continuations = [:] }
-      return Array(state.continuations.values)
     }
-    for continuation in continuations { continuation.finish() }
   }
 
   // MARK: Internals
@@ -387,12 +393,12 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     return changed
   }
 
-  /// Tells Observation observers and ``changes()`` subscribers that the value changed.
+  /// Tells Observation observers and ``changes`` readers that the value changed.
   func notifyChange() {
     registrar.withMutation(of: self, keyPath: valuePath) {}
-    let (value, continuations) = state.withLock { state in
-      (state.value, Array(state.continuations.values))
-    }
-    for continuation in continuations { continuation.yield(value) }
+    let readers = subscribers.withLock { $0.live }
+    guard !readers.isEmpty else { return }
+    let value = state.withLock { $0.value }
+    for reader in readers { reader.send(value) }
   }
 }

@@ -9,14 +9,7 @@ import Synchronization
 #endif
 
 /// Cancels a change subscription when cancelled or released.
-///
-/// For example:
-///
-/// ```swift
-/// let observation = try pool.observeChanges { _ in print("changed") }
-/// observation.cancel()
-/// ```
-public final class ChangeObservation: Sendable {
+final class ChangeObservation: Sendable {
   private let onCancel: Mutex<(@Sendable () -> Void)?>
 
   init(_ onCancel: @escaping @Sendable () -> Void) {
@@ -24,9 +17,7 @@ public final class ChangeObservation: Sendable {
   }
 
   /// Stops the calls. Calling it again does nothing.
-  ///
-  /// For example: `observation.cancel()`.
-  public func cancel() {
+  func cancel() {
     let action = onCancel.withLock { action -> (@Sendable () -> Void)? in
       defer { action = nil }
       return action

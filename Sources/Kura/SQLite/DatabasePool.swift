@@ -7,7 +7,8 @@ import Synchronization
 /// at the same time on reader connections and see the last committed state. Every commit, by any
 /// pool on the same file in this or another process, moves ``changeCount`` — read from SQLite's
 /// WAL index, which the commit itself updates, with a few memory loads — and wakes
-/// ``observeChanges(_:)`` handlers through the process's one file watcher.
+/// the observers of the layers above (preferences, live queries) through the process's one file
+/// watcher.
 ///
 /// The methods block while they wait for a connection; call them from any thread or task.
 ///
@@ -178,22 +179,9 @@ public final class DatabasePool: Sendable {
   /// Calls `handler` (on the process's file-watching thread) after commits to the file by any
   /// process, until the returned observation is cancelled or released. Several quick commits may
   /// be reported once; the handler is given the ``changeCount`` it saw. Keep it short: one thread
-  /// serves every observer of the process.
-  ///
-  /// For example:
-  ///
-  /// ```swift
-  /// let observation = try pool.observeChanges { count in print("changed:", count) }
-  /// // … later …
-  /// observation.cancel()
-  /// ```
-  ///
-  /// - Parameter handler: Called with the new ``changeCount``.
-  /// - Returns: The observation; keep it alive while you want calls.
-  /// - Throws: Nothing today; kept so a platform without file watching can report it.
-  public func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) throws
-    -> ChangeObservation
-  {
+  /// serves every observer of the process. (The layers above turn this wake-up into their
+  /// `AsyncStream`s and Observation changes; it is not public API.)
+  func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
     guard let (folder, names) = signal.watchedNames else { return ChangeObservation {} }
     let (token, start) = watchers.withLock { watchers -> (Int, Bool) in
       watchers.next += 1

@@ -330,7 +330,7 @@ struct DocumentStoreTests {
   @Test func changesYieldsEachNewValueAndEndsOnClose() async throws {
     let folder = TemporaryDirectory()
     let store = try noteStore(folder.file("notes.json"))
-    let changes = store.changes()
+    let changes = store.changes
     try store.append(Note(id: 1, text: "a"))
     var iterator = changes.makeAsyncIterator()
     #expect(await iterator.next() == [Note(id: 1, text: "a")])

@@ -82,7 +82,7 @@ struct ChangeSignalTests {
     let url = folder.file("entries.json")
     let store = try DocumentStore<[Int]>(.url(url))
     try store.replace(with: [1])
-    let stream = store.changes()
+    let stream = store.changes
     try Data("[1,2]".utf8).write(to: url, options: .atomic)
     #expect(store.value == [1, 2])
     try Data("[1,2,3]".utf8).write(to: url, options: .atomic)

@@ -65,7 +65,7 @@ struct FileWatcherTests {
     #endif
     #expect(FileChangeMonitor.shared.counts.polled == 0)
     let last = try #require(stores.last)
-    let stream = last.changes()
+    let stream = last.changes
     try Data(#"{"count":1}"#.utf8).write(to: folder.file("document-999.json"), options: .atomic)
     #expect(try await nextValue(of: stream, within: 20) == ["count": 1])
   }

@@ -53,7 +53,7 @@ struct LinkedPathTests {
     let file = try LinkedFile("counter.json")
     let direct = try DocumentStore(.url(file.real), defaultValue: LinkedCounter())
     let linked = try DocumentStore(.url(file.link), defaultValue: LinkedCounter())
-    let stream = linked.changes()
+    let stream = linked.changes
     for count in 1...50 {
       try direct.replace(with: LinkedCounter(count: count))
       #expect(linked.value == LinkedCounter(count: count))

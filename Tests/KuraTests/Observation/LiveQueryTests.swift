@@ -17,7 +17,7 @@ struct LiveQueryTests {
     try writer.save()
     let query = try LiveQuery(byName, in: container)
     #expect(query.models.map(\.name) == ["Nara"])
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     let first = await inbox.next()
     #expect(first?.map(\.name) == ["Nara"])
     try writer.insert(RTrip(name: "Kyoto"))
@@ -32,7 +32,7 @@ struct LiveQueryTests {
     let folder = TemporaryDirectory()
     let container = try relationContainer(folder)
     let query = try LiveQuery(byName, in: container)
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     var results: [RTrip]?
     results = await inbox.next()
     #expect(results == [])
@@ -69,7 +69,7 @@ struct LiveQueryTests {
     let folder = TemporaryDirectory()
     let container = try relationContainer(folder)
     let query = try LiveQuery(byName, in: container)
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     var results: [RTrip]?
     results = await inbox.next()
     #expect(results == [])
@@ -103,7 +103,7 @@ struct LiveQueryTests {
     let folder = TemporaryDirectory()
     let container = try relationContainer(folder)
     let query = try LiveQuery(byName, in: container)
-    let stream = query.updates
+    let stream = query.changes
     query.cancel()
     let writer = ModelContext(container)
     try writer.insert(RTrip(name: "Kyoto"))
@@ -121,7 +121,7 @@ struct LiveQueryTests {
   @Test func inMemoryStoreQueriesUpdateToo() async throws {
     let container = try ModelContainer(for: relationModels, configurations: .inMemory)
     let query = try LiveQuery(byName, in: container)
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     #expect(await inbox.next() == [])
     let writer = ModelContext(container)
     try writer.insert(RTrip(name: "Kyoto"))
@@ -136,7 +136,7 @@ struct LiveQueryTests {
     let folder = TemporaryDirectory()
     let container = try relationContainer(folder)
     let query = try LiveQuery(byName, in: container)
-    let published = Inbox(query.updates)
+    let published = Inbox(query.changes)
     let helper = try executable("kura-testhelper")
     let store = folder.file("trips.store").path
     let children = try ["a", "b", "c"].map {

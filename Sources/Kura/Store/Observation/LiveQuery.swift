@@ -7,7 +7,7 @@ import Synchronization
 /// the same store file — the query fetches again and its ``models`` change.
 ///
 /// It is `Observable` (SwiftUI views and `withObservationTracking` see ``models`` change) and
-/// offers the same results as an asynchronous sequence (``updates``). A save that changes only
+/// offers the same results as an asynchronous sequence (``changes``). A save that changes only
 /// other model types does not run the fetch again. Results are read from the store: unsaved
 /// changes of a context are not part of them.
 ///
@@ -17,7 +17,7 @@ import Synchronization
 /// let recent = try LiveQuery(
 ///   FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.createdAt, order: .reverse)]),
 ///   in: container)
-/// for await trips in recent.updates {
+/// for await trips in recent.changes {
 ///   print(trips.map(\.name))
 /// }
 /// ```
@@ -30,7 +30,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     var started = 0
     var published = 0
     var nextListener = 0
-    var listeners: [Int: AsyncStream<[Model]>.Continuation] = [:]
+    var listeners: [Int: Weak<ChangeStream<[Model]>>] = [:]
   }
 
   /// What the query fetches.
@@ -96,32 +96,34 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
   /// For example: `print(recent.fetchCount)`.
   public var fetchCount: Int { state.withLock { $0.fetchCount } }
 
-  /// The results now and after every change, as an asynchronous sequence (one per reader; it
-  /// ends when the query is cancelled or the reading task is).
+  /// The results now and after every save that can change them, as an asynchronous sequence.
+  /// Coalescing: a reader that falls behind gets the newest results, never an older one after a
+  /// newer one. The sequence ends when the query is cancelled or the reading task is; a failed
+  /// fetch is reported in ``error``, not by the sequence.
   ///
   /// For example:
   ///
   /// ```swift
-  /// for await trips in recent.updates { render(trips) }
+  /// for await trips in recent.changes { render(trips) }
   /// ```
-  public var updates: AsyncStream<[Model]> {
-    let (stream, continuation) = AsyncStream<[Model]>.makeStream(
-      bufferingPolicy: .bufferingNewest(1))
+  public var changes: AsyncStream<[Model]> {
+    let changes = ChangeStream<[Model]>()
     let id = state.withLock { state -> Int? in
       guard observation.withLock({ $0 != nil }) else { return nil }
       state.nextListener += 1
-      state.listeners[state.nextListener] = continuation
-      continuation.yield(state.models)
+      state.listeners[state.nextListener] = Weak(changes)
+      // Under the state lock, so no newer result can be sent before this one.
+      changes.send(state.models)
       return state.nextListener
     }
     guard let id else {
-      continuation.finish()
-      return stream
+      changes.finish()
+      return changes.stream
     }
-    continuation.onTermination = { [weak self] _ in
+    changes.onTermination { [weak self] in
       _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
     }
-    return stream
+    return changes.stream
   }
 
   /// Fetches again now (saves through the container do this by themselves). Fetches run one at
@@ -155,15 +157,15 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     do {
       let models = try ModelContext(container).fetch(descriptor)
       registrar.withMutation(of: self, keyPath: \.models) {
-        let listeners = state.withLock { state -> [AsyncStream<[Model]>.Continuation] in
+        state.withLock { state in
           // A re-entrant refresh (from an observer) may have published a newer result.
-          guard fetch > state.published else { return [] }
+          guard fetch > state.published else { return }
           state.published = fetch
           state.models = models
           state.fetchCount += 1
-          return Array(state.listeners.values)
+          // Sent under the lock: readers get results in the order they were published.
+          for listener in state.listeners.values { listener.object?.send(models) }
         }
-        for listener in listeners { listener.yield(models) }
       }
       if state.withLock({ $0.error != nil }) {
         registrar.withMutation(of: self, keyPath: \.error) { state.withLock { $0.error = nil } }
@@ -182,7 +184,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     }
   }
 
-  /// Stops updating; ``updates`` sequences end.
+  /// Stops updating; ``changes`` sequences end.
   ///
   /// For example: `recent.cancel()`.
   public func cancel() {
@@ -192,7 +194,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     }
     let listeners = state.withLock { state in
       defer { state.listeners.removeAll() }
-      return Array(state.listeners.values)
+      return state.listeners.values.compactMap(\.object)
     }
     for listener in listeners { listener.finish() }
   }
@@ -205,7 +207,7 @@ extension ModelContainer {
   /// For example:
   ///
   /// ```swift
-  /// for try await trips in try container.results(of: FetchDescriptor<Trip>()) {
+  /// for await trips in try container.results(of: FetchDescriptor<Trip>()) {
   ///   print(trips.count)
   /// }
   /// ```
@@ -217,16 +219,15 @@ extension ModelContainer {
     -> AsyncStream<[Model]>
   {
     let query = try LiveQuery(descriptor, in: self)
-    let (stream, continuation) = AsyncStream<[Model]>.makeStream(
-      bufferingPolicy: .bufferingNewest(1))
-    let task = Task {
-      for await models in query.updates { continuation.yield(models) }
-      continuation.finish()
+    let changes = ChangeStream<[Model]>()
+    let task = Task { [weak changes] in
+      for await models in query.changes { changes?.send(models) }
+      changes?.finish()
     }
-    continuation.onTermination = { _ in
+    changes.onTermination {
       task.cancel()
       query.cancel()
     }
-    return stream
+    return changes.stream
   }
 }
