@@ -100,6 +100,13 @@ func runPreferencesBenchmarks() throws {
   line(
     "  floor: a bare DatabasePool write transaction: "
       + "\(String(format: "%.1f", microseconds(rawSet, per: writes))) µs")
+  let bare = bareCommitFloor(
+    path: folder.appendingPathComponent("bare.sqlite").path, count: writes)
+  line(
+    "  floor: a bare single-row SQLite commit (C API, same pragmas): "
+      + "\(String(format: "%.1f", microseconds(bare, per: writes))) µs; durable set = "
+      + "\(String(format: "%.2f", seconds(kuraSet) / max(seconds(bare), 1e-12)))× it"
+      + " (target ≤ 1.2× or ≤ 30 µs)")
   let synchronized = median(runs: 3) {
     for _ in 0..<200 {
       counter += 1
