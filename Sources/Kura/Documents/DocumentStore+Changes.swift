@@ -36,7 +36,8 @@ extension DocumentStore {
     changes.onTermination { [weak self] in
       _ = self?.subscribers.withLock { $0.streams.removeValue(forKey: token) }
     }
-    changes.send(value)
+    refreshFromOtherProcesses()
+    changes.send(state.withLock { $0.value })
     return changes.stream
   }
 }
