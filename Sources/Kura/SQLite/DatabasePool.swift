@@ -8,7 +8,8 @@ import Synchronization
 /// pool on the same file in this or another process, moves ``changeCount`` — read from SQLite's
 /// WAL index, which the commit itself updates, with a few memory loads — and wakes
 /// the observers of the layers above (preferences, live queries) through the process's one file
-/// watcher.
+/// watcher. The pool keeps its file in WAL mode: don't change `journal_mode` or `locking_mode` on
+/// its connections (the change signal reads SQLite's WAL index while the writer connection lives).
 ///
 /// The methods block while they wait for a connection; call them from any thread or task.
 ///
