@@ -243,7 +243,8 @@ public final class EntryBook: Sendable, Observable {
     try store.delete()
   }
 
-  /// The entries after each change, by this process or another one.
+  /// The entries now and after each change, by this process or another one (coalesced: a slow
+  /// reader gets the newest entries).
   ///
   /// For example:
   ///
@@ -253,7 +254,7 @@ public final class EntryBook: Sendable, Observable {
   ///
   /// - Returns: An asynchronous sequence of entry lists (oldest first).
   public func changes() -> AsyncStream<[CashData]> {
-    store.changes()
+    store.changes
   }
 
   /// Compacts the journal into `cashData.json` (plain JSON in the seed's format) and stops

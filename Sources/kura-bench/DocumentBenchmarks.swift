@@ -134,7 +134,7 @@ func runDocumentBenchmarks() throws {
   var delays: [Duration] = []
   for entry in entries.prefix(20) {
     let seen = DispatchSemaphore(value: 0)
-    let stream = reader.changes()
+    let stream = reader.changes
     let task = Task {
       for await value in stream where value.last?.id == entry.id {
         seen.signal()

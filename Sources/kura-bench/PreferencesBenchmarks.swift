@@ -100,6 +100,13 @@ func runPreferencesBenchmarks() throws {
   line(
     "  floor: a bare DatabasePool write transaction: "
       + "\(String(format: "%.1f", microseconds(rawSet, per: writes))) µs")
+  let bare = bareCommitFloor(
+    path: folder.appendingPathComponent("bare.sqlite").path, count: writes)
+  line(
+    "  floor: a bare single-row SQLite commit (C API, same pragmas): "
+      + "\(String(format: "%.1f", microseconds(bare, per: writes))) µs; durable set = "
+      + "\(String(format: "%.2f", seconds(kuraSet) / max(seconds(bare), 1e-12)))× it"
+      + " (target ≤ 1.2× or ≤ 30 µs)")
   let synchronized = median(runs: 3) {
     for _ in 0..<200 {
       counter += 1
@@ -172,7 +179,8 @@ func runPreferencesBenchmarks() throws {
   let writer = try Preferences(fileURL: url)
   let observed = try Preferences(fileURL: url)
   let signal = DispatchSemaphore(value: 0)
-  let observation = observed.observeChanges { _ in signal.signal() }
+  let changes = observed.changedKeys
+  let observation = Task { for await _ in changes { signal.signal() } }
   var samples: [Duration] = []
   for index in 0..<200 {
     let start = ContinuousClock.now

@@ -69,7 +69,7 @@ private final class UpdateWaiter: Sendable {
   private let task: Task<Void, Never>
 
   init(_ query: LiveQuery<BenchPlace>) {
-    let updates = query.updates
+    let updates = query.changes
     let semaphore = self.semaphore
     task = Task {
       for await _ in updates { semaphore.signal() }

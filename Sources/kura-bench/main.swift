@@ -12,6 +12,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
   ("preferences", runPreferencesBenchmarks),
   ("relations", runRelationsBenchmarks),
   ("terminal", runTerminalBenchmarks),
+  ("watchers", runWatcherBenchmarks),
 ]
 
 // The writer child of the cross-process live-query benchmark (RelationsBenchmarks.swift).

@@ -11,7 +11,7 @@ struct HelperCommand: Sendable {
 
 let commands: [HelperCommand] =
   sqliteHelperCommands + preferencesHelperCommands + documentHelperCommands
-  + relationHelperCommands + storeTrustHelperCommands
+  + relationHelperCommands + storeTrustHelperCommands + signalHelperCommands
   + terminalHelperCommands + suspensionHelperCommands
   + reentrancyHelperCommands + standardPreferencesHelperCommands
 

@@ -186,17 +186,20 @@ let defaultsWatchCommand = Command(
     let key: String? = try invocation.optionalArgument("key")
     let preferences = try Preferences.existing(suite: suite)
     let json = invocation.json
-    let observation = preferences.observeChanges { names in
-      for name in names.sorted() where key == nil || key == name {
-        do {
-          let value = try preferences.storedValue(forKey: name)
-          print(DefaultsFormat.change(name, value, json: json))
-        } catch {
-          // A value this version can't read is not shown as removed.
-          FileHandle.standardError.write(Data("kura: warning: \(error)\n".utf8))
+    let changes = preferences.changedKeys
+    let observation = Task {
+      for await names in changes {
+        for name in names.sorted() where key == nil || key == name {
+          do {
+            let value = try preferences.storedValue(forKey: name)
+            print(DefaultsFormat.change(name, value, json: json))
+          } catch {
+            // A value this version can't read is not shown as removed.
+            FileHandle.standardError.write(Data("kura: warning: \(error)\n".utf8))
+          }
         }
+        fflush(nil)
       }
-      fflush(nil)
     }
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)

@@ -26,7 +26,7 @@ let recentCommand = Command(
       return
     }
     let query = try LiveQuery(descriptor, in: container)
-    let updates = query.updates
+    let updates = query.changes
     let json = invocation.json
     Task {
       var shown = Set<Trip.ID>()

@@ -39,11 +39,9 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     var journalDescriptor: Int32 = -1
     /// Element positions by identifier, for collections (built on first use).
     var positions: PositionIndex?
-    /// The shared change counter's value this state reflects.
-    var seenCounter: UInt64 = 0
+    /// The file and journal stamp this state reflects; `nil` to look at the disk on next read.
+    var seenStamp: DocumentStamp?
     var isClosed = false
-    var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
-    var nextContinuation = 0
     var recoveredDamage: DocumentError?
     var reloadError: DocumentError?
 

@@ -15,9 +15,11 @@ import Synchronization
 ///   threshold, or on ``compact()``. The file itself is always plain JSON.
 /// - A damaged file fails to open with a ``DocumentError`` naming the line and column, or is moved
 ///   aside when ``DocumentOptions/onDamage`` is ``DocumentOptions/DamagePolicy/quarantine``.
-/// - Several processes may open the same document: writers are serialized by a file lock, and a
-///   change saved by one process is loaded by the others within milliseconds.
-/// - Observe it with the Observation framework (it is `Observable`) or with ``changes()``.
+/// - Several processes may open the same document, also by different paths (symbolic links):
+///   writers are serialized by a file lock beside the real file, and a change saved by one process
+///   is seen by the others' next read (which compares the file's and journal's identity) and
+///   delivered to their observers within milliseconds.
+/// - Observe it with the Observation framework (it is `Observable`) or with ``changes``.
 ///
 /// A change is saved when the call returns, to the level set by ``DocumentOptions/durability``.
 ///
@@ -43,8 +45,11 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   let lock: DocumentLock
   let state: Mutex<DocumentEngine<Value>.State>
   let registrar = ObservationRegistrar()
-  let monitor: FileChangeMonitor?
   let watch = Mutex<ChangeObservation?>(nil)
+  /// An open descriptor on the file the value was loaded from (see ``DocumentStamp``).
+  let pin: Mutex<DocumentPin>
+  /// The readers of ``changes``.
+  let subscribers = Mutex(DocumentSubscribers<Value>())
   /// The encoder for journal records, made once.
   let recordEncoder = DocumentDecoding.encoder()
   // Made once: instantiating a generic class's key path on every access and change is costly.
@@ -77,26 +82,30 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     let url = try location.resolve()
     self.url = url
     self.options = options
-    let engine = DocumentEngine(url: url, options: options, defaultValue: defaultValue)
+    // The journal and lock sit beside the real file, whichever path reached it.
+    let real = URL(fileURLWithPath: ResolvedPath.resolve(url.path))
+    let engine = DocumentEngine(url: real, options: options, defaultValue: defaultValue)
     self.engine = engine
-    let lock = try engine.io(.cannotWrite) { try DocumentLock(documentPath: url.path) }
+    let lock = try engine.io(.cannotWrite) { try DocumentLock(documentPath: real.path) }
     self.lock = lock
     var state = DocumentEngine<Value>.State(value: defaultValue)
-    state.seenCounter = lock.counter.value
+    var pinned = DocumentPin()
     try engine.io(.cannotRead) {
-      try lock.withLock(exclusive: true) { try engine.load(&state, allowQuarantine: true) }
+      try lock.withLock(exclusive: true) {
+        let stamp = try DocumentStamp.current(engine)
+        try engine.load(&state, allowQuarantine: true)
+        state.seenStamp = stamp.ifApplied(in: state)
+        pinned.follow(state, engine)
+      }
     }
+    self.pin = Mutex(pinned)
     self.state = Mutex(state)
     if options.observesOtherProcesses {
-      do {
-        monitor = try FileChangeMonitor(counter: lock.counter)
-      } catch {
-        throw DocumentError(.cannotRead, file: url, reason: "can't watch for changes: \(error)")
-      }
-      let observation = monitor?.subscribe { [weak self] _ in self?.refreshFromOtherProcesses() }
+      let observation = FileChangeMonitor.shared.subscribe(
+        folder: real.deletingLastPathComponent().path,
+        names: [real.lastPathComponent, (engine.journalPath as NSString).lastPathComponent]
+      ) { [weak self] in self?.refreshFromOtherProcesses(waiting: false) ?? false }
       watch.withLock { $0 = observation }
-    } else {
-      monitor = nil
     }
   }
 
@@ -236,15 +245,18 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   ///   unchanged.
   public func reload() throws {
     let changed = try withState { state -> Bool in
-      let counter = lock.counter.value
+      let stamp = try DocumentStamp.current(engine)
       // The copy reopens the journal when it needs it; the original's descriptor is closed now
       // so the two never share one.
       engine.closeJournal(&state)
       var copy = state
       try engine.io(.cannotRead) {
-        try lock.withLock(exclusive: false) { try engine.load(&copy, allowQuarantine: false) }
+        try lock.withLock(exclusive: false) {
+          try engine.load(&copy, allowQuarantine: false)
+          pin.withLock { $0.follow(copy, engine) }
+        }
       }
-      copy.seenCounter = counter
+      copy.seenStamp = stamp.ifApplied(in: copy)
       copy.reloadError = nil
       state = copy
       return true
@@ -289,8 +301,16 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
       defer { observation = nil }
       return observation
     }?.cancel()
-    let continuations = try state.withLock { state -> [AsyncStream<Value>.Continuation] in
-      guard !state.isClosed else { return [] }
+    defer {
+      pin.withLock { $0.release() }
+      let readers = subscribers.withLock { subscribers in
+        defer { subscribers.streams = [:] }
+        return subscribers.live
+      }
+      for reader in readers { reader.finish() }
+    }
+    try state.withLock { state in
+      guard !state.isClosed else { return }
       defer {
         engine.closeJournal(&state)
         state.isClosed = true
@@ -303,10 +323,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
           }
         }
       }
-      defer { state.continuations = [:] }
-      return Array(state.continuations.values)
     }
-    for continuation in continuations { continuation.finish() }
   }
 
   // MARK: Internals
@@ -323,7 +340,8 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   }
 
   /// Runs a change under the mutex and the exclusive file lock, after loading other processes'
-  /// changes; bumps the shared counter and notifies observers when `body` says it changed.
+  /// changes; records the stamp the write left (no system call: the engine knows the file and
+  /// journal it wrote) and notifies observers when `body` says it changed.
   func write<T>(_ body: (inout DocumentEngine<Value>.State) throws -> (T, Bool)) throws -> T {
     let (result, changed) = try withState { state -> (T, Bool) in
       changingThread.store(CurrentThread.identifier, ordering: .relaxed)
@@ -335,9 +353,8 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
           try engine.prepareWrite(&state)
           let loaded = before != state.file || beforeEnd != state.journalEnd
           let (result, changed) = try body(&state)
-          if changed || loaded || state.file != before {
-            state.seenCounter = lock.counter.increment()
-          }
+          state.seenStamp = DocumentStamp(written: state)
+          pin.withLock { $0.follow(state, engine) }
           return (result, changed || loaded)
         }
       }
@@ -362,39 +379,59 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     }
   }
 
-  /// Loads changes another process saved, when the shared counter says there are some.
-  func refreshFromOtherProcesses() {
+  /// Loads changes another process saved, when the file's or journal's identity moved since the
+  /// state was loaded (two `stat` calls). Returns whether a change was loaded or an error met;
+  /// `waiting: false` (the file watcher) gives up without waiting when a writer holds the lock.
+  @discardableResult
+  func refreshFromOtherProcesses(waiting: Bool = true) -> Bool {
+    guard let stamp = try? DocumentStamp.current(engine) else { return false }
     let (changed, errorChanged) = state.withLock { state -> (Bool, Bool) in
-      let counter = lock.counter.value
-      guard !state.isClosed, counter != state.seenCounter else { return (false, false) }
+      guard !state.isClosed, stamp != state.seenStamp else { return (false, false) }
       do {
-        let changed = try engine.io(.cannotRead) {
-          try lock.withLock(exclusive: false) { try engine.refresh(&state) }
+        let changed: Bool
+        if waiting {
+          changed = try engine.io(.cannotRead) {
+            try lock.withLock(exclusive: false) { try refreshPinning(&state) }
+          }
+        } else {
+          let loaded = try engine.io(.cannotRead) {
+            try lock.withSharedLockIfFree { try refreshPinning(&state) }
+          }
+          guard let loaded else { return (false, false) }
+          changed = loaded
         }
-        state.seenCounter = counter
+        state.seenStamp = stamp.ifApplied(in: state)
         let hadError = state.reloadError != nil
         state.reloadError = nil
         return (changed, hadError)
       } catch let error as DocumentError {
-        state.seenCounter = counter
+        state.seenStamp = stamp
         state.reloadError = error
         return (false, true)
       } catch {
-        state.seenCounter = counter
+        state.seenStamp = stamp
         state.reloadError = DocumentError(.cannotRead, file: url, reason: "\(error)")
         return (false, true)
       }
     }
     if errorChanged { registrar.withMutation(of: self, keyPath: reloadErrorPath) {} }
     if changed { notifyChange() }
+    return changed || errorChanged
   }
 
-  /// Tells Observation observers and ``changes()`` subscribers that the value changed.
+  /// Loads what changed on disk and pins the files loaded (the caller holds the lock).
+  private func refreshPinning(_ state: inout DocumentEngine<Value>.State) throws -> Bool {
+    let changed = try engine.refresh(&state)
+    pin.withLock { $0.follow(state, engine) }
+    return changed
+  }
+
+  /// Tells Observation observers and ``changes`` readers that the value changed.
   func notifyChange() {
     registrar.withMutation(of: self, keyPath: valuePath) {}
-    let (value, continuations) = state.withLock { state in
-      (state.value, Array(state.continuations.values))
-    }
-    for continuation in continuations { continuation.yield(value) }
+    let readers = subscribers.withLock { $0.live }
+    guard !readers.isEmpty else { return }
+    let value = state.withLock { $0.value }
+    for reader in readers { reader.send(value) }
   }
 }

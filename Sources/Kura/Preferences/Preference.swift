@@ -45,7 +45,8 @@ public struct Preference<Value: Sendable>: Sendable {
   /// The property wrapper itself, for `$sortOption.store` or `$sortOption.changes`.
   public var projectedValue: Preference<Value> { self }
 
-  /// The key's values as an `AsyncSequence`, the current one first.
+  /// The key's values as an `AsyncSequence`, the current one first, then the newest value after
+  /// changes (coalesced; see ``Preferences/changes(of:)``).
   ///
   /// For example: `for await option in $sortOption.changes { … }`.
   public var changes: AsyncStream<Value> { store.changes(of: key) }

@@ -2,8 +2,10 @@ import Foundation
 import Synchronization
 
 extension Preferences {
-  /// The values of a key: the current one first, then the value after each change by any process
-  /// (other processes' changes arrive within milliseconds, through a file watch).
+  /// The values of a key: the current one first, then the value after each change by this or any
+  /// other process (within milliseconds, through the process's file watcher). Coalescing: a
+  /// reader that falls behind gets the newest value, not every intermediate one; use the key's
+  /// own history if you need each write.
   ///
   /// For example:
   ///
@@ -14,46 +16,45 @@ extension Preferences {
   /// ```
   ///
   /// - Parameter key: The key.
-  /// - Returns: An endless sequence of values; it stops when the task is cancelled.
+  /// - Returns: An endless sequence of values; it ends when the reading task is cancelled.
   public func changes<Value>(of key: Preferences.Key<Value>) -> AsyncStream<Value> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: Value.self, bufferingPolicy: .unbounded)
+    let changes = ChangeStream<Value>()
     startWatching()
     let slot = self.slot(named: key.name)
-    let token = slot.addListener { [weak self] in
-      guard let self else { return }
-      continuation.yield(self[key])
+    let token = slot.addListener { [weak self, weak changes] in
+      guard let self, let changes else { return }
+      changes.send(self[key])
     }
-    continuation.yield(self[key])
-    continuation.onTermination = { _ in slot.removeListener(token) }
-    return stream
+    changes.onTermination { slot.removeListener(token) }
+    changes.send(self[key])
+    return changes.stream
   }
 
-  /// Calls `handler` (on a background thread) with the names of the keys that changed, after
-  /// each change by this or any other process, until the observation is cancelled or released.
+  /// The names of the keys that changed, after each change by this or any other process. It
+  /// starts with the next change (there is no current value of "what changed"). Coalescing: while
+  /// the reader is busy, the names of several changes are united into one element.
   ///
   /// For example:
   ///
   /// ```swift
-  /// let observation = preferences.observeChanges { names in print("changed:", names.sorted()) }
-  /// // … later …
-  /// observation.cancel()
+  /// for await names in preferences.changedKeys {
+  ///   print("changed:", names.sorted())
+  /// }
   /// ```
-  ///
-  /// - Parameter handler: Called with the changed key names.
-  /// - Returns: The observation; keep it alive while you want calls.
-  public func observeChanges(_ handler: @escaping @Sendable (Set<String>) -> Void)
-    -> ChangeObservation
-  {
+  public var changedKeys: AsyncStream<Set<String>> {
+    let changes = ChangeStream<Set<String>>(merging: { $0.union($1) })
     startWatching()
     let token = state.withLock { state in
       state.nextListenerToken += 1
-      state.suiteListeners[state.nextListenerToken] = handler
+      state.suiteListeners[state.nextListenerToken] = { [weak changes] names in
+        changes?.send(names)
+      }
       return state.nextListenerToken
     }
-    return ChangeObservation { [weak self] in
+    changes.onTermination { [weak self] in
       _ = self?.state.withLock { $0.suiteListeners.removeValue(forKey: token) }
     }
+    return changes.stream
   }
 
   func slot(named name: String) -> PreferenceSlot {

@@ -75,7 +75,7 @@ extension Preferences {
     guard fileURL != nil, !isWatching.exchange(true, ordering: .acquiringAndReleasing) else {
       return
     }
-    let observation = try? pool.observeChanges { [weak self] _ in self?.refreshIfNeeded() }
+    let observation = pool.observeChanges { [weak self] _ in self?.refreshIfNeeded() }
     watcher.withLock { $0 = observation }
   }
 }

@@ -17,6 +17,7 @@ extension DatabasePool {
     let connection = try Connection(
       path: path, mode: isReadOnly ? .inspect : .readWrite(create: true))
     slot.connection = connection
+    signal.attach(connection)
     return connection
   }
 }

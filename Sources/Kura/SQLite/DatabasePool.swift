@@ -4,10 +4,12 @@ import Synchronization
 /// One SQLite file shared by one serialized writer and several concurrent readers (WAL mode).
 ///
 /// Writes run one at a time in `BEGIN IMMEDIATE` transactions on the writer connection; reads run
-/// at the same time on reader connections and see the last committed state. After every write
-/// that changed rows, the pool bumps a change counter kept in shared memory beside the file
-/// (`<file>-changes`), so other pools on the same file, in this or another process, notice the
-/// change with one memory load (``changeCount``) or by watching it (``observeChanges(_:)``).
+/// at the same time on reader connections and see the last committed state. Every commit, by any
+/// pool on the same file in this or another process, moves ``changeCount`` — read from SQLite's
+/// WAL index, which the commit itself updates, with a few memory loads — and wakes
+/// the observers of the layers above (preferences, live queries) through the process's one file
+/// watcher. The pool keeps its file in WAL mode: don't change `journal_mode` or `locking_mode` on
+/// its connections (the change signal reads SQLite's WAL index while the writer connection lives).
 ///
 /// The methods block while they wait for a connection; call them from any thread or task.
 /// Connections stay open between operations (holding SQLite's WAL locks) until
@@ -34,8 +36,8 @@ public final class DatabasePool: Sendable {
   private let writer: WriterSlot
   private let idleReaders = Mutex<[Connection]>([])
   private let maximumIdleReaders: Int
-  private let counter: SharedCounter?
-  private let monitor: Mutex<FileChangeMonitor?> = Mutex(nil)
+  let signal: DatabaseChangeSignal
+  private let watchers = Mutex(PoolWatchers())
 
   /// Opens (creating when missing, with mode 0600) a database file.
   ///
@@ -58,14 +60,8 @@ public final class DatabasePool: Sendable {
     let connection = try Connection(
       path: path, mode: readOnly ? .inspect : .readWrite(create: true))
     self.writer = WriterSlot(connection)
-    if path == ":memory:" {
-      counter = nil
-    } else if readOnly {
-      counter = try? SharedCounter(path: path + "-changes")
-    } else {
-      counter = try SharedCounter(path: path + "-changes")
-      FileLockActivity.shared.register(self)
-    }
+    self.signal = DatabaseChangeSignal(writer: connection, path: path)
+    if path != ":memory:" && !readOnly { FileLockActivity.shared.register(self) }
   }
 
   /// Whether the pool only reads (see ``init(path:maximumIdleReaders:readOnly:)``).
@@ -127,8 +123,9 @@ public final class DatabasePool: Sendable {
     defer { writerLock.unlock() }
     let writer = try openWriter(self.writer)
     defer { if FileLockActivity.shared.isSuspended { closeWriter() } }
+    guard isInMemory else { return try body(writer) }
     let before = writer.totalChanges
-    defer { if writer.totalChanges != before, !writer.isInTransaction { counter?.increment() } }
+    defer { if writer.totalChanges != before, !writer.isInTransaction { signal.inMemoryCommit() } }
     return try body(writer)
   }
 
@@ -188,6 +185,8 @@ public final class DatabasePool: Sendable {
   /// Closes the writer unless a transaction is open on it. Call with `writerLock` held.
   private func closeWriter() {
     if isInMemory || writer.connection?.isInTransaction == true { return }
+    // The change signal reads SQLite's mapping of the WAL index, which closing unmaps.
+    signal.detach()
     writer.connection = nil
   }
 
@@ -205,8 +204,9 @@ public final class DatabasePool: Sendable {
 
   // MARK: Noticing changes
 
-  /// A number that grows after every write that changed rows, from any pool on this file in any
-  /// process. Reading it costs one memory load; compare two readings to notice a change.
+  /// A number that changes with every commit to the file, by any pool in any process. Reading it
+  /// costs a few memory loads (SQLite's WAL index); compare two readings to notice a change. It
+  /// usually grows by one per commit, but may jump (when the WAL restarts): compare for equality.
   ///
   /// For example:
   ///
@@ -215,37 +215,55 @@ public final class DatabasePool: Sendable {
   /// // … later …
   /// if pool.changeCount != seen { reload() }
   /// ```
-  public var changeCount: UInt64 { counter?.value ?? 0 }
+  public var changeCount: UInt64 { signal.stamp }
 
-  /// Records a change made outside ``write(_:)`` (bumps ``changeCount`` for every process).
-  ///
-  /// For example: `pool.noteChange()`.
-  public func noteChange() { counter?.increment() }
-
-  /// Calls `handler` (on a background thread) after each change to the file by any process, until
-  /// the returned observation is cancelled or released.
-  ///
-  /// For example:
-  ///
-  /// ```swift
-  /// let observation = try pool.observeChanges { count in print("changed:", count) }
-  /// // … later …
-  /// observation.cancel()
-  /// ```
-  ///
-  /// - Parameter handler: Called with the new ``changeCount``.
-  /// - Returns: The observation; keep it alive while you want calls.
-  /// - Throws: ``SQLiteError`` when the change file cannot be watched.
-  public func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) throws
-    -> ChangeObservation
-  {
-    guard let counter else { return ChangeObservation {} }
-    let monitor = try self.monitor.withLock { monitor -> FileChangeMonitor in
-      if let monitor { return monitor }
-      let created = try FileChangeMonitor(counter: counter)
-      monitor = created
-      return created
+  /// Calls `handler` (on the process's file-watching thread) after commits to the file by any
+  /// process, until the returned observation is cancelled or released. Several quick commits may
+  /// be reported once; the handler is given the ``changeCount`` it saw. Keep it short: one thread
+  /// serves every observer of the process. (The layers above turn this wake-up into their
+  /// `AsyncStream`s and Observation changes; it is not public API.)
+  func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
+    guard let (folder, names) = signal.watchedNames else { return ChangeObservation {} }
+    let (token, start) = watchers.withLock { watchers -> (Int, Bool) in
+      watchers.next += 1
+      watchers.handlers[watchers.next] = handler
+      if watchers.handlers.count == 1 { watchers.lastSeen = signal.stamp }
+      return (watchers.next, watchers.handlers.count == 1)
     }
-    return monitor.subscribe(handler)
+    if start {
+      let subscription = FileChangeMonitor.shared.subscribe(folder: folder, names: names) {
+        [weak self] in self?.deliverIfChanged() ?? false
+      }
+      watchers.withLock { $0.subscription = subscription }
+    }
+    return ChangeObservation { [weak self] in
+      let stopped: ChangeObservation?? = self?.watchers.withLock { watchers -> ChangeObservation? in
+        watchers.handlers[token] = nil
+        guard watchers.handlers.isEmpty else { return nil }
+        defer { watchers.subscription = nil }
+        return watchers.subscription
+      }
+      if let stopped, let stopped { stopped.cancel() }
+    }
   }
+
+  /// Calls the handlers when the stamp moved since they were last called.
+  private func deliverIfChanged() -> Bool {
+    let stamp = signal.stamp
+    let handlers = watchers.withLock { watchers -> [@Sendable (UInt64) -> Void] in
+      guard stamp != watchers.lastSeen else { return [] }
+      watchers.lastSeen = stamp
+      return Array(watchers.handlers.values)
+    }
+    for handler in handlers { handler(stamp) }
+    return !handlers.isEmpty
+  }
+}
+
+/// The handlers of ``DatabasePool/observeChanges(_:)`` and the watcher subscription they share.
+private struct PoolWatchers {
+  var handlers: [Int: @Sendable (UInt64) -> Void] = [:]
+  var next = 0
+  var lastSeen: UInt64 = 0
+  var subscription: ChangeObservation?
 }

@@ -52,12 +52,13 @@ public final class SceneState: Sendable {
     set { preferences[key] = newValue }
   }
 
-  /// A key's values, the current one first, then each change.
+  /// A key's values, the current one first, then the newest value after changes (coalesced, like
+  /// every Kura sequence; see <doc:ObservingChanges>).
   ///
   /// For example: `for await menu in scene.changes(of: .menu) { print(menu) }`.
   ///
   /// - Parameter key: The key.
-  /// - Returns: An endless sequence of values.
+  /// - Returns: An endless sequence of values; it ends when the reading task is cancelled.
   public func changes<Value>(of key: Preferences.Key<Value>) -> AsyncStream<Value> {
     preferences.changes(of: key)
   }

@@ -77,7 +77,7 @@ struct DocumentSharingTests {
     let folder = TemporaryDirectory()
     let url = folder.file("cashData.json")
     let store = try DocumentStore<[CashData]>(.url(url))
-    let changes = store.changes()
+    let changes = store.changes
     let observed = AsyncStream<Void>.makeStream()
     withObservationTracking {
       _ = store.value
@@ -85,14 +85,14 @@ struct DocumentSharingTests {
       observed.continuation.yield()
     }
     #expect(finish(try start(["document-append", url.path, "1", "other"])) == "done\n")
-    let value = try await nextValue(of: changes, within: 10)
+    let value = try await firstValue(of: changes, within: 10) { !$0.isEmpty }
     #expect(value?.map(\.memo) == ["other 0"])
     #expect(try await nextValue(of: observed.stream, within: 10) != nil)
     #expect(store.value.map(\.memo) == ["other 0"])
     // A removal by another process shows up too.
     let firstID = try #require(store.value.first?.id.uuidString)
     #expect(finish(try start(["document-remove-first", url.path])) == firstID + "\n")
-    let afterRemoval = try await nextValue(of: changes, within: 10)
+    let afterRemoval = try await firstValue(of: changes, within: 10) { $0.isEmpty }
     #expect(afterRemoval == [])
   }
 }

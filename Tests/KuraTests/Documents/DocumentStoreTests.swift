@@ -157,7 +157,10 @@ struct DocumentStoreTests {
     #expect(
       try JSONDecoder().decode([Note].self, from: Data(contentsOf: target))
         == [Note(id: 1, text: "a")])
-    #expect(try fileNames(in: synced) == ["notes.json"])
+    // The lock sits beside the real file (every path to it shares one lock); only the link is
+    // beside the link.
+    #expect(try fileNames(in: synced) == [".notes.json.lock", "notes.json"])
+    #expect(try fileNames(in: folder.url) == ["notes.json", "synced"])
     let reopened = try noteStore(link)
     #expect(reopened.value == [Note(id: 1, text: "a")])
   }
@@ -327,7 +330,7 @@ struct DocumentStoreTests {
   @Test func changesYieldsEachNewValueAndEndsOnClose() async throws {
     let folder = TemporaryDirectory()
     let store = try noteStore(folder.file("notes.json"))
-    let changes = store.changes()
+    let changes = store.changes
     try store.append(Note(id: 1, text: "a"))
     var iterator = changes.makeAsyncIterator()
     #expect(await iterator.next() == [Note(id: 1, text: "a")])

@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import Synchronization
 import Testing
 
 @testable import Kura
@@ -16,7 +17,7 @@ struct LiveQueryTests {
     try writer.save()
     let query = try LiveQuery(byName, in: container)
     #expect(query.models.map(\.name) == ["Nara"])
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     let first = await inbox.next()
     #expect(first?.map(\.name) == ["Nara"])
     try writer.insert(RTrip(name: "Kyoto"))
@@ -31,7 +32,7 @@ struct LiveQueryTests {
     let folder = TemporaryDirectory()
     let container = try relationContainer(folder)
     let query = try LiveQuery(byName, in: container)
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     var results: [RTrip]?
     results = await inbox.next()
     #expect(results == [])
@@ -68,7 +69,7 @@ struct LiveQueryTests {
     let folder = TemporaryDirectory()
     let container = try relationContainer(folder)
     let query = try LiveQuery(byName, in: container)
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     var results: [RTrip]?
     results = await inbox.next()
     #expect(results == [])
@@ -102,7 +103,7 @@ struct LiveQueryTests {
     let folder = TemporaryDirectory()
     let container = try relationContainer(folder)
     let query = try LiveQuery(byName, in: container)
-    let stream = query.updates
+    let stream = query.changes
     query.cancel()
     let writer = ModelContext(container)
     try writer.insert(RTrip(name: "Kyoto"))
@@ -120,11 +121,63 @@ struct LiveQueryTests {
   @Test func inMemoryStoreQueriesUpdateToo() async throws {
     let container = try ModelContainer(for: relationModels, configurations: .inMemory)
     let query = try LiveQuery(byName, in: container)
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     #expect(await inbox.next() == [])
     let writer = ModelContext(container)
     try writer.insert(RTrip(name: "Kyoto"))
     try writer.save()
     #expect(await inbox.next()?.map(\.name) == ["Kyoto"])
+  }
+
+  /// Three processes and this one save trips while three threads call `refresh()` over and over:
+  /// every sequence of readings grows (results are published in commit order), and once the
+  /// last save settles the published results equal a fresh fetch.
+  @Test func resultsArePublishedInCommitOrderAndSettleOnAFreshFetch() async throws {
+    let folder = TemporaryDirectory()
+    let container = try relationContainer(folder)
+    let query = try LiveQuery(byName, in: container)
+    let published = Inbox(query.changes)
+    let helper = try executable("kura-testhelper")
+    let store = folder.file("trips.store").path
+    let children = try ["a", "b", "c"].map {
+      try ChildProcess(
+        helper, ["signal-trips-insert", store, $0, "30"], environment: folder.environment)
+    }
+    let writing = Atomic<Bool>(true)
+    let backwards = Mutex<[String]>([])
+    let refreshers = (0..<3).map { number in
+      Thread {
+        var last = 0
+        while writing.load(ordering: .acquiring) {
+          try? query.refresh()
+          let count = query.models.count
+          if count < last {
+            backwards.withLock { $0.append("refresher \(number): \(last) → \(count)") }
+          }
+          last = count
+        }
+      }
+    }
+    for thread in refreshers { thread.start() }
+    let writer = ModelContext(container)
+    for number in 0..<30 {
+      try writer.insert(RTrip(name: "d-\(number)"))
+      try writer.save()
+    }
+    for child in children {
+      child.waitForLine(timeout: 120) { $0 == "done" }
+      #expect(child.waitForExit() == 0)
+    }
+    writing.store(false, ordering: .releasing)
+    var seen: [Int] = []
+    while let models = await published.next() {
+      seen.append(models.count)
+      if models.count == 120 { break }
+    }
+    #expect(backwards.withLock { $0 } == [])
+    #expect(seen == seen.sorted())
+    #expect(seen.last == 120)
+    let fresh = try ModelContext(container).fetch(byName)
+    #expect(query.models.map(\.id) == fresh.map(\.id))
   }
 }

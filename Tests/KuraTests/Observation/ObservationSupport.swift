@@ -65,3 +65,23 @@ func runHelper(_ arguments: [String], folder: TemporaryDirectory) throws -> Stri
   try #require(result.status == 0, "kura-testhelper failed: \(result.stderr)")
   return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
+
+/// Reads a stream until an element satisfies `predicate`, failing after a bound; returns that
+/// element, or `nil` when the stream ended first.
+func firstValue<Element: Sendable>(
+  of stream: AsyncStream<Element>, within seconds: Double,
+  where predicate: @escaping @Sendable (Element) -> Bool
+) async throws -> Element? {
+  try await withThrowingTaskGroup(of: Element?.self) { group in
+    group.addTask {
+      for await element in stream where predicate(element) { return element }
+      return nil
+    }
+    group.addTask {
+      try await Task.sleep(for: .seconds(seconds))
+      throw CocoaError(.executableLoad)
+    }
+    defer { group.cancelAll() }
+    return try await group.next() ?? nil
+  }
+}

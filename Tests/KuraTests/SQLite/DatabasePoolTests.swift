@@ -107,7 +107,7 @@ struct DatabasePoolTests {
   @Test func anotherProcessesWriteIsObservedPromptly() async throws {
     let pool = try makePool()
     let (stream, continuation) = AsyncStream<UInt64>.makeStream()
-    let observation = try pool.observeChanges { count in continuation.yield(count) }
+    let observation = pool.observeChanges { count in continuation.yield(count) }
     defer { observation.cancel() }
     let before = pool.changeCount
     let result = try run(
@@ -124,7 +124,7 @@ struct DatabasePoolTests {
   @Test func cancelledObservationStopsCalling() throws {
     let pool = try makePool()
     let calls = Mutex(0)
-    let observation = try pool.observeChanges { _ in calls.withLock { $0 += 1 } }
+    let observation = pool.observeChanges { _ in calls.withLock { $0 += 1 } }
     observation.cancel()
     observation.cancel()
     try pool.write { db in try db.run("INSERT INTO t VALUES (1)") }

@@ -63,7 +63,7 @@ struct ModelIdentityTests {
     let history = try container.history(since: token)
     #expect(history.map { $0.inserted(Box<Int, String>.self) } == [[1]])
     let query = try LiveQuery(FetchDescriptor<Box<Int, String>>(), in: container)
-    let inbox = Inbox(query.updates)
+    let inbox = Inbox(query.changes)
     #expect(await inbox.next()?.map(\.id) == [1])
     try writer.insert(Box(id: 2, first: 2, second: "two"))
     try writer.save()

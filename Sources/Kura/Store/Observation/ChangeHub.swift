@@ -42,7 +42,7 @@ final class ChangeHub: Sendable {
     let needsStart = state.withLock { $0.token == nil }
     if needsStart {
       let token = try readHistory { try ChangeHistory.latestToken($0) }
-      let observation = try pool.observeChanges { [weak self] _ in self?.schedule() }
+      let observation = pool.observeChanges { [weak self] _ in self?.schedule() }
       state.withLock { state in
         if state.token == nil {
           state.token = token

@@ -7,7 +7,7 @@ import Synchronization
 /// the same store file — the query fetches again and its ``models`` change.
 ///
 /// It is `Observable` (SwiftUI views and `withObservationTracking` see ``models`` change) and
-/// offers the same results as an asynchronous sequence (``updates``). A save that changes only
+/// offers the same results as an asynchronous sequence (``changes``). A save that changes only
 /// other model types does not run the fetch again. Results are read from the store: unsaved
 /// changes of a context are not part of them.
 ///
@@ -17,7 +17,7 @@ import Synchronization
 /// let recent = try LiveQuery(
 ///   FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.createdAt, order: .reverse)]),
 ///   in: container)
-/// for await trips in recent.updates {
+/// for await trips in recent.changes {
 ///   print(trips.map(\.name))
 /// }
 /// ```
@@ -26,8 +26,11 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     var models: [Model] = []
     var error: StoreError?
     var fetchCount = 0
+    /// How many fetches have started; a fetch publishes only when it is the newest to finish.
+    var started = 0
+    var published = 0
     var nextListener = 0
-    var listeners: [Int: AsyncStream<[Model]>.Continuation] = [:]
+    var listeners: [Int: Weak<ChangeStream<[Model]>>] = [:]
   }
 
   /// What the query fetches.
@@ -37,6 +40,10 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
   private let registrar = ObservationRegistrar()
   private let state = Mutex(State())
   private let observation = Mutex<ChangeObservation?>(nil)
+  /// Held from the start of a fetch until its result is published, so results are published in
+  /// the order the fetches saw the store (commit order). Recursive: an observer may call
+  /// ``refresh()`` while being told of a change.
+  private let fetching = NSRecursiveLock()
 
   /// Fetches the descriptor's results and starts keeping them up to date.
   ///
@@ -57,7 +64,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     self.container = container
     let modelName = try container.schema(for: Model.self).storedName
     let subscription = try container.hub.subscribe(models: [modelName]) { [weak self] _ in
-      self?.refreshReportingErrors()
+      self?.refreshAfterSave()
     }
     observation.withLock { $0 = subscription }
     try refresh()
@@ -89,49 +96,76 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
   /// For example: `print(recent.fetchCount)`.
   public var fetchCount: Int { state.withLock { $0.fetchCount } }
 
-  /// The results now and after every change, as an asynchronous sequence (one per reader; it
-  /// ends when the query is cancelled or the reading task is).
+  /// The results now and after every save that can change them, as an asynchronous sequence.
+  /// Coalescing: a reader that falls behind gets the newest results, never an older one after a
+  /// newer one. The sequence ends when the query is cancelled or the reading task is; a failed
+  /// fetch is reported in ``error``, not by the sequence.
   ///
   /// For example:
   ///
   /// ```swift
-  /// for await trips in recent.updates { render(trips) }
+  /// for await trips in recent.changes { render(trips) }
   /// ```
-  public var updates: AsyncStream<[Model]> {
-    let (stream, continuation) = AsyncStream<[Model]>.makeStream(
-      bufferingPolicy: .bufferingNewest(1))
+  public var changes: AsyncStream<[Model]> {
+    let changes = ChangeStream<[Model]>()
     let id = state.withLock { state -> Int? in
       guard observation.withLock({ $0 != nil }) else { return nil }
       state.nextListener += 1
-      state.listeners[state.nextListener] = continuation
-      continuation.yield(state.models)
+      state.listeners[state.nextListener] = Weak(changes)
+      // Under the state lock, so no newer result can be sent before this one.
+      changes.send(state.models)
       return state.nextListener
     }
     guard let id else {
-      continuation.finish()
-      return stream
+      changes.finish()
+      return changes.stream
     }
-    continuation.onTermination = { [weak self] _ in
+    changes.onTermination { [weak self] in
       _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
     }
-    return stream
+    return changes.stream
   }
 
-  /// Fetches again now (saves through the container do this by themselves).
+  /// Fetches again now (saves through the container do this by themselves). Fetches run one at
+  /// a time and publish in the order they ran, so ``models`` never goes back to an older result.
   ///
   /// For example: `try recent.refresh()`.
   ///
   /// - Throws: ``StoreError`` when the fetch fails.
   public func refresh() throws {
+    fetching.lock()
+    defer { fetching.unlock() }
+    try fetchAndPublish()
+  }
+
+  /// A save changed the model type: fetch again, unless a fetch that started after the save
+  /// already ran (it saw the save).
+  private func refreshAfterSave() {
+    let startedBefore = state.withLock { $0.started }
+    fetching.lock()
+    defer { fetching.unlock() }
+    guard state.withLock({ $0.started == startedBefore }) else { return }
+    do { try fetchAndPublish() } catch {}  // kept in `error`
+  }
+
+  /// Fetches and publishes; the caller holds `fetching`.
+  private func fetchAndPublish() throws {
+    let fetch = state.withLock { state -> Int in
+      state.started += 1
+      return state.started
+    }
     do {
       let models = try ModelContext(container).fetch(descriptor)
       registrar.withMutation(of: self, keyPath: \.models) {
-        let listeners = state.withLock { state in
+        state.withLock { state in
+          // A re-entrant refresh (from an observer) may have published a newer result.
+          guard fetch > state.published else { return }
+          state.published = fetch
           state.models = models
           state.fetchCount += 1
-          return Array(state.listeners.values)
+          // Sent under the lock: readers get results in the order they were published.
+          for listener in state.listeners.values { listener.object?.send(models) }
         }
-        for listener in listeners { listener.yield(models) }
       }
       if state.withLock({ $0.error != nil }) {
         registrar.withMutation(of: self, keyPath: \.error) { state.withLock { $0.error = nil } }
@@ -150,11 +184,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     }
   }
 
-  private func refreshReportingErrors() {
-    do { try refresh() } catch {}  // kept in `error`
-  }
-
-  /// Stops updating; ``updates`` sequences end.
+  /// Stops updating; ``changes`` sequences end.
   ///
   /// For example: `recent.cancel()`.
   public func cancel() {
@@ -164,7 +194,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     }
     let listeners = state.withLock { state in
       defer { state.listeners.removeAll() }
-      return Array(state.listeners.values)
+      return state.listeners.values.compactMap(\.object)
     }
     for listener in listeners { listener.finish() }
   }
@@ -177,7 +207,7 @@ extension ModelContainer {
   /// For example:
   ///
   /// ```swift
-  /// for try await trips in try container.results(of: FetchDescriptor<Trip>()) {
+  /// for await trips in try container.results(of: FetchDescriptor<Trip>()) {
   ///   print(trips.count)
   /// }
   /// ```
@@ -189,16 +219,15 @@ extension ModelContainer {
     -> AsyncStream<[Model]>
   {
     let query = try LiveQuery(descriptor, in: self)
-    let (stream, continuation) = AsyncStream<[Model]>.makeStream(
-      bufferingPolicy: .bufferingNewest(1))
-    let task = Task {
-      for await models in query.updates { continuation.yield(models) }
-      continuation.finish()
+    let changes = ChangeStream<[Model]>()
+    let task = Task { [weak changes] in
+      for await models in query.changes { changes?.send(models) }
+      changes?.finish()
     }
-    continuation.onTermination = { _ in
+    changes.onTermination {
       task.cancel()
       query.cancel()
     }
-    return stream
+    return changes.stream
   }
 }
