@@ -106,10 +106,18 @@ let recoverCommand = Command(
           problem = "line \(line)" + (damage.column.map { ", column \($0)" } ?? "") + ": " + problem
         }
         print("Recovered `\(visible(damage.file.path))`: it was damaged (\(visible(problem))).")
-        if let aside = damage.quarantinedFile {
+        switch (damage.quarantinedFile, damage.quarantinedJournal) {
+        case (let file?, let journal?):
           print(
-            "The damaged file was moved to `\(visible(aside.path))`; restore entries from it by hand."
-          )
+            "The file and its journal were moved to `\(visible(file.path))` and "
+              + "`\(visible(journal.path))`; restore entries from them by hand.")
+        case (let file?, nil):
+          print("The file was moved to `\(visible(file.path))`; restore entries from it by hand.")
+        case (nil, let journal?):
+          print(
+            "The journal was moved to `\(visible(journal.path))`; restore entries from it by hand.")
+        case (nil, nil):
+          break
         }
         print("Started an empty bill.")
       } else {

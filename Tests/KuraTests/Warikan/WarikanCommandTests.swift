@@ -300,7 +300,7 @@ struct WarikanCommandTests {
     #expect(
       recovered.stdout
         == "Recovered `\(url.path)`: it was damaged (line 1, column 8: the file ends too early "
-        + "(truncated); expected a value).\nThe damaged file was moved to "
+        + "(truncated); expected a value).\nThe file was moved to "
         + "`\(url.deletingLastPathComponent().path)/\(moved.first ?? "")`; restore entries from it "
         + "by hand.\nStarted an empty bill.\n")
     #expect(try warikan(["add", "500"], folder).status == 0)
