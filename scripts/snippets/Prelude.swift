@@ -65,3 +65,7 @@ public var db: Connection { given() }
 extension Preferences.Key {
   public static var menu: Preferences.Key<String> { .init("menu", default: "") }
 }
+public var recent: LiveQuery<Trip> { given() }
+/// Stand for an app's drawing code.
+public func render<Value>(_ value: Value) {}
+public func scheduleRender() {}
