@@ -26,6 +26,18 @@ struct KeyedUse: PersistentModel, Equatable {
   }
 }
 
+/// A text id of its own type (compared by its raw value, like `String`).
+struct WordID: RawRepresentable, Codable, Hashable, Sendable {
+  var rawValue: String
+}
+
+/// A model keyed by a `RawRepresentable` text id.
+struct KeyedEntry: PersistentModel, Equatable {
+  var id: WordID
+  var note: String
+  static var schemaName: String { "KeyedEntry" }
+}
+
 /// A model whose reference to a `KeyedWord` keeps the word from being deleted.
 struct KeyedPin: PersistentModel, Equatable {
   var id: Int
@@ -50,7 +62,7 @@ private let decomposed = "cafe\u{301}"
 
 /// Writes a format-1 store holding `KeyedWord` rows: its text primary key compares bytes (no
 /// collation), as format 1 declared it, through SQLite's C API.
-private func writeFormatOneWords(_ url: URL, ids: [String]) throws {
+private func writeFormatOneWords(_ url: URL, ids: [String], format: Int = 1) throws {
   var db: OpaquePointer?
   guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK
   else {
@@ -63,7 +75,7 @@ private func writeFormatOneWords(_ url: URL, ids: [String]) throws {
     CREATE TABLE kura_metadata (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE kura_models (model TEXT NOT NULL PRIMARY KEY, table_name TEXT NOT NULL, \
     columns TEXT NOT NULL);
-    INSERT INTO kura_metadata (key, value) VALUES ('storeFormat', '1'), ('schemaVersion', '1');
+    INSERT INTO kura_metadata (key, value) VALUES ('storeFormat', '\(format)'), ('schemaVersion', '1');
     INSERT INTO kura_models (model, table_name, columns) VALUES ('KeyedWord', 'KeyedWord', '\(columns)');
     CREATE TABLE "KeyedWord" ("id" TEXT NOT NULL PRIMARY KEY, "note" TEXT NOT NULL);
     """
@@ -110,6 +122,25 @@ struct StringKeyTests {
     try fresh.delete(KeyedWord(id: composed, note: "second"))
     _ = try fresh.save()
     #expect(try ModelContext(container).fetch(FetchDescriptor<KeyedWord>()).isEmpty)
+  }
+
+  @Test func equivalentRawRepresentableIDsAreOneRow() throws {
+    let folder = TemporaryDirectory()
+    let container = try ModelContainer(
+      for: KeyedEntry.self, configurations: .url(folder.file("entries.store")))
+    let context = ModelContext(container)
+    try context.insert(KeyedEntry(id: WordID(rawValue: composed), note: "first"))
+    _ = try context.save()
+    try context.insert(KeyedEntry(id: WordID(rawValue: decomposed), note: "second"))
+    _ = try context.save()
+    let fresh = ModelContext(container)
+    #expect(try fresh.fetch(FetchDescriptor<KeyedEntry>()).map(\.note) == ["second"])
+    #expect(
+      try fresh.model(for: WordID(rawValue: decomposed), as: KeyedEntry.self)?.note == "second")
+    let wanted = WordID(rawValue: decomposed)
+    #expect(
+      try fresh.fetch(FetchDescriptor<KeyedEntry>(predicate: #Predicate { $0.id == wanted }))
+        .map(\.note) == ["second"])
   }
 
   @Test func equivalentIDsInOneSaveAreOneRow() throws {
@@ -205,6 +236,22 @@ struct StringKeyTests {
     #expect(try ModelContext(container).fetchCount(FetchDescriptor<KeyedWord>()) == 3)
     #expect(try StoreInspector(url: url).check() == [])
     // Opened again, the store is current: read-only works.
+    _ = try ModelContainer(for: KeyedWord.self, configurations: .readOnly(url))
+  }
+
+  @Test func aCurrentFormatStoreWhoseTextKeyComparesBytesIsOutdated() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("byte-keys.store")
+    try writeFormatOneWords(url, ids: [composed, "plain"], format: StoreSetup.storeFormat)
+    // Everything else current, so only the key's comparison is out of date.
+    try Connection(path: url.path).execute(ChangeHistory.createSQL)
+    #expect {
+      _ = try ModelContainer(for: KeyedWord.self, configurations: .readOnly(url))
+    } throws: { error in
+      (error as? StoreError)?.code == .outdatedStore
+    }
+    let context = ModelContext(try ModelContainer(for: KeyedWord.self, configurations: .url(url)))
+    #expect(try context.model(for: decomposed, as: KeyedWord.self)?.note == "note 0")
     _ = try ModelContainer(for: KeyedWord.self, configurations: .readOnly(url))
   }
 
