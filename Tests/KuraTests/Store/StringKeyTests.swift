@@ -105,7 +105,10 @@ struct StringKeyTests {
     try context.insert(KeyedWord(id: composed, note: "first"))
     _ = try context.save()
     try context.insert(KeyedWord(id: decomposed, note: "second"))
-    _ = try context.save()
+    let second = try context.save()
+    // Reported as what happened: the stored row was updated.
+    #expect(second.inserted(KeyedWord.self).isEmpty)
+    #expect(second.updated(KeyedWord.self) == [composed])
 
     let fresh = ModelContext(container)
     let all = try fresh.fetch(FetchDescriptor<KeyedWord>())
