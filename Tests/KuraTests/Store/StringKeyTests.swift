@@ -62,7 +62,9 @@ private let decomposed = "cafe\u{301}"
 
 /// Writes a format-1 store holding `KeyedWord` rows: its text primary key compares bytes (no
 /// collation), as format 1 declared it, through SQLite's C API.
-private func writeFormatOneWords(_ url: URL, ids: [String], format: Int = 1) throws {
+private func writeFormatOneWords(
+  _ url: URL, ids: [String], format: Int = 1, uses: [(id: Int, word: String)] = []
+) throws {
   var db: OpaquePointer?
   guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK
   else {
@@ -79,6 +81,13 @@ private func writeFormatOneWords(_ url: URL, ids: [String], format: Int = 1) thr
     INSERT INTO kura_models (model, table_name, columns) VALUES ('KeyedWord', 'KeyedWord', '\(columns)');
     CREATE TABLE "KeyedWord" ("id" TEXT NOT NULL PRIMARY KEY, "note" TEXT NOT NULL);
     """
+  let useColumns =
+    #"[{"kind":"integer","name":"id","optional":false},{"kind":"text","name":"word","optional":false}]"#
+  let useSetup = """
+    INSERT INTO kura_models (model, table_name, columns) VALUES ('KeyedUse', 'KeyedUse', '\(useColumns)');
+    CREATE TABLE "KeyedUse" ("id" INTEGER NOT NULL PRIMARY KEY, "word" TEXT NOT NULL, \
+    FOREIGN KEY ("word") REFERENCES "KeyedWord" ("id") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED);
+    """
   #expect(sqlite3_exec(db, setup, nil, nil, nil) == SQLITE_OK)
   var statement: OpaquePointer?
   #expect(
@@ -92,6 +101,12 @@ private func writeFormatOneWords(_ url: URL, ids: [String], format: Int = 1) thr
     sqlite3_bind_text(statement, 2, "note \(index)", -1, transient)
     #expect(sqlite3_step(statement) == SQLITE_DONE, "\(String(cString: sqlite3_errmsg(db)))")
     sqlite3_reset(statement)
+  }
+  guard !uses.isEmpty else { return }
+  #expect(sqlite3_exec(db, useSetup, nil, nil, nil) == SQLITE_OK)
+  for use in uses {
+    let insert = "INSERT INTO \"KeyedUse\" (id, word) VALUES (\(use.id), '\(use.word)')"
+    #expect(sqlite3_exec(db, insert, nil, nil, nil) == SQLITE_OK)
   }
 }
 
@@ -240,6 +255,22 @@ struct StringKeyTests {
     #expect(try StoreInspector(url: url).check() == [])
     // Opened again, the store is current: read-only works.
     _ = try ModelContainer(for: KeyedWord.self, configurations: .readOnly(url))
+  }
+
+  @Test func aFormatOneStoreWithReferencesToTextKeysKeepsThem() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("old.store")
+    try writeFormatOneWords(
+      url, ids: [composed, "plain"], uses: [(id: 1, word: composed), (id: 2, word: "plain")])
+    let container = try ModelContainer(
+      for: [KeyedWord.self, KeyedUse.self], configurations: .url(url))
+    let context = ModelContext(container)
+    #expect(try context.fetchCount(FetchDescriptor<KeyedUse>()) == 2)
+    try context.delete(KeyedWord(id: decomposed, note: "note 0"))
+    let changes = try context.save()
+    #expect(changes.deleted(KeyedUse.self) == [1])
+    #expect(try ModelContext(container).fetch(FetchDescriptor<KeyedUse>()).map(\.id) == [2])
+    #expect(try StoreInspector(url: url).check() == [])
   }
 
   @Test func aCurrentFormatStoreWhoseTextKeyComparesBytesIsOutdated() throws {
