@@ -28,7 +28,8 @@ struct ModelSchemaTests {
     let schema = try ModelSchema.of(Tag.self)
     #expect(
       StoreSetup(url: nil).createTableSQL(schema)
-        == #"CREATE TABLE "tags" ("id" TEXT NOT NULL PRIMARY KEY, "color" TEXT)"#)
+        == #"CREATE TABLE "tags" ("id" TEXT NOT NULL COLLATE kura_unicode PRIMARY KEY, "color" TEXT)"#
+    )
     let unique = try ModelSchema.of(UniqueStudent.self)
     #expect(
       StoreSQL.upsert(unique)

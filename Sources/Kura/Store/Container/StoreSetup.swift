@@ -185,7 +185,7 @@ struct StoreSetup {
 
   func createTableSQL(_ schema: ModelSchema) -> String {
     var definitions = schema.columns.map(\.definition)
-    definitions[schema.primaryKeyIndex] += " PRIMARY KEY"
+    definitions[schema.primaryKeyIndex] = schema.primaryKeyDefinition
     definitions += graph.attributesByTable[schema.tableName]?.foreignKeyClauses ?? []
     return "CREATE TABLE \(schema.quotedTable) (\(definitions.joined(separator: ", ")))"
   }
@@ -258,7 +258,7 @@ struct StoreSetup {
       if existing.type != column.kind.sqlType || notNull == column.isOptional
         || existing.primaryKey != isKey
       {
-        let expected = column.definition + (isKey ? " PRIMARY KEY" : "")
+        let expected = isKey ? schema.primaryKeyDefinition : column.definition
         let found =
           "\(existing.type)\(existing.notNull ? " NOT NULL" : "")"
           + (existing.primaryKey ? " PRIMARY KEY" : "")

@@ -87,7 +87,7 @@ struct DeleteRuleApplier {
   {
     try db.query(
       "SELECT \(quoteIdentifier(reference.primaryKey)), \(quoteIdentifier(reference.column)) "
-        + "FROM \(quoteIdentifier(reference.table)) WHERE \(quoteIdentifier(reference.column)) "
+        + "FROM \(quoteIdentifier(reference.table)) WHERE \(reference.comparedColumn) "
         + "IN (SELECT value FROM json_each(?))", [.text(jsonArray(keys))]
     ) { row in (row.value(at: 0), row.value(at: 1)) }
   }

@@ -11,6 +11,11 @@ import Foundation
 ///   built with the old one, which was not, are rebuilt with `REINDEX`.
 /// - `Double` columns hold NaN and `-0.0` exactly (format 1 stored NaN as NULL and `-0.0` as 0,
 ///   which can't be recovered; their rows are left as they are).
+/// - Text primary keys compare like Swift's `==` (`COLLATE kura_unicode`), as format 1 compared
+///   them by bytes. A table with two ids that Swift calls equal refuses the upgrade here (for
+///   every model the store records); the tables are rebuilt with the collation by the automatic
+///   migration that follows in the same transaction (``TableMigration`` sees the missing
+///   collation).
 enum StoreFormatUpgrade {
   /// Upgrades the store behind `db` when its recorded format is 1; otherwise does nothing.
   ///
@@ -41,6 +46,7 @@ enum StoreFormatUpgrade {
             + "WHERE typeof(\(name)) IN ('real', 'integer')")
       }
     }
+    try checkTextKeys(db, url: url, file: file)
     try reindexText(db, url: url, file: file)
     try db.run(
       "UPDATE kura_metadata SET value = ? WHERE key = 'storeFormat'",
@@ -83,6 +89,60 @@ enum StoreFormatUpgrade {
             + "rename or delete one of them.")
       }
     }
+  }
+
+  /// Refuses the upgrade when a table's text primary key, compared by bytes until now, holds two
+  /// ids that Swift's `==` calls equal.
+  private static func checkTextKeys(_ db: Connection, url: URL?, file: String) throws {
+    let tables = try db.query("SELECT model, table_name FROM kura_models") {
+      ($0.string(at: 0), $0.string(at: 1))
+    }
+    for (model, table) in tables {
+      let key = try db.queryFirst(
+        "SELECT name FROM pragma_table_info(?) WHERE pk = 1 AND upper(type) = 'TEXT'",
+        [.text(table)]
+      ) { $0.string(at: 0) }
+      guard let key, try primaryKeyCollation(table, db) != SwiftStringSQL.collation else {
+        continue
+      }
+      try checkEquivalentKeys(db, model: model, table: table, key: key, url: url, file: file)
+    }
+  }
+
+  /// The collation of a table's primary-key index (`BINARY` unless declared, lowercased for
+  /// `kura_unicode`), or `nil` when the key is the rowid or there is none.
+  static func primaryKeyCollation(_ table: String, _ db: Connection) throws -> String? {
+    let collation = try db.queryFirst(
+      "SELECT x.coll FROM pragma_index_list(?) AS l, pragma_index_xinfo(l.name) AS x "
+        + "WHERE l.origin = 'pk' AND x.key = 1 ORDER BY x.seqno LIMIT 1", [.text(table)]
+    ) { $0.string(at: 0) }
+    guard let collation else { return nil }
+    return collation.lowercased() == SwiftStringSQL.collation ? SwiftStringSQL.collation : collation
+  }
+
+  /// Refuses when the table's text primary key `key` holds two ids that Swift's `==` calls equal
+  /// (stored while the key compared bytes): they can't become one row without losing one.
+  static func checkEquivalentKeys(
+    _ db: Connection, model: String, table: String, key: String, url: URL?, file: String
+  ) throws {
+    let column = quoteIdentifier(key)
+    let equal = try db.queryFirst(
+      "SELECT json_group_array(\(column)) FROM (SELECT \(column) FROM \(quoteIdentifier(table)) "
+        + "WHERE \(column) COLLATE \(SwiftStringSQL.collation) IN (SELECT \(column) FROM "
+        + "\(quoteIdentifier(table)) GROUP BY \(column) COLLATE \(SwiftStringSQL.collation) "
+        + "HAVING count(*) > 1 LIMIT 1) ORDER BY \(column) LIMIT 10)"
+    ) { row -> [String] in
+      (try? JSONDecoder().decode([String].self, from: Data(row.string(at: 0).utf8))) ?? []
+    }
+    guard let equal, !equal.isEmpty else { return }
+    let shown = equal.map { "`\(escaped($0))`" }.joined(separator: " and ")
+    throw StoreError(
+      .migrationRefused, model: model, property: key, column: key, url: url,
+      message:
+        "Can't upgrade store \(file) to format \(StoreSetup.storeFormat): `\(model)` has rows "
+        + "whose `\(key)` values \(shown) are equal by Swift's `==`, which earlier versions "
+        + "stored as different ids. Nothing was changed; open it with the previous version and "
+        + "delete one of them or give it another id.")
   }
 
   /// `text` with every scalar outside ASCII written as `\u{…}`, so equivalent forms differ.

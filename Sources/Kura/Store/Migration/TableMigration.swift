@@ -130,6 +130,17 @@ struct TableMigration {
       needsRebuild = true
       descriptions.append("removing \(removed.joined(separator: ", "))")
     }
+    // A text key compared by bytes (format 1): rebuilt to compare like Swift's `==`, unless two
+    // stored ids are equal that way.
+    if schema.keyComparesLikeSwift,
+      try StoreFormatUpgrade.primaryKeyCollation(schema.tableName, db) != SwiftStringSQL.collation
+    {
+      try StoreFormatUpgrade.checkEquivalentKeys(
+        db, model: schema.modelName, table: schema.tableName, key: schema.primaryKey.name,
+        url: url, file: fileName)
+      needsRebuild = true
+      descriptions.append("comparing \(schema.primaryKey.name) like Swift's ==")
+    }
     if try foreignKeysDiffer(db) {
       needsRebuild = true
       descriptions.append("declaring references")

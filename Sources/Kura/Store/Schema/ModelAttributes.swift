@@ -19,6 +19,14 @@ struct ModelAttributes: Sendable {
     var targetTable: String
     var targetKey: String
     var deleteRule: DeleteRule
+    /// Whether the target's key is text: the referring values are then compared like Swift's
+    /// `==`, as the target's key column compares them (`COLLATE kura_unicode`).
+    var comparesLikeSwift = false
+
+    /// The referring column as the left side of a comparison with target keys.
+    var comparedColumn: String {
+      quoteIdentifier(column) + (comparesLikeSwift ? " COLLATE " + SwiftStringSQL.collation : "")
+    }
   }
 
   var references: [Reference] = []
@@ -105,7 +113,7 @@ struct ModelAttributes: Sendable {
       isOptional: column.isOptional, primaryKey: schema.primaryKey.name,
       target: ObjectIdentifier(target), targetModel: targetSchema.modelName,
       targetTable: targetSchema.tableName, targetKey: targetSchema.primaryKey.name,
-      deleteRule: rule)
+      deleteRule: rule, comparesLikeSwift: targetSchema.keyComparesLikeSwift)
   }
 
   /// The `FOREIGN KEY` clauses of the model's table.

@@ -62,6 +62,18 @@ final class ModelSchema: Sendable {
   /// The primary-key column.
   var primaryKey: ColumnSchema { columns[primaryKeyIndex] }
 
+  /// Whether the primary key is text, which the table compares like Swift's `==`
+  /// (`COLLATE kura_unicode`): ids that Swift calls equal (`"\u{E9}"` and `"e\u{301}"`) are one
+  /// row, found by either form.
+  var keyComparesLikeSwift: Bool { primaryKey.kind == .text }
+
+  /// The primary key's definition in `CREATE TABLE`, such as `"id" TEXT NOT NULL COLLATE
+  /// kura_unicode PRIMARY KEY`.
+  var primaryKeyDefinition: String {
+    primaryKey.definition + (keyComparesLikeSwift ? " COLLATE " + SwiftStringSQL.collation : "")
+      + " PRIMARY KEY"
+  }
+
   /// The quoted table name.
   var quotedTable: String { quoteIdentifier(tableName) }
 
