@@ -46,6 +46,8 @@ extension KuraLibrary {
   /// For example: `if phase == .active { KuraLibrary.resume() }`.
   public static func resume() {
     FileLockActivity.shared.resume()
+    // Observers missed nothing: what changed while suspended is checked now.
+    FileChangeMonitor.shared.resumeChecks()
   }
 
   /// Whether ``suspend(waitingAtMost:)`` was called and ``resume()`` not yet.

@@ -66,5 +66,31 @@ let suspensionHelperCommands: [HelperCommand] = [
       default: return
       }
     }
-  }
+  },
+  // suspension-watch <folder>: observes the suite `preferences.sqlite`'s `uses` key, printing
+  // `seen <value>` for each value it is given; on each line of input `suspend` and `resume`
+  // print `suspended <released>` and `resumed`.
+  HelperCommand(name: "suspension-watch") { arguments in
+    guard arguments.count == 1 else { throw CocoaError(.featureUnsupported) }
+    let folder = URL(fileURLWithPath: arguments[0])
+    let preferences = try Preferences(fileURL: folder.appendingPathComponent("preferences.sqlite"))
+    let changes = preferences.changes(of: .uses)
+    let watching = Task {
+      for await value in changes {
+        print("seen \(value)")
+        fflush(nil)
+      }
+    }
+    defer { watching.cancel() }
+    while let line = readLine() {
+      switch line {
+      case "suspend": print("suspended \(KuraLibrary.suspend(waitingAtMost: .seconds(30)))")
+      case "resume":
+        KuraLibrary.resume()
+        print("resumed")
+      default: return
+      }
+      fflush(nil)
+    }
+  },
 ]

@@ -153,6 +153,16 @@ final class FileChangeMonitor: Sendable {
     }
   }
 
+  /// After `KuraLibrary.resume()`: checks every subscriber once, since checks were held back
+  /// while the process was suspended.
+  func resumeChecks() {
+    state.withLock { state in
+      guard state.isRunning else { return }
+      state.notified.formUnion(state.subscriptions.keys)
+    }
+    wake()
+  }
+
   private func wake() {
     var byte: UInt8 = 1
     _ = write(wakeWrite, &byte, 1)
@@ -303,7 +313,10 @@ final class FileChangeMonitor: Sendable {
 
   private func run() {
     while true {
+      let suspended = FileLockActivity.shared.isSuspended
       let timeout = state.withLock { state -> Int32 in
+        // Suspended: nothing is checked, so nothing is due until `resumeChecks()` wakes it.
+        if suspended { return -1 }
         let now = DispatchTime.now().uptimeNanoseconds
         var next = state.rechecks.values.map(\.due).min()
         if !state.polled.isEmpty { next = min(next ?? state.nextPoll, state.nextPoll) }
@@ -343,7 +356,20 @@ final class FileChangeMonitor: Sendable {
       }
     }
     for (id, fromEvent, check) in due {
+      // Counted as a file-lock operation, so a suspension waits for a check already running;
+      // while suspended no check runs (its reads would take SQLite's locks again) and the
+      // subscriber is checked after `KuraLibrary.resume()` instead.
+      let operation = FileLockActivity.shared.begin()
+      if FileLockActivity.shared.isSuspended {
+        FileLockActivity.shared.end(operation)
+        state.withLock { state in
+          if state.subscriptions[id] != nil { state.notified.insert(id) }
+          state.rechecks[id] = nil
+        }
+        continue
+      }
       let changed = check()
+      FileLockActivity.shared.end(operation)
       let after = DispatchTime.now().uptimeNanoseconds
       state.withLock { state in
         guard state.subscriptions[id] != nil, !state.polled.contains(id) else { return }

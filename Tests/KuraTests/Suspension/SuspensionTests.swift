@@ -69,4 +69,32 @@ struct SuspensionTests {
     child.send(line: "exit")
     #expect(child.waitForExit() == 0)
   }
+
+  @Test func noBackgroundReadWhileSuspendedAndObserversCatchUpOnResume() throws {
+    let directory = TemporaryDirectory()
+    let suite = directory.url.appendingPathComponent("preferences.sqlite")
+    let writer = try Preferences(fileURL: suite)
+    try writer.setValue(.integer(1), forKey: "uses")
+    let child = try ChildProcess(
+      try executable("kura-testhelper"), ["suspension-watch", directory.url.path],
+      environment: directory.environment)
+    #expect(child.waitForLine { $0 == "seen 1" } != nil)
+
+    child.send(line: "suspend")
+    #expect(child.waitForLine { $0.hasPrefix("suspended") } == "suspended true")
+    try writer.setValue(.integer(5), forKey: "uses")
+    // The old watcher read the suite (taking SQLite's locks again) within milliseconds of the
+    // write; a suspended process must not. This quiet second is the window given to that bug.
+    Thread.sleep(forTimeInterval: 1)
+    #expect(!child.outputLines.contains("seen 5"))
+    let files = ["", "-wal", "-shm"].map { suite.path + $0 }
+    #expect(files.filter(isLockedByAnotherProcess) == [])
+
+    child.send(line: "resume")
+    #expect(child.waitForLine { $0 == "resumed" } != nil)
+    // What changed while suspended reaches the observer after resume.
+    #expect(child.waitForLine { $0 == "seen 5" } != nil)
+    child.send(line: "exit")
+    #expect(child.waitForExit() == 0)
+  }
 }
