@@ -216,7 +216,7 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     try update { $0 = value }
   }
 
-  /// Removes the file (and its journal); the value goes back to the default value.
+  /// Removes the file (and its journal and lock file); the value goes back to the default value.
   ///
   /// For example:
   ///
@@ -228,6 +228,8 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
   public func delete() throws {
     try write { state in
       try engine.removeFiles(&state)
+      // Under the exclusive lock: a document that holds nothing leaves no lock file behind.
+      lock.removeFile()
       return ((), true)
     }
   }

@@ -88,9 +88,35 @@ struct DocumentStoreTests {
       try fileNames(in: folder.url) == [".notes.json.journal", ".notes.json.lock", "notes.json"])
     try store.delete()
     #expect(store.value == [])
-    #expect(try fileNames(in: folder.url) == [".notes.json.lock"])
+    #expect(try fileNames(in: folder.url) == [])
     try store.append(Note(id: 2, text: "b"))
     #expect(try noteStore(url).value == [Note(id: 2, text: "b")])
+  }
+
+  @Test func storesOpenedBeforeADeleteLockTheNewLockFile() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    let first = try noteStore(url)
+    let second = try noteStore(url)
+    try first.append(Note(id: 1, text: "a"))
+    try first.delete()
+    #expect(try fileNames(in: folder.url) == [])
+    // The second store's lock was on the removed file: its next change locks the new one, which
+    // a store opened now shares, so the two still exclude each other.
+    try second.append(Note(id: 2, text: "b"))
+    let third = try noteStore(url)
+    let lockPath = folder.file(".notes.json.lock").path
+    var status = stat()
+    #expect(stat(lockPath, &status) == 0)
+    try third.update { notes in
+      // Inside the third store's exclusive lock, the lock file is the one every store uses now.
+      let descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
+      defer { close(descriptor) }
+      #expect(flock(descriptor, LOCK_SH | LOCK_NB) != 0)
+      notes.append(Note(id: 3, text: "c"))
+    }
+    try first.reload()
+    #expect(first.value.map(\.id) == [2, 3])
   }
 
   @Test func collectionChangesGoToTheJournalNotTheFile() throws {

@@ -228,6 +228,11 @@ struct WarikanCommandTests {
     #expect(result.status == 0)
     #expect(result.stdout == "Deleted 2 entries (¥7,300).\n")
     #expect(!FileManager.default.fileExists(atPath: cashDataURL(folder).path))
+    // Nothing is left behind: no journal, no lock file.
+    #expect(
+      try FileManager.default.contentsOfDirectory(
+        atPath: cashDataURL(folder).deletingLastPathComponent().path
+      ).filter { $0.contains("cashData") } == [])
     #expect(try warikan(["total"], folder).stdout == "¥0 in 0 entries\n")
   }
 
