@@ -18,13 +18,7 @@ private let activityAdd = Command(
   run: { invocation in
     let context = try WishlistStore.context()
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
-    let given: String = try invocation.argument("name")
-    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !name.isEmpty else {
-      throw UsageError(
-        "`\(given)` is not a valid activity name: give a name with at least one letter.",
-        command: invocation.commandPath)
-    }
+    let name = try nameArgument(invocation, "name", of: "activity")
     let activity = Activity(name: name, trip: trip.id)
     try context.insert(activity)
     try context.save()
@@ -65,13 +59,7 @@ private let activityRename = Command(
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
     var activity = try WishlistStore.activity(
       try invocation.argument("activity"), of: trip, in: context)
-    let given: String = try invocation.argument("new-name")
-    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !name.isEmpty else {
-      throw UsageError(
-        "`\(given)` is not a valid activity name: give a name with at least one letter.",
-        command: invocation.commandPath)
-    }
+    let name = try nameArgument(invocation, "new-name", of: "activity")
     let old = activity.name
     activity.name = name
     try context.insert(activity)

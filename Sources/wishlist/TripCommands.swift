@@ -30,13 +30,7 @@ private let tripAdd = Command(
   ],
   supportsJSON: true,
   run: { invocation in
-    let given: String = try invocation.argument("name")
-    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !name.isEmpty else {
-      throw UsageError(
-        "`\(given)` is not a valid trip name: give a name with at least one letter.",
-        command: invocation.commandPath)
-    }
+    let name = try nameArgument(invocation, "name", of: "trip")
     var photo: URL?
     if let text: String = try invocation.option("photo") {
       guard let url = URL(string: text), url.scheme != nil else {
@@ -92,13 +86,7 @@ private let tripRename = Command(
   run: { invocation in
     let context = try WishlistStore.context()
     var trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
-    let given: String = try invocation.argument("new-name")
-    let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !name.isEmpty else {
-      throw UsageError(
-        "`\(given)` is not a valid trip name: give a name with at least one letter.",
-        command: invocation.commandPath)
-    }
+    let name = try nameArgument(invocation, "new-name", of: "trip")
     let old = trip.name
     trip.name = name
     try context.insert(trip)

@@ -85,3 +85,15 @@ enum WishlistStore {
     return line + "  (\(shortID(trip.id)))"
   }
 }
+
+/// The name an argument gives, without surrounding spaces; a usage error when nothing is left.
+func nameArgument(_ invocation: Invocation, _ argument: String, of kind: String) throws -> String {
+  let given: String = try invocation.argument(argument)
+  let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
+  guard !name.isEmpty else {
+    throw UsageError(
+      "`\(given)` is not a valid \(kind) name: give a name with at least one letter.",
+      command: invocation.commandPath)
+  }
+  return name
+}
