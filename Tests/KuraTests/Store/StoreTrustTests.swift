@@ -158,11 +158,7 @@ struct StoreTrustTests {
     #expect(check.status == 1)
     #expect(check.stdout.contains("not a Kura store"))
     // The apps refuse it too.
-    let students = folder.url.appendingPathComponent(
-      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
-    try FileManager.default.createDirectory(
-      at: students.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try FileManager.default.copyItem(at: url, to: students)
+    let students = try copyAsStudentsStore(url, in: folder)
     let list = try run(try executable("students"), ["list"], environment: folder.environment)
     #expect(list.status == 1)
     #expect(list.stderr.contains("made by another program"))
@@ -201,11 +197,7 @@ struct StoreTrustTests {
         && error.message.contains("newer version")
     }
     #expect(snapshot(url) == before)
-    let students = folder.url.appendingPathComponent(
-      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
-    try FileManager.default.createDirectory(
-      at: students.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try FileManager.default.copyItem(at: url, to: students)
+    let students = try copyAsStudentsStore(url, in: folder)
     let list = try run(try executable("students"), ["list"], environment: folder.environment)
     #expect(list.status == 1)
     #expect(list.stderr.contains("newer version"))
@@ -354,4 +346,14 @@ struct StoreTrustTests {
     }
     #expect(try run(students, ["count"], environment: folder.environment).stdout == "7\n")
   }
+}
+
+/// Copies a store file to where the `students` app keeps its store, in the folder's `KURA_HOME`.
+private func copyAsStudentsStore(_ url: URL, in folder: TemporaryDirectory) throws -> URL {
+  let students = folder.url.appendingPathComponent(
+    "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
+  try FileManager.default.createDirectory(
+    at: students.deletingLastPathComponent(), withIntermediateDirectories: true)
+  try FileManager.default.copyItem(at: url, to: students)
+  return students
 }
