@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import Synchronization
 
 /// Commands for the re-entrancy tests, run in a child process so that a regression (a deadlock,
 /// a trap, an endless loop) fails the test instead of hanging or crashing the test run:
@@ -17,7 +18,9 @@ let reentrancyHelperCommands: [HelperCommand] = [
       .url(URL(fileURLWithPath: arguments[0])), defaultValue: CounterDocument(),
       options: DocumentOptions(observesOtherProcesses: false))
     try store.replace(with: CounterDocument(count: 1))
+    var changes: AsyncStream<CounterDocument>?
     try store.update { value in
+      changes = store.changes
       print("read \(store.value.count)")
       value.count = 5
       print("read again \(store.value.count)")
@@ -29,6 +32,18 @@ let reentrancyHelperCommands: [HelperCommand] = [
       }
     }
     print("after \(store.value.count)")
+    // The stream asked for inside the change gets the change (coalesced with its first value).
+    let first = Mutex<Int?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let reading = Task { [changes] in
+      var iterator = changes?.makeAsyncIterator()
+      let value = await iterator?.next()
+      first.withLock { $0 = value?.count }
+      done.signal()
+    }
+    done.wait()
+    reading.cancel()
+    print("stream \(first.withLock { $0 }.map(String.init) ?? "none")")
   },
   HelperCommand(name: "reentrant-preferences") { arguments in
     guard arguments.count == 2 else { throw CocoaError(.featureUnsupported) }

@@ -21,14 +21,18 @@ extension DocumentStore {
   /// ```
   public var changes: AsyncStream<Value> {
     let changes = ChangeStream<Value>()
-    let token = state.withLock { state -> Int? in
-      guard !state.isClosed else { return nil }
-      return subscribers.withLock { subscribers in
+    let subscribe = { () -> Int in
+      self.subscribers.withLock { subscribers in
         subscribers.next += 1
         subscribers.streams[subscribers.next] = Weak(changes)
         return subscribers.next
       }
     }
+    // Asked for inside this thread's own `update` (whose lock is held, and whose store is open):
+    // the stream starts with the value the change began from, and the change itself follows.
+    let during = valueDuringOwnChange()
+    let token: Int? =
+      during != nil ? subscribe() : state.withLock { $0.isClosed ? nil : subscribe() }
     guard let token else {
       changes.finish()
       return changes.stream
@@ -36,8 +40,12 @@ extension DocumentStore {
     changes.onTermination { [weak self] in
       _ = self?.subscribers.withLock { $0.streams.removeValue(forKey: token) }
     }
-    refreshFromOtherProcesses()
-    changes.send(state.withLock { $0.value })
+    if let during {
+      changes.send(during.0)
+    } else {
+      refreshFromOtherProcesses()
+      changes.send(state.withLock { $0.value })
+    }
     return changes.stream
   }
 }

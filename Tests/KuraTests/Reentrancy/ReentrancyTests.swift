@@ -21,7 +21,7 @@ struct ReentrancyTests {
         == "read 1\nread again 1\nnested change: Can't change document"
         + " `\(folder.file("counter.json").path)`: it was called from inside a change of the same"
         + " document, which is still in progress. Nothing was changed; change the value given to"
-        + " `update` instead.\nafter 5\n")
+        + " `update` instead.\nafter 5\nstream 5\n")
   }
 
   @Test(arguments: ["update", "batch"])
