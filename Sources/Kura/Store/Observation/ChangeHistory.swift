@@ -56,11 +56,18 @@ enum ChangeHistory {
   static func trim(
     _ db: Connection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date
   ) throws {
+    // The oldest kept save first (one primary-key step): most saves find nothing to trim and
+    // stop here, without scanning the history for old rows.
+    let oldestRow = try db.queryFirst("SELECT token, time FROM kura_history ORDER BY token LIMIT 1")
+    {
+      ($0.int64(at: 0), $0.double(at: 1))
+    }
+    guard let (oldest, oldestTime) = oldestRow else { return }
     var through: Int64 = 0
     if let count = retention.maximumCount {
       through = latest.rawValue - Int64(max(count, 1))
     }
-    if let age = retention.maximumAge {
+    if let age = retention.maximumAge, oldestTime < now.timeIntervalSince1970 - age {
       let old = try db.queryFirst(
         "SELECT max(token) FROM (SELECT token, time FROM kura_history WHERE token < ? ORDER BY "
           + "token LIMIT 1000) WHERE time < ?",
@@ -69,11 +76,7 @@ enum ChangeHistory {
       if let old = old ?? nil { through = max(through, old) }
     }
     through = min(through, latest.rawValue - 1)
-    guard through > 0 else { return }
-    let oldest = try db.queryFirst("SELECT min(token) FROM kura_history") {
-      $0.isNull(at: 0) ? nil : $0.int64(at: 0)
-    }
-    guard let oldest = oldest ?? nil, oldest <= through else { return }
+    guard through > 0, oldest <= through else { return }
     try db.run("DELETE FROM kura_history WHERE token <= ?", [.integer(through)])
     try recordTrim(through: through, in: db)
   }
