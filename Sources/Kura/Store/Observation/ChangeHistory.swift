@@ -28,10 +28,9 @@ enum ChangeHistory {
     for model in order {
       guard let modelChanges = changes[model] else { continue }
       ChangeHistoryFormat.append(model, to: &bytes)
-      for list in [modelChanges.inserted, modelChanges.updated, modelChanges.deleted] {
-        ChangeHistoryFormat.append(list.count, to: &bytes)
-        for id in list { ChangeHistoryFormat.append(id, to: &bytes) }
-      }
+      ChangeHistoryFormat.append(modelChanges.inserted, to: &bytes)
+      ChangeHistoryFormat.append(modelChanges.updated, to: &bytes)
+      ChangeHistoryFormat.append(modelChanges.deleted, to: &bytes)
       if models.count > 1 { models.append(UInt8(ascii: ",")) }
       appendJSONString(model, to: &models)
     }
@@ -40,7 +39,7 @@ enum ChangeHistory {
       "INSERT INTO kura_history (time, models, changes) VALUES (?, ?, ?)")
     try statement.bind(date.timeIntervalSince1970, at: 1)
     try statement.bind(String(decoding: models, as: UTF8.self), at: 2)
-    try statement.bind(Data(bytes), at: 3)
+    try statement.bind(bytes: bytes, at: 3)
     try statement.execute()
     return HistoryToken(rawValue: db.lastInsertedRowID)
   }
@@ -165,6 +164,11 @@ enum ChangeHistoryFormat {
       value >>= 7
     }
     bytes.append(UInt8(value))
+  }
+
+  static func append(_ ids: [String], to bytes: inout [UInt8]) {
+    append(ids.count, to: &bytes)
+    for id in ids { append(id, to: &bytes) }
   }
 
   static func append(_ text: String, to bytes: inout [UInt8]) {
