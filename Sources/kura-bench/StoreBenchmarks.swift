@@ -42,14 +42,20 @@ private func makeTrips(_ count: Int, from start: Int = 0) -> [BenchTrip] {
 
 private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-/// The hand-written C API baseline on one connection.
+/// The hand-written C API baseline on one connection, opened with the flags Kura's connections
+/// use (`SQLITE_OPEN_NOMUTEX`), with prepared BEGIN IMMEDIATE and COMMIT statements, and dates
+/// stored as Kura stores them (seconds since the reference date, REAL).
 private final class RawStore {
   let handle: OpaquePointer
+  private(set) var begin: OpaquePointer?
+  private(set) var commit: OpaquePointer?
 
   init(path: String) throws {
     var handle: OpaquePointer?
     guard
-      sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+      sqlite3_open_v2(
+        path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        == SQLITE_OK,
       let handle
     else { throw CocoaError(.fileReadUnknown) }
     self.handle = handle
@@ -58,11 +64,23 @@ private final class RawStore {
     exec(
       "CREATE TABLE IF NOT EXISTS raw (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, "
         + "score REAL NOT NULL, isFavorite INTEGER NOT NULL, createdAt REAL NOT NULL, note TEXT)")
+    begin = prepare("BEGIN IMMEDIATE")
+    commit = prepare("COMMIT")
   }
 
-  deinit { sqlite3_close_v2(handle) }
+  deinit {
+    sqlite3_finalize(begin)
+    sqlite3_finalize(commit)
+    sqlite3_close_v2(handle)
+  }
 
   func exec(_ sql: String) { sqlite3_exec(handle, sql, nil, nil, nil) }
+
+  /// Runs a prepared statement that returns no rows (BEGIN, COMMIT).
+  func run(_ statement: OpaquePointer?) {
+    sqlite3_step(statement)
+    sqlite3_reset(statement)
+  }
 
   func prepare(_ sql: String) -> OpaquePointer? {
     var statement: OpaquePointer?
@@ -81,20 +99,22 @@ private final class RawStore {
   }
 
   func insert(_ trips: [BenchTrip], statement: OpaquePointer?) {
-    for trip in trips {
-      sqlite3_bind_int64(statement, 1, Int64(trip.id))
-      bindText(statement, 2, trip.name)
-      sqlite3_bind_double(statement, 3, trip.score)
-      sqlite3_bind_int64(statement, 4, trip.isFavorite ? 1 : 0)
-      sqlite3_bind_double(statement, 5, trip.createdAt.timeIntervalSince1970)
-      if let note = trip.note {
-        bindText(statement, 6, note)
-      } else {
-        sqlite3_bind_null(statement, 6)
-      }
-      sqlite3_step(statement)
-      sqlite3_reset(statement)
+    for trip in trips { insert(trip, statement: statement) }
+  }
+
+  func insert(_ trip: BenchTrip, statement: OpaquePointer?) {
+    sqlite3_bind_int64(statement, 1, Int64(trip.id))
+    bindText(statement, 2, trip.name)
+    sqlite3_bind_double(statement, 3, trip.score)
+    sqlite3_bind_int64(statement, 4, trip.isFavorite ? 1 : 0)
+    sqlite3_bind_double(statement, 5, trip.createdAt.timeIntervalSinceReferenceDate)
+    if let note = trip.note {
+      bindText(statement, 6, note)
+    } else {
+      sqlite3_bind_null(statement, 6)
     }
+    sqlite3_step(statement)
+    sqlite3_reset(statement)
   }
 
   static let insertSQL =
@@ -112,7 +132,7 @@ private final class RawStore {
       id: Int(sqlite3_column_int64(statement, 0)), name: text(1),
       score: sqlite3_column_double(statement, 2),
       isFavorite: sqlite3_column_int64(statement, 3) != 0,
-      createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 4)),
+      createdAt: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 4)),
       note: sqlite3_column_type(statement, 5) == SQLITE_NULL ? nil : text(5))
   }
 
@@ -132,23 +152,31 @@ private func threadCPUTime() -> Duration {
   return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
 }
 
-/// Medians of `runs` alternating runs of Kura and the baseline, so both see the same machine load:
-/// the median wall-clock time, and the fastest run's thread CPU time (robust when other processes
-/// share the cores).
+/// Medians of `runs` runs of Kura and the baseline, alternating which goes first, so both see
+/// the same machine load: the median wall-clock time, and the fastest run's thread CPU time
+/// (robust when other processes share the cores). `prepare` runs before each measured run,
+/// outside the timer, with `true` before Kura's (closing the previous run's store, making the
+/// next one).
 private func interleaved(
-  _ name: String, target: Double, runs: Int, kura: () throws -> Void,
-  baseline: () throws -> Void
-) rethrows {
+  _ name: String, target: Double?, runs: Int, prepare: (_ kura: Bool) throws -> Void = { _ in },
+  kura: () throws -> Void, baseline: () throws -> Void
+) throws {
   let clock = ContinuousClock()
   var samples: [[Duration]] = [[], [], [], []]
-  func measure(_ offset: Int, _ body: () throws -> Void) rethrows {
+  func measure(_ offset: Int, _ body: () throws -> Void) throws {
+    try prepare(offset == 0)
     let cpu = threadCPUTime()
     samples[offset].append(try clock.measure(body))
     samples[offset + 2].append(threadCPUTime() - cpu)
   }
-  for _ in 0..<runs {
-    try measure(0, kura)
-    try measure(1, baseline)
+  for run in 0..<runs {
+    if run.isMultiple(of: 2) {
+      try measure(0, kura)
+      try measure(1, baseline)
+    } else {
+      try measure(1, baseline)
+      try measure(0, kura)
+    }
   }
   let medians = samples.map { $0.sorted()[runs / 2] }
   let fastest = samples.map { $0.min() ?? .zero }
@@ -158,10 +186,61 @@ private func interleaved(
     baselineName: "C API", target: target)
 }
 
+/// The store suite's options: `--rows N` (default 100,000) and `--profile WORKLOAD SIDE`.
+struct StoreBenchmarkOptions {
+  var rows = 100_000
+  /// Whether `--rows` was given (the 1,000,000-row predicate and streaming runs are then left out).
+  var rowsGiven = false
+  /// `--profile insert|fetch|saves|saves-no-history|lookups kura|c`: runs that one workload once,
+  /// inside `profiledRegion` (for `valgrind --tool=callgrind --toggle-collect='*profiledRegion*'`).
+  var profile: (workload: String, side: String)?
+
+  /// The options in `arguments`, and the arguments that are not store options.
+  static func parse(_ arguments: [String]) -> (StoreBenchmarkOptions, [String]) {
+    var options = StoreBenchmarkOptions()
+    var rest: [String] = []
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      if argument == "--rows", index + 1 < arguments.count,
+        let rows = Int(arguments[index + 1].filter { $0 != "_" && $0 != "," }), rows >= 1_000
+      {
+        options.rows = rows
+        options.rowsGiven = true
+        index += 2
+      } else if argument == "--profile", index + 2 < arguments.count {
+        options.profile = (arguments[index + 1], arguments[index + 2])
+        index += 3
+      } else {
+        rest.append(argument)
+        index += 1
+      }
+    }
+    return (options, rest)
+  }
+}
+
+/// The region `--profile` measures (not inlined, so callgrind can collect inside it alone).
+@inline(never)
+func profiledRegion(_ body: () throws -> Void) rethrows { try body() }
+
+private func formatted(_ count: Int) -> String {
+  let digits = Array(String(count))
+  var text = ""
+  for (index, digit) in digits.enumerated() {
+    if index > 0 && (digits.count - index).isMultiple(of: 3) { text += "," }
+    text.append(digit)
+  }
+  return text
+}
+
 func runStoreBenchmarks() throws {
+  let (options, _) = StoreBenchmarkOptions.parse(Array(CommandLine.arguments.dropFirst()))
   let directory = benchmarkDirectory("store")
   defer { try? FileManager.default.removeItem(at: directory) }
-  let trips = makeTrips(100_000)
+  let rows = options.rows
+  let trips = makeTrips(rows)
+  let count = formatted(rows)
   var runNumber = 0
   func freshPaths() -> (kura: URL, raw: String) {
     runNumber += 1
@@ -170,60 +249,98 @@ func runStoreBenchmarks() throws {
       directory.appendingPathComponent("raw-\(runNumber).sqlite").path
     )
   }
+  func historyOff(_ url: URL) -> ModelConfiguration {
+    var configuration = ModelConfiguration.url(url)
+    configuration.historyRetention = .off
+    return configuration
+  }
+  if let profile = options.profile {
+    try runProfile(profile, trips: trips, directory: directory)
+    return
+  }
+  print("rows: \(count)")
 
-  // 1. Bulk insert of 100,000 models in one transaction.
-  var containers: [ModelContainer] = []
-  var raws: [RawStore] = []
-  try interleaved(
-    "insert 100,000 models, one transaction", target: 1.5, runs: 5,
-    kura: {
-      let url = freshPaths().kura
-      let container = try ModelContainer(for: BenchTrip.self, configurations: .url(url))
-      let context = ModelContext(container)
-      try context.transaction { for trip in trips { try context.insert(trip) } }
-      containers = [container]
-    },
-    baseline: {
-      let raw = try RawStore(path: freshPaths().raw)
-      let statement = raw.prepare(RawStore.insertSQL)
-      raw.exec("BEGIN IMMEDIATE")
-      raw.insert(trips, statement: statement)
-      raw.exec("COMMIT")
-      sqlite3_finalize(statement)
-      raws = [raw]
-    })
+  // 1. Bulk insert in one transaction. Opening and closing each store happen outside the timer
+  // on both sides (`prepare`); the timed run is the transaction.
+  var context: ModelContext?
+  var raw: RawStore?
+  var lastFiles: [Bool: String] = [:]
+  func freshStore(kura: Bool, _ configure: (URL) -> ModelConfiguration) throws {
+    if kura {
+      context = nil
+    } else {
+      raw = nil
+    }
+    for suffix in ["", "-wal", "-shm", "-changes"] {
+      if let file = lastFiles[kura] { try? FileManager.default.removeItem(atPath: file + suffix) }
+    }
+    let paths = freshPaths()
+    lastFiles[kura] = kura ? paths.kura.path : paths.raw
+    if kura {
+      let opened = try ModelContainer(for: BenchTrip.self, configurations: configure(paths.kura))
+      context = ModelContext(opened)
+    } else {
+      raw = try RawStore(path: paths.raw)
+    }
+  }
+  func bulkInsert(_ name: String, _ configure: @escaping (URL) -> ModelConfiguration) throws {
+    try interleaved(
+      name, target: 1.5, runs: 5, prepare: { try freshStore(kura: $0, configure) },
+      kura: {
+        guard let context else { return }
+        try context.transaction { for trip in trips { try context.insert(trip) } }
+      },
+      baseline: {
+        guard let raw else { return }
+        let statement = raw.prepare(RawStore.insertSQL)
+        raw.run(raw.begin)
+        raw.insert(trips, statement: statement)
+        raw.run(raw.commit)
+        sqlite3_finalize(statement)
+      })
+  }
+  try bulkInsert("insert \(count) models, no history", historyOff)
+  try bulkInsert("insert \(count) models, one transaction") { .url($0) }
+  // The last run's stores stay: the next runs read them. Both are filled, whichever ran last.
+  guard let context, let raw else { return }
 
-  // 2. Fetch all 100,000.
-  let container = try containers.first ?? ModelContainer(for: BenchTrip.self)
-  let raw = raws[0]
-  let context = ModelContext(container)
+  // 2. Fetch all.
   var fetchedCount = 0
   try interleaved(
-    "fetch all 100,000 models", target: 2.0, runs: 7,
+    "fetch all \(count) models", target: 2.0, runs: 7,
     kura: { fetchedCount = try context.fetch(FetchDescriptor<BenchTrip>()).count },
     baseline: { fetchedCount = raw.fetchAll().count })
   precondition(fetchedCount == trips.count, "fetched \(fetchedCount) of \(trips.count)")
 
-  // 3. 1,000 single-model saves, each its own transaction.
+  // 3. 1,000 single-model saves, each its own transaction (prepared BEGIN/COMMIT on the C side).
   var batch = 0
   let rawStatement = raw.prepare(RawStore.insertSQL)
-  try interleaved(
-    "1,000 single-model saves", target: 1.2, runs: 7,
-    kura: {
-      batch += 1
-      for trip in makeTrips(1_000, from: 1_000_000 * batch) {
-        try context.insert(trip)
-        try context.save()
-      }
-    },
-    baseline: {
-      batch += 1
-      for trip in makeTrips(1_000, from: 1_000_000 * batch) {
-        raw.exec("BEGIN IMMEDIATE")
-        raw.insert([trip], statement: rawStatement)
-        raw.exec("COMMIT")
-      }
-    })
+  func singleSaves(_ name: String, target: Double?, context: ModelContext) throws {
+    try interleaved(
+      name, target: target, runs: 7,
+      kura: {
+        batch += 1
+        for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
+          try context.insert(trip)
+          try context.save()
+        }
+      },
+      baseline: {
+        batch += 1
+        for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
+          raw.run(raw.begin)
+          raw.insert(trip, statement: rawStatement)
+          raw.run(raw.commit)
+        }
+      })
+  }
+  try singleSaves("1,000 single-model saves", target: 1.3, context: context)
+  // The same store without the change feed: what the feed itself costs.
+  if let url = context.container.url {
+    let quiet = try ModelContainer(for: BenchTrip.self, configurations: historyOff(url))
+    try singleSaves(
+      "1,000 single-model saves, no history", target: nil, context: ModelContext(quiet))
+  }
   sqlite3_finalize(rawStatement)
 
   // 4. 1,000 fetches by id, each in its own read.
@@ -232,7 +349,7 @@ func runStoreBenchmarks() throws {
   let select = raw.prepare(
     "SELECT id, name, score, isFavorite, createdAt, note FROM raw WHERE id = ?")
   try interleaved(
-    "1,000 fetches by id, each its own read", target: 1.5, runs: 9,
+    "1,000 fetches by id, each its own read", target: 1.3, runs: 9,
     kura: {
       for id in ids where try context.model(for: id, as: BenchTrip.self) != nil { found += 1 }
     },
@@ -245,7 +362,72 @@ func runStoreBenchmarks() throws {
     })
   sqlite3_finalize(select)
 
-  try runLargeStoreBenchmarks(directory: directory)
+  if !options.rowsGiven { try runLargeStoreBenchmarks(directory: directory) }
+}
+
+/// `--profile WORKLOAD SIDE`: fills a store when the workload reads, then runs the workload once
+/// inside `profiledRegion`.
+private func runProfile(
+  _ profile: (workload: String, side: String), trips: [BenchTrip], directory: URL
+) throws {
+  let url = directory.appendingPathComponent("profile.sqlite")
+  var configuration = ModelConfiguration.url(url)
+  if profile.workload == "saves-no-history" { configuration.historyRetention = .off }
+  let kura = profile.side == "kura"
+  let container = try ModelContainer(for: BenchTrip.self, configurations: configuration)
+  let context = ModelContext(container)
+  let raw = try RawStore(path: directory.appendingPathComponent("profile-raw.sqlite").path)
+  let statement = raw.prepare(RawStore.insertSQL)
+  defer { sqlite3_finalize(statement) }
+  if profile.workload != "insert" {
+    if kura {
+      try context.transaction { for trip in trips { try context.insert(trip) } }
+    } else {
+      raw.run(raw.begin)
+      raw.insert(trips, statement: statement)
+      raw.run(raw.commit)
+    }
+  }
+  let saves = makeTrips(1_000, from: 10_000_000)
+  let ids = (0..<1_000).map { ($0 * 97) % trips.count }
+  let select = raw.prepare(
+    "SELECT id, name, score, isFavorite, createdAt, note FROM raw WHERE id = ?")
+  defer { sqlite3_finalize(select) }
+  var count = 0
+  try profiledRegion {
+    switch (profile.workload, kura) {
+    case ("insert", true):
+      try context.transaction { for trip in trips { try context.insert(trip) } }
+    case ("insert", false):
+      raw.run(raw.begin)
+      raw.insert(trips, statement: statement)
+      raw.run(raw.commit)
+    case ("fetch", true): count = try context.fetch(FetchDescriptor<BenchTrip>()).count
+    case ("fetch", false): count = raw.fetchAll().count
+    case ("saves", true), ("saves-no-history", true):
+      for trip in saves {
+        try context.insert(trip)
+        try context.save()
+      }
+    case ("saves", false), ("saves-no-history", false):
+      for trip in saves {
+        raw.run(raw.begin)
+        raw.insert(trip, statement: statement)
+        raw.run(raw.commit)
+      }
+    case ("lookups", true):
+      for id in ids where try context.model(for: id, as: BenchTrip.self) != nil { count += 1 }
+    case ("lookups", false):
+      for id in ids {
+        sqlite3_bind_int64(select, 1, Int64(id))
+        if sqlite3_step(select) == SQLITE_ROW, raw.readTrip(select).id == id { count += 1 }
+        sqlite3_reset(select)
+      }
+    default:
+      print("kura-bench: unknown profile `\(profile.workload) \(profile.side)`")
+    }
+  }
+  print("profiled \(profile.workload) on \(profile.side): \(count)")
 }
 
 /// Predicate fetch and streaming over 1,000,000 rows (the rows are written with the C API).
@@ -337,7 +519,7 @@ extension ModelContainer {
           try statement.bind(trip.name, at: 2)
           try statement.bind(trip.score, at: 3)
           try statement.bind(value: trip.isFavorite, at: 4)
-          try statement.bind(trip.createdAt.timeIntervalSince1970, at: 5)
+          try statement.bind(trip.createdAt.timeIntervalSinceReferenceDate, at: 5)
           try statement.bind(value: trip.note, at: 6)
           try statement.execute()
         }

@@ -25,13 +25,21 @@ if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "live-writer" {
   exit(0)
 }
 
-let requested = Set(CommandLine.arguments.dropFirst())
+let requested = Set(StoreBenchmarkOptions.parse(Array(CommandLine.arguments.dropFirst())).1)
 if requested.contains("--help") || requested.contains("-h") {
   print(
     """
     OVERVIEW: Measures Kura against plain baselines and prints each workload's medians and ratio.
 
-    USAGE: kura-bench [<suite> …]
+    USAGE: kura-bench [<suite> …] [--rows <n>] [--profile <workload> <side>]
+
+    OPTIONS (store suite):
+      --rows <n>          Rows of the store workloads (default 100,000; the 1,000,000-row
+                          predicate and streaming runs then are left out).
+      --profile <workload> kura|c
+                          Runs one workload (insert, fetch, saves, saves-no-history, lookups)
+                          once inside `profiledRegion`, for
+                          `valgrind --tool=callgrind --toggle-collect='*profiledRegion*'`.
 
     SUITES (all when none is named):
     \(suites.map { "  " + $0.name }.joined(separator: "\n"))

@@ -31,6 +31,10 @@ public final class Connection: @unchecked Sendable {
   /// The file path, or `":memory:"`.
   public let path: String
   private var statementCache: [String: Statement] = [:]
+  /// The statements used most recently, found without hashing their SQL: the store's own SQL
+  /// strings are built once per schema, so comparing one with itself is a pointer comparison.
+  private var recentStatements: [(sql: String, statement: Statement)] = []
+  private var nextRecentSlot = 0
   private var savepointDepth = 0
   /// BEGIN/COMMIT/ROLLBACK statements, kept apart so a transaction costs no dictionary lookups.
   private var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
@@ -152,6 +156,7 @@ public final class Connection: @unchecked Sendable {
     } catch {
       // Finalize cached statements now so deinit can close the handle cleanly.
       statementCache.removeAll()
+      recentStatements.removeAll()
       throw error
     }
   }
@@ -162,6 +167,7 @@ public final class Connection: @unchecked Sendable {
     for statement in statementCache.values { statement.finalize() }
     for statement in transactionStatements { statement?.finalize() }
     statementCache.removeAll()
+    recentStatements.removeAll()
     transactionStatements.removeAll()
     sqlite3_close_v2(handle)
     if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
@@ -264,11 +270,18 @@ public final class Connection: @unchecked Sendable {
   /// - Returns: The statement, ready to bind.
   /// - Throws: ``SQLiteError`` naming the SQL.
   public func cachedStatement(_ sql: String) throws -> Statement {
+    let length = sql.utf8.count
+    for recent in recentStatements where recent.sql.utf8.count == length && recent.sql == sql {
+      sqlite3_reset(recent.statement.handle)
+      sqlite3_clear_bindings(recent.statement.handle)
+      return recent.statement
+    }
     if let statement = statementCache[sql] {
       // Still stepping through its rows: the caller gets one of its own.
       if sqlite3_stmt_busy(statement.handle) != 0 { return try prepare(sql) }
       sqlite3_reset(statement.handle)
       sqlite3_clear_bindings(statement.handle)
+      remember(sql, statement)
       return statement
     }
     var statement: OpaquePointer?
@@ -280,13 +293,27 @@ public final class Connection: @unchecked Sendable {
     }
     let prepared = Statement(handle: statement, sql: sql)
     statementCache[sql] = prepared
+    remember(sql, prepared)
     return prepared
+  }
+
+  /// Keeps a cached statement among the recent ones (8, replaced in turn).
+  private func remember(_ sql: String, _ statement: Statement) {
+    if recentStatements.count < 8 {
+      recentStatements.append((sql, statement))
+    } else {
+      recentStatements[nextRecentSlot] = (sql, statement)
+      nextRecentSlot = (nextRecentSlot + 1) % 8
+    }
   }
 
   /// Forgets every cached statement (after a schema change they would be re-prepared anyway).
   ///
   /// For example: `connection.clearStatementCache()`.
-  public func clearStatementCache() { statementCache.removeAll() }
+  public func clearStatementCache() {
+    statementCache.removeAll()
+    recentStatements.removeAll()
+  }
 
   /// Runs one statement with bound values, ignoring any rows.
   ///

@@ -143,6 +143,17 @@ public final class Statement {
     try check(result)
   }
 
+  /// Binds bytes to parameter `index` (from 1) without copying them into a `Data` first.
+  func bind(bytes: [UInt8], at index: Int) throws {
+    let result = bytes.withUnsafeBytes { buffer -> Int32 in
+      if let base = buffer.baseAddress, buffer.count > 0 {
+        return sqlite3_bind_blob(handle, Int32(index), base, Int32(buffer.count), transient)
+      }
+      return sqlite3_bind_zeroblob(handle, Int32(index), 0)
+    }
+    try check(result)
+  }
+
   /// Binds bytes to parameter `index` (from 1).
   ///
   /// For example: `try statement.bind(Data([0, 1, 0]), at: 4)`.

@@ -23,6 +23,26 @@ struct HistoryRetentionTests {
     #expect(retention.maximumAge == TimeInterval(7 * 86_400))
   }
 
+  @Test func historyOffWritesNoHistoryRowButSavesTheModels() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("h.store")
+    let first = try ModelContext(ModelContainer(for: Entry.self, configurations: .url(url)))
+    try first.insert(Entry(id: 1, text: "recorded"))
+    let recorded = try first.save().token
+    var configuration = ModelConfiguration.url(url)
+    configuration.historyRetention = .off
+    #expect(configuration.historyRetention != .unlimited)
+    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let context = ModelContext(container)
+    try context.insert(Entry(id: 2, text: "not recorded"))
+    let changeSet = try context.save()
+    #expect(changeSet.token == recorded)
+    #expect(changeSet.changes["Entry"]?.inserted == ["2"])
+    #expect(try historyRows(container) == [recorded.rawValue])
+    #expect(try container.history(since: recorded).isEmpty)
+    #expect(try context.fetch(FetchDescriptor<Entry>()).map(\.id) == [1, 2])
+  }
+
   @Test func savesTrimTheHistoryToTheKeptCountAndOldReadersAreToldToRefetch() throws {
     let folder = TemporaryDirectory()
     var configuration = ModelConfiguration.url(folder.file("h.store"))

@@ -27,7 +27,8 @@ extension ModelContext {
     guard let key = schema.keyValue(id) else { return nil }
     return try read(schema) { db in
       let statement = try db.cachedStatement(StoreSQL.selectByID(schema))
-      defer { statement.reset() }
+      // Rewound only (ends the read); the next use resets and rebinds it anyway.
+      defer { statement.rewind() }
       try statement.bind(key, at: 1)
       guard try statement.step() else { return nil }
       return try rowDecoder(schema, statement).decode(Model.self)
@@ -70,9 +71,11 @@ extension ModelContext {
         defer { statement.reset() }
         try statement.bind(plan.arguments)
         let decoder = rowDecoder(schema, statement)
-        var models: [Model] = []
+        // Collected in a log rather than an array: appending to an array of an unspecialized
+        // generic type looks its type metadata up on every row.
+        let models = ModelLog<Model>()
         while try statement.step() { models.append(try decoder.decode(Model.self)) }
-        return models
+        return models.moveToArray()
       }
     }
     var models: [Model] = []

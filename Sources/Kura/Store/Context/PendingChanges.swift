@@ -9,10 +9,12 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     case delete(Model.ID)
   }
 
-  private var entries: [PendingEntry] = []
-  private var models: [Model] = []
-  private var deletedIDs: [Model.ID] = []
-  private var lastChangeByID: [Model.ID: Int]?
+  // A context is used by one thread at a time and these are never accessed overlapping: the
+  // per-access exclusivity checks are left out of the per-model hot path.
+  @exclusivity(unchecked) private var entries: [PendingEntry] = []
+  @exclusivity(unchecked) private var models = ModelLog<Model>()
+  @exclusivity(unchecked) private var deletedIDs: [Model.ID] = []
+  @exclusivity(unchecked) private var lastChangeByID: [Model.ID: Int]?
 
   var isEmpty: Bool { entries.isEmpty }
   var count: Int { entries.count }
@@ -41,7 +43,7 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       case .delete: deletedCount += 1
       }
     }
-    models.removeSubrange(modelCount...)
+    models.truncate(to: modelCount)
     deletedIDs.removeSubrange(deletedCount...)
     lastChangeByID = nil
   }
@@ -175,7 +177,7 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       changes.inserted =
         integerKeys
         ? rowIDs.map { String($0) }
-        : models.compactMap { schema.keyValue($0.id).map(idText) }
+        : models.elements.compactMap { schema.keyValue($0.id).map(idText) }
       return changes
     }
     // Whether each id was stored before the save: what its first change found.
@@ -214,6 +216,58 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       }
     }
     return changes
+  }
+}
+
+/// The models a ``PendingChanges`` logs, in memory it owns: appending one costs no generic
+/// metadata lookup (an `Array` of an unspecialized generic type looks its type up on each append).
+final class ModelLog<Element> {
+  @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
+  @exclusivity(unchecked) private(set) var count = 0
+  @exclusivity(unchecked) private var capacity = 16
+
+  init() { base = .allocate(capacity: 16) }
+
+  deinit {
+    base.deinitialize(count: count)
+    base.deallocate()
+  }
+
+  func append(_ element: Element) {
+    if count == capacity {
+      let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+      larger.moveInitialize(from: base, count: count)
+      base.deallocate()
+      base = larger
+      capacity *= 2
+    }
+    (base + count).initialize(to: element)
+    count += 1
+  }
+
+  subscript(index: Int) -> Element {
+    precondition(index >= 0 && index < count, "model log index out of range")
+    return base[index]
+  }
+
+  /// Drops the models after the first `newCount`.
+  func truncate(to newCount: Int) {
+    guard newCount < count else { return }
+    (base + newCount).deinitialize(count: count - newCount)
+    count = newCount
+  }
+
+  /// The models, in order.
+  var elements: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+  /// The models, moved into an array (the log is empty after).
+  func moveToArray() -> [Element] {
+    let moved = count
+    count = 0
+    return Array(unsafeUninitializedCapacity: moved) { buffer, initialized in
+      if let target = buffer.baseAddress { target.moveInitialize(from: base, count: moved) }
+      initialized = moved
+    }
   }
 }
 

@@ -73,6 +73,19 @@ final class RowDecoder: Decoder {
     return index
   }
 
+  /// The column `key` names, or `nil` when it names none (in-order keys need no lookup).
+  @inline(__always)
+  func optionalColumnIndex(for key: some CodingKey) -> Int? {
+    let position = cursor.pointee
+    if position < names.count, names[position] == key.stringValue {
+      cursor.pointee = position + 1
+      return position
+    }
+    guard let index = schema.columnIndexByName[key.stringValue] else { return nil }
+    cursor.pointee = index + 1
+    return index
+  }
+
   func nullFailure(at index: Int) -> StoreError {
     let column = schema.columns[index].name
     return StoreError(
@@ -102,8 +115,21 @@ final class RowDecoder: Decoder {
   }
 
   /// Reads a value that is not one of the keyed container's concrete types.
+  @inline(__always)
   func decodeGeneric<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
     if isNull(at: index) { throw nullFailure(at: index) }
+    // Dates first, on a path that needs no other type's metadata (`decodeOther` looks up
+    // `Optional<T>` on every call).
+    if T.self == Date.self, kinds[index] == .date {
+      return unsafeBitCast(
+        Date(timeIntervalSinceReferenceDate: statement.exactDouble(at: index)), to: T.self)
+    }
+    return try decodeOther(T.self, at: index)
+  }
+
+  /// Reads a value that is not a date nor one of the keyed container's concrete types.
+  @inline(never)
+  func decodeOther<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
     switch kinds[index] {
     case .date:
       if T.self == Date.self {
@@ -302,8 +328,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   }
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     try decoderReference._withUnsafeGuaranteedRef { decoder in
-      guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return nil }
-      _ = try decoder.columnIndex(for: key)
+      guard let index = decoder.optionalColumnIndex(for: key) else { return nil }
       return decoder.statement.isNull(at: index)
         ? nil : try decoder.decodeGeneric(T.self, at: index)
     }

@@ -99,7 +99,19 @@ final class RowEncoder: Encoder {
   }
 
   /// Binds a value that is not one of the keyed container's concrete types.
+  @inline(__always)
   func bindGeneric<T: Encodable>(_ value: T, at index: Int) throws {
+    // Dates first, on a path that needs no other type's metadata.
+    if T.self == Date.self, kinds[index] == .date {
+      return try statement.bindExact(
+        unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: index + 1)
+    }
+    try bindOther(value, at: index)
+  }
+
+  /// Binds a value that is not a date nor one of the keyed container's concrete types.
+  @inline(never)
+  func bindOther<T: Encodable>(_ value: T, at index: Int) throws {
     let kind = kinds[index]
     let parameter = index + 1
     switch kind {
@@ -220,6 +232,33 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     try encoderReference._withUnsafeGuaranteedRef { encoder in
       try encoder.bindGeneric(value, at: try encoder.columnIndex(for: key))
     }
+  }
+
+  // Optionals: `nil` binds NULL in place (the standard library's default skips the key, which
+  // costs the next key its in-order lookup); a value takes its type's direct path.
+  mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+    guard let value else { return try encodeNil(forKey: key) }
+    try encode(value, forKey: key)
+  }
+  mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+    guard let value else { return try encodeNil(forKey: key) }
+    try encode(value, forKey: key)
+  }
+  mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+    guard let value else { return try encodeNil(forKey: key) }
+    try encode(value, forKey: key)
+  }
+  mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+    guard let value else { return try encodeNil(forKey: key) }
+    try encode(value, forKey: key)
+  }
+  mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+    guard let value else { return try encodeNil(forKey: key) }
+    try encode(value, forKey: key)
+  }
+  mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+    guard let value else { return try encodeNil(forKey: key) }
+    try encode(value, forKey: key)
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(

@@ -8,45 +8,38 @@ enum ChangeHistory {
     time REAL NOT NULL, models TEXT NOT NULL, changes TEXT NOT NULL)
     """
 
-  /// Writes a change set; returns its token.
+  /// Writes a change set; returns its token. The change set is written compactly (see
+  /// `ChangeHistoryFormat`); rows written as JSON text before are still read.
   static func record(
     _ changes: [String: ChangeSet.ModelChanges], order: [String], date: Date, in db: Connection
   ) throws -> HistoryToken {
-    // Built as UTF-8 bytes in one buffer: saves of many models write many ids.
-    var json: [UInt8] = []
     var capacity = 2
     for model in order {
       guard let modelChanges = changes[model] else { continue }
       capacity += model.utf8.count + 16
-      for list in [modelChanges.inserted, modelChanges.updated, modelChanges.deleted] {
-        for id in list { capacity += id.utf8.count + 3 }
-      }
+      capacity +=
+        (modelChanges.inserted.count + modelChanges.updated.count
+          + modelChanges.deleted.count) * 12
     }
-    json.reserveCapacity(capacity)
-    json.append(UInt8(ascii: "{"))
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(capacity)
+    bytes.append(ChangeHistoryFormat.binary)
     var models: [UInt8] = [UInt8(ascii: "[")]
     for model in order {
       guard let modelChanges = changes[model] else { continue }
-      if json.count > 1 { json.append(UInt8(ascii: ",")) }
-      appendJSONString(model, to: &json)
-      json.append(contentsOf: ":[".utf8)
-      appendJSONStrings(modelChanges.inserted, to: &json)
-      json.append(UInt8(ascii: ","))
-      appendJSONStrings(modelChanges.updated, to: &json)
-      json.append(UInt8(ascii: ","))
-      appendJSONStrings(modelChanges.deleted, to: &json)
-      json.append(UInt8(ascii: "]"))
+      ChangeHistoryFormat.append(model, to: &bytes)
+      ChangeHistoryFormat.append(modelChanges.inserted, to: &bytes)
+      ChangeHistoryFormat.append(modelChanges.updated, to: &bytes)
+      ChangeHistoryFormat.append(modelChanges.deleted, to: &bytes)
       if models.count > 1 { models.append(UInt8(ascii: ",")) }
       appendJSONString(model, to: &models)
     }
-    json.append(UInt8(ascii: "}"))
     models.append(UInt8(ascii: "]"))
     let statement = try db.cachedStatement(
       "INSERT INTO kura_history (time, models, changes) VALUES (?, ?, ?)")
-    statement.reset()
     try statement.bind(date.timeIntervalSince1970, at: 1)
     try statement.bind(String(decoding: models, as: UTF8.self), at: 2)
-    try statement.bind(String(decoding: json, as: UTF8.self), at: 3)
+    try statement.bind(bytes: bytes, at: 3)
     try statement.execute()
     return HistoryToken(rawValue: db.lastInsertedRowID)
   }
@@ -56,11 +49,18 @@ enum ChangeHistory {
   static func trim(
     _ db: Connection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date
   ) throws {
+    // The oldest kept save first (one primary-key step): most saves find nothing to trim and
+    // stop here, without scanning the history for old rows.
+    let oldestRow = try db.queryFirst("SELECT token, time FROM kura_history ORDER BY token LIMIT 1")
+    {
+      ($0.int64(at: 0), $0.double(at: 1))
+    }
+    guard let (oldest, oldestTime) = oldestRow else { return }
     var through: Int64 = 0
     if let count = retention.maximumCount {
       through = latest.rawValue - Int64(max(count, 1))
     }
-    if let age = retention.maximumAge {
+    if let age = retention.maximumAge, oldestTime < now.timeIntervalSince1970 - age {
       let old = try db.queryFirst(
         "SELECT max(token) FROM (SELECT token, time FROM kura_history WHERE token < ? ORDER BY "
           + "token LIMIT 1000) WHERE time < ?",
@@ -69,11 +69,7 @@ enum ChangeHistory {
       if let old = old ?? nil { through = max(through, old) }
     }
     through = min(through, latest.rawValue - 1)
-    guard through > 0 else { return }
-    let oldest = try db.queryFirst("SELECT min(token) FROM kura_history") {
-      $0.isNull(at: 0) ? nil : $0.int64(at: 0)
-    }
-    guard let oldest = oldest ?? nil, oldest <= through else { return }
+    guard through > 0, oldest <= through else { return }
     try db.run("DELETE FROM kura_history WHERE token <= ?", [.integer(through)])
     try recordTrim(through: through, in: db)
   }
@@ -108,12 +104,17 @@ enum ChangeHistory {
       "SELECT token, time, changes FROM kura_history WHERE token > ? ORDER BY token",
       [.integer(token.rawValue)]
     ) { row in
-      let lists = try JSONDecoder().decode(
-        [String: [[String]]].self, from: Data(row.string(at: 2).utf8))
       var changes: [String: ChangeSet.ModelChanges] = [:]
-      for (model, list) in lists where list.count == 3 {
-        changes[model] = ChangeSet.ModelChanges(
-          inserted: list[0], updated: list[1], deleted: list[2])
+      if case .blob(let data) = row.value(at: 2) {
+        changes = try ChangeHistoryFormat.decode(data)
+      } else {
+        // Rows written before the compact format: a JSON object of `[inserted, updated, deleted]`.
+        let lists = try JSONDecoder().decode(
+          [String: [[String]]].self, from: Data(row.string(at: 2).utf8))
+        for (model, list) in lists where list.count == 3 {
+          changes[model] = ChangeSet.ModelChanges(
+            inserted: list[0], updated: list[1], deleted: list[2])
+        }
       }
       return ChangeSet(
         token: HistoryToken(rawValue: row.int64(at: 0)),
@@ -135,7 +136,8 @@ enum ChangeHistory {
     let names = try db.query(
       "SELECT DISTINCT name.value FROM kura_history, json_each(CASE WHEN json_valid(models) THEN "
         + "models ELSE json_array() END) AS name WHERE token > ?1 AND token <= ?2 "
-        + "UNION SELECT DISTINCT name.key FROM kura_history, json_each(changes) AS name "
+        + "UNION SELECT DISTINCT name.key FROM kura_history, json_each(CASE WHEN "
+        + "json_valid(models) THEN '{}' ELSE changes END) AS name "
         + "WHERE token > ?1 AND token <= ?2 AND NOT json_valid(models)",
       [.integer(token.rawValue), .integer(latest.rawValue)]
     ) { $0.string(at: 0) }
@@ -148,14 +150,83 @@ enum ChangeHistory {
   }
 }
 
-/// Appends `ids` as a JSON array of strings.
-private func appendJSONStrings(_ ids: [String], to json: inout [UInt8]) {
-  json.append(UInt8(ascii: "["))
-  for (index, id) in ids.enumerated() {
-    if index > 0 { json.append(UInt8(ascii: ",")) }
-    appendJSONString(id, to: &json)
+/// The compact form of a history row's change set (a BLOB in `changes`): a format byte, then
+/// per model its name and its inserted, updated and deleted id lists, each a count followed by
+/// the ids; names and ids are a length and UTF-8 bytes; counts and lengths are LEB128 varints.
+/// Written without any escaping or JSON building; rows written before as JSON text are still read.
+enum ChangeHistoryFormat {
+  static let binary: UInt8 = 1
+
+  static func append(_ value: Int, to bytes: inout [UInt8]) {
+    var value = UInt(value)
+    while value >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+      value >>= 7
+    }
+    bytes.append(UInt8(value))
   }
-  json.append(UInt8(ascii: "]"))
+
+  static func append(_ ids: [String], to bytes: inout [UInt8]) {
+    append(ids.count, to: &bytes)
+    for id in ids { append(id, to: &bytes) }
+  }
+
+  static func append(_ text: String, to bytes: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { utf8 in
+      append(utf8.count, to: &bytes)
+      bytes.append(contentsOf: utf8)
+    }
+  }
+
+  /// The change sets by model of a compact row.
+  static func decode(_ data: Data) throws -> [String: ChangeSet.ModelChanges] {
+    let bytes = [UInt8](data)
+    var position = 0
+    func failure() -> StoreError {
+      StoreError(
+        .decodingFailed,
+        message:
+          "Can't read a change set of the store's history: its compact form is damaged at byte "
+          + "\(position). Check the store with `kura store check`.")
+    }
+    func varint() throws -> Int {
+      var value = 0
+      var shift = 0
+      while position < bytes.count, shift < 63 {
+        let byte = bytes[position]
+        position += 1
+        value |= Int(byte & 0x7f) << shift
+        if byte < 0x80 { return value }
+        shift += 7
+      }
+      throw failure()
+    }
+    func text() throws -> String {
+      let count = try varint()
+      guard count <= bytes.count - position else { throw failure() }
+      defer { position += count }
+      return String(decoding: bytes[position..<(position + count)], as: UTF8.self)
+    }
+    guard bytes.first == binary else { throw failure() }
+    position = 1
+    var changes: [String: ChangeSet.ModelChanges] = [:]
+    while position < bytes.count {
+      let model = try text()
+      var lists: [[String]] = []
+      for _ in 0..<3 {
+        let count = try varint()
+        guard count <= bytes.count - position else { throw failure() }
+        var list: [String] = []
+        list.reserveCapacity(count)
+        for _ in 0..<count { list.append(try text()) }
+        lists.append(list)
+      }
+      changes[model] = ChangeSet.ModelChanges(
+        inserted: lists[0], updated: lists[1], deleted: lists[2])
+    }
+    return changes
+  }
 }
 
 /// Appends `text` as a JSON string literal, as UTF-8.

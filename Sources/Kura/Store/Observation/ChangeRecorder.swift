@@ -98,9 +98,13 @@ struct ChangeRecorder {
     guard !changes.isEmpty else {
       return ChangeSet.empty(at: try ChangeHistory.latestToken(db))
     }
+    let retention = container.configuration.historyRetention
+    guard retention.records else {
+      // History off (`HistoryRetention.off`): no row, the token stays where it was.
+      return ChangeSet(token: try ChangeHistory.latestToken(db), date: date, changes: changes)
+    }
     let token = try ChangeHistory.record(changes, order: order, date: date, in: db)
-    try ChangeHistory.trim(
-      db, keeping: container.configuration.historyRetention, latest: token, now: date)
+    try ChangeHistory.trim(db, keeping: retention, latest: token, now: date)
     return ChangeSet(token: token, date: date, changes: changes)
   }
 }

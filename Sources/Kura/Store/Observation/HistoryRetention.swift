@@ -20,6 +20,8 @@ public struct HistoryRetention: Sendable, Hashable {
   ///
   /// For example: `HistoryRetention(maximumAge: nil, maximumCount: 500)`.
   public var maximumCount: Int?
+  /// Whether saves are recorded at all (`false` only for ``off``).
+  var records = true
 
   /// A retention policy.
   ///
@@ -42,4 +44,16 @@ public struct HistoryRetention: Sendable, Hashable {
   ///
   /// For example: `configuration.historyRetention = .unlimited`.
   public static let unlimited = HistoryRetention(maximumAge: nil, maximumCount: nil)
+
+  /// No history: saves write no history row (each save is one INSERT cheaper). Live queries and
+  /// change-feed readers (``ModelContainer/changeSets()``, ``ModelContainer/history(since:)``)
+  /// then see none of this container's saves, and a save's ``ChangeSet/token`` does not advance;
+  /// use it for stores nobody observes, such as a bulk import or a benchmark.
+  ///
+  /// For example: `configuration.historyRetention = .off`.
+  public static let off: HistoryRetention = {
+    var retention = HistoryRetention(maximumAge: nil, maximumCount: nil)
+    retention.records = false
+    return retention
+  }()
 }
