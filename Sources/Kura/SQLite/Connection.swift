@@ -272,6 +272,9 @@ public final class Connection: @unchecked Sendable {
   public func cachedStatement(_ sql: String) throws -> Statement {
     let length = sql.utf8.count
     for recent in recentStatements where recent.sql.utf8.count == length && recent.sql == sql {
+      // Still stepping through its rows (a query run again from its own row closure): the
+      // caller gets one of its own, so the outer loop is not reset.
+      if sqlite3_stmt_busy(recent.statement.handle) != 0 { return try prepare(sql) }
       sqlite3_reset(recent.statement.handle)
       sqlite3_clear_bindings(recent.statement.handle)
       return recent.statement
