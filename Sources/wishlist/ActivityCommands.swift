@@ -33,10 +33,8 @@ private let activityDone = Command(
   flags: [Flag("undo", help: "Marks it as not done.")],
   supportsJSON: true,
   run: { invocation in
-    let context = try WishlistStore.context()
-    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
-    var activity = try WishlistStore.activity(
-      try invocation.argument("activity"), of: trip, in: context)
+    let (context, trip, named) = try WishlistStore.namedActivity(invocation)
+    var activity = named
     activity.isComplete = !invocation.flag("undo")
     try context.insert(activity)
     try context.save()
@@ -55,10 +53,8 @@ private let activityRename = Command(
   ],
   supportsJSON: true,
   run: { invocation in
-    let context = try WishlistStore.context()
-    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
-    var activity = try WishlistStore.activity(
-      try invocation.argument("activity"), of: trip, in: context)
+    let (context, trip, named) = try WishlistStore.namedActivity(invocation)
+    var activity = named
     let name = try nameArgument(invocation, "new-name", of: "activity")
     let old = activity.name
     activity.name = name
@@ -74,10 +70,7 @@ private let activityDelete = Command(
   arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
   supportsJSON: true,
   run: { invocation in
-    let context = try WishlistStore.context()
-    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
-    let activity = try WishlistStore.activity(
-      try invocation.argument("activity"), of: trip, in: context)
+    let (context, trip, activity) = try WishlistStore.namedActivity(invocation)
     try context.delete(activity)
     try context.save()
     if invocation.json { return try invocation.printJSON(activity) }

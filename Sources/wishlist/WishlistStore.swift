@@ -46,6 +46,13 @@ enum WishlistStore {
       "There is no trip `\(reference)`. See the trips with `wishlist trip list`.")
   }
 
+  /// A context, with the trip and the activity a command's `trip` and `activity` arguments name.
+  static func namedActivity(_ invocation: Invocation) throws -> (ModelContext, Trip, Activity) {
+    let context = try context()
+    let trip = try trip(try invocation.argument("trip"), in: context)
+    return (context, trip, try activity(try invocation.argument("activity"), of: trip, in: context))
+  }
+
   /// The activity of a trip a command names: by exact name (ignoring case) or the start of its id.
   static func activity(_ reference: String, of trip: Trip, in context: ModelContext) throws
     -> Activity
