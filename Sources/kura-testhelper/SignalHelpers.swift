@@ -35,16 +35,7 @@ let signalHelperCommands: [HelperCommand] = [
     let key = Preferences.Key<Int>("counter", default: 0)
     let stream = preferences.changes(of: key)
     print("ready \(preferences[key])")
-    fflush(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-      for await value in stream {
-        print("seen \(value)")
-        fflush(nil)
-      }
-      done.signal()
-    }
-    done.wait()
+    printEachValue(of: stream) { "seen \($0)" }
   },
   HelperCommand(name: "signal-document-loop") { arguments in
     guard arguments.count == 1 else { throw CocoaError(.featureUnsupported) }
@@ -64,16 +55,7 @@ let signalHelperCommands: [HelperCommand] = [
     let store = try DocumentStore<[SignalEntry]>(.url(URL(fileURLWithPath: arguments[0])))
     let stream = store.changes
     print("ready \(store.value.count)")
-    fflush(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-      for await value in stream {
-        print("seen \(value.count)")
-        fflush(nil)
-      }
-      done.signal()
-    }
-    done.wait()
+    printEachValue(of: stream) { "seen \($0.count)" }
   },
   HelperCommand(name: "signal-trips-insert") { arguments in
     guard arguments.count == 3, let count = Int(arguments[2]) else {
@@ -89,3 +71,20 @@ let signalHelperCommands: [HelperCommand] = [
     print("done")
   },
 ]
+
+/// Prints a line for each value of `stream` as it comes (flushed, for the test reading it) and
+/// returns when the stream ends.
+private func printEachValue<Element: Sendable>(
+  of stream: AsyncStream<Element>, _ line: @escaping @Sendable (Element) -> String
+) {
+  fflush(nil)
+  let done = DispatchSemaphore(value: 0)
+  Task {
+    for await value in stream {
+      print(line(value))
+      fflush(nil)
+    }
+    done.signal()
+  }
+  done.wait()
+}
