@@ -13,7 +13,7 @@ let commands: [HelperCommand] =
   sqliteHelperCommands + preferencesHelperCommands + documentHelperCommands
   + relationHelperCommands + storeTrustHelperCommands + signalHelperCommands
   + terminalHelperCommands + suspensionHelperCommands
-  + reentrancyHelperCommands + standardPreferencesHelperCommands
+  + reentrancyHelperCommands + standardPreferencesHelperCommands + atomicWriteHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands.first(where: { $0.name == name }) else {

@@ -68,6 +68,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The history asked for was trimmed (see ``HistoryRetention``): fetch the models again and
     /// continue from ``ModelContainer/currentHistoryToken()``.
     case historyTrimmed
+    /// A context saved, or ``ModelContainer/write(_:)`` was called, inside the body of
+    /// ``ModelContainer/write(_:)`` on the same container: only the context given to the body
+    /// writes there (the write waits for nothing else).
+    case nestedWrite
   }
 
   /// What kind of failure this is, such as ``Code/schemaMismatch``.

@@ -30,7 +30,8 @@ public final class ModelContainer: Sendable {
   ///
   /// For example: `print(container.modelNames)   // ["Trip", "Activity"]`.
   public let modelNames: [String]
-  let pool: DatabasePool
+  /// The store's connections (``StorePool``: the engine seam).
+  let pool: StorePool
   let schemas: [ObjectIdentifier: ModelSchema]
   @MainActor private var main: ModelContext?
   /// The declared references, defaults, renames and searchable properties of the models.
@@ -94,51 +95,24 @@ public final class ModelContainer: Sendable {
       schemas[ObjectIdentifier(model)] = schema
       ordered.append(schema)
     }
-    let url: URL?
-    switch configuration.storage {
-    case .memory: url = nil
-    case .file(let file): url = file.standardizedFileURL
-    case .defaultFile: url = try Self.resolve { try Locations.current().defaultStoreURL }
-    }
     let graph = try RelationshipGraph(models: models, schemas: schemas)
-    // Looked at read-only first: a damaged, foreign or newer store, or a migration that would
-    // lose data, is refused with every byte left as found; a current store is not written.
-    var outcome = StoreProbe.Outcome.new
-    if let url {
-      outcome = try StoreProbe(
-        url: url, schemas: ordered, graph: graph, migration: migration
-      ).examine()
-      if !configuration.allowsSave && outcome != .current {
-        throw Self.readOnlyRefusal(url, outcome)
-      }
-      if outcome == .new {
-        try Self.resolve { try Locations.ensureDirectory(url.deletingLastPathComponent()) }
-      }
-      if configuration.allowsSave && outcome != .new, let why = Self.notWritable(url) {
-        throw StoreError(
-          .cannotOpen, url: url,
-          message:
-            "Can't open store `\(url.lastPathComponent)` for writing: \(why). Nothing was "
-            + "changed; make it writable, or open the store with `allowsSave` off to read it.")
-      }
+    // The one place that picks the engine.
+    let opened: SQLiteStore.Opened
+    switch configuration.storage {
+    case .memory:
+      opened = try SQLiteStore.openInMemory()
+    case .file(let file):
+      opened = try SQLiteStore.open(
+        file.standardizedFileURL, configuration: configuration, schemas: ordered, graph: graph,
+        migration: migration)
+    case .defaultFile:
+      opened = try SQLiteStore.open(
+        try Self.resolve { try Locations.current().defaultStoreURL },
+        configuration: configuration, schemas: ordered, graph: graph, migration: migration)
     }
-    let pool: DatabasePool
-    do {
-      // A store that only reads, in a file or folder it can't write, is read as found.
-      let readOnly =
-        url.map {
-          !configuration.allowsSave
-            && (access($0.path, W_OK) != 0
-              || access($0.deletingLastPathComponent().path, W_OK) != 0)
-        } ?? false
-      pool =
-        try url.map { try DatabasePool(path: $0.path, readOnly: readOnly) }
-        ?? DatabasePool.inMemory()
-    } catch {
-      throw StoreError.wrapping(error, url: url, doing: "open")
-    }
+    let (url, pool, outcome) = opened
     if outcome != .current {
-      var setup = StoreSetup(url: url)
+      var setup = StoreSetup(url: url, engine: pool.engine)
       setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)
       setup.migration = migration
       try setup.prepare(pool, schemas: ordered)
@@ -150,37 +124,6 @@ public final class ModelContainer: Sendable {
     self.modelNames = ordered.map(\.modelName)
     self.pool = pool
     self.schemas = schemas
-  }
-
-  /// Why an existing store can't be written (a read-only file, or a read-only folder where
-  /// SQLite would have to create the `-wal` file), or `nil` when it can.
-  private static func notWritable(_ url: URL) -> String? {
-    if access(url.path, W_OK) != 0 && errno == EACCES { return "the file is read-only" }
-    let folder = url.deletingLastPathComponent().path
-    if access(url.path + "-wal", F_OK) != 0 && access(folder, W_OK) != 0 && errno == EACCES {
-      return "its folder is read-only, so its `-wal` file can't be created beside it"
-    }
-    return nil
-  }
-
-  /// The error for a read-only configuration whose store would have to be written to open.
-  private static func readOnlyRefusal(_ url: URL, _ outcome: StoreProbe.Outcome) -> StoreError {
-    let file = "`\(url.lastPathComponent)`"
-    let why: String
-    var code = StoreError.Code.cannotOpen
-    switch (outcome, (try? StoreFile.state(of: url)) ?? .missing) {
-    case (.new, .missing): why = "there is no store there yet"
-    case (.new, .empty): why = "the file is empty (0 bytes), so it holds no store yet"
-    case (.new, _): why = "the file is an empty SQLite database with no store in it yet"
-    default:
-      why = "its tables or metadata must first be brought up to date for these models"
-      code = .outdatedStore
-    }
-    return StoreError(
-      code, url: url,
-      message:
-        "Can't read store \(file): \(why). It was opened for reading only, so nothing was "
-        + "created or changed; open it for writing (such as by saving something) first.")
   }
 
   private static func schema(of model: any PersistentModel.Type) throws -> ModelSchema {

@@ -5,11 +5,11 @@ import Foundation
 struct StoreExtensions {
   let graph: RelationshipGraph
 
-  func prepare(_ db: Connection, schemas: [ModelSchema]) throws {
-    try db.execute(ChangeHistory.createSQL)
+  func prepare(_ db: StoreConnection, schemas: [ModelSchema]) throws {
+    try db.execute(db.engine.historyTableSQL)
     for schema in schemas {
       let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
-      try SearchIndex(schema: schema, columns: searchable).prepare(db)
+      try db.prepareSearchIndex(SearchIndex(schema: schema, columns: searchable))
     }
   }
 }

@@ -15,6 +15,8 @@ struct StoreSetup {
 
   /// The store file, for messages.
   let url: URL?
+  /// The engine whose tables are created and checked.
+  let engine: StoreEngine
   /// Declared references (foreign keys), search indexes and migration inputs.
   var graph = RelationshipGraph()
   /// How to migrate a store whose models changed (custom stages, progress).
@@ -34,34 +36,33 @@ struct StoreSetup {
 
   private var file: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
 
-  func prepare(_ pool: DatabasePool, schemas: [ModelSchema]) throws {
+  /// The dialect of the engine's SQL.
+  private var dialect: any SQLDialect { engine.dialect }
+
+  func prepare(_ pool: StorePool, schemas: [ModelSchema]) throws {
     do {
-      // Foreign keys are off while a migration rebuilds tables (dropping a table must not run
-      // its delete actions); `StoreMigrator` checks them before the transaction commits.
-      try pool.writeWithoutTransaction { db in
-        try db.execute("PRAGMA foreign_keys = OFF")
-        defer { try? db.execute("PRAGMA foreign_keys = ON") }
-        try db.transaction(.immediate) {
-          try db.execute(StoreSetup.metadataTablesSQL)
-          let recordedFormat = try db.queryFirst(
-            "SELECT value FROM kura_metadata WHERE key = 'storeFormat'"
-          ) { Int($0.string(at: 0)) }
-          if let recordedFormat, let format = recordedFormat, format < Self.storeFormat {
-            try upgradeFormat(from: format, in: db)
-          }
-          try db.run(
-            "INSERT OR IGNORE INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
-              + "('schemaVersion', ?)",
-            [
-              .text(String(Self.storeFormat)),
-              .text(String(StoreProbe.knownSchemaVersion(migration))),
-            ])
-          let migrator = StoreMigrator(url: url, graph: graph, options: migration)
-          let migrated = try migrator.migrate(db, schemas: schemas)
-          for schema in schemas { try prepare(schema, in: db) }
-          try StoreExtensions(graph: graph).prepare(db, schemas: schemas)
-          if migrated { try migrator.checkForeignKeys(db) }
+      // Dropping and rebuilding a table must not run its delete actions while a migration runs;
+      // `StoreMigrator` checks the references before the transaction commits.
+      try pool.writeSchemaChanges { db in
+        try db.execute(StoreSetup.metadataTablesSQL)
+        let recordedFormat = try db.queryFirst(
+          "SELECT value FROM kura_metadata WHERE key = 'storeFormat'"
+        ) { Int($0.string(at: 0)) }
+        if let recordedFormat, let format = recordedFormat, format < Self.storeFormat {
+          try upgradeFormat(from: format, in: db)
         }
+        try db.run(
+          "INSERT INTO kura_metadata (key, value) VALUES ('storeFormat', ?), "
+            + "('schemaVersion', ?) ON CONFLICT DO NOTHING",
+          [
+            .text(String(Self.storeFormat)),
+            .text(String(StoreExamination.knownSchemaVersion(migration))),
+          ])
+        let migrator = StoreMigrator(url: url, graph: graph, options: migration)
+        let migrated = try migrator.migrate(db, schemas: schemas)
+        for schema in schemas { try prepare(schema, in: db) }
+        try StoreExtensions(graph: graph).prepare(db, schemas: schemas)
+        if migrated { try migrator.checkForeignKeys(db) }
       }
     } catch let error as StoreError {
       throw error
@@ -72,9 +73,9 @@ struct StoreSetup {
 
   /// Brings a store written in an earlier format of Kura's metadata to ``storeFormat``, inside
   /// the setup transaction (the one place that upgrades formats).
-  private func upgradeFormat(from format: Int, in db: Connection) throws {
-    // Format 1 → 2: dates re-encoded, text indexes rebuilt under the total order.
-    if format == 1 { try StoreFormatUpgrade.upgradeIfNeeded(db, url: url) }
+  private func upgradeFormat(from format: Int, in db: StoreConnection) throws {
+    // Format 1 → 2 (SQLite): dates re-encoded, text indexes rebuilt under the total order.
+    try db.upgradeStoreFormat(from: format, url: url)
     try db.run(
       "UPDATE kura_metadata SET value = ? WHERE key = 'storeFormat'",
       [.text(String(Self.storeFormat))])
@@ -92,7 +93,7 @@ struct StoreSetup {
   }
 
   /// Whether `kura_models` records the model with its table and columns as they are now.
-  func isRecorded(_ schema: ModelSchema, in db: Connection) throws -> Bool {
+  func isRecorded(_ schema: ModelSchema, in db: StoreConnection) throws -> Bool {
     let row = try db.queryFirst(
       "SELECT table_name, columns FROM kura_models WHERE model = ?", [.text(schema.storedName)]
     ) { ($0.string(at: 0), $0.string(at: 1)) }
@@ -125,7 +126,7 @@ struct StoreSetup {
       used.insert(name)
       let sql =
         "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoteIdentifier(name)) ON "
-        + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns)))"
+        + "\(schema.quotedTable) (\(StoreSQL.indexedColumns(schema, columns, dialect: dialect)))"
       result.append((name, sql, unique))
     }
     return result
@@ -133,15 +134,11 @@ struct StoreSetup {
 
   /// What brings the table's Kura indexes to the declared ones: the indexes to drop (no longer
   /// declared, or declared differently) and those to create.
-  func indexChanges(_ schema: ModelSchema, in db: Connection) throws
+  func indexChanges(_ schema: ModelSchema, in db: StoreConnection) throws
     -> (drop: [String], create: [(name: String, sql: String, unique: Bool)])
   {
     let declared = declaredIndexes(schema)
-    let existing = try db.query(
-      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT "
-        + "NULL",
-      [.text(schema.tableName)]
-    ) { (name: $0.string(at: 0), sql: $0.string(at: 1)) }
+    let existing = try db.kuraIndexDefinitions(of: schema.tableName)
     let prefixes = [schema.tableName + "_unique_", schema.tableName + "_index_"]
     let kuraIndexes = existing.filter { index in prefixes.contains { index.name.hasPrefix($0) } }
     let wanted = Dictionary(declared.map { ($0.name, $0.sql) }, uniquingKeysWith: { a, _ in a })
@@ -151,21 +148,18 @@ struct StoreSetup {
   }
 
   /// Whether the model's unique and plain indexes and its search index exist as declared.
-  static func indexesAreCurrent(_ schema: ModelSchema, graph: RelationshipGraph, in db: Connection)
-    throws -> Bool
-  {
-    let changes = try StoreSetup(url: nil, graph: graph).indexChanges(schema, in: db)
+  static func indexesAreCurrent(
+    _ schema: ModelSchema, graph: RelationshipGraph, in db: StoreConnection
+  ) throws -> Bool {
+    let changes = try StoreSetup(url: nil, engine: db.engine, graph: graph).indexChanges(
+      schema, in: db)
     if !changes.drop.isEmpty || !changes.create.isEmpty { return false }
     let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
-    return try SearchIndex(schema: schema, columns: searchable).isCurrent(in: db)
+    return try db.searchIndexIsCurrent(SearchIndex(schema: schema, columns: searchable))
   }
 
-  private func prepare(_ schema: ModelSchema, in db: Connection) throws {
-    let exists =
-      try db.queryFirst(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(schema.tableName)]
-      ) { _ in true } ?? false
-    if exists {
+  private func prepare(_ schema: ModelSchema, in db: StoreConnection) throws {
+    if try db.tableExists(schema.tableName) {
       try verify(schema, in: db)
     } else {
       try db.execute(createTableSQL(schema))
@@ -175,7 +169,7 @@ struct StoreSetup {
     for index in indexes.create {
       do {
         try db.execute(index.sql)
-      } catch let error as SQLiteError where error.code == .constraint && index.unique {
+      } catch let error where index.unique && engine.isConstraintViolation(error) {
         throw duplicateValues(schema, index: index.name)
       }
     }
@@ -184,8 +178,8 @@ struct StoreSetup {
   }
 
   func createTableSQL(_ schema: ModelSchema) -> String {
-    var definitions = schema.columns.map(\.definition)
-    definitions[schema.primaryKeyIndex] = schema.primaryKeyDefinition
+    var definitions = schema.columns.map(engine.columnDefinition)
+    definitions[schema.primaryKeyIndex] = engine.primaryKeyDefinition(schema)
     definitions += graph.attributesByTable[schema.tableName]?.foreignKeyClauses ?? []
     return "CREATE TABLE \(schema.quotedTable) (\(definitions.joined(separator: ", ")))"
   }
@@ -217,7 +211,7 @@ struct StoreSetup {
     }
   }
 
-  func verify(_ schema: ModelSchema, in db: Connection) throws {
+  func verify(_ schema: ModelSchema, in db: StoreConnection) throws {
     struct Stored {
       var type: String
       var notNull: Bool
@@ -225,17 +219,10 @@ struct StoreSetup {
     }
     var stored: [String: Stored] = [:]
     var order: [String] = []
-    let rows = try db.query(
-      "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)",
-      [
-        .text(schema.tableName)
-      ]
-    ) { row in
-      (row.string(at: 0), row.string(at: 1).uppercased(), row.int64(at: 2) != 0, row.int64(at: 3))
-    }
-    for (name, type, notNull, primaryKey) in rows {
-      stored[name] = Stored(type: type, notNull: notNull, primaryKey: primaryKey != 0)
-      order.append(name)
+    for column in try db.tableColumns(schema.tableName) {
+      stored[column.name] = Stored(
+        type: column.type.uppercased(), notNull: column.notNull, primaryKey: column.primaryKey)
+      order.append(column.name)
     }
     let recorded =
       try db.queryFirst(
@@ -255,10 +242,11 @@ struct StoreSetup {
       }
       let isKey = index == schema.primaryKeyIndex
       let notNull = existing.notNull || (isKey && existing.primaryKey)
-      if existing.type != column.kind.sqlType || notNull == column.isOptional
+      if existing.type != engine.columnType(column.kind) || notNull == column.isOptional
         || existing.primaryKey != isKey
       {
-        let expected = isKey ? schema.primaryKeyDefinition : column.definition
+        let expected =
+          isKey ? engine.primaryKeyDefinition(schema) : engine.columnDefinition(column)
         let found =
           "\(existing.type)\(existing.notNull ? " NOT NULL" : "")"
           + (existing.primaryKey ? " PRIMARY KEY" : "")

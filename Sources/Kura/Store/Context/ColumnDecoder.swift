@@ -16,7 +16,7 @@ struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
   }
   func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-  private var statement: Statement { decoder.statement }
+  private var statement: StoreStatement { decoder.statement }
 
   func decodeNil() -> Bool { statement.isNull(at: index) }
   func decode(_ type: Bool.Type) throws -> Bool { statement.int64(at: index) != 0 }

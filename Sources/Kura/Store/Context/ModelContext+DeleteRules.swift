@@ -6,7 +6,7 @@ import Foundation
 /// ``DeleteRule/deny`` reference remains.
 struct DeleteRuleApplier {
   let graph: RelationshipGraph
-  let db: Connection
+  let db: StoreConnection
 
   /// What the rules did: extra deleted and updated keys, by table; and the `.deny` references
   /// to check once the save's own changes are written (``checkDenials(_:)``).
@@ -57,17 +57,17 @@ struct DeleteRuleApplier {
     for (reference, keys) in nullify {
       let remaining = keys.filter { !(deleting[reference.table]?.contains($0) ?? false) }
       guard !remaining.isEmpty else { continue }
+      let (condition, arguments) = try keyList(
+        quoteIdentifier(reference.primaryKey), remaining, text: false)
       try db.run(
         "UPDATE \(quoteIdentifier(reference.table)) SET \(quoteIdentifier(reference.column)) = "
-          + "NULL WHERE \(quoteIdentifier(reference.primaryKey)) IN "
-          + "(SELECT value FROM json_each(?))", [.text(jsonArray(remaining))])
+          + "NULL WHERE \(condition)", arguments)
       outcome.updated[reference.table, default: []] += remaining
     }
     for (table, keys) in outcome.deleted where !keys.isEmpty {
       guard let key = keyColumns[table] else { continue }
-      try db.run(
-        "DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(key)) IN "
-          + "(SELECT value FROM json_each(?))", [.text(jsonArray(keys))])
+      let (condition, arguments) = try keyList(quoteIdentifier(key), keys, text: false)
+      try db.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(condition)", arguments)
     }
     return outcome
   }
@@ -85,11 +85,20 @@ struct DeleteRuleApplier {
   private func referringRows(_ reference: ModelAttributes.Reference, to keys: [SQLiteValue])
     throws -> [(SQLiteValue, SQLiteValue)]
   {
-    try db.query(
+    let (condition, arguments) = try keyList(
+      quoteIdentifier(reference.column), keys, text: reference.comparesLikeSwift)
+    return try db.query(
       "SELECT \(quoteIdentifier(reference.primaryKey)), \(quoteIdentifier(reference.column)) "
-        + "FROM \(quoteIdentifier(reference.table)) WHERE \(reference.comparedColumn) "
-        + "IN (SELECT value FROM json_each(?))", [.text(jsonArray(keys))]
+        + "FROM \(quoteIdentifier(reference.table)) WHERE \(condition)", arguments
     ) { row in (row.value(at: 0), row.value(at: 1)) }
+  }
+
+  /// `column IN (…)` over `keys`, bound as one list (comparing text like Swift's `==` when
+  /// `text` is set).
+  private func keyList(_ column: String, _ keys: [SQLiteValue], text: Bool) throws -> (
+    String, [SQLiteValue]
+  ) {
+    try storeKeyList(column, keys, text: text, dialect: db.dialect)
   }
 
   private func denial(
@@ -112,47 +121,17 @@ struct DeleteRuleApplier {
   }
 }
 
-/// A JSON array of stored keys, for binding a list to `json_each(?)`.
-func jsonArray(_ keys: [SQLiteValue]) -> String {
-  var json = "["
-  json.reserveCapacity(keys.count * 40 + 2)
-  for (index, key) in keys.enumerated() {
-    if index > 0 { json += "," }
-    switch key {
-    case .integer(let integer): json += String(integer)
-    case .real(let real): json += String(real)
-    default: appendJSONString(idText(key), to: &json)
-    }
+/// `column IN (…)` over stored `keys`, bound as one list when the dialect can (so the statement
+/// is the same however many keys), comparing text like Swift's `==` when `text` is set.
+func storeKeyList(_ column: String, _ keys: [SQLiteValue], text: Bool, dialect: any SQLDialect)
+  throws -> (String, [SQLiteValue])
+{
+  guard let list = dialect.membership(column, in: keys, text: text, listAbove: 0) else {
+    throw StoreError(
+      .unsupportedQuery,
+      message:
+        "Can't compare stored keys like Swift's `==` in this engine's SQL. This is a bug in "
+        + "Kura's engine for this store; please report it.")
   }
-  return json + "]"
-}
-
-/// Appends `text` as a JSON string literal.
-func appendJSONString(_ text: String, to json: inout String) {
-  // Ids are almost always plain (UUIDs, digits): copy them whole.
-  if !text.utf8.contains(where: {
-    $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-  }) {
-    json += "\""
-    json += text
-    json += "\""
-    return
-  }
-  json += "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": json += "\\\""
-    case "\\": json += "\\\\"
-    case "\n": json += "\\n"
-    case "\r": json += "\\r"
-    case "\t": json += "\\t"
-    default:
-      if scalar.value < 0x20 {
-        json += String(format: "\\u%04x", scalar.value)
-      } else {
-        json.unicodeScalars.append(scalar)
-      }
-    }
-  }
-  json += "\""
+  return list
 }

@@ -37,8 +37,8 @@ extension ModelContext {
 
   /// The decoder for a cached statement of the store's connections, made once per statement
   /// (the statement outlives it: the decoder holds it, and connections keep their statements).
-  func rowDecoder(_ schema: ModelSchema, _ statement: Statement) -> RowDecoder {
-    let key = ObjectIdentifier(statement)
+  func rowDecoder(_ schema: ModelSchema, _ statement: StoreStatement) -> RowDecoder {
+    let key = statement.identity
     if let decoder = decoders[key] { return decoder }
     let decoder = RowDecoder(schema: schema, statement: statement)
     // Bounded: reader connections come and go, and each has its own statements.
@@ -47,12 +47,17 @@ extension ModelContext {
     return decoder
   }
 
-  /// Runs `body` on a reader of the store, mapping SQLite errors to ``StoreError``.
-  func read<Result>(_ schema: ModelSchema, _ body: (Connection) throws -> Result) throws
+  /// The SQL dialect of the store's engine.
+  var dialect: any SQLDialect { container.pool.engine.dialect }
+
+  /// Runs `body` on a reader of the store (on the transaction's connection inside
+  /// ``ModelContainer/write(_:)``), mapping engine errors to ``StoreError``.
+  func read<Result>(_ schema: ModelSchema, _ body: (StoreConnection) throws -> Result) throws
     -> Result
   {
     do {
-      return try container.pool.read(body)
+      if let connection = transactionConnection { return try body(connection) }
+      return try container.read(body)
     } catch let error as StoreError {
       throw error
     } catch {
@@ -65,7 +70,7 @@ extension ModelContext {
     let schema = try container.schema(for: Model.self)
     let pending = pendingChanges(Model.self)
     if pending == nil && plan.isPureSQL {
-      let sql = plan.sql(schema, paging: true)
+      let sql = plan.sql(schema, dialect: dialect, paging: true)
       return try read(schema) { db in
         let statement = try db.cachedStatement(sql)
         defer { statement.reset() }
@@ -80,7 +85,7 @@ extension ModelContext {
     }
     var models: [Model] = []
     let view = try pending.map { try pendingView($0, schema: schema) }
-    let sql = plan.sql(schema, paging: false, ordering: !plan.sortInMemory)
+    let sql = plan.sql(schema, dialect: dialect, paging: false, ordering: !plan.sortInMemory)
     try read(schema) { db in
       let statement = try db.cachedStatement(sql)
       defer { statement.reset() }
@@ -117,7 +122,7 @@ extension ModelContext {
     }
     var sql = "SELECT count(*) FROM (SELECT 1 FROM \(schema.quotedTable)"
     if let whereClause = plan.whereClause { sql += " WHERE " + whereClause }
-    sql += QueryPlan<Model>.pagingSQL(limit: plan.limit, offset: plan.offset) + ")"
+    sql += dialect.pagingClause(limit: plan.limit, offset: plan.offset) + ") AS page"
     return try read(schema) { db in
       Int(try db.queryFirst(sql, plan.arguments) { $0.int64(at: 0) } ?? 0)
     }
@@ -130,17 +135,20 @@ extension ModelContext {
     _ plan: QueryPlan<Model>, _ body: (Model) throws -> Void
   ) throws {
     let schema = try container.schema(for: Model.self)
-    // An in-memory store has one connection: user code run while it reads could not write.
-    guard pendingChanges(Model.self) == nil, !plan.sortInMemory, !container.pool.isInMemory else {
+    // An in-memory store has one connection (and a write transaction one too): user code run
+    // while it reads could not write.
+    guard pendingChanges(Model.self) == nil, !plan.sortInMemory, !container.pool.isInMemory,
+      transactionConnection == nil
+    else {
       for model in try fetch(plan) { try body(model) }
       return
     }
     var skipped = 0
     var yielded = 0
     let pagesInSQL = plan.residual == nil
-    let sql = plan.sql(schema, paging: pagesInSQL)
+    let sql = plan.sql(schema, dialect: dialect, paging: pagesInSQL)
     try read(schema) { db in
-      try db.transaction(.deferred) {
+      try db.transaction(.read) {
         let statement = try db.prepare(sql)
         try statement.bind(plan.arguments)
         let decoder = RowDecoder(schema: schema, statement: statement)
@@ -253,7 +261,14 @@ extension ModelContext {
         guard let raw = model[keyPath: column.keyPath],
           let value = sqliteValue(for: raw, kind: column.kind), !value.isNull
         else { break }
-        conditions.append(StoreSQL.indexedColumns(schema, [index]) + " = ?")
+        let name = quoteIdentifier(column.name)
+        guard
+          let condition =
+            column.valueType == String.self
+            ? dialect.swiftStringComparison(name, "=", "?")
+            : name + " = ?"
+        else { break }
+        conditions.append(condition)
         values.append(value)
       }
       guard values.count == columns.count else { continue }

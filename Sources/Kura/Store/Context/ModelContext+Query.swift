@@ -106,7 +106,7 @@ extension ModelContext {
     plan: QueryPlan<Model>, fallback: InMemoryFallback?
   ) {
     let schema = try container.schema(for: Model.self)
-    let translated = try translate(descriptor, schema: schema, dialect: SQLiteDialect())
+    let translated = try translate(descriptor, schema: schema, dialect: dialect)
     var plan = QueryPlan<Model>(
       whereClause: translated.whereClause, arguments: translated.arguments,
       orderBy: translated.orderBy, limit: translated.limit, offset: translated.offset)

@@ -35,6 +35,12 @@ public final class ModelContext {
   var decoders: [ObjectIdentifier: RowDecoder] = [:]
   /// Row encoders by the cached statement they bind.
   var encoders: [ObjectIdentifier: RowEncoder] = [:]
+  /// The write transaction this context reads and saves in (a context ``ModelContainer/write(_:)``
+  /// gives its body), or `nil` for a context that reads the store and saves in its own
+  /// transactions.
+  let transactionConnection: StoreConnection?
+  /// Whether a save wrote changes inside ``transactionConnection``'s transaction.
+  private(set) var savedInTransaction = false
 
   /// Creates a context on a container.
   ///
@@ -43,6 +49,14 @@ public final class ModelContext {
   /// - Parameter container: The container.
   public init(_ container: ModelContainer) {
     self.container = container
+    self.transactionConnection = nil
+  }
+
+  /// A context that reads and saves inside the write transaction of `connection` (see
+  /// ``ModelContainer/write(_:)``).
+  init(_ container: ModelContainer, transaction connection: StoreConnection) {
+    self.container = container
+    self.transactionConnection = connection
   }
 
   /// Whether there are inserts, updates or deletes not saved yet.
@@ -126,22 +140,24 @@ public final class ModelContext {
   ///   ``StoreError/Code/deleteDenied`` for a delete a ``DeleteRule/deny`` rule refuses).
   @discardableResult
   public func save() throws -> ChangeSet {
-    guard hasChanges else { return try container.emptyChangeSet() }
-    if !container.configuration.allowsSave {
-      let file = container.url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
-      throw StoreError(
-        .cannotOpen, url: container.url,
-        message:
-          "Can't save to store \(file): its container was opened for reading only "
-          + "(`allowsSave` is false). Nothing was written; open it with `allowsSave` true to "
-          + "save.")
+    guard hasChanges else {
+      if let transactionConnection {
+        return ChangeSet.empty(at: try ChangeHistory.latestToken(transactionConnection))
+      }
+      return try container.emptyChangeSet()
+    }
+    if !container.configuration.allowsSave { throw Self.readOnlySave(container.url) }
+    if transactionConnection == nil, let active = ModelContainer.activeWrite,
+      active.container === container
+    {
+      throw container.nestedWrite()
     }
     let order = pendingOrder
     let tables = pending
     let container = self.container
     let changeSet: ChangeSet
     do {
-      changeSet = try container.pool.write { db in
+      changeSet = try inWriteTransaction { db in
         // Delete rules and the change feed (Store/Observation/ChangeRecorder.swift).
         var recorder = try ChangeRecorder(
           tables: tables, order: order, container: container, db: db)
@@ -166,14 +182,38 @@ public final class ModelContext {
     pending.removeAll(keepingCapacity: true)
     pendingOrder.removeAll(keepingCapacity: true)
     lastTable = nil
-    container.hub.didSave()  // wakes live queries of this process without waiting for inotify
+    if transactionConnection == nil {
+      container.hub.didSave()  // wakes live queries of this process without waiting for inotify
+    } else {
+      savedInTransaction = true  // `ModelContainer.write` wakes them after its commit
+    }
     return changeSet
+  }
+
+  /// Runs `body` in a write transaction: the store's own, or a savepoint of the transaction this
+  /// context works in (so a failed save undoes only itself).
+  private func inWriteTransaction<Result>(_ body: (StoreConnection) throws -> Result) throws
+    -> Result
+  {
+    guard let transactionConnection else { return try container.pool.write(body) }
+    return try transactionConnection.savepoint { try body(transactionConnection) }
+  }
+
+  /// The error for a save through a container opened for reading only.
+  static func readOnlySave(_ url: URL?) -> StoreError {
+    let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+    return StoreError(
+      .cannotOpen, url: url,
+      message:
+        "Can't save to store \(file): its container was opened for reading only "
+        + "(`allowsSave` is false). Nothing was written; open it with `allowsSave` true to "
+        + "save.")
   }
 
   /// The encoder for a cached statement of the writer, made once per statement (see
   /// `rowDecoder(_:_:)`).
-  private func rowEncoder(_ schema: ModelSchema, _ statement: Statement) -> RowEncoder {
-    let key = ObjectIdentifier(statement)
+  private func rowEncoder(_ schema: ModelSchema, _ statement: StoreStatement) -> RowEncoder {
+    let key = statement.identity
     if let encoder = encoders[key] { return encoder }
     let encoder = RowEncoder(schema: schema, statement: statement)
     if encoders.count >= 64 { encoders.removeAll(keepingCapacity: true) }

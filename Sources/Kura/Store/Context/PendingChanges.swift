@@ -114,15 +114,16 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   /// Replays the log on the writer and returns what it changed: each id whose last change is an
   /// upsert as inserted (it was not stored before the save) or updated, and each id whose last
   /// change is a delete and that was stored (`storedDeletions`, read before the save) as deleted.
-  /// Whether an id was stored before is what its first change found: SQLite's update hook reports
-  /// whether an upsert inserted or updated and whether a delete removed a row.
+  /// Whether an id was stored before is what its first change found: the engine's row tracker
+  /// (SQLite: the update hook) reports whether an upsert inserted or updated and whether a delete
+  /// removed a row.
   func write(
-    to db: Connection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
-    encoder makeEncoder: (Statement) -> RowEncoder
+    to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
+    encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges {
-    let upsert = try db.cachedStatement(schema.upsertSQL)
+    let upsert = try db.cachedStatement(StoreSQL.upsert(schema, engine: db.engine))
     let encoder = makeEncoder(upsert)
-    // Integer keys are rowid aliases (`INTEGER PRIMARY KEY`): the hook's rowid is the id.
+    // The tracker reports an integer key itself (SQLite: the rowid an `INTEGER PRIMARY KEY` is).
     let integerKeys = schema.primaryKey.kind == .integer
     var inserted: [Bool] = []
     inserted.reserveCapacity(models.count)
@@ -145,17 +146,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
           let didInsert = tracker.count != before && tracker.lastOperation == .insert
           inserted.append(didInsert)
           if !didInsert { onlyInserts = false }
-          if integerKeys { rowIDs.append(tracker.lastRowID) }
+          if integerKeys { rowIDs.append(tracker.lastIntegerKey) }
           if !didInsert && tracker.count != before && !schema.uniqueConstraints.isEmpty,
             let key = schema.keyValue(models[index].id)
           {
-            let stored =
-              integerKeys
-              ? SQLiteValue.integer(tracker.lastRowID)
-              : try db.queryFirst(
-                "SELECT \(quoteIdentifier(schema.primaryKey.name)) FROM \(schema.quotedTable) "
-                  + "WHERE rowid = ?", [.integer(tracker.lastRowID)]
-              ) { $0.value(at: 0) } ?? key
+            let stored = try db.storedKey(ofLastChangeIn: schema, tracker: tracker) ?? key
             if stored != key { storedIDs[idText(key)] = idText(stored) }
           }
         case .delete(let index):
@@ -285,47 +280,36 @@ protocol AnyPendingChanges: AnyObject {
   var hasDeletions: Bool { get }
   func truncate(to count: Int)
   func write(
-    to db: Connection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
-    encoder makeEncoder: (Statement) -> RowEncoder
+    to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
+    encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges
 }
 
 /// The SQL the context runs, built from a model's schema.
 enum StoreSQL {
-  /// `INSERT … ON CONFLICT (id) DO UPDATE …`, plus one upsert clause per unique attribute, so an
-  /// insert whose unique values match a stored row updates that row (which keeps its id).
-  static func upsert(_ schema: ModelSchema) -> String { schema.upsertSQL }
-
-  static func upsert(
-    table: String, columns: [ColumnSchema], primaryKeyIndex: Int, uniqueConstraints: [[Int]]
-  ) -> String {
-    let names = columns.map { quoteIdentifier($0.name) }
-    let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-    var sql =
-      "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
-    let others = names.enumerated().filter { $0.offset != primaryKeyIndex }.map(\.element)
-    let update =
-      others.isEmpty
-      ? "DO NOTHING"
-      : "DO UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-    sql += " ON CONFLICT (\(names[primaryKeyIndex])) \(update)"
-    for constraint in uniqueConstraints {
-      sql += " ON CONFLICT (\(indexedColumns(columns, constraint))) \(update)"
-    }
-    return sql
+  /// The upsert of one row: an insert that updates the stored row with the same id, or (when
+  /// the model declares unique attributes) with the same unique values, which keeps its id.
+  static func upsert(_ schema: ModelSchema, engine: StoreEngine) -> String {
+    engine.upsertSQL(schema)
   }
 
-  /// Columns of an index or conflict target. String columns use the collation the predicate
-  /// translation compares strings with (Swift's `==` and `<`), so its comparisons use the index.
-  static func indexedColumns(_ schema: ModelSchema, _ columns: [Int]) -> String {
-    indexedColumns(schema.columns, columns)
+  /// Columns of an index or conflict target. String columns compare as the predicate
+  /// translation compares strings (Swift's `==` and `<`, ``SQLDialect/swiftStringComparable(_:)``),
+  /// so its comparisons use the index.
+  static func indexedColumns(_ schema: ModelSchema, _ columns: [Int], dialect: any SQLDialect)
+    -> String
+  {
+    indexedColumns(schema.columns, columns, dialect: dialect)
   }
 
-  static func indexedColumns(_ all: [ColumnSchema], _ columns: [Int]) -> String {
+  static func indexedColumns(_ all: [ColumnSchema], _ columns: [Int], dialect: any SQLDialect)
+    -> String
+  {
     columns.map { index in
       let column = all[index]
-      let collation = column.valueType == String.self ? " COLLATE " + SwiftStringSQL.collation : ""
-      return quoteIdentifier(column.name) + collation
+      let name = quoteIdentifier(column.name)
+      guard column.valueType == String.self else { return name }
+      return dialect.swiftStringComparable(name) ?? name
     }.joined(separator: ", ")
   }
 

@@ -27,20 +27,13 @@ struct QueryPlan<Model: PersistentModel> {
   var isPureSQL: Bool { residual == nil && !sortInMemory }
 
   /// The `SELECT` of the model's columns with the plan's clauses; `paging` adds LIMIT/OFFSET.
-  func sql(_ schema: ModelSchema, paging: Bool, ordering: Bool = true) -> String {
+  func sql(
+    _ schema: ModelSchema, dialect: any SQLDialect, paging: Bool, ordering: Bool = true
+  ) -> String {
     var sql = StoreSQL.select(schema)
     if let whereClause { sql += " WHERE " + whereClause }
     if ordering, let orderBy { sql += " ORDER BY " + orderBy }
-    if paging { sql += Self.pagingSQL(limit: limit, offset: offset) }
+    if paging { sql += dialect.pagingClause(limit: limit, offset: offset) }
     return sql
-  }
-
-  static func pagingSQL(limit: Int?, offset: Int?) -> String {
-    switch (limit, offset) {
-    case (let limit?, let offset?) where offset > 0: return " LIMIT \(limit) OFFSET \(offset)"
-    case (let limit?, _): return " LIMIT \(limit)"
-    case (nil, let offset?) where offset > 0: return " LIMIT -1 OFFSET \(offset)"
-    default: return ""
-    }
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// columns in schema order. Reused for every row of a query.
 final class RowDecoder: Decoder {
   let schema: ModelSchema
-  let statement: Statement
+  let statement: StoreStatement
   /// The column names, in memory this coder owns (read without reference counting).
   private let names: UnsafeMutableBufferPointer<String>
   private let kinds: [ColumnKind]
@@ -17,7 +17,7 @@ final class RowDecoder: Decoder {
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-  init(schema: ModelSchema, statement: Statement) {
+  init(schema: ModelSchema, statement: StoreStatement) {
     self.schema = schema
     self.statement = statement
     self.names = .allocate(capacity: schema.columnNames.count)

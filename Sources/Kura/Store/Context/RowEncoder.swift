@@ -4,7 +4,7 @@ import Foundation
 /// columns in schema order (parameter `n + 1` is column `n`). Reused for every row of a batch.
 final class RowEncoder: Encoder {
   let schema: ModelSchema
-  let statement: Statement
+  let statement: StoreStatement
   /// The column names, in memory this coder owns (read without reference counting).
   private let names: UnsafeMutableBufferPointer<String>
   private let kinds: [ColumnKind]
@@ -18,7 +18,7 @@ final class RowEncoder: Encoder {
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-  init(schema: ModelSchema, statement: Statement) {
+  init(schema: ModelSchema, statement: StoreStatement) {
     self.schema = schema
     self.statement = statement
     self.names = .allocate(capacity: schema.columnNames.count)
@@ -44,7 +44,7 @@ final class RowEncoder: Encoder {
       }
     } catch let error as StoreError {
       throw error
-    } catch let error as SQLiteError {
+    } catch let error where StoreEngine.isEngineError(error) {
       throw error
     } catch {
       throw StoreError(
@@ -182,7 +182,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   }
   mutating func encode(_ value: Double, forKey key: Key) throws {
     try encoderReference._withUnsafeGuaranteedRef { encoder in
-      // NaN and -0.0, which a REAL can't hold, are stored exactly (see `SQLiteValue`).
+      // NaN and -0.0, which an SQL number may not hold, are stored exactly (`bindExact`).
       try encoder.statement.bindExact(value, at: try encoder.columnIndex(for: key) + 1)
     }
   }
@@ -223,7 +223,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
           .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
           message:
             "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
-            + "largest integer SQLite stores (\(Int64.max)).")
+            + "largest integer the store holds (\(Int64.max)).")
       }
       try bindInteger(exact, forKey: key)
     }

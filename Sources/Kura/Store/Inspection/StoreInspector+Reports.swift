@@ -138,25 +138,13 @@ extension StoreInspector {
   public func schema() throws -> [TableSchema] {
     try run {
       try models().map { model in
-        let columns = try connection.query(
-          "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(model.table)]
-        ) { row in
+        let columns = try connection.tableColumns(model.table).map { column in
           TableSchema.Column(
-            name: row.string(at: 0), type: row.string(at: 1), kind: model.kinds[row.string(at: 0)],
-            nullable: row.int64(at: 2) == 0 && row.int64(at: 3) == 0,
-            primaryKey: row.int64(at: 3) != 0)
+            name: column.name, type: column.type, kind: model.kinds[column.name],
+            nullable: !column.notNull && !column.primaryKey, primaryKey: column.primaryKey)
         }
-        let indexList = try connection.query(
-          "SELECT name, \"unique\", origin FROM pragma_index_list(?) ORDER BY name",
-          [.text(model.table)]
-        ) { row in (row.string(at: 0), row.int64(at: 1) != 0, row.string(at: 2)) }
-        let indexes = try indexList.filter { $0.2 != "pk" }.map { index in
-          TableSchema.Index(
-            name: index.0,
-            columns: try connection.query(
-              "SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(index.0)]
-            ) { $0.string(at: 0) },
-            unique: index.1)
+        let indexes = try connection.indexes(of: model.table).map { index in
+          TableSchema.Index(name: index.name, columns: index.columns, unique: index.unique)
         }
         return TableSchema(
           model: model.name, table: model.table, columns: columns, indexes: indexes)
@@ -164,7 +152,8 @@ extension StoreInspector {
     }
   }
 
-  /// Checks the file's integrity (`PRAGMA integrity_check`).
+  /// Checks the store's integrity (on SQLite, `PRAGMA integrity_check`) and that it is a Kura
+  /// store this version reads.
   ///
   /// For example: `let problems = try inspector.check()   // [] when intact`.
   ///
@@ -172,12 +161,8 @@ extension StoreInspector {
   /// - Throws: ``StoreError``.
   public func check() throws -> [String] {
     try run {
-      let lines = try connection.query("PRAGMA integrity_check") { $0.string(at: 0) }
-      var problems = lines == ["ok"] ? [] : lines
-      let tables = try connection.query(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-          + "ORDER BY name"
-      ) { $0.string(at: 0) }
+      var problems = try connection.integrityProblems()
+      let tables = try connection.tableNames()
       if !tables.isEmpty && !(tables.contains("kura_metadata") && tables.contains("kura_models")) {
         problems.append(
           "`\(url.lastPathComponent)` is not a Kura store: it has tables "

@@ -13,11 +13,11 @@ import Foundation
 /// }
 /// ```
 public final class MigrationContext {
-  let db: Connection
+  let db: StoreConnection
   let fileName: String
   let progress: (@Sendable (MigrationProgress) -> Void)?
 
-  init(db: Connection, fileName: String, progress: (@Sendable (MigrationProgress) -> Void)?) {
+  init(db: StoreConnection, fileName: String, progress: (@Sendable (MigrationProgress) -> Void)?) {
     self.db = db
     self.fileName = fileName
     self.progress = progress
@@ -60,18 +60,19 @@ public final class MigrationContext {
   ) throws {
     let oldSchema = try ModelSchema.of(old)
     let newSchema = try ModelSchema.of(new)
-    let temporary = quoteIdentifier("kura_migrating_" + newSchema.tableName)
-    try db.execute("DROP TABLE IF EXISTS \(temporary)")
-    let create = StoreSetup(url: nil).createTableSQL(newSchema)
+    let temporary = "kura_migrating_" + newSchema.tableName
+    try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(temporary))")
+    let create = StoreSetup(url: nil, engine: db.engine).createTableSQL(newSchema)
     try db.execute(
-      "CREATE TABLE \(temporary)"
+      "CREATE TABLE \(quoteIdentifier(temporary))"
         + create.dropFirst("CREATE TABLE \(newSchema.quotedTable)".count))
     let total = Int(
       try db.queryFirst("SELECT count(*) FROM \(oldSchema.quotedTable)") { $0.int64(at: 0) } ?? 0)
     let placeholders = Array(repeating: "?", count: newSchema.columns.count).joined(
       separator: ", ")
     let insert = try db.prepare(
-      "INSERT INTO \(temporary) (\(newSchema.quotedColumnList)) VALUES (\(placeholders))")
+      "INSERT INTO \(quoteIdentifier(temporary)) (\(newSchema.quotedColumnList)) VALUES "
+        + "(\(placeholders))")
     let encoder = RowEncoder(schema: newSchema, statement: insert)
     let select = try db.prepare(StoreSQL.select(oldSchema))
     let decoder = RowDecoder(schema: oldSchema, statement: select)
@@ -92,11 +93,10 @@ public final class MigrationContext {
       }
     }
     select.reset()
-    try db.execute("DROP TABLE \(oldSchema.quotedTable)")
     if newSchema.tableName != oldSchema.tableName {
-      try db.execute("DROP TABLE IF EXISTS \(newSchema.quotedTable)")
+      try db.execute("DROP TABLE \(oldSchema.quotedTable)")
     }
-    try db.execute("ALTER TABLE \(temporary) RENAME TO \(newSchema.quotedTable)")
+    try db.replaceTable(newSchema.tableName, with: temporary)
     if oldSchema.storedName != newSchema.storedName {
       try db.run("DELETE FROM kura_models WHERE model = ?", [.text(oldSchema.storedName)])
     }

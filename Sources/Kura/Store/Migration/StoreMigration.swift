@@ -40,27 +40,17 @@ public enum StoreMigration {
         message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
     }
     let schemas = try models.map(schema)
-    try StoreProbe.checkWritable(url)
-    let pool: DatabasePool
-    do {
-      pool = try DatabasePool(path: url.path)
-    } catch {
-      throw StoreError.wrapping(error, url: url, doing: "open")
-    }
+    let pool = try SQLiteStore.openForMigration(url)
     var changed = false
     do {
-      try pool.writeWithoutTransaction { db in
-        try db.execute("PRAGMA foreign_keys = OFF")
-        defer { try? db.execute("PRAGMA foreign_keys = ON") }
-        try db.transaction(.immediate) {
-          try db.execute(StoreSetup.metadataTablesSQL)
-          let graph = try existingReferences(schemas, models, db)
-          let migrator = StoreMigrator(
-            url: url, graph: graph, options: MigrationOptions(plan: nil, progress: progress),
-            allowsDataLoss: allowingDataLoss)
-          changed = try migrator.migrate(db, schemas: schemas)
-          if changed { try migrator.checkForeignKeys(db) }
-        }
+      try pool.writeSchemaChanges { db in
+        try db.execute(StoreSetup.metadataTablesSQL)
+        let graph = try existingReferences(schemas, models, db)
+        let migrator = StoreMigrator(
+          url: url, graph: graph, options: MigrationOptions(plan: nil, progress: progress),
+          allowsDataLoss: allowingDataLoss)
+        changed = try migrator.migrate(db, schemas: schemas)
+        if changed { try migrator.checkForeignKeys(db) }
       }
     } catch let error as StoreError {
       throw error
@@ -98,7 +88,7 @@ public enum StoreMigration {
 
   /// The described defaults and renames, with the references the tables already declare.
   private static func existingReferences(
-    _ schemas: [ModelSchema], _ models: [ModelDescription], _ db: Connection
+    _ schemas: [ModelSchema], _ models: [ModelDescription], _ db: StoreConnection
   ) throws -> RelationshipGraph {
     var attributes: [String: ModelAttributes] = [:]
     for (schema, model) in zip(schemas, models) {
@@ -107,24 +97,21 @@ public enum StoreMigration {
         if let value = column.default { declared.defaults[column.name] = value.sqliteValue }
         if let old = column.renamedFrom { declared.renamedFrom[column.name] = old }
       }
-      declared.references = try db.query(
-        "SELECT \"from\", \"table\", coalesce(\"to\", 'id'), on_delete "
-          + "FROM pragma_foreign_key_list(?)", [.text(schema.tableName)]
-      ) { row in
+      declared.references = try db.foreignKeys(of: schema.tableName).map { foreignKey in
         let rule: DeleteRule
-        switch row.string(at: 3).uppercased() {
+        switch foreignKey.onDelete {
         case "CASCADE": rule = .cascade
         case "SET NULL": rule = .nullify
         default: rule = .deny
         }
-        let column = row.string(at: 0)
+        let column = foreignKey.column
         return ModelAttributes.Reference(
           model: schema.modelName, table: schema.tableName, column: column,
           isOptional: schema.columnIndexByName[column].map { schema.columns[$0].isOptional }
             ?? true,
           primaryKey: schema.primaryKey.name, target: ObjectIdentifier(ModelDescription.self),
-          targetModel: row.string(at: 1), targetTable: row.string(at: 1),
-          targetKey: row.string(at: 2), deleteRule: rule)
+          targetModel: foreignKey.targetTable, targetTable: foreignKey.targetTable,
+          targetKey: foreignKey.targetColumn ?? "id", deleteRule: rule)
       }
       attributes[schema.tableName] = declared
     }

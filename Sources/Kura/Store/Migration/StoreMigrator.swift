@@ -13,14 +13,14 @@ struct StoreMigrator {
   var fileName: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
 
   /// Migrates; returns whether any table changed.
-  func migrate(_ db: Connection, schemas: [ModelSchema]) throws -> Bool {
+  func migrate(_ db: StoreConnection, schemas: [ModelSchema]) throws -> Bool {
     let recordedVersion = try db.queryFirst(
       "SELECT value FROM kura_metadata WHERE key = 'schemaVersion'"
     ) { Int($0.string(at: 0)) }
     let storedVersion = (recordedVersion ?? nil) ?? StoreSetup.schemaVersion
     let isFresh =
       try db.queryFirst("SELECT count(*) FROM kura_models") { $0.int64(at: 0) } == 0
-      && !schemas.contains { (try? exists($0.tableName, db)) ?? false }
+      && !schemas.contains { (try? db.tableExists($0.tableName)) ?? false }
     var version = storedVersion
     var changed = false
     if let plan = options?.plan {
@@ -76,11 +76,10 @@ struct StoreMigrator {
   }
 
   /// Checks the references after tables were rebuilt (foreign keys are off meanwhile).
-  func checkForeignKeys(_ db: Connection) throws {
-    let problems = try db.query("PRAGMA foreign_key_check") { row in
-      (row.string(at: 0), row.string(at: 2))
-    }
-    guard let (table, target) = problems.first else { return }
+  func checkForeignKeys(_ db: StoreConnection) throws {
+    let problems = try db.foreignKeyViolations()
+    guard let first = problems.first else { return }
+    let (table, target) = (first.table, first.target)
     throw StoreError(
       .migrationFailed, url: url,
       message:
@@ -90,18 +89,12 @@ struct StoreMigrator {
         + "app, or declare the reference with `deleteRule: .noAction`.")
   }
 
-  private func exists(_ table: String, _ db: Connection) throws -> Bool {
-    try db.queryFirst(
-      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]
-    ) { _ in true } ?? false
-  }
-
   /// Plans every table first (so a refusal comes before any change), then applies the plans.
   private func automatic(
-    _ db: Connection, schemas: [ModelSchema], graph: RelationshipGraph, allowsDataLoss: Bool
+    _ db: StoreConnection, schemas: [ModelSchema], graph: RelationshipGraph, allowsDataLoss: Bool
   ) throws -> Bool {
     var plans: [(ModelSchema, TableMigration.Plan)] = []
-    for schema in schemas where try exists(schema.tableName, db) {
+    for schema in schemas where try db.tableExists(schema.tableName) {
       let attributes = graph.attributesByTable[schema.tableName] ?? ModelAttributes()
       let migration = TableMigration(
         schema: schema, attributes: attributes, fileName: fileName, url: url,
@@ -109,7 +102,7 @@ struct StoreMigrator {
       plans.append((schema, try migration.plan(db)))
     }
     var changed = false
-    var setup = StoreSetup(url: url)
+    var setup = StoreSetup(url: url, engine: db.engine)
     setup.graph = graph
     for (schema, plan) in plans {
       switch plan {
@@ -140,53 +133,33 @@ struct StoreMigrator {
 
   private func rebuild(
     _ schema: ModelSchema, expressions: [String], step: String, setup: StoreSetup,
-    _ db: Connection
+    _ db: StoreConnection
   ) throws {
-    let temporary = quoteIdentifier("kura_migrating_" + schema.tableName)
-    try db.execute("DROP TABLE IF EXISTS \(temporary)")
+    let temporary = "kura_migrating_" + schema.tableName
+    try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(temporary))")
     let create = setup.createTableSQL(schema)
     let prefix = "CREATE TABLE \(schema.quotedTable)"
-    try db.execute("CREATE TABLE \(temporary)" + create.dropFirst(prefix.count))
+    try db.execute("CREATE TABLE \(quoteIdentifier(temporary))" + create.dropFirst(prefix.count))
     let total = try count(schema.quotedTable, db)
     report(schema, step, 0, total)
     if total > 0 {
-      // Paged by key, not by id ranges: sparse ids (snowflake or millisecond ids) and ids near
-      // `Int.max` cost no more than dense ones.
-      let copy =
-        "INSERT INTO \(temporary) (rowid, \(schema.quotedColumnList)) SELECT rowid, "
-        + "\(expressions.joined(separator: ", ")) FROM \(schema.quotedTable)"
-      let first = try db.prepare(copy + " ORDER BY rowid LIMIT ?")
-      let next = try db.prepare(copy + " WHERE rowid > ? ORDER BY rowid LIMIT ?")
-      let batch: Int64 = 50_000
-      var last: Int64?
-      var done = 0
-      while true {
-        let insert = last == nil ? first : next
-        insert.reset()
-        try insert.bind(last.map { [.integer($0), .integer(batch)] } ?? [.integer(batch)])
-        try insert.execute()
-        let copied = db.changes
-        if copied == 0 { break }
-        done += copied
-        report(schema, step, done, total)
-        last = try db.queryFirst("SELECT max(rowid) FROM \(temporary)") { $0.int64(at: 0) }
-        if copied < batch { break }
-      }
+      try db.copyRows(
+        from: schema.tableName, into: temporary, columns: schema.quotedColumnList,
+        expressions: expressions
+      ) { done in report(schema, step, done, total) }
     }
-    try db.execute("DROP TABLE \(schema.quotedTable)")
-    try db.execute("ALTER TABLE \(temporary) RENAME TO \(schema.quotedTable)")
+    try db.replaceTable(schema.tableName, with: temporary)
   }
 
-  private func dropKuraIndexes(_ schema: ModelSchema, _ db: Connection) throws {
+  private func dropKuraIndexes(_ schema: ModelSchema, _ db: StoreConnection) throws {
     let prefixes = [schema.tableName + "_index_", schema.tableName + "_unique_"]
-    let names = try db.query(
-      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-      [.text(schema.tableName)]
-    ) { $0.string(at: 0) }.filter { name in prefixes.contains { name.hasPrefix($0) } }
+    let names = try db.kuraIndexDefinitions(of: schema.tableName).map(\.name).filter { name in
+      prefixes.contains { name.hasPrefix($0) }
+    }
     for name in names { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
   }
 
-  private func count(_ table: String, _ db: Connection) throws -> Int {
+  private func count(_ table: String, _ db: StoreConnection) throws -> Int {
     Int(try db.queryFirst("SELECT count(*) FROM \(table)") { $0.int64(at: 0) } ?? 0)
   }
 
@@ -196,7 +169,7 @@ struct StoreMigrator {
   }
 
   /// Records a model's columns in `kura_models` (what the next migration compares with).
-  static func recordColumns(_ schema: ModelSchema, _ db: Connection) throws {
+  static func recordColumns(_ schema: ModelSchema, _ db: StoreConnection) throws {
     let json = try StoreSetup.recordedJSON(schema)
     try db.run(
       "DELETE FROM kura_models WHERE table_name = ? AND model <> ?",

@@ -30,7 +30,8 @@ struct TableMigration {
 
   /// Reads the existing table and decides; throws ``StoreError/Code/migrationRefused`` for a
   /// change that could lose data.
-  func plan(_ db: Connection) throws -> Plan {
+  func plan(_ db: StoreConnection) throws -> Plan {
+    let engine = db.engine
     let stored = try storedColumns(db)
     var byName: [String: StoredColumn] = [:]
     for column in stored { byName[column.name] = column }
@@ -53,11 +54,11 @@ struct TableMigration {
       guard let source else {
         if isKey { throw refusal(column.name, "is a new primary key") }
         if column.isOptional {
-          additions.append(column.definition)
+          additions.append(engine.columnDefinition(column))
           expressions.append("NULL")
         } else if let value = attributes.defaults[column.name] {
-          let literal = try literal(value, for: column.name)
-          additions.append(column.definition + " DEFAULT " + literal)
+          let literal = try literal(value, for: column.name, engine)
+          additions.append(engine.columnDefinition(column) + " DEFAULT " + literal)
           expressions.append(literal)
         } else {
           throw refusal(
@@ -73,8 +74,8 @@ struct TableMigration {
       // A table Kura did not record holds what its declared type says; same SQL type, same kind.
       let storedKind =
         source.kind
-        ?? (source.type == column.kind.sqlType
-          ? column.kind : Self.kind(ofDeclaredType: source.type))
+        ?? (source.type == engine.columnType(column.kind)
+          ? column.kind : engine.columnKind(ofDeclaredType: source.type))
       if storedKind != column.kind {
         guard let storedKind, Self.widens(from: storedKind, to: column.kind) else {
           throw refusal(
@@ -82,9 +83,10 @@ struct TableMigration {
             "changed from \(storedKind?.rawValue ?? source.type) to \(column.kind.rawValue), "
               + "which is not a widening, so stored values could be lost")
         }
-        if column.kind.sqlType == "REAL" && storedKind.sqlType != "REAL" {
+        let real = engine.columnType(.real)
+        if engine.columnType(column.kind) == real && engine.columnType(storedKind) != real {
           try checkExactAsDouble(source.name, property: column.name, db)
-          expression = "CAST(\(expression) AS REAL)"
+          expression = engine.cast(expression, to: .real)
         }
         needsRebuild = true
         descriptions.append("widening \(column.name) to \(column.kind.rawValue)")
@@ -94,7 +96,8 @@ struct TableMigration {
         descriptions.append("making \(column.name) optional")
       } else if !source.notNull && !column.isOptional && !isKey {
         if let value = attributes.defaults[column.name] {
-          expression = "coalesce(\(expression), \(try literal(value, for: column.name)))"
+          expression =
+            "coalesce(\(expression), \(try literal(value, for: column.name, engine)))"
         } else {
           let nulls =
             try db.queryFirst(
@@ -132,12 +135,13 @@ struct TableMigration {
     }
     // A text key compared by bytes (format 1): rebuilt to compare like Swift's `==`, unless two
     // stored ids are equal that way.
-    if schema.keyComparesLikeSwift,
-      try StoreFormatUpgrade.primaryKeyCollation(schema.tableName, db) != SwiftStringSQL.collation
-    {
-      try StoreFormatUpgrade.checkEquivalentKeys(
-        db, model: schema.modelName, table: schema.tableName, key: schema.primaryKey.name,
-        url: url, file: fileName)
+    if schema.keyComparesLikeSwift, try !db.textKeyComparesLikeSwift(table: schema.tableName) {
+      let key = schema.primaryKey.name
+      let equal = try db.equivalentTextKeys(table: schema.tableName, key: key)
+      if !equal.isEmpty {
+        throw Self.equivalentKeysRefusal(
+          model: schema.modelName, key: key, equal: equal, url: url, file: fileName)
+      }
       needsRebuild = true
       descriptions.append("comparing \(schema.primaryKey.name) like Swift's ==")
     }
@@ -150,48 +154,29 @@ struct TableMigration {
     return .alter(renames: renames, additions: additions, descriptions: descriptions)
   }
 
-  private func storedColumns(_ db: Connection) throws -> [StoredColumn] {
+  private func storedColumns(_ db: StoreConnection) throws -> [StoredColumn] {
     let recorded =
-      try db.queryFirst(
-        "SELECT columns FROM kura_models WHERE table_name = ? ORDER BY model = ? DESC, rowid DESC",
-        [.text(schema.tableName), .text(schema.storedName)]
-      ) { row in
-        try StoreSetup.recordedColumns(
-          row.string(at: 0), model: schema.modelName, url: url, file: fileName)
+      try db.recordedColumnsText(table: schema.tableName, model: schema.storedName).map {
+        try StoreSetup.recordedColumns($0, model: schema.modelName, url: url, file: fileName)
       } ?? []
     var kinds: [String: ColumnKind] = [:]
     for column in recorded { kinds[column.name] = ColumnKind(rawValue: column.kind) }
-    return try db.query(
-      "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(schema.tableName)]
-    ) { row in
+    return try db.tableColumns(schema.tableName).map { column in
       StoredColumn(
-        name: row.string(at: 0), type: row.string(at: 1).uppercased(),
-        notNull: row.int64(at: 2) != 0 || row.int64(at: 3) != 0,
-        kind: kinds[row.string(at: 0)])
+        name: column.name, type: column.type.uppercased(),
+        notNull: column.notNull || column.primaryKey, kind: kinds[column.name])
     }
   }
 
-  private func foreignKeysDiffer(_ db: Connection) throws -> Bool {
-    let stored = try db.query(
-      "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)",
-      [.text(schema.tableName)]
-    ) { "\($0.string(at: 0))>\($0.string(at: 1))>\($0.string(at: 2).uppercased())" }
+  private func foreignKeysDiffer(_ db: StoreConnection) throws -> Bool {
+    let stored = try db.foreignKeys(of: schema.tableName).map {
+      "\($0.column)>\($0.targetTable)>\($0.onDelete)"
+    }
     let wanted = attributes.references.compactMap { reference -> String? in
       guard let action = reference.deleteRule.foreignKeyAction else { return nil }
       return "\(reference.column)>\(reference.targetTable)>\(action)"
     }
     return Set(stored) != Set(wanted)
-  }
-
-  /// The kind of values a column of a store not recorded by Kura holds, from its declared type.
-  static func kind(ofDeclaredType type: String) -> ColumnKind? {
-    switch type {
-    case "INTEGER": return .integer
-    case "REAL": return .real
-    case "TEXT": return .text
-    case "BLOB": return .blob
-    default: return nil
-    }
   }
 
   /// Whether every value of `old` is a value of `new` (a change Kura migrates by itself).
@@ -206,11 +191,13 @@ struct TableMigration {
 
   /// Refuses widening integers to `Double` when a stored integer has no exact `Double` (beyond
   /// 2^53 not every integer has one: 9007199254740993 would become 9007199254740992).
-  private func checkExactAsDouble(_ column: String, property: String, _ db: Connection) throws {
+  private func checkExactAsDouble(_ column: String, property: String, _ db: StoreConnection)
+    throws
+  {
     let limit: Int64 = 1 << 53
     let quoted = quoteIdentifier(column)
     let statement = try db.prepare(
-      "SELECT \(quoted) FROM \(schema.quotedTable) WHERE typeof(\(quoted)) = 'integer' AND "
+      "SELECT \(quoted) FROM \(schema.quotedTable) WHERE \(db.engine.integerTest(quoted)) AND "
         + "(\(quoted) > ? OR \(quoted) < ?)")
     try statement.bind([.integer(limit), .integer(-limit)])
     while try statement.step() {
@@ -225,23 +212,41 @@ struct TableMigration {
   }
 
   /// A value written into SQL (a column's `DEFAULT` or a copy expression), valid for every
-  /// value: infinities as overflowing literals, text with quotes or NUL characters as bytes.
-  private func literal(_ value: SQLiteValue, for property: String) throws -> String {
-    switch value {
-    case .real(let number) where number.isNaN:
+  /// value the engine has a literal for (see ``StoreEngine/literal(_:)``).
+  private func literal(_ value: SQLiteValue, for property: String, _ engine: StoreEngine) throws
+    -> String
+  {
+    if let literal = engine.literal(value) { return literal }
+    if case .real(let number) = value, number.isNaN {
       throw refusal(
         property,
-        "has the default value NaN, which a table definition can't hold (SQLite stores NaN as "
-          + "NULL)")
-    case .real(let number) where number.isInfinite:
-      return number > 0 ? "9e999" : "-9e999"
-    case .real(let number):
-      return "\(number)"
-    case .text(let text) where text.utf8.contains(0):
-      return "CAST(x'" + text.utf8.map { String(format: "%02x", $0) }.joined() + "' AS TEXT)"
-    default:
-      return value.description
+        "has the default value NaN, which a table definition can't hold (SQL stores NaN as NULL)")
     }
+    throw refusal(
+      property, "has a default value (\(value)) that a table definition can't hold")
+  }
+
+  /// The refusal of a table whose text key holds ids Swift's `==` calls equal (`equal`), stored
+  /// by earlier versions while the key compared bytes.
+  static func equivalentKeysRefusal(
+    model: String, key: String, equal: [String], url: URL?, file: String
+  ) -> StoreError {
+    let shown = equal.map { "`\(escaped($0))`" }.joined(separator: " and ")
+    return StoreError(
+      .migrationRefused, model: model, property: key, column: key, url: url,
+      message:
+        "Can't upgrade store \(file) to format \(StoreSetup.storeFormat): `\(model)` has rows "
+        + "whose `\(key)` values \(shown) are equal by Swift's `==`, which earlier versions "
+        + "stored as different ids. Nothing was changed; open it with the previous version and "
+        + "delete one of them or give it another id.")
+  }
+
+  /// `text` with every scalar outside ASCII written as `\u{…}`, so equivalent forms differ.
+  static func escaped(_ text: String) -> String {
+    text.unicodeScalars.map { scalar in
+      scalar.isASCII
+        ? String(scalar) : "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+    }.joined()
   }
 
   /// The error for stored columns holding values that the model does not declare (a store

@@ -1,17 +1,15 @@
 import Foundation
 
 /// The store's change history: one row per save in `kura_history` (its token, time, the names
-/// of the models it changed, and its change set as JSON).
+/// of the models it changed as a JSON array, and its change set in a compact form). The table
+/// and how a token is handed out are the engine's (``StoreEngine/historyTableSQL``,
+/// ``StoreConnection/appendHistory(time:models:changes:)``).
 enum ChangeHistory {
-  static let createSQL = """
-    CREATE TABLE IF NOT EXISTS kura_history (token INTEGER PRIMARY KEY, \
-    time REAL NOT NULL, models TEXT NOT NULL, changes TEXT NOT NULL)
-    """
-
   /// Writes a change set; returns its token. The change set is written compactly (see
   /// `ChangeHistoryFormat`); rows written as JSON text before are still read.
   static func record(
-    _ changes: [String: ChangeSet.ModelChanges], order: [String], date: Date, in db: Connection
+    _ changes: [String: ChangeSet.ModelChanges], order: [String], date: Date,
+    in db: StoreConnection
   ) throws -> HistoryToken {
     var capacity = 2
     for model in order {
@@ -35,19 +33,16 @@ enum ChangeHistory {
       appendJSONString(model, to: &models)
     }
     models.append(UInt8(ascii: "]"))
-    let statement = try db.cachedStatement(
-      "INSERT INTO kura_history (time, models, changes) VALUES (?, ?, ?)")
-    try statement.bind(date.timeIntervalSince1970, at: 1)
-    try statement.bind(String(decoding: models, as: UTF8.self), at: 2)
-    try statement.bind(bytes: bytes, at: 3)
-    try statement.execute()
-    return HistoryToken(rawValue: db.lastInsertedRowID)
+    let token = try db.appendHistory(
+      time: date.timeIntervalSince1970, models: String(decoding: models, as: UTF8.self),
+      changes: bytes)
+    return HistoryToken(rawValue: token)
   }
 
   /// Deletes the history `retention` no longer keeps (at most a bounded number of rows per
   /// save, so a save stays cheap), never the newest row, and records what was deleted.
   static func trim(
-    _ db: Connection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date
+    _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date
   ) throws {
     // The oldest kept save first (one primary-key step): most saves find nothing to trim and
     // stop here, without scanning the history for old rows.
@@ -63,7 +58,7 @@ enum ChangeHistory {
     if let age = retention.maximumAge, oldestTime < now.timeIntervalSince1970 - age {
       let old = try db.queryFirst(
         "SELECT max(token) FROM (SELECT token, time FROM kura_history WHERE token < ? ORDER BY "
-          + "token LIMIT 1000) WHERE time < ?",
+          + "token LIMIT 1000) AS oldest WHERE time < ?",
         [.integer(latest.rawValue), .real(now.timeIntervalSince1970 - age)]
       ) { $0.isNull(at: 0) ? nil : $0.int64(at: 0) }
       if let old = old ?? nil { through = max(through, old) }
@@ -75,15 +70,16 @@ enum ChangeHistory {
   }
 
   /// Records that the history up to `token` is gone (readers from before it must refetch).
-  static func recordTrim(through token: Int64, in db: Connection) throws {
+  static func recordTrim(through token: Int64, in db: StoreConnection) throws {
+    // Never lowered: a trim through an earlier token leaves the record as it is.
+    let through = max(token, try trimmedThrough(db))
     try db.run(
       "INSERT INTO kura_metadata (key, value) VALUES ('historyTrimmedThrough', ?) "
-        + "ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), "
-        + "CAST(excluded.value AS INTEGER)) AS TEXT)", [.text(String(token))])
+        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(String(through))])
   }
 
   /// The last token whose history was trimmed (0 when none was).
-  static func trimmedThrough(_ db: Connection) throws -> Int64 {
+  static func trimmedThrough(_ db: StoreConnection) throws -> Int64 {
     let text = try db.queryFirst(
       "SELECT value FROM kura_metadata WHERE key = 'historyTrimmedThrough'"
     ) { $0.string(at: 0) }
@@ -91,7 +87,7 @@ enum ChangeHistory {
   }
 
   /// The token of the last save (``HistoryToken/start`` before any).
-  static func latestToken(_ db: Connection) throws -> HistoryToken {
+  static func latestToken(_ db: StoreConnection) throws -> HistoryToken {
     let value = try db.queryFirst("SELECT coalesce(max(token), 0) FROM kura_history") {
       $0.int64(at: 0)
     }
@@ -99,7 +95,7 @@ enum ChangeHistory {
   }
 
   /// The change sets after `token`, oldest first.
-  static func changeSets(since token: HistoryToken, in db: Connection) throws -> [ChangeSet] {
+  static func changeSets(since token: HistoryToken, in db: StoreConnection) throws -> [ChangeSet] {
     try db.query(
       "SELECT token, time, changes FROM kura_history WHERE token > ? ORDER BY token",
       [.integer(token.rawValue)]
@@ -123,25 +119,16 @@ enum ChangeHistory {
   }
 
   /// The model names changed after `token`, and the latest token (cheap: no JSON decoding).
-  static func changedModels(since token: HistoryToken, in db: Connection) throws -> (
+  static func changedModels(since token: HistoryToken, in db: StoreConnection) throws -> (
     models: Set<String>, latest: HistoryToken
   ) {
-    // `models` is a JSON array of names (any name, commas included); rows written before it
-    // was (`,A,B,`) are read from the keys of their `changes` object instead.
     let found = try db.queryFirst(
       "SELECT max(token) FROM kura_history WHERE token > ?", [.integer(token.rawValue)]
     ) { $0.isNull(at: 0) ? token : HistoryToken(rawValue: $0.int64(at: 0)) }
     let latest = found ?? token
     // Bounded by `latest`: a save committed meanwhile is left for the next call.
-    let names = try db.query(
-      "SELECT DISTINCT name.value FROM kura_history, json_each(CASE WHEN json_valid(models) THEN "
-        + "models ELSE json_array() END) AS name WHERE token > ?1 AND token <= ?2 "
-        + "UNION SELECT DISTINCT name.key FROM kura_history, json_each(CASE WHEN "
-        + "json_valid(models) THEN '{}' ELSE changes END) AS name "
-        + "WHERE token > ?1 AND token <= ?2 AND NOT json_valid(models)",
-      [.integer(token.rawValue), .integer(latest.rawValue)]
-    ) { $0.string(at: 0) }
-    var models = Set(names)
+    var models = Set(
+      try db.changedModelNames(after: token.rawValue, through: latest.rawValue))
     if try token.rawValue < trimmedThrough(db) {
       // Saves were trimmed unseen: every model may have changed.
       models.formUnion(try db.query("SELECT model FROM kura_models") { $0.string(at: 0) })

@@ -24,12 +24,12 @@ final class ChangeHub: Sendable {
     var isScheduled = false
   }
 
-  private let pool: DatabasePool
+  private let pool: StorePool
   private let url: URL?
   private let queue = DispatchQueue(label: "Kura.ChangeHub")
   private let state = Mutex(State())
 
-  init(pool: DatabasePool, url: URL?) {
+  init(pool: StorePool, url: URL?) {
     self.pool = pool
     self.url = url
   }
@@ -120,7 +120,7 @@ final class ChangeHub: Sendable {
     }
   }
 
-  private func readHistory<Result>(_ body: (Connection) throws -> Result) throws -> Result {
+  private func readHistory<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     do {
       return try pool.read(body)
     } catch {

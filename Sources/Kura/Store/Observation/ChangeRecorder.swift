@@ -2,8 +2,8 @@ import Foundation
 
 /// Records what a save changes, inside its transaction: applies the delete rules before the
 /// pending changes are written (``init(tables:order:container:db:)``), takes what each model's
-/// writes did (``record(_:model:)``: inserts and updates as SQLite's update hook reported them),
-/// and writes the change set to the history table (``commit(_:)``).
+/// writes did (``record(_:model:)``: inserts and updates as the engine's row tracker reported
+/// them), and writes the change set to the history table (``commit(_:)``).
 struct ChangeRecorder {
   private var changes: [String: ChangeSet.ModelChanges] = [:]
   private var order: [String] = []
@@ -17,7 +17,7 @@ struct ChangeRecorder {
   /// and applies the delete rules to them (nothing to do when the save deletes nothing).
   init(
     tables: [ObjectIdentifier: any AnyPendingChanges], order keys: [ObjectIdentifier],
-    container: ModelContainer, db: Connection
+    container: ModelContainer, db: StoreConnection
   ) throws {
     self.container = container
     var deleting: [String: [SQLiteValue]] = [:]
@@ -41,7 +41,7 @@ struct ChangeRecorder {
   }
 
   /// Which of `keys` are stored now: one lookup per key for a few, one statement for many.
-  private static func storedKeys(_ keys: [SQLiteValue], schema: ModelSchema, db: Connection)
+  private static func storedKeys(_ keys: [SQLiteValue], schema: ModelSchema, db: StoreConnection)
     throws -> Set<SQLiteValue>
   {
     let key = quoteIdentifier(schema.primaryKey.name)
@@ -57,9 +57,9 @@ struct ChangeRecorder {
       exists.reset()
       return stored
     }
+    let (condition, arguments) = try storeKeyList(key, keys, text: false, dialect: db.dialect)
     let rows = try db.query(
-      "SELECT \(key) FROM \(schema.quotedTable) WHERE \(key) IN (SELECT value FROM json_each(?))",
-      [.text(jsonArray(keys))]
+      "SELECT \(key) FROM \(schema.quotedTable) WHERE \(condition)", arguments
     ) { $0.value(at: 0) }
     stored.formUnion(rows)
     return stored
@@ -83,7 +83,7 @@ struct ChangeRecorder {
 
   /// Writes the change set (with the delete rules' changes) to the history; runs after the
   /// pending changes are written.
-  mutating func commit(_ db: Connection) throws -> ChangeSet {
+  mutating func commit(_ db: StoreConnection) throws -> ChangeSet {
     if !ruleOutcome.denials.isEmpty {
       try DeleteRuleApplier(graph: container.graph, db: db).checkDenials(ruleOutcome)
     }
@@ -112,23 +112,15 @@ struct ChangeRecorder {
 extension ChangeRecorder {
   /// The error naming the first row of this save whose reference points at nothing: its model,
   /// id, property and the missing id (rather than SQLite's "FOREIGN KEY constraint failed").
-  fileprivate func danglingReference(_ db: Connection) throws -> StoreError {
+  fileprivate func danglingReference(_ db: StoreConnection) throws -> StoreError {
     for schema in container.schemas.values
     where !(container.graph.attributesByTable[schema.tableName]?.references.isEmpty ?? true) {
-      let problem = try db.queryFirst(
-        "SELECT rowid, fkid FROM pragma_foreign_key_check(?) LIMIT 1", [.text(schema.tableName)]
-      ) { ($0.int64(at: 0), $0.int64(at: 1)) }
-      guard let (rowID, foreignKey) = problem else { continue }
-      let link = try db.queryFirst(
-        "SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?) WHERE id = ?",
-        [.text(schema.tableName), .integer(foreignKey)]
-      ) { ($0.string(at: 0), $0.string(at: 1)) }
-      guard let (column, target) = link else { continue }
-      let values = try db.queryFirst(
-        "SELECT \(quoteIdentifier(schema.primaryKey.name)), \(quoteIdentifier(column)) FROM "
-          + "\(schema.quotedTable) WHERE rowid = ?", [.integer(rowID)]
-      ) { ($0.value(at: 0), $0.value(at: 1)) }
-      let (id, missing) = values ?? (.null, .null)
+      guard
+        let dangling = try db.firstDanglingReference(
+          in: schema.tableName, primaryKey: schema.primaryKey.name)
+      else { continue }
+      let (id, missing) = (dangling.key, dangling.missing)
+      let (column, target) = (dangling.column, dangling.target)
       let targetModel =
         container.schemas.values.first { $0.tableName == target }?.modelName ?? target
       return StoreError(

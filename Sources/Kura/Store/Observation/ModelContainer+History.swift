@@ -33,7 +33,7 @@ extension ModelContainer {
   ///   ``currentHistoryToken()``. ``StoreError`` when the store cannot be read.
   public func history(since token: HistoryToken) throws -> [ChangeSet] {
     try readStore("read the history of") { db in
-      try db.transaction(.deferred) {
+      try db.transaction(.read) {
         let trimmed = try ChangeHistory.trimmedThrough(db)
         if token.rawValue < trimmed {
           let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
@@ -57,6 +57,7 @@ extension ModelContainer {
   /// - Parameter token: The last change set to delete.
   /// - Throws: ``StoreError`` when the store cannot be written.
   public func trimHistory(through token: HistoryToken) throws {
+    if let active = Self.activeWrite, active.container === self { throw nestedWrite() }
     do {
       try pool.write { db in
         // The newest row stays: it keeps the next token above every token handed out.
@@ -99,9 +100,11 @@ extension ModelContainer {
     ChangeSet.empty(at: try currentHistoryToken())
   }
 
-  func readStore<Result>(_ action: String, _ body: (Connection) throws -> Result) throws -> Result {
+  func readStore<Result>(_ action: String, _ body: (StoreConnection) throws -> Result) throws
+    -> Result
+  {
     do {
-      return try pool.read(body)
+      return try read(body)
     } catch let error as StoreError {
       throw error
     } catch {

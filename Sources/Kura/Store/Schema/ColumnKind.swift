@@ -1,6 +1,7 @@
 import Foundation
 
-/// How a stored property is kept in its column (the mappings of ``SQLiteValue``).
+/// How a stored property is kept in its column (the mappings of ``SQLiteValue``; the column
+/// types named below are SQLite's, see ``StoreEngine/columnType(_:)``).
 enum ColumnKind: String, Sendable, Hashable, Codable {
   /// The integers and `RawRepresentable` enums with an integer raw value: INTEGER.
   case integer
@@ -12,7 +13,7 @@ enum ColumnKind: String, Sendable, Hashable, Codable {
   case blob
   /// `Bool`: INTEGER 0 or 1.
   case bool
-  /// `Date`: REAL seconds since 1970.
+  /// `Date`: REAL, its `timeIntervalSinceReferenceDate`.
   case date
   /// `UUID`: uppercase TEXT.
   case uuid
@@ -20,16 +21,6 @@ enum ColumnKind: String, Sendable, Hashable, Codable {
   case url
   /// Any other `Codable` value: JSON TEXT (keys sorted).
   case json
-
-  /// The declared SQL type of the column.
-  var sqlType: String {
-    switch self {
-    case .integer, .bool: return "INTEGER"
-    case .real, .date: return "REAL"
-    case .text, .uuid, .url, .json: return "TEXT"
-    case .blob: return "BLOB"
-    }
-  }
 }
 
 extension ColumnKind {

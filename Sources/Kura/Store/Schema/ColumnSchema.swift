@@ -25,11 +25,6 @@ struct ColumnSchema: @unchecked Sendable, Hashable {
     self.valueType = valueType
   }
 
-  /// The column's definition in `CREATE TABLE`, such as `"name" TEXT NOT NULL`.
-  var definition: String {
-    quoteIdentifier(name) + " " + kind.sqlType + (isOptional ? "" : " NOT NULL")
-  }
-
   static func == (lhs: ColumnSchema, rhs: ColumnSchema) -> Bool {
     lhs.name == rhs.name && lhs.keyPath == rhs.keyPath && lhs.kind == rhs.kind
       && lhs.isOptional == rhs.isOptional

@@ -20,13 +20,8 @@ struct ModelAttributes: Sendable {
     var targetKey: String
     var deleteRule: DeleteRule
     /// Whether the target's key is text: the referring values are then compared like Swift's
-    /// `==`, as the target's key column compares them (`COLLATE kura_unicode`).
+    /// `==`, as the target's key column compares them.
     var comparesLikeSwift = false
-
-    /// The referring column as the left side of a comparison with target keys.
-    var comparedColumn: String {
-      quoteIdentifier(column) + (comparesLikeSwift ? " COLLATE " + SwiftStringSQL.collation : "")
-    }
   }
 
   var references: [Reference] = []

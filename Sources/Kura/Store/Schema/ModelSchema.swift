@@ -36,8 +36,9 @@ final class ModelSchema: Sendable {
   let selectSQL: String
   /// `SELECT <columns> FROM <table> WHERE id = ?`.
   let selectByIDSQL: String
-  /// The upsert of one row (see ``StoreSQL/upsert(_:)``).
-  let upsertSQL: String
+  /// The upsert of one row on SQLite (see ``StoreEngine/upsertSQL(_:)``), built once so the
+  /// statement cache finds it by pointer.
+  let sqliteUpsertSQL: String
   /// `DELETE FROM <table> WHERE id = ?`.
   let deleteByIDSQL: String
   // Safety: key paths are immutable values used only as dictionary keys.
@@ -62,17 +63,10 @@ final class ModelSchema: Sendable {
   /// The primary-key column.
   var primaryKey: ColumnSchema { columns[primaryKeyIndex] }
 
-  /// Whether the primary key is text, which the table compares like Swift's `==`
-  /// (`COLLATE kura_unicode`): ids that Swift calls equal (`"\u{E9}"` and `"e\u{301}"`) are one
-  /// row, found by either form.
+  /// Whether the primary key is text, which the table compares like Swift's `==` (see
+  /// ``StoreEngine/primaryKeyDefinition(_:)``): ids that Swift calls equal (`"\u{E9}"` and
+  /// `"e\u{301}"`) are one row, found by either form.
   var keyComparesLikeSwift: Bool { primaryKey.kind == .text }
-
-  /// The primary key's definition in `CREATE TABLE`, such as `"id" TEXT NOT NULL COLLATE
-  /// kura_unicode PRIMARY KEY`.
-  var primaryKeyDefinition: String {
-    primaryKey.definition + (keyComparesLikeSwift ? " COLLATE " + SwiftStringSQL.collation : "")
-      + " PRIMARY KEY"
-  }
 
   /// The quoted table name.
   var quotedTable: String { quoteIdentifier(tableName) }
@@ -234,7 +228,7 @@ final class ModelSchema: Sendable {
     self.selectSQL = select
     self.selectByIDSQL = select + " WHERE \(key) = ?"
     self.deleteByIDSQL = "DELETE FROM \(quotedTable) WHERE \(key) = ?"
-    self.upsertSQL = StoreSQL.upsert(
+    self.sqliteUpsertSQL = SQLiteStoreEngine.upsertSQL(
       table: quotedTable, columns: columns, primaryKeyIndex: primaryKeyIndex,
       uniqueConstraints: uniqueConstraints)
   }

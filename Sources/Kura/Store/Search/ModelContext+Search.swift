@@ -6,9 +6,9 @@ extension ModelContext {
   /// (ignoring the case of ASCII letters), so Japanese and Chinese, written without spaces, are
   /// found by any part: `寺` and `寺巡り` both find "お寺巡り".
   ///
-  /// The model's full-text indexes (SQLite FTS5: a word index and a `trigram` index for
-  /// substrings of three or more characters) answer the query; a word of one or two characters
-  /// that starts no word is looked for by scanning the searchable columns.
+  /// The model's full-text indexes answer the query (on SQLite, FTS5: a word index and a
+  /// `trigram` index for substrings of three or more characters; a word of one or two characters
+  /// that starts no word is looked for by scanning the searchable columns).
   ///
   /// Declare the searchable properties with ``Schema/Declaration/searchable(_:)``. Without sort
   /// descriptors the best matches come first. Only saved models are searched: unsaved changes
@@ -39,17 +39,15 @@ extension ModelContext {
           + "`.searchable(\\.name)` in `\(schema.modelName).schema`.")
     }
     let index = SearchIndex(schema: schema, columns: columns)
-    guard let query = SearchIndex.query(for: text), let match = index.condition(for: text)
-    else { return [] }
+    let engine = container.pool.engine
+    guard let match = index.condition(for: text, engine: engine) else { return [] }
     var (plan, _) = try plan(descriptor)
     plan.whereClause = plan.whereClause.map { match.sql + " AND (" + $0 + ")" } ?? match.sql
     plan.arguments.insert(contentsOf: match.arguments, at: 0)
-    if descriptor.sortBy.isEmpty {
-      // Best word matches first (FTS5 rank, negative); substring-only matches after them.
-      plan.orderBy =
-        "coalesce((SELECT rank FROM \(index.quotedName) WHERE \(index.quotedName) MATCH ? AND "
-        + "\(index.quotedName).rowid = \(schema.quotedTable).rowid), 0)"
-      plan.arguments.append(.text(query))
+    if descriptor.sortBy.isEmpty, let order = index.order(for: text, engine: engine) {
+      // Best matches first.
+      plan.orderBy = order.sql
+      plan.arguments.append(contentsOf: order.arguments)
     }
     let saved = pendingChanges(Model.self) == nil
     guard saved else {

@@ -1,158 +1,36 @@
 import Foundation
 
-/// A model's full-text indexes over its searchable columns, kept in step by triggers so every
-/// writer — any context, any process — updates them in the same transaction:
+/// A model's search index over its searchable text columns (``Schema/Declaration/searchable(_:)``):
+/// kept in step with the table by every writer, in the writer's transaction, and asked for the
+/// models whose searchable text holds every word of a search, as the start of a word or anywhere
+/// inside the text.
 ///
-/// - `<table>_search` (FTS5, `unicode61` tokenizer, diacritics removed) finds words and word
-///   prefixes, ignoring case and accents: `cafe kyo` finds "Café Kyōto";
-/// - `<table>_search_trigram` (FTS5, `trigram` tokenizer) finds any substring of three or more
-///   characters, which is how text without spaces (Japanese, Chinese) is searched: `寺巡り` finds
-///   "お寺巡り".
-///
-/// A word of one or two characters that is not the start of a word (`寺`) is looked for in the
-/// searchable columns directly (`instr`, ASCII letters ignoring case): a scan of the table, since
-/// no index holds substrings that short.
-///
-/// Both indexes use the model's table as external content. An index built by an older version
-/// (or for other columns) is dropped and rebuilt from the table when the container opens.
+/// How the index is built and queried is the engine's (SQLite: ``SQLiteSearchIndex``, FTS5);
+/// splitting what a user typed into words is shared.
 struct SearchIndex {
   let schema: ModelSchema
   let columns: [String]
-
-  /// The word index.
-  var tableName: String { schema.tableName + "_search" }
-  var quotedName: String { quoteIdentifier(tableName) }
-  /// The substring index.
-  var trigramTableName: String { schema.tableName + "_search_trigram" }
-  var quotedTrigramName: String { quoteIdentifier(trigramTableName) }
-
-  private func createSQL(_ quotedName: String, tokenizer: String) -> String {
-    let list = columns.map(quoteIdentifier).joined(separator: ", ")
-    return "CREATE VIRTUAL TABLE \(quotedName) USING fts5(\(list), content=\(schema.quotedTable)"
-      + ", content_rowid='rowid', tokenize='\(tokenizer)')"
-  }
-
-  /// The index tables, by name, with the SQL that creates them.
-  private var tableSQL: [String: String] {
-    [
-      tableName: createSQL(quotedName, tokenizer: "unicode61 remove_diacritics 2"),
-      trigramTableName: createSQL(quotedTrigramName, tokenizer: "trigram"),
-    ]
-  }
-
-  /// The triggers, by name, with the SQL that creates them: each keeps both indexes in step.
-  private var triggerSQL: [String: String] {
-    let list = columns.map(quoteIdentifier).joined(separator: ", ")
-    let new = columns.map { "new." + quoteIdentifier($0) }.joined(separator: ", ")
-    let old = columns.map { "old." + quoteIdentifier($0) }.joined(separator: ", ")
-    var insert = ""
-    var delete = ""
-    for index in [quotedName, quotedTrigramName] {
-      insert += " INSERT INTO \(index) (rowid, \(list)) VALUES (new.rowid, \(new));"
-      delete +=
-        " INSERT INTO \(index) (\(index), rowid, \(list)) VALUES ('delete', old.rowid, \(old));"
-    }
-    let table = schema.quotedTable
-    return [
-      tableName + "_insert": "CREATE TRIGGER \(quoteIdentifier(tableName + "_insert")) AFTER "
-        + "INSERT ON \(table) BEGIN\(insert) END",
-      tableName + "_delete": "CREATE TRIGGER \(quoteIdentifier(tableName + "_delete")) AFTER "
-        + "DELETE ON \(table) BEGIN\(delete) END",
-      tableName + "_update": "CREATE TRIGGER \(quoteIdentifier(tableName + "_update")) AFTER "
-        + "UPDATE ON \(table) BEGIN\(delete)\(insert) END",
-    ]
-  }
-
-  /// Whether the indexes exist exactly as this version makes them (none when no column is
-  /// searchable), so opening a current store has nothing to write.
-  func isCurrent(in db: Connection) throws -> Bool {
-    let (tables, triggers) = try existing(in: db)
-    if columns.isEmpty { return tables.isEmpty && triggers.isEmpty }
-    return tables == tableSQL && triggers == triggerSQL
-  }
-
-  /// The index tables and triggers the store holds now, by name, with their SQL.
-  private func existing(in db: Connection) throws -> (
-    tables: [String: String], triggers: [String: String]
-  ) {
-    var tables: [String: String] = [:]
-    for name in [tableName, trigramTableName] {
-      tables[name] = try db.queryFirst(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]
-      ) { $0.string(at: 0) }
-    }
-    var triggers: [String: String] = [:]
-    for (name, sql) in try db.query(
-      "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
-        + "AND substr(name, 1, ?) = ?",
-      [.text(schema.tableName), .integer(Int64(tableName.utf8.count + 1)), .text(tableName + "_")],
-      row: { ($0.string(at: 0), $0.string(at: 1)) })
-    {
-      triggers[name] = sql
-    }
-    return (tables, triggers)
-  }
-
-  /// Creates the indexes (filling them from the table) when missing, made by an older version
-  /// or made for other columns; drops them when no column is searchable any more.
-  func prepare(_ db: Connection) throws {
-    let (tables, triggers) = try existing(in: db)
-    if !columns.isEmpty && tables == tableSQL && triggers == triggerSQL { return }
-    for name in triggers.keys.sorted() { try db.execute("DROP TRIGGER \(quoteIdentifier(name))") }
-    for name in tables.keys.sorted() { try db.execute("DROP TABLE \(quoteIdentifier(name))") }
-    guard !columns.isEmpty else { return }
-    for name in [tableName, trigramTableName] {
-      try db.execute(tableSQL[name] ?? "")
-      try db.run(
-        "INSERT INTO \(quoteIdentifier(name)) (\(quoteIdentifier(name))) VALUES ('rebuild')")
-    }
-    for name in triggerSQL.keys.sorted() { try db.execute(triggerSQL[name] ?? "") }
-  }
 
   /// The words of what a user typed (split at spaces and punctuation).
   static func words(of text: String) -> [String] {
     text.split { $0.isWhitespace || $0.isPunctuation && $0 != "'" }.map(String.init)
   }
 
-  /// An FTS5 query of the word index: every word must match, as a word prefix; `nil` when the
+  /// The condition on the model's table that every word of `text` satisfies, or `nil` when the
   /// text has no word.
-  static func query(for text: String) -> String? {
-    let words = words(of: text)
-    guard !words.isEmpty else { return nil }
-    return words.map(quoted).map { $0 + "*" }.joined(separator: " ")
-  }
-
-  private static func quoted(_ word: String) -> String {
-    "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  }
-
-  /// The SQL condition on the model's table that every word of `text` satisfies: the start of a
-  /// word (word index), or a substring (trigram index; a scan of the columns for words of one or
-  /// two characters). `nil` when the text has no word.
-  func condition(for text: String) -> (sql: String, arguments: [SQLiteValue])? {
+  func condition(for text: String, engine: StoreEngine) -> (
+    sql: String, arguments: [SQLiteValue]
+  )? {
     let words = Self.words(of: text)
     guard !words.isEmpty else { return nil }
-    let table = schema.quotedTable
-    var parts: [String] = []
-    var arguments: [SQLiteValue] = []
-    for word in words {
-      var alternatives = [
-        "\(table).rowid IN (SELECT rowid FROM \(quotedName) WHERE \(quotedName) MATCH ?)"
-      ]
-      arguments.append(.text(Self.quoted(word) + "*"))
-      if word.unicodeScalars.count >= 3 {
-        alternatives.append(
-          "\(table).rowid IN (SELECT rowid FROM \(quotedTrigramName) WHERE "
-            + "\(quotedTrigramName) MATCH ?)")
-        arguments.append(.text(Self.quoted(word)))
-      } else {
-        for column in columns {
-          alternatives.append("instr(lower(\(table).\(quoteIdentifier(column))), lower(?)) > 0")
-          arguments.append(.text(word))
-        }
-      }
-      parts.append("(" + alternatives.joined(separator: " OR ") + ")")
-    }
-    return (parts.joined(separator: " AND "), arguments)
+    return engine.searchCondition(self, words: words)
+  }
+
+  /// The `ORDER BY` expression putting the best matches of `text` first, or `nil` when the text
+  /// has no word or the engine does not rank.
+  func order(for text: String, engine: StoreEngine) -> (sql: String, arguments: [SQLiteValue])? {
+    let words = Self.words(of: text)
+    guard !words.isEmpty else { return nil }
+    return engine.searchOrder(self, words: words)
   }
 }

@@ -26,16 +26,17 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
       }
       if stored.isNull { containsNil = true } else { bound.append(stored) }
     }
-    let collate = try translator.collation(for: type, operation: "`contains`")
+    let (tested, item) = try translator.membershipOperands(
+      element, type: type, operation: "`contains`")
     let dialect = translator.dialect
-    let list = try valueList(bound, type: type, dialect: dialect)
+    let list = try valueList(bound, type: type, dialect: dialect, item: item)
     let membership: SQLFragment.Part =
-      .fragment(.boolean("(", .fragment(element), .text(collate + " IN ("), .fragment(list), "))"))
+      .fragment(.boolean("(", .fragment(tested), " IN (", .fragment(list), "))"))
     switch (bound.isEmpty, containsNil) {
     case (true, false): return .boolean(.text(dialect.booleanLiteral(false)))
     case (true, true): return .boolean("(", .fragment(element.nilTestFragment), " IS NULL)")
     case (false, true):
-      // NaN (NULL through `kura_real`) is in no list: `coalesce(…, 0)` says so.
+      // NaN (NULL through the dialect's exact read) is in no list: `coalesce(…, 0)` says so.
       let member: SQLFragment.Part =
         element.nullMayBeNaN
         ? .fragment(.boolean("coalesce(", membership, .text(", \(dialect.booleanLiteral(false)))")))
@@ -53,46 +54,32 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
   private func elements(of sequence: some Sequence) -> [Any] { sequence.map { $0 } }
 }
 
-/// How many values an `IN` list binds one by one; longer lists of integers and text are bound as
-/// one JSON array (SQLite limits the number of parameters and the size of a statement).
+/// How many values an `IN` list binds one by one; longer lists of integers and text are bound
+/// through one parameter (``SQLDialect/boundList(_:parameter:)``: SQLite limits the number of
+/// parameters and the size of a statement).
 let inListParameterLimit = 200
 
-/// The inside of `IN (…)` for `values`: a parameter each, or a JSON array subquery for a long list.
-private func valueList(_ values: [SQLiteValue], type: ValueType, dialect: some SQLDialect)
-  throws(TranslationFailure) -> SQLFragment
-{
+/// The inside of `IN (…)` for `values`: a parameter each, or a bound-list subquery for a long
+/// list; `item` makes each parameter (or listed value) compare like the tested value.
+private func valueList(
+  _ values: [SQLiteValue], type: ValueType, dialect: some SQLDialect,
+  item: (String) -> String
+) throws(TranslationFailure) -> SQLFragment {
+  let marker = String(SQLFragment.parameterMarker)
   guard values.count > inListParameterLimit else {
     return SQLFragment(
-      sql: Array(repeating: String(SQLFragment.parameterMarker), count: values.count)
-        .joined(separator: ", "),
+      sql: Array(repeating: item(marker), count: values.count).joined(separator: ", "),
       arguments: values, type: type)
   }
-  var integers: [Int64] = []
-  var texts: [String] = []
-  for value in values {
-    switch value {
-    case .integer(let integer): integers.append(integer)
-    case .text(let text) where !text.utf8.contains(0): texts.append(text)
-    default: break
-    }
-  }
-  let json: String?
-  if integers.count == values.count {
-    json = "[" + integers.map(String.init).joined(separator: ",") + "]"
-  } else if texts.count == values.count {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.withoutEscapingSlashes]
-    json = (try? encoder.encode(texts)).map { String(decoding: $0, as: UTF8.self) }
-  } else {
-    json = nil
-  }
-  guard let json, let subquery = dialect.jsonArrayValues(String(SQLFragment.parameterMarker))
-  else {
+  guard let list = dialect.boundList(values, parameter: marker) else {
     throw TranslationFailure(
       "`contains` with more than \(inListParameterLimit) values that are not integers or text"
         + " runs in memory")
   }
-  return SQLFragment(sql: subquery, arguments: [.text(json)], type: type)
+  let listed = item("value")
+  let subquery =
+    listed == "value" ? list.subquery : "SELECT \(listed) FROM (\(list.subquery)) AS kura_list"
+  return SQLFragment(sql: subquery, arguments: [list.argument], type: type)
 }
 
 extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {

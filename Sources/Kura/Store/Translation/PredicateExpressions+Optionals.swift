@@ -24,11 +24,13 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable {
         throw TranslationFailure(
           "`??` on an optional floating-point value that may be NaN runs in memory")
       }
-      return .combined(
-        [
-          .text("\(SwiftStringSQL.realFunction)(coalesce("), .fragment(optional.nilTestFragment),
-          ", ", .fragment(fallback), "))",
-        ], type: fallback.type, mayBeNaN: true)
+      let coalesced = SQLFragment.combined(
+        ["coalesce(", .fragment(optional.nilTestFragment), ", ", .fragment(fallback), ")"],
+        type: fallback.type)
+      var number = coalesced
+      number.sql = try translator.exactReal(coalesced.sql)
+      number.mayBeNaN = true
+      return number
     }
     return .combined(
       ["coalesce(", .fragment(optional), ", ", .fragment(fallback), ")"], type: fallback.type,

@@ -16,10 +16,11 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatable {
       guard type.scalar.isOrderedInSQL, !type.isOptional else {
         throw TranslationFailure("`contains` on a range of `\(type)` values runs in memory")
       }
-      let collate = try translator.collation(for: type, operation: "`contains` on a range")
+      let (tested, item) = try translator.membershipOperands(
+        element, type: type, operation: "`contains` on a range")
       let between = SQLFragment.boolean(
-        .fragment(element), .text(collate + " BETWEEN "), .fragment(lower), " AND ",
-        .fragment(upper))
+        .fragment(tested), " BETWEEN ", .fragment(lower.mapSQL(item)), " AND ",
+        .fragment(upper.mapSQL(item)))
       if element.mayBeNaN || lower.mayBeNaN || upper.mayBeNaN {
         return .boolean(
           "coalesce(", .fragment(between),

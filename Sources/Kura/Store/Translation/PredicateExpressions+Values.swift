@@ -64,10 +64,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
         sql: name, arguments: [], type: ValueType(scalar: .opaque, isOptional: column.isOptional))
     }
     if column.kind == .real || column.kind == .date {
-      // A `Double` or `Date` column holds NaN and -0.0 as exact BLOBs; `kura_real` reads the
-      // number SQL compares (NaN as NULL).
-      var fragment = SQLFragment(
-        sql: "\(SwiftStringSQL.realFunction)(\(name))", arguments: [], type: type)
+      // A `Double` or `Date` column holds NaN and -0.0 exactly; the dialect reads the number SQL
+      // compares (NaN as NULL; SQLite: `kura_real`).
+      var fragment = SQLFragment(sql: try translator.exactReal(name), arguments: [], type: type)
       fragment.mayBeNaN = !type.isOptional
       fragment.nullMayBeNaN = type.isOptional
       fragment.nullTest = name

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The parts of SQL that differ between database engines, for the predicate translator.
+/// The parts of SQL that differ between database engines, for the predicate translator and the
+/// store's own statements.
 ///
 /// The translator builds every statement through a dialect, so a second engine (PostgreSQL) is a
 /// second conformance, not a change to the translator or the model context. A dialect returns
@@ -18,19 +19,99 @@ protocol SQLDialect: Sendable {
   var likeEscapeClause: String { get }
   /// The literal for `value` in a boolean position.
   func booleanLiteral(_ value: Bool) -> String
-  /// The collation clause that makes text compare like Swift's `String` (` COLLATE …`), or `nil`
-  /// when the engine has none (text comparisons then run in memory).
-  var swiftStringCollation: String? { get }
+  /// The text expression `expression` made to compare like Swift's `String` (equal exactly when
+  /// Swift's `==` says so, ordered by the store's total text order), such as
+  /// `expression COLLATE kura_unicode` or `kura_key(expression)`; `nil` when the engine has no
+  /// such form (text comparisons then run in memory). It uses `expression` exactly once.
+  ///
+  /// Comparisons, `IN`, `BETWEEN`, `ORDER BY`, indexes on text and conflict targets all go
+  /// through it, so an index built on the wrapped column serves the comparisons.
+  func swiftStringComparable(_ expression: String) -> String?
+  /// Whether wrapping one operand of a comparison (``swiftStringComparable(_:)``) makes the whole
+  /// comparison compare like Swift's `String`, as an SQLite collation on either operand does;
+  /// the translator then wraps only the right-hand operand of `=`, `<`…, and only the tested
+  /// value of `IN` and `BETWEEN`. When `false` (a key function), every operand is wrapped.
+  var wrapsOneOperandOfAComparison: Bool { get }
+  /// The number a `Double` or `Date` column `expression` holds, as SQL compares it: NaN (which
+  /// has no place in SQL's order) as NULL and `-0.0` as `0.0`; `nil` when the engine has no such
+  /// form (comparisons and sorts of those columns then run in memory).
+  func exactReal(_ expression: String) -> String?
   /// SQL for Swift's `text.contains(other)` on two text expressions, or `nil`.
   func stringContains(_ text: String, _ other: String) -> String?
   /// SQL for Swift's `text.starts(with: prefix)` on two text expressions, or `nil`.
   func stringStartsWith(_ text: String, _ prefix: String) -> String?
-  /// A subquery listing the values of a JSON array bound to `parameter` (one parameter however
-  /// many values, for large `IN` lists), or `nil` when the engine has none.
-  func jsonArrayValues(_ parameter: String) -> String?
+  /// A subquery whose one column, `value`, lists `values` (all integers, or all text) bound to
+  /// one parameter, written as `parameter`, with the value to bind; `nil` when the engine has no
+  /// such form or can't hold these values that way. (One parameter however many values: for
+  /// large `IN` lists.)
+  func boundList(_ values: [SQLiteValue], parameter: String) -> (
+    subquery: String, argument: SQLiteValue
+  )?
+  /// The `LIMIT` value that means "no limit", for an `OFFSET` without a limit.
+  var noLimit: SQLiteValue { get }
 }
 
 extension SQLDialect {
-  /// No JSON table function: large `IN` lists run in memory.
-  func jsonArrayValues(_ parameter: String) -> String? { nil }
+  /// A comparison of two wrapped operands, unless the dialect says otherwise.
+  var wrapsOneOperandOfAComparison: Bool { false }
+
+  /// No exact form: comparisons and sorts of `Double` and `Date` columns run in memory.
+  func exactReal(_ expression: String) -> String? { nil }
+
+  /// No bound lists: large `IN` lists run in memory.
+  func boundList(_ values: [SQLiteValue], parameter: String) -> (
+    subquery: String, argument: SQLiteValue
+  )? { nil }
+
+  /// `LIMIT NULL`, which means no limit in standard engines.
+  var noLimit: SQLiteValue { .null }
+
+  /// ` LIMIT … OFFSET …` for `limit` and `offset` written into the SQL (empty for neither).
+  func pagingClause(limit: Int?, offset: Int?) -> String {
+    switch (limit, offset) {
+    case (let limit?, let offset?) where offset > 0: return " LIMIT \(limit) OFFSET \(offset)"
+    case (let limit?, _): return " LIMIT \(limit)"
+    case (nil, let offset?) where offset > 0:
+      return " LIMIT \(noLimit.description) OFFSET \(offset)"
+    default: return ""
+    }
+  }
+
+  /// `lhs op rhs` comparing text like Swift's `String` (see ``swiftStringComparable(_:)``), or
+  /// `nil` when the dialect has no such form.
+  func swiftStringComparison(_ lhs: String, _ op: String, _ rhs: String) -> String? {
+    guard let right = swiftStringComparable(rhs) else { return nil }
+    if wrapsOneOperandOfAComparison { return "\(lhs) \(op) \(right)" }
+    guard let left = swiftStringComparable(lhs) else { return nil }
+    return "\(left) \(op) \(right)"
+  }
+
+  /// `expression IN (…)` over `values` bound to parameters (`?`), comparing text like Swift's
+  /// `String` when `text` is set: a ``boundList(_:parameter:)`` subquery (one parameter) for more
+  /// than `threshold` values when the dialect has one, else one parameter per value. `nil` when
+  /// text has no such form.
+  func membership(
+    _ expression: String, in values: [SQLiteValue], text: Bool, listAbove threshold: Int
+  ) -> (sql: String, arguments: [SQLiteValue])? {
+    var tested = expression
+    var wrapItem: (String) -> String? = { $0 }
+    if text {
+      guard let wrapped = swiftStringComparable(expression) else { return nil }
+      tested = wrapped
+      if !wrapsOneOperandOfAComparison { wrapItem = { swiftStringComparable($0) } }
+    }
+    if values.count > threshold, let list = boundList(values, parameter: "?") {
+      guard let item = wrapItem("value") else { return nil }
+      let subquery =
+        item == "value" ? list.subquery : "SELECT \(item) FROM (\(list.subquery)) AS kura_list"
+      return ("\(tested) IN (\(subquery))", [list.argument])
+    }
+    var items: [String] = []
+    items.reserveCapacity(values.count)
+    for _ in values {
+      guard let item = wrapItem("?") else { return nil }
+      items.append(item)
+    }
+    return ("\(tested) IN (\(items.joined(separator: ", ")))", values)
+  }
 }

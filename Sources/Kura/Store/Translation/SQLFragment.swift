@@ -19,10 +19,10 @@ struct SQLFragment {
   var isNilLiteral = false
   /// Whether this non-optional floating-point value (or date) may be NaN, which SQL holds as
   /// NULL: the result of arithmetic such as `inf - inf`, or a stored NaN read through
-  /// `kura_real`.
+  /// ``SQLDialect/exactReal(_:)`` (SQLite: `kura_real`).
   var mayBeNaN = false
   /// Whether this optional value's NULL may be NaN as well as `nil` (an optional `Double` column
-  /// read through `kura_real`); ``nullTest`` then tells `nil` apart.
+  /// read through ``SQLDialect/exactReal(_:)``); ``nullTest`` then tells `nil` apart.
   var nullMayBeNaN = false
   /// SQL without parameters that is NULL exactly when the value is `nil` (the raw column of an
   /// optional `Double` or `Date`), when ``sql`` is not.
@@ -42,6 +42,14 @@ struct SQLFragment {
   /// Whether this is one bound parameter holding a value (never NULL, never NaN).
   var isValueParameter: Bool {
     sql == String(Self.parameterMarker) && arguments.count == 1 && !arguments[0].isNull
+  }
+
+  /// This fragment with its SQL passed through `transform` (which keeps every parameter marker,
+  /// in order); its arguments and type are kept.
+  func mapSQL(_ transform: (String) -> String) -> SQLFragment {
+    var mapped = self
+    mapped.sql = transform(sql)
+    return mapped
   }
 
   /// A bound value.

@@ -41,13 +41,51 @@ final class SQLTranslator {
     return try body()
   }
 
-  /// The collation clause for text, or a failure when the dialect has none.
-  func collation(for type: ValueType, operation: String) throws(TranslationFailure) -> String {
-    guard type.scalar == .string else { return "" }
-    guard let collation = dialect.swiftStringCollation else {
+  /// `fragment` made to compare like Swift's `String` (see
+  /// ``SQLDialect/swiftStringComparable(_:)``), or a failure naming `operation` when the dialect
+  /// has no such form.
+  func comparable(_ fragment: SQLFragment, operation: String) throws(TranslationFailure)
+    -> SQLFragment
+  {
+    guard let sql = dialect.swiftStringComparable(fragment.sql) else {
       throw TranslationFailure("\(operation) on text has no exact form in this SQL dialect")
     }
-    return collation
+    return SQLFragment(sql: sql, arguments: fragment.arguments, type: fragment.type)
+  }
+
+  /// The operands of a comparison of `type` values: made to compare like Swift's `String` when
+  /// `type` is text (only the right-hand one when the dialect's form on one operand is the
+  /// comparison's), unchanged otherwise.
+  func comparisonOperands(
+    _ lhs: SQLFragment, _ rhs: SQLFragment, type: ValueType, operation: String
+  ) throws(TranslationFailure) -> (SQLFragment, SQLFragment) {
+    guard type.scalar == .string else { return (lhs, rhs) }
+    let right = try comparable(rhs, operation: operation)
+    if dialect.wrapsOneOperandOfAComparison { return (lhs, right) }
+    return (try comparable(lhs, operation: operation), right)
+  }
+
+  /// The tested value of `IN` or `BETWEEN` on `type` values, and how to make each list item or
+  /// bound compare like it: text is made to compare like Swift's `String` (its items too, unless
+  /// the dialect's form on one operand is the comparison's); anything else is unchanged.
+  func membershipOperands(_ element: SQLFragment, type: ValueType, operation: String)
+    throws(TranslationFailure) -> (tested: SQLFragment, item: (String) -> String)
+  {
+    guard type.scalar == .string else { return (element, { $0 }) }
+    let tested = try comparable(element, operation: operation)
+    if dialect.wrapsOneOperandOfAComparison { return (tested, { $0 }) }
+    let dialect = self.dialect
+    return (tested, { dialect.swiftStringComparable($0) ?? $0 })
+  }
+
+  /// `expression`, a `Double` or `Date` column (or a value of one), read as the number SQL
+  /// compares (see ``SQLDialect/exactReal(_:)``), or a failure when the dialect has no such form.
+  func exactReal(_ expression: String) throws(TranslationFailure) -> String {
+    guard let sql = dialect.exactReal(expression) else {
+      throw TranslationFailure(
+        "comparing `Double` or `Date` values has no exact form in this SQL dialect")
+    }
+    return sql
   }
 
   /// `l == r` (or `l != r` when `negated`) with Swift's semantics for optionals, NaN and text.
@@ -59,7 +97,6 @@ final class SQLTranslator {
     if type.scalar == .opaque && !lhs.isNilLiteral && !rhs.isNilLiteral {
       throw TranslationFailure("`\(symbol)` on a value stored as JSON runs in memory")
     }
-    let collate = try collation(for: type, operation: "`\(symbol)`")
     let lhsIsNil = lhs.isNilLiteral || lhs.isNullParameter
     let rhsIsNil = rhs.isNilLiteral || rhs.isNullParameter
     if lhsIsNil || rhsIsNil {
@@ -77,7 +114,8 @@ final class SQLTranslator {
       }
       // Swift: nil == nil, nil != value. SQL's IS gives exactly that; NaN (NULL) is not a value.
       let op = negated ? " IS NOT " : " IS "
-      return .boolean("(", .fragment(lhs), .text(op), .fragment(rhs), .text(collate + ")"))
+      let (left, right) = try comparisonOperands(lhs, rhs, type: type, operation: "`\(symbol)`")
+      return .boolean("(", .fragment(left), .text(op), .fragment(right), ")")
     }
     if lhs.mayBeNaN || rhs.mayBeNaN {
       // NaN is held as NULL: NaN == x is false, NaN != x is true.
@@ -87,7 +125,8 @@ final class SQLTranslator {
         "coalesce(", .fragment(lhs), .text(op), .fragment(rhs), .text(", \(fallback))"))
     }
     let op = negated ? " <> " : " = "
-    return .boolean("(", .fragment(lhs), .text(op), .fragment(rhs), .text(collate + ")"))
+    let (left, right) = try comparisonOperands(lhs, rhs, type: type, operation: "`\(symbol)`")
+    return .boolean("(", .fragment(left), .text(op), .fragment(right), ")")
   }
 
   /// `l op r` for an ordering operator (`<`, `<=`, `>`, `>=`).
@@ -98,14 +137,14 @@ final class SQLTranslator {
     guard type.scalar.isOrderedInSQL, !type.isOptional else {
       throw TranslationFailure("`\(op)` on `\(type)` values (a custom Comparable) runs in memory")
     }
-    let collate = try collation(for: type, operation: "`\(op)`")
     if lhs.mayBeNaN || rhs.mayBeNaN {
       // NaN (NULL) compares false to everything.
       return .boolean(
         "coalesce(", .fragment(lhs), .text(" \(op) "), .fragment(rhs),
         .text(", \(dialect.booleanLiteral(false)))"))
     }
-    return .boolean("(", .fragment(lhs), .text(" \(op) "), .fragment(rhs), .text(collate + ")"))
+    let (left, right) = try comparisonOperands(lhs, rhs, type: type, operation: "`\(op)`")
+    return .boolean("(", .fragment(left), .text(" \(op) "), .fragment(right), ")")
   }
 
   /// A short readable name for an expression type, without its generic arguments.

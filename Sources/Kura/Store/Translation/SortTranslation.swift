@@ -37,20 +37,24 @@ func orderByClause<Model>(
         "sorting by \(describe(keyPath)) of type `\(valueType)`, whose SQL order"
           + " is not Swift's")
     }
-    var collation = ""
+    let quoted = dialect.quoteIdentifier(column.name)
     if type.scalar == .string {
-      guard let swiftCollation = dialect.swiftStringCollation else {
+      guard let comparable = dialect.swiftStringComparable(quoted) else {
         throw TranslationFailure("sorting text has no exact form in this SQL dialect")
       }
-      collation = swiftCollation
+      terms.append(comparable + direction)
+      continue
     }
     if column.kind == .real || column.kind == .date {
       // The number SQL compares: -0.0 as 0.0, NaN (no place in Swift's order) as NULL, first.
-      terms.append(
-        "\(SwiftStringSQL.realFunction)(\(dialect.quoteIdentifier(column.name)))" + direction)
+      guard let number = dialect.exactReal(quoted) else {
+        throw TranslationFailure(
+          "sorting by \(describe(keyPath)) has no exact form in this SQL dialect")
+      }
+      terms.append(number + direction)
       continue
     }
-    terms.append(dialect.quoteIdentifier(column.name) + collation + direction)
+    terms.append(quoted + direction)
   }
   return terms.isEmpty ? nil : terms.joined(separator: ", ")
 }

@@ -129,7 +129,7 @@ private struct NumberedDialect: SQLDialect {
   func escapeLikePattern(_ text: String) -> String { text }
   var likeEscapeClause: String { "" }
   func booleanLiteral(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
-  var swiftStringCollation: String? { nil }
+  func swiftStringComparable(_ expression: String) -> String? { nil }
   func stringContains(_ text: String, _ other: String) -> String? { nil }
   func stringStartsWith(_ text: String, _ prefix: String) -> String? { nil }
 }

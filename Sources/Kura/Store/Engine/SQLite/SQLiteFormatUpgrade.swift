@@ -1,7 +1,8 @@
 import Foundation
 
 /// The one-time upgrade of a store written in format 1 to format 2, run inside the transaction
-/// that opens the store.
+/// that opens the store. Format 1 only ever existed on SQLite: this is part of the SQLite engine
+/// (``StoreConnection/upgradeStoreFormat(from:url:)``).
 ///
 /// Format 2 changes how values are stored and ordered:
 /// - `Date` columns hold `timeIntervalSinceReferenceDate` (Date's own value, so every date reads
@@ -16,7 +17,7 @@ import Foundation
 ///   every model the store records); the tables are rebuilt with the collation by the automatic
 ///   migration that follows in the same transaction (``TableMigration`` sees the missing
 ///   collation).
-enum StoreFormatUpgrade {
+enum SQLiteFormatUpgrade {
   /// Upgrades the store behind `db` when its recorded format is 1; otherwise does nothing.
   ///
   /// - Throws: ``StoreError`` (a damaged model record) or ``SQLiteError``.
@@ -32,11 +33,7 @@ enum StoreFormatUpgrade {
     for (model, table, columnsText) in models {
       let columns = try StoreSetup.recordedColumns(
         columnsText, model: model, url: url, file: file)
-      let tableExists =
-        try db.queryFirst(
-          "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]
-        ) { _ in true } ?? false
-      guard tableExists else { continue }
+      guard try SQLiteStoreEngine.tableExists(table, db) else { continue }
       for column in columns where column.kind == ColumnKind.date.rawValue {
         let name = quoteIdentifier(column.name)
         // Format 1 read a date as `Date(timeIntervalSince1970: v)`, which is
@@ -84,7 +81,7 @@ enum StoreFormatUpgrade {
           .migrationRefused, model: model, url: url, underlying: error,
           message:
             "Can't upgrade store \(file) to format \(StoreSetup.storeFormat): `\(model)` has rows "
-            + "whose unique `\(names)` are equal by Swift's `==` (such as `\(escaped(equal))`), "
+            + "whose unique `\(names)` are equal by Swift's `==` (such as `\(TableMigration.escaped(equal))`), "
             + "which format 1 let in. Nothing was changed; open it with the previous version and "
             + "rename or delete one of them.")
       }
@@ -125,6 +122,15 @@ enum StoreFormatUpgrade {
   static func checkEquivalentKeys(
     _ db: Connection, model: String, table: String, key: String, url: URL?, file: String
   ) throws {
+    let equal = try equivalentKeys(table: table, key: key, db)
+    guard !equal.isEmpty else { return }
+    throw TableMigration.equivalentKeysRefusal(
+      model: model, key: key, equal: equal, url: url, file: file)
+  }
+
+  /// Up to 10 values of the text column `key` that `kura_unicode` calls equal to another value
+  /// of it (the first such group).
+  static func equivalentKeys(table: String, key: String, _ db: Connection) throws -> [String] {
     let column = quoteIdentifier(key)
     let equal = try db.queryFirst(
       "SELECT json_group_array(\(column)) FROM (SELECT \(column) FROM \(quoteIdentifier(table)) "
@@ -134,22 +140,6 @@ enum StoreFormatUpgrade {
     ) { row -> [String] in
       (try? JSONDecoder().decode([String].self, from: Data(row.string(at: 0).utf8))) ?? []
     }
-    guard let equal, !equal.isEmpty else { return }
-    let shown = equal.map { "`\(escaped($0))`" }.joined(separator: " and ")
-    throw StoreError(
-      .migrationRefused, model: model, property: key, column: key, url: url,
-      message:
-        "Can't upgrade store \(file) to format \(StoreSetup.storeFormat): `\(model)` has rows "
-        + "whose `\(key)` values \(shown) are equal by Swift's `==`, which earlier versions "
-        + "stored as different ids. Nothing was changed; open it with the previous version and "
-        + "delete one of them or give it another id.")
-  }
-
-  /// `text` with every scalar outside ASCII written as `\u{…}`, so equivalent forms differ.
-  private static func escaped(_ text: String) -> String {
-    text.unicodeScalars.map { scalar in
-      scalar.isASCII
-        ? String(scalar) : "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-    }.joined()
+    return equal ?? []
   }
 }

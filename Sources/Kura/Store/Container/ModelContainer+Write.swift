@@ -1,0 +1,89 @@
+import Foundation
+
+extension ModelContainer {
+  /// Reads and changes models as one step that no other writer can come between, in this
+  /// process or any other: an atomic read-modify-write, such as incrementing a counter that
+  /// several processes share.
+  ///
+  /// `body` gets a new ``ModelContext`` whose fetches read inside one write transaction (on
+  /// SQLite, `BEGIN IMMEDIATE`: every other writer waits until it ends, so what the fetches saw
+  /// is still what is stored when the changes are written). Its pending changes are saved in that
+  /// same transaction when `body` returns (calling ``ModelContext/save()`` inside `body` is
+  /// allowed too); when `body` throws, nothing it changed or saved is written.
+  ///
+  /// Keep `body` short: other writers wait for it. Use only the given context to save: saving
+  /// another context of this container, or calling `write` again, inside `body` throws
+  /// ``StoreError/Code/nestedWrite``. (Other contexts of this container may read inside `body`;
+  /// they read in the same transaction.)
+  ///
+  /// For example, a visit counter several processes increment without losing a visit:
+  ///
+  /// ```swift
+  /// let visits = try container.write { context in
+  ///   var counter = try context.model(for: "visits", as: Counter.self)
+  ///     ?? Counter(id: "visits", value: 0)
+  ///   counter.value += 1
+  ///   try context.insert(counter)
+  ///   return counter.value
+  /// }
+  /// ```
+  ///
+  /// - Parameter body: Reads and changes models through the context it is given.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws (nothing is written then); what ``ModelContext/save()``
+  ///   throws; ``StoreError/Code/nestedWrite`` when called inside another `write` on this
+  ///   container; ``StoreError`` when the store can't be written.
+  public func write<Result>(_ body: (ModelContext) throws -> Result) throws -> Result {
+    if let active = Self.activeWrite, active.container === self { throw nestedWrite() }
+    if !configuration.allowsSave { throw ModelContext.readOnlySave(url) }
+    var saved = false
+    let result: Result
+    do {
+      result = try pool.write { db in
+        try Self.$activeWrite.withValue(ActiveWrite(container: self, connection: db)) {
+          let context = ModelContext(self, transaction: db)
+          let result = try body(context)
+          if context.hasChanges { try context.save() }
+          saved = context.savedInTransaction
+          return result
+        }
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "write to")
+    }
+    if saved { hub.didSave() }  // wakes live queries of this process without waiting for inotify
+    return result
+  }
+
+  /// The write transaction ``write(_:)`` runs on this thread (or task), if any.
+  struct ActiveWrite: Sendable {
+    let container: ModelContainer
+    let connection: StoreConnection
+  }
+
+  /// The write transaction of ``write(_:)`` under way here.
+  @TaskLocal static var activeWrite: ActiveWrite?
+
+  /// Runs `body` on a reader of the store, or on the transaction's connection when called inside
+  /// ``write(_:)`` on this container (so reads see that transaction, and an in-memory store,
+  /// whose one connection the transaction holds, does not wait for itself).
+  func read<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    if let active = Self.activeWrite, active.container === self {
+      return try body(active.connection)
+    }
+    return try pool.read(body)
+  }
+
+  /// The error for a save or a ``write(_:)`` inside another ``write(_:)`` on this container.
+  func nestedWrite() -> StoreError {
+    let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+    return StoreError(
+      .nestedWrite, url: url,
+      message:
+        "Can't write to store \(file) here: this runs inside `ModelContainer.write`, whose "
+        + "transaction holds the store until its body returns. Make the changes with the context "
+        + "`write` gives its body; nothing was written by this call.")
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The checks that decide, on any engine and before anything is written, whether an existing
+/// store may be opened and what opening it takes: another program's database, a store written by
+/// a newer Kura or app version and a migration that would lose data are refused; a store that
+/// matches the models needs no write at all.
+///
+/// It reads through a ``StoreConnection`` it is given; how that connection leaves the database
+/// as found is the engine's part (SQLite: ``StoreProbe``, which reads the file, its `-wal` and its
+/// `-shm` without changing them).
+struct StoreExamination {
+  /// What opening the store takes.
+  enum Outcome: Equatable {
+    /// No store yet: it is created.
+    case new
+    /// The store matches the models: opening writes nothing.
+    case current
+    /// The store needs its metadata, tables or indexes changed (in one write transaction).
+    case needsChanges
+  }
+
+  /// The store, for errors.
+  let url: URL
+  let schemas: [ModelSchema]
+  let graph: RelationshipGraph
+  let migration: MigrationOptions?
+
+  private var file: String { "`\(url.lastPathComponent)`" }
+
+  /// The highest schema version this code knows: its migration plan's latest version, or the
+  /// version stores without a plan record.
+  static func knownSchemaVersion(_ migration: MigrationOptions?) -> Int {
+    migration?.plan?.schemas.map { $0.versionIdentifier }.max() ?? StoreSetup.schemaVersion
+  }
+
+  /// The store's tables and its recorded format and schema version, or `nil` for an empty
+  /// database; refuses another program's database and a store newer than `schemaVersionLimit`
+  /// or than this version's store format.
+  func metadata(_ db: StoreConnection, schemaVersionLimit: Int?) throws
+    -> (tables: Set<String>, format: Int?, version: Int?)?
+  {
+    let objects = try db.schemaObjects()
+    let tables = Set(objects.filter { $0.kind == "table" }.map(\.name))
+    guard tables.contains("kura_metadata") && tables.contains("kura_models") else {
+      if objects.isEmpty { return nil }
+      let names = objects.filter { $0.kind == "table" }.prefix(3).map { "`\($0.name)`" }
+      throw StoreError(
+        .notAStore, url: url,
+        message:
+          "Can't open store \(file): it is \(db.engine.databaseDescription) made by another "
+          + "program (it has "
+          + "\(names.isEmpty ? "no Kura tables" : "tables " + names.joined(separator: ", ")) "
+          + "but no Kura metadata). It was left untouched; choose another file or move this one "
+          + "away.")
+    }
+    let metadata = Dictionary(
+      try db.query("SELECT key, value FROM kura_metadata") { ($0.string(at: 0), $0.string(at: 1)) },
+      uniquingKeysWith: { first, _ in first })
+    let format = try number(metadata, "storeFormat")
+    let version = try number(metadata, "schemaVersion")
+    if let format, format > StoreSetup.storeFormat {
+      throw newer(
+        "its format is \(format), and this version of Kura reads formats up to "
+          + "\(StoreSetup.storeFormat)")
+    }
+    if let known = schemaVersionLimit, let version, version > known {
+      throw newer(
+        "its models are at schema version \(version), and this app knows versions up to \(known)")
+    }
+    return (tables, format, version)
+  }
+
+  /// What opening the store for the models takes (refusing what ``metadata(_:schemaVersionLimit:)``
+  /// refuses, and a migration that would lose data).
+  func outcome(_ db: StoreConnection) throws -> Outcome {
+    let known = Self.knownSchemaVersion(migration)
+    guard let (tables, format, version) = try metadata(db, schemaVersionLimit: known) else {
+      return .new
+    }
+    var outcome = Outcome.current
+    if format != StoreSetup.storeFormat || version == nil { outcome = .needsChanges }
+    // A plan whose stages still have to run changes the tables in the write transaction.
+    if migration?.plan != nil, let version, version < known { return .needsChanges }
+    if !tables.contains("kura_history") { outcome = .needsChanges }
+    for schema in schemas {
+      guard tables.contains(schema.tableName) else {
+        outcome = .needsChanges
+        continue
+      }
+      let attributes = graph.attributesByTable[schema.tableName] ?? ModelAttributes()
+      let plan = try TableMigration(
+        schema: schema, attributes: attributes, fileName: file, url: url
+      ).plan(db)
+      guard case .unchanged = plan else {
+        outcome = .needsChanges
+        continue
+      }
+      if try !StoreSetup(url: url, engine: db.engine).isRecorded(schema, in: db)
+        || !StoreSetup.indexesAreCurrent(schema, graph: graph, in: db)
+      {
+        outcome = .needsChanges
+      }
+    }
+    return outcome
+  }
+
+  private func number(_ metadata: [String: String], _ key: String) throws -> Int? {
+    guard let text = metadata[key] else { return nil }
+    guard let value = Int(text) else {
+      throw StoreError(
+        .damaged, url: url,
+        message:
+          "Can't open store \(file): its `\(key)` (table `kura_metadata`) is `\(text)`, not a "
+          + "number. The file was left untouched; restore it from a backup, or check it with "
+          + "`kura store check`.")
+    }
+    return value
+  }
+
+  private func newer(_ why: String) -> StoreError {
+    StoreError(
+      .newerStore, url: url,
+      message:
+        "Can't open store \(file): it was written by a newer version: \(why). It was left "
+        + "untouched; open it with the newer version of the app.")
+  }
+}

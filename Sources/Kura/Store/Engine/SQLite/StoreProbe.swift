@@ -1,0 +1,84 @@
+import Foundation
+
+/// Looks at a store file before anything may write to it, on a connection that leaves the file,
+/// its `-wal` and its `-shm` exactly as found (``Connection/OpenMode/inspect``), and runs the
+/// engine-neutral checks of ``StoreExamination`` over it: refuses a file that is damaged, another
+/// program's database or made by a newer Kura or app version, refuses a migration that would
+/// lose data, and tells whether opening needs to write at all.
+struct StoreProbe {
+  typealias Outcome = StoreExamination.Outcome
+
+  let url: URL
+  let schemas: [ModelSchema]
+  let graph: RelationshipGraph
+  let migration: MigrationOptions?
+
+  private var examination: StoreExamination {
+    StoreExamination(url: url, schemas: schemas, graph: graph, migration: migration)
+  }
+
+  func examine() throws -> Outcome {
+    switch try StoreFile.state(of: url) {
+    case .missing, .empty: return .new
+    case .present: break
+    }
+    // Without a `-wal` file the file is read as immutable (no lock, nothing created beside it),
+    // so a writer changing it meanwhile (another process creating the store) means reading
+    // again; with one, another process may be setting up or removing the `-wal` and `-shm`
+    // files, which a reader that leaves them as found can't wait for: that is read again too.
+    for attempt in 0..<8 {
+      let before = StoreFile.Stamp(url)
+      do {
+        let outcome = try examineOnce(mode: .inspect)
+        if before.hasLog || StoreFile.Stamp(url) == before { return outcome }
+      } catch let error as StoreError where Self.isTransient(error) {
+        // Read again below.
+      } catch {
+        if StoreFile.Stamp(url) == before { throw error }
+      }
+      usleep(UInt32(500 * (attempt + 1)))
+    }
+    // Still changing: an ordinary read-only connection waits for the other processes' locks (it
+    // may update the shared-memory index, never the database or its `-wal`).
+    return try examineOnce(mode: .readOnly)
+  }
+
+  /// Whether a failed look may succeed a moment later: the `-wal`/`-shm` files were being set up
+  /// or removed by another process.
+  private static func isTransient(_ error: StoreError) -> Bool {
+    guard let code = error.underlying?.code else { return false }
+    return [.readOnly, .cannotOpen, .busy, .locked].contains(code)
+  }
+
+  private func examineOnce(mode: Connection.OpenMode) throws -> Outcome {
+    if try StoreFile.state(of: url) != .present { return .new }
+    let db: Connection
+    do {
+      db = try Connection(path: url.path, mode: mode)
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "open")
+    }
+    do {
+      return try examination.outcome(.sqlite(db))
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "open")
+    }
+  }
+
+  /// Refuses a file that is damaged, not a Kura store or written by a newer Kura, reading it
+  /// with a connection that leaves it as found (for `kura store migrate`).
+  static func checkWritable(_ url: URL) throws {
+    guard try StoreFile.state(of: url) == .present else { return }
+    let probe = StoreProbe(url: url, schemas: [], graph: RelationshipGraph(), migration: nil)
+    do {
+      let db = StoreConnection.sqlite(try Connection(path: url.path, mode: .inspect))
+      _ = try probe.examination.metadata(db, schemaVersionLimit: nil)
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.wrapping(error, url: url, doing: "open")
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The connections of one store (see ``StoreEngine``): reads, write transactions and the signal
+/// that another process committed.
+///
+/// The methods keep ``DatabasePool``'s names. Each hands its body a ``StoreConnection`` for the
+/// length of the call; a body must not keep it (nor statements prepared on it).
+enum StorePool: Sendable {
+  case sqlite(DatabasePool)
+
+  /// The engine of this store.
+  var engine: StoreEngine {
+    switch self {
+    case .sqlite: return .sqlite
+    }
+  }
+
+  /// Whether the store only reads (a file or folder that can't be written, opened for reading).
+  var isReadOnly: Bool {
+    switch self {
+    case .sqlite(let pool): return pool.isReadOnly
+    }
+  }
+
+  /// Whether the store lives in memory (one connection serves reads and writes).
+  var isInMemory: Bool {
+    switch self {
+    case .sqlite(let pool): return pool.isInMemory
+    }
+  }
+
+  /// Runs `body` on a reader connection; each statement sees the last committed state.
+  func read<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    switch self {
+    case .sqlite(let pool): return try pool.read { try body(.sqlite($0)) }
+    }
+  }
+
+  /// Runs `body` on a reader connection inside one read transaction (one committed state).
+  func readSnapshot<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    switch self {
+    case .sqlite(let pool): return try pool.readSnapshot { try body(.sqlite($0)) }
+    }
+  }
+
+  /// Runs `body` on the writer inside one write transaction, committed when it returns and
+  /// rolled back when it throws. Writers are serialized, across processes too.
+  func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    switch self {
+    case .sqlite(let pool): return try pool.write { try body(.sqlite($0)) }
+    }
+  }
+
+  /// Runs `body` on the writer without opening a transaction.
+  func writeWithoutTransaction<Result>(_ body: (StoreConnection) throws -> Result) throws
+    -> Result
+  {
+    switch self {
+    case .sqlite(let pool): return try pool.writeWithoutTransaction { try body(.sqlite($0)) }
+    }
+  }
+
+  /// Runs `body` in one write transaction in which tables may be dropped and rebuilt without
+  /// running their foreign-key actions (SQLite: `PRAGMA foreign_keys` is off around it). The
+  /// body checks ``StoreConnection/foreignKeyViolations()`` before it returns when it rebuilt
+  /// tables.
+  func writeSchemaChanges<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    switch self {
+    case .sqlite(let pool):
+      return try pool.writeWithoutTransaction { connection in
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
+        return try connection.transaction(.immediate) { try body(.sqlite(connection)) }
+      }
+    }
+  }
+
+  /// A number that changes with every commit to the store, by any process; compare two readings
+  /// for equality.
+  var changeCount: UInt64 {
+    switch self {
+    case .sqlite(let pool): return pool.changeCount
+    }
+  }
+
+  /// Calls `handler` after commits to the store by any process, until the returned observation
+  /// is cancelled or released (several quick commits may be reported once).
+  func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
+    switch self {
+    case .sqlite(let pool): return pool.observeChanges(handler)
+    }
+  }
+}
