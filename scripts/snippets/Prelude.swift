@@ -34,6 +34,15 @@ public struct Activity: PersistentModel {
   }
 }
 
+public struct Counter: PersistentModel {
+  public var id: String
+  public var value: Int
+  public init(id: String, value: Int) {
+    self.id = id
+    self.value = value
+  }
+}
+
 public struct CashData: Codable, Identifiable, Sendable {
   public var id = UUID()
   public var memo: String

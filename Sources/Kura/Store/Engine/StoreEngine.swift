@@ -23,68 +23,74 @@ import Foundation
 ///
 /// ## What an engine provides
 ///
-/// Adding an engine is adding a case to the four enums and one conformance of ``SQLDialect``;
-/// each `switch` below then names what is missing. The SQLite engine's parts live in
-/// `Store/Engine/SQLite/` (``SQLiteStoreEngine``, the FTS5 search index, the file probe and the
-/// format-1 upgrade), and only there.
+/// Adding an engine is adding a case to the four enums (`.postgres(PostgresConnection)` and so
+/// on), one conformance of ``SQLDialect`` and one namespace of its own beside
+/// ``SQLiteStoreEngine``; every `switch` over the enums then names what is missing. The SQLite
+/// engine's parts live in `Store/Engine/SQLite/` and only there: ``SQLiteStoreEngine`` (SQL),
+/// ``SQLiteDialect``, ``SQLiteSearchIndex`` (FTS5), ``SQLiteFormatUpgrade`` (format 1, which
+/// only SQLite stores have), and the file-level opening (`SQLiteStore`, ``StoreProbe``,
+/// ``StoreFile``). An engine provides:
 ///
-/// **Connections and statements** (``StoreConnection``, ``StoreStatement``): `execute(_:)` (several
-/// statements, no parameters), `prepare(_:)`, `cachedStatement(_:)` (reset and cleared, a new one
-/// when the cached one is still stepping), `run`, `query`, `queryFirst`, `changes`,
-/// `isInTransaction`, `transaction(_:_:)` with ``StoreTransactionKind`` (`.write` takes the write
-/// lock at once — SQLite `BEGIN IMMEDIATE` —, `.read` sees one committed state), `savepoint(_:)`
-/// (nested transactions become savepoints); statements bind `Int64`, `Int`, `Double`, `String`,
-/// `Data`, NULL and ``SQLiteValue`` at 1-based indexes, `bindExact` (a `Double` read back bit for
-/// bit, NaN and `-0.0` included, by `exactDouble(at:)`), `step`, `execute`, `rewind`, `reset`, and
-/// read `int64`, `double`, `exactDouble`, `string`, `data`, `isNull`, `value` at 0-based indexes.
+/// 1. Statements (``StoreStatement``), 1-based parameters, 0-based columns:
+///    `bind(_: Int64|Int|Double|String|Data|SQLiteValue, at:)`, `bindNull(at:)`,
+///    `bind(_: [SQLiteValue])`, `bindExact(_: Double, at:)` (read back bit for bit, NaN and `-0.0`
+///    included, by `exactDouble(at:)`), `step() -> Bool`, `execute()`, `rewind()`, `reset()`,
+///    `int64(at:)`, `double(at:)`, `exactDouble(at:)`, `string(at:)`, `data(at:)`, `isNull(at:)`,
+///    `value(at:) -> SQLiteValue`, `columnCount`, `columnName(at:)`, `identity`, `sql`.
+/// 2. Connections (``StoreConnection``): `execute(_:)` (statements without parameters),
+///    `prepare(_:)`, `cachedStatement(_:)` (reset and cleared; a new one while the cached one
+///    still steps), `run(_:_:)`, `query(_:_:row:)`, `queryFirst(_:_:row:)`, `changes`,
+///    `totalChanges`, `isInTransaction`, `transaction(_: StoreTransactionKind, _:)` (`.write`
+///    takes the write lock at once — SQLite `BEGIN IMMEDIATE` —, `.read` sees one committed state;
+///    inside a transaction both become savepoints), `savepoint(_:)`.
+/// 3. A pool (``StorePool``): `read`, `readSnapshot`, `write` (writers serialized across
+///    processes and hosts), `writeWithoutTransaction`, `writeSchemaChanges` (a write transaction
+///    in which a table can be dropped and rebuilt without running foreign-key actions; the store
+///    checks `foreignKeyViolations()` before it commits), `changeCount` and `observeChanges(_:)`
+///    (the wake-up after commits by any process; the history table is the lossless record),
+///    `isReadOnly`, `isInMemory`.
+/// 4. Introspection (``StoreConnection``): `tableExists(_:)`, `schemaObjects()` (every named
+///    object but the engine's own: an empty database from another program's), `tableColumns(_:)`
+///    (``StoreColumnInfo``), `foreignKeys(of:)` (``StoreForeignKey``), `indexes(of:)`
+///    (``StoreIndexInfo``, not the primary key's), `kuraIndexDefinitions(of:)` (each index's
+///    definition, equal to the `CREATE INDEX` the store ran when unchanged),
+///    `foreignKeyViolations()`, `firstDanglingReference(in:primaryKey:)`,
+///    `hasForeignKeyViolations` (deferred references broken right now), `integrityProblems()`,
+///    `recordedColumnsText(table:model:)` (a model's `kura_models` record, else the table's
+///    newest).
+/// 5. DDL (``StoreEngine``): `columnType(_:)` per ``ColumnKind``, `columnKind(ofDeclaredType:)`,
+///    `primaryKeyDefinition(_:)` (a text key compares like Swift's `==`), `upsertSQL(_:)` (an
+///    insert that updates the row with the same id or the same unique values, built once per
+///    schema), `historyTableSQL`, `literal(_:)`, `integerTest(_:)`, `isConstraintViolation(_:)`,
+///    `isEngineError(_:)`, `databaseDescription`; on the connection:
+///    `textKeyComparesLikeSwift(table:)`, `equivalentTextKeys(table:key:)`,
+///    `copyRows(from:into:columns:expressions:progress:)` and `replaceTable(_:with:)` (the store
+///    plans a table's change — nothing, `ALTER TABLE … RENAME COLUMN`/`ADD COLUMN`, or a
+///    rebuild — and the engine moves the rows and swaps the tables, keeping other tables'
+///    references valid), `upgradeStoreFormat(from:url:)`.
+/// 6. Swift semantics in SQL (``SQLDialect``): `swiftStringComparable(_:)` wraps a text
+///    expression so comparisons, ordering, `IN`, `BETWEEN`, text indexes and conflict targets
+///    follow Swift's `==` and the store's total text order (SQLite `x COLLATE kura_unicode`; an
+///    engine comparing a key would return `kura_key(x)`), `wrapsOneOperandOfAComparison`,
+///    `exactReal(_:)` (a `Double` or `Date` column as the number SQL compares: NaN as NULL, `-0.0`
+///    as `0.0`), `stringContains(_:_:)`/`stringStartsWith(_:_:)` (Foundation's predicate
+///    semantics), `boundList(_:parameter:)` (many values through one parameter), `noLimit`, and
+///    `quoteIdentifier`, `placeholder`, `booleanLiteral`, `escapeLikePattern`.
+/// 7. Saves and history (``StoreConnection``): `trackingRowChanges(in:_:)` with a
+///    ``StoreRowTracker`` (`count`, `lastOperation`, `lastIntegerKey`: whether each upsert
+///    inserted or updated), `storedKey(ofLastChangeIn:tracker:)`,
+///    `appendHistory(time:models:changes:) -> Int64` (a token larger than every earlier one; the
+///    feed must never skip a token that commits late), `changedModelNames(after:through:)`.
+/// 8. Search (``StoreConnection``, ``StoreEngine``): `searchIndexIsCurrent(_:)`,
+///    `prepareSearchIndex(_:)` (kept in step by every writer, in the writer's transaction),
+///    `searchCondition(_:words:)` (each word as a word prefix or a substring; two-character
+///    Japanese substrings too) and `searchOrder(_:words:)` (best matches first, or `nil`).
 ///
-/// **Transactions and the change signal** (``StorePool``): `read` (any committed state),
-/// `readSnapshot` (one committed state), `write` (one write transaction; writers are serialized
-/// across processes and hosts), `writeWithoutTransaction`, `writeSchemaChanges` (a write
-/// transaction in which tables can be dropped and rebuilt without running foreign-key actions;
-/// the caller checks `foreignKeyViolations()` before it returns), `changeCount` and
-/// `observeChanges` (a wake-up after commits by any process; the history table is the lossless
-/// record), `isReadOnly`, `isInMemory`.
-///
-/// **Schema introspection** (``StoreConnection``): `tableExists`, `schemaObjects` (every named
-/// object, to tell an empty database from another program's), `tableColumns` (name, declared
-/// type, not null, primary key), `foreignKeys` (column, target table and column, `ON DELETE`
-/// action), `indexes` (name, unique, columns; not the primary key's), `kuraIndexDefinitions` (the
-/// definition of each index, comparable with the `CREATE INDEX` the store writes),
-/// `foreignKeyViolations`, `firstForeignKeyViolation(in:primaryKey:)`, `hasForeignKeyViolations`
-/// (deferred references broken right now), `integrityProblems`, `recordedColumnsText` (a model's
-/// `kura_models` record, the newest for its table when the model has none).
-///
-/// **DDL** (``StoreEngine``): `columnType(_:)` per ``ColumnKind`` and `columnKind(ofDeclaredType:)`
-/// back, `primaryKeyDefinition(_:)` (a text key compares like Swift's `==`), `upsertSQL(_:)` (an
-/// insert that updates the row with the same id, or with the same unique values),
-/// `historyTableSQL`, `cast(_:to:)`, `literal(_:)`, `integerTest(_:)`, `isConstraintViolation(_:)`;
-/// and on the connection `textKeyComparesLikeSwift(table:)`, `equivalentTextKeys(table:key:)`,
-/// `copyRows(…)` and `replaceTable(_:with:)` (how a table is rebuilt: the store plans the change,
-/// the engine moves the rows and swaps the tables, keeping references to the table valid), and
-/// `upgradeStoreFormat(from:url:)` for formats older than the engine's first.
-///
-/// **Swift semantics in SQL** (``SQLDialect``): `swiftStringComparable(_:)` wraps a text
-/// expression so comparing, ordering, `IN`, `BETWEEN`, unique indexes and conflict targets follow
-/// Swift's `==` and the store's total text order (SQLite: `x COLLATE kura_unicode`; an engine
-/// comparing a key function would return `kura_key(x)`), `exactReal(_:)` reads a `Double` column
-/// as the number SQL compares (NaN as NULL, `-0.0` as `0.0`), `stringContains`/`stringStartsWith`
-/// (Foundation's predicate semantics), `boundList(_:parameter:)` (many values through one
-/// parameter) and `pagingClause(limit:offset:)`.
-///
-/// **Saves and history** (``StoreConnection``): `trackingRowChanges(in:_:)` (whether each upsert
-/// inserted or updated, and the row it touched), `storedKey(ofLastChangeIn:tracker:)`,
-/// `appendHistory(time:models:changes:)` (a new, larger token per save; tokens must be readable
-/// in commit order by the feed), `changedModelNames(after:through:)`.
-///
-/// **Search** (``StoreConnection``/``StoreEngine``): `searchIndexIsCurrent`, `prepareSearchIndex`
-/// (kept in step with the table by every writer, in the writer's transaction), `searchCondition`
-/// (every word as a word prefix or a substring) and `searchOrder` (best matches first).
-///
-/// What stays outside the seam, per engine: opening a store (SQLite: the file probe, `-wal`/`-shm`
-/// handling, read-only files; see `SQLiteStore.open`), chosen in ``ModelContainer``'s initializer
-/// by one `switch` on the configuration; the metadata checks that follow run on any engine
-/// (``StoreExamination``).
+/// Outside the seam, per engine: opening a store (SQLite: what is at the path, the read-only
+/// probe, `-wal`/`-shm`, read-only files: `SQLiteStore.open`), chosen by the one `switch` on
+/// ``ModelConfiguration``'s storage in ``ModelContainer``'s initializer. The checks that follow
+/// (another program's database, a newer store, a migration that would lose data) run over any
+/// ``StoreConnection`` (``StoreExamination``), and so does everything after them.
 enum StoreEngine: Sendable, Hashable {
   /// An SQLite file, or an SQLite database in memory (``DatabasePool``).
   case sqlite
