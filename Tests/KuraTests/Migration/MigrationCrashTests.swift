@@ -47,7 +47,8 @@ struct MigrationCrashTests {
       #expect(try context.fetchCount(FetchDescriptor<CrashNoteV1>()) == 60_000)
       #expect(try context.model(for: 59_999, as: CrashNoteV1.self)?.extra == "x")
     }
-    let context = ModelContext(try ModelContainer(for: CrashNoteV2.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: CrashNoteV2.self, configurations: store.configuration))
     #expect(try context.fetchCount(FetchDescriptor<CrashNoteV2>()) == 60_000)
     #expect(try context.model(for: 59_999, as: CrashNoteV2.self)?.text == "note 59999")
   }

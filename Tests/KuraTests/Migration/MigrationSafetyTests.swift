@@ -55,7 +55,8 @@ struct MigrationSafetyTests {
       for id in ids { try context.insert(Sparse.V1(id: id, name: "row \(id)")) }
       try context.save()
     }
-    let context = ModelContext(try ModelContainer(for: Sparse.V2.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Sparse.V2.self, configurations: store.configuration))
     let rows = try context.fetch(FetchDescriptor<Sparse.V2>(sortBy: [SortDescriptor(\.id)]))
     #expect(rows.map(\.id) == ids)
     #expect(rows.map(\.name) == ids.map { "row \($0)" })
@@ -87,7 +88,8 @@ struct MigrationSafetyTests {
       try context.delete(Measure.V1(id: 2, amount: 0))
       try context.save()
     }
-    let context = ModelContext(try ModelContainer(for: Measure.V2.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Measure.V2.self, configurations: store.configuration))
     #expect(
       try context.fetch(FetchDescriptor<Measure.V2>()).map(\.amount) == [9_007_199_254_740_992])
   }
@@ -101,7 +103,8 @@ struct MigrationSafetyTests {
       try context.insert(Measure.V1(id: 1, amount: 3))
       try context.save()
     }
-    let context = ModelContext(try ModelContainer(for: Measure.V3.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Measure.V3.self, configurations: store.configuration))
     let rows = try context.fetch(FetchDescriptor<Measure.V3>())
     #expect(
       rows == [

@@ -79,7 +79,8 @@ struct MigrationTests {
     }
     let store = try freshStore(engine, sqlite: .file("plain.store"))
     do {
-      let context = ModelContext(try ModelContainer(for: Plain.self, configurations: store.configuration))
+      let context = ModelContext(
+        try ModelContainer(for: Plain.self, configurations: store.configuration))
       for id in 1...3 { try context.insert(Plain(id: id, name: "n\(id)")) }
       try context.save()
     }
@@ -101,7 +102,8 @@ struct MigrationTests {
   }
 
   @Test(arguments: TestEngine.enabled)
-  func newRequiredPropertyWithoutDefaultIsRefusedBeforeAnythingChanges(_ engine: TestEngine) throws {
+  func newRequiredPropertyWithoutDefaultIsRefusedBeforeAnythingChanges(_ engine: TestEngine) throws
+  {
     let store = try freshStore(engine, sqlite: .file("trips.store"))
     _ = try writeV1Store(store)
     let before = try store.contents()
@@ -147,7 +149,8 @@ struct MigrationTests {
     let (_, nara, _) = try writeV1Store(store)
     let before = try store.contents()
     #expect {
-      _ = try ModelContainer(for: Refused.NoLongerOptional.self, configurations: store.configuration)
+      _ = try ModelContainer(
+        for: Refused.NoLongerOptional.self, configurations: store.configuration)
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .migrationRefused && error.property == "budget"
@@ -265,11 +268,13 @@ struct MigrationTests {
     }
     let store = try freshStore(engine, sqlite: .file("people.store"))
     do {
-      let context = ModelContext(try ModelContainer(for: Before.self, configurations: store.configuration))
+      let context = ModelContext(
+        try ModelContainer(for: Before.self, configurations: store.configuration))
       try context.insert(Before(id: 1, name: "Ginny"))
       try context.save()
     }
-    let context = ModelContext(try ModelContainer(for: After.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: After.self, configurations: store.configuration))
     try context.insert(After(id: 2, name: nil))
     try context.save()
     #expect(
@@ -294,11 +299,20 @@ struct MigrationTests {
     _ = try writeV1Store(url)
     let before = try Data(contentsOf: url)
     let refusals: [() throws -> Void] = [
-      { _ = try ModelContainer(for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url)) },
-      { _ = try ModelContainer(for: Refused.NewRequired.self, TripsV1.Activity.self, configurations: .url(url)) },
+      {
+        _ = try ModelContainer(
+          for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url))
+      },
+      {
+        _ = try ModelContainer(
+          for: Refused.NewRequired.self, TripsV1.Activity.self, configurations: .url(url))
+      },
       { _ = try ModelContainer(for: Refused.Narrowed.self, configurations: .url(url)) },
       { _ = try ModelContainer(for: Refused.NoLongerOptional.self, configurations: .url(url)) },
-      { _ = try ModelContainer(for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: .url(url)) },
+      {
+        _ = try ModelContainer(
+          for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: .url(url))
+      },
       {
         _ = try ModelContainer(
           for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: FailingPlan.self,

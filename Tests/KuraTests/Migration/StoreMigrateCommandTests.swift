@@ -58,7 +58,8 @@ struct StoreMigrateCommandTests {
       var budget: Int?
       var rating: Int
     }
-    let context = ModelContext(try ModelContainer(for: Trip.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Trip.self, configurations: store.configuration))
     let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.title)]))
     #expect(trips.map(\.id) == [kyoto.id, nara.id])
     #expect(trips.map(\.title) == ["Kyoto", "Nara Park"])

@@ -74,7 +74,8 @@ struct ChangeFeedTests {
     let container = try relationContainer(store)
     let token = try container.currentHistoryToken()
     let stream = try container.changeSets()
-    let printed = try runHelper(["relations-insert", store.argument, "trip", "Hakone"], store: store)
+    let printed = try runHelper(
+      ["relations-insert", store.argument, "trip", "Hakone"], store: store)
     let history = try container.history(since: token)
     #expect(history.count == 1)
     #expect(printed == String(history[0].token.rawValue))

@@ -32,7 +32,8 @@ struct SearchTests {
   @Test(arguments: TestEngine.enabled)
   func matchesEveryWordAsAPrefixWithThePredicateAndSort(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .file("p.store"))
-    let context = ModelContext(try ModelContainer(for: Place.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try seed(context)
     let byID = FetchDescriptor<Place>(sortBy: [SortDescriptor(\.id)])
     #expect(try context.fetch(byID, matching: "temple").map(\.id) == [1, 2, 4])
@@ -51,7 +52,8 @@ struct SearchTests {
   @Test(arguments: TestEngine.enabled)
   func theIndexFollowsUpdatesDeletesAndOtherContainersWrites(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .file("p.store"))
-    let context = ModelContext(try ModelContainer(for: Place.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try seed(context)
     try context.insert(Place(id: 3, name: "Nishiki food market", notes: "lunch", visited: true))
     try context.delete(Place(id: 1, name: "", notes: nil, visited: false))
@@ -59,7 +61,8 @@ struct SearchTests {
     #expect(try context.fetch(FetchDescriptor<Place>(), matching: "lunch").map(\.id) == [3])
     #expect(try context.fetch(FetchDescriptor<Place>(), matching: "golden").isEmpty)
     // A write through another container on the same store is indexed too.
-    let other = ModelContext(try ModelContainer(for: Place.self, configurations: store.configuration))
+    let other = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try other.insert(Place(id: 9, name: "Gion corner", notes: nil, visited: false))
     try other.save()
     #expect(try context.fetch(FetchDescriptor<Place>(), matching: "gion").map(\.id) == [9])
@@ -102,7 +105,8 @@ struct SearchTests {
     throws
   {
     let store = try freshStore(engine, sqlite: .memory)
-    let context = ModelContext(try ModelContainer(for: Place.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try context.insert(Place(id: 1, name: "お寺巡り", notes: nil, visited: false))
     try context.insert(Place(id: 2, name: "金閣寺", notes: "京都の寺院", visited: true))
     try context.insert(Place(id: 3, name: "北京烤鸭", notes: nil, visited: false))
@@ -125,7 +129,8 @@ struct SearchTests {
   @Test(arguments: TestEngine.enabled)
   func japaneseIsFoundByTwoCharactersFromInsideAWord(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .memory)
-    let context = ModelContext(try ModelContainer(for: Place.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try context.insert(Place(id: 1, name: "東京タワー", notes: nil, visited: false))
     try context.insert(Place(id: 2, name: "京都タワー", notes: "展望台", visited: true))
     try context.insert(Place(id: 3, name: "スカイツリー", notes: "東京の新しいタワー", visited: false))
@@ -171,7 +176,8 @@ struct SearchTests {
   @Test(arguments: TestEngine.enabled)
   func searchingAModelWithoutSearchablePropertiesIsAnError(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .memory)
-    let context = ModelContext(try ModelContainer(for: Counter.self, configurations: store.configuration))
+    let context = ModelContext(
+      try ModelContainer(for: Counter.self, configurations: store.configuration))
     #expect {
       _ = try context.fetch(FetchDescriptor<Counter>(), matching: "x")
     } throws: { error in

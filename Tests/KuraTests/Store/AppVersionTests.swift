@@ -21,7 +21,8 @@ struct AppVersionTests {
       try context.save()
     }
     let saved = try run(
-      try executable("kura-testhelper"), ["trust-v2-save", store.argument, "2", "written by version 2"],
+      try executable("kura-testhelper"),
+      ["trust-v2-save", store.argument, "2", "written by version 2"],
       environment: store.environment)
     #expect(saved.status == 0, "\(saved.stderr)")
   }

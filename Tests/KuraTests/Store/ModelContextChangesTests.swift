@@ -80,7 +80,8 @@ struct ModelContextChangesTests {
     writer.autosaveEnabled = true
     try writer.insert(Counter(id: 1, value: 1))
     #expect(!writer.hasChanges)
-    let other = ModelContext(try ModelContainer(for: Counter.self, configurations: store.configuration))
+    let other = ModelContext(
+      try ModelContainer(for: Counter.self, configurations: store.configuration))
     #expect(try other.model(for: 1, as: Counter.self) == Counter(id: 1, value: 1))
     try writer.delete(Counter(id: 1, value: 1))
     #expect(try other.model(for: 1, as: Counter.self) == nil)

@@ -177,7 +177,8 @@ struct StringKeyTests {
   @Test(arguments: TestEngine.enabled)
   func aReferenceThroughTheOtherFormHolds(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .file("words.store"))
-    let container = try ModelContainer(for: [KeyedWord.self, KeyedUse.self], configurations: store.configuration)
+    let container = try ModelContainer(
+      for: [KeyedWord.self, KeyedUse.self], configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedWord(id: composed, note: "word"))
     _ = try context.save()
@@ -202,7 +203,8 @@ struct StringKeyTests {
   @Test(arguments: TestEngine.enabled)
   func aDenyingReferenceThroughTheOtherFormIsNamed(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .file("words.store"))
-    let container = try ModelContainer(for: [KeyedWord.self, KeyedPin.self], configurations: store.configuration)
+    let container = try ModelContainer(
+      for: [KeyedWord.self, KeyedPin.self], configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedWord(id: composed, note: "word"))
     try context.insert(KeyedPin(id: 7, word: decomposed))

@@ -55,7 +55,8 @@ struct StudentsAppTests {
     let store = folder.url.appendingPathComponent(
       "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
     #expect(FileManager.default.fileExists(atPath: store.path))
-    #expect(try run(students, ["path"], environment: folder.environment).stdout == store.path + "\n")
+    #expect(
+      try run(students, ["path"], environment: folder.environment).stdout == store.path + "\n")
   }
 
   @Test(arguments: TestEngine.enabled)

@@ -105,7 +105,9 @@ struct SwiftSemanticsTests {
     // canonically equivalent texts are equal, and no two others are unordered.
     for a in texts {
       for b in texts {
-        #expect([a < b, b < a, a == b].filter { $0 }.count == 1, "\(a.debugDescription) \(b.debugDescription)")
+        #expect(
+          [a < b, b < a, a == b].filter { $0 }.count == 1,
+          "\(a.debugDescription) \(b.debugDescription)")
       }
     }
     for (id, text) in texts.enumerated() {
@@ -186,7 +188,8 @@ struct SwiftSemanticsTests {
       #Predicate { $0.value / 2 > 0 }, #Predicate { $0.optionalValue == nil },
       #Predicate { $0.optionalValue != nil }, #Predicate { $0.optionalValue == minusZero },
       #Predicate { $0.optionalValue != $0.optionalValue },
-      #Predicate { ($0.optionalValue ?? notANumber) > 0 }, #Predicate { ($0.optionalValue ?? 0) >= 0 },
+      #Predicate { ($0.optionalValue ?? notANumber) > 0 },
+      #Predicate { ($0.optionalValue ?? 0) >= 0 },
       #Predicate { $0.optionalValue.flatMap { $0 - $0 } == 0 },
       #Predicate { $0.optionalValue.flatMap { $0 * 0 } == nil },
     ]
@@ -306,7 +309,10 @@ struct SwiftSemanticsTests {
       ("count * 2 <= 0", #Predicate { $0.count * 2 <= 0 }, expected(doubled) { $0 <= 0 }),
       ("count - 1 < 0", #Predicate { $0.count - 1 < 0 }, expected(minusOne) { $0 < 0 }),
       ("-count > 0", #Predicate { -$0.count > 0 }, expected(negated) { $0 > 0 }),
-      ("count / divisor > 0", #Predicate { $0.count / $0.divisor > 0 }, expected(quotient) { $0 > 0 }),
+      (
+        "count / divisor > 0", #Predicate { $0.count / $0.divisor > 0 },
+        expected(quotient) { $0 > 0 }
+      ),
       (
         "count / divisor <= 0", #Predicate { $0.count / $0.divisor <= 0 },
         expected(quotient) { $0 <= 0 }

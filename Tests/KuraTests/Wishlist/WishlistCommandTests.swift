@@ -194,12 +194,16 @@ struct WishlistActionTests {
     #expect(
       try wishlist.ok("activity", "rename", "Kyoto", "tea", "Tea ceremony")
         == "Renamed Tea to Tea ceremony (Kyoto).\n")
-    #expect(try wishlist.ok("activity", "done", "Kyoto", "Tea ceremony") == "Done: Tea ceremony (Kyoto).\n")
+    #expect(
+      try wishlist.ok("activity", "done", "Kyoto", "Tea ceremony")
+        == "Done: Tea ceremony (Kyoto).\n")
     #expect(
       try wishlist.ok("activity", "done", "Kyoto", "Tea ceremony", "--undo")
         == "Not done: Tea ceremony (Kyoto).\n")
-    #expect(try wishlist.ok("activity", "delete", "Kyoto", "temple") == "Deleted Temple from Kyoto.\n")
-    #expect(try wishlist.ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [ ] Tea ceremony\n")
+    #expect(
+      try wishlist.ok("activity", "delete", "Kyoto", "temple") == "Deleted Temple from Kyoto.\n")
+    #expect(
+      try wishlist.ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [ ] Tea ceremony\n")
     let missing = try wishlist.run(["activity", "delete", "Kyoto", "Temple"])
     #expect(missing.status == 1)
     #expect(missing.stderr.hasPrefix("wishlist: error: Kyoto has no activity `Temple`."))
@@ -228,7 +232,8 @@ struct WishlistActionTests {
     let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
     #expect(rows.map(\.name) == ["Nara", "Kyoto"])
     #expect(try wishlist.ok("recent", "--limit", "１", "--json").contains("Nara"))
-    #expect(try wishlist.ok("trip", "add", "Nikko", "--start", "２０２７-０１-０２").hasPrefix("Added trip"))
+    #expect(
+      try wishlist.ok("trip", "add", "Nikko", "--start", "２０２７-０１-０２").hasPrefix("Added trip"))
   }
 }
 
@@ -246,10 +251,13 @@ struct WishlistJSONTests {
     let store = try wishlistStore(engine)
     let wishlist = Wishlist(store: store)
     #expect(try json(wishlist, "trip", "add", "Kyoto", "--json")["name"] as? String == "Kyoto")
-    #expect(try json(wishlist, "activity", "add", "Kyoto", "Tea", "--json")["name"] as? String == "Tea")
     #expect(
-      try json(wishlist, "activity", "done", "Kyoto", "Tea", "--json")["isComplete"] as? Bool == true)
-    #expect(try json(wishlist, "trip", "rename", "Kyoto", "京都", "--json")["name"] as? String == "京都")
+      try json(wishlist, "activity", "add", "Kyoto", "Tea", "--json")["name"] as? String == "Tea")
+    #expect(
+      try json(wishlist, "activity", "done", "Kyoto", "Tea", "--json")["isComplete"] as? Bool
+        == true)
+    #expect(
+      try json(wishlist, "trip", "rename", "Kyoto", "京都", "--json")["name"] as? String == "京都")
     let deleted = try json(wishlist, "trip", "delete", "京都", "--json")
     #expect(deleted["deletedActivities"] as? Int == 1)
     #expect((deleted["trip"] as? [String: Any])?["name"] as? String == "京都")

@@ -7,7 +7,8 @@ import Testing
 struct FallbackTranslationTests {
   @Test(arguments: TestEngine.enabled)
   func untranslatableConjunctRunsInMemoryAfterSQLNarrows(_ engine: TestEngine) throws {
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.count > 0 && $0.name.count == 5 }, sql: #"("count" > ?)"#,
       reason: "`\\String.count` has no SQL form and runs in memory")
     let query = try translated(#Predicate<Item> { $0.count > 0 && $0.name.count == 5 })
@@ -16,10 +17,12 @@ struct FallbackTranslationTests {
 
   @Test(arguments: TestEngine.enabled)
   func inMemoryConditionBeforeAnSQLConditionStillNarrowsInSQL(_ engine: TestEngine) throws {
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.name.count > 1 && $0.count >= 0 }, sql: #"("count" >= ?)"#,
       reason: "`\\String.count` has no SQL form and runs in memory")
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.count >= 0 && $0.rank! > 0 }, sql: #"("count" >= ?)"#,
       reason:
         "a force unwrap `!` (which throws on nil) runs in memory; use `??` or `flatMap` to run it"
@@ -32,16 +35,20 @@ struct FallbackTranslationTests {
     try expectSQL(engine, #Predicate<Item> { $0.note == nil }, #"("note" IS NULL)"#, [])
     try expectSQL(engine, #Predicate<Item> { $0.note != nil }, #"("note" IS NOT NULL)"#, [])
     let note = Item.Note(text: "first")
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.note == note }, sql: nil,
       reason: "a constant of type `Optional<Note>` has no SQL form")
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.tags.contains("a") }, sql: nil,
       reason: "`contains` on a stored collection runs in memory")
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.tags.contains { $0 == "b" } }, sql: nil,
       reason: "`contains(where:)` runs in memory")
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.tags.isEmpty }, sql: nil,
       reason:
         "a computed property of `Array<String>` (of type `Bool`) has no SQL form and runs in"
@@ -51,7 +58,8 @@ struct FallbackTranslationTests {
   @Test(arguments: TestEngine.enabled)
   func forceUnwrapKeepsLaterConditionsInMemory(_ engine: TestEngine) throws {
     let rows = sampleItems.filter { $0.rank != nil }
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.isActive && $0.rank! > 0 && $0.count > 1 }, sql: #""isActive""#,
       reason:
         "a force unwrap `!` (which throws on nil) runs in memory; use `??` or `flatMap` to run it"
@@ -68,15 +76,18 @@ struct FallbackTranslationTests {
 
   @Test(arguments: TestEngine.enabled)
   func floatArithmeticAndVariableDivisorsRunInMemory(_ engine: TestEngine) throws {
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.ratio * 3 > 1 }, sql: nil,
       reason: "`*` on `float` values runs in memory")
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.score / $0.score > 0 }, sql: nil,
       reason:
         "`/` on floating point by anything but a non-zero constant (x / 0 is infinity in Swift,"
         + " NULL in SQL) runs in memory")
-    try expectFallback(engine, 
+    try expectFallback(
+      engine,
       #Predicate<Item> { $0.name.contains(/a+/) }, sql: nil,
       reason: "`contains` with a regular expression runs in memory")
   }

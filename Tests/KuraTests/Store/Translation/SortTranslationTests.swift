@@ -28,26 +28,31 @@ struct SortTranslationTests {
 
   @Test(arguments: TestEngine.enabled)
   func severalKeysWithBoolAndOptionalKeys(_ engine: TestEngine) throws {
-    try check(engine, 
+    try check(
+      engine,
       [
         SortDescriptor(\.isActive), SortDescriptor(\.rank, order: .reverse),
         SortDescriptor(\.name), SortDescriptor(\.id),
       ],
       orderBy: #""isActive" ASC, "rank" DESC, "name" COLLATE kura_unicode ASC, "id" ASC"#)
-    try check(engine, 
+    try check(
+      engine,
       [SortDescriptor(\.flag, order: .reverse), SortDescriptor(\.id, order: .reverse)],
       orderBy: #""flag" DESC, "id" DESC"#)
-    try check(engine, 
+    try check(
+      engine,
       [SortDescriptor(\.flag), SortDescriptor(\.isActive, order: .reverse), SortDescriptor(\.id)],
       orderBy: #""flag" ASC, "isActive" DESC, "id" ASC"#)
   }
 
   @Test(arguments: TestEngine.enabled)
   func nilSortsFirstForwardAndLastReversedAsInFoundation(_ engine: TestEngine) throws {
-    try check(engine, 
+    try check(
+      engine,
       [SortDescriptor(\.nickname), SortDescriptor(\.id)],
       orderBy: #""nickname" COLLATE kura_unicode ASC, "id" ASC"#)
-    try check(engine, 
+    try check(
+      engine,
       [SortDescriptor(\.weight, order: .reverse), SortDescriptor(\.id)],
       orderBy: #"kura_real("weight") DESC, "id" ASC"#)
   }
@@ -70,23 +75,28 @@ struct SortTranslationTests {
 
   @Test(arguments: TestEngine.enabled)
   func otherOrderedTypes(_ engine: TestEngine) throws {
-    try check(engine, 
+    try check(
+      engine,
       [
         SortDescriptor(\.createdAt), SortDescriptor(\.score, order: .reverse), SortDescriptor(\.id),
       ],
       orderBy: #"kura_real("createdAt") ASC, kura_real("score") DESC, "id" ASC"#)
-    try check(engine, [SortDescriptor(\.uuid), SortDescriptor(\.id)], orderBy: #""uuid" ASC, "id" ASC"#)
-    try check(engine, 
+    try check(
+      engine, [SortDescriptor(\.uuid), SortDescriptor(\.id)], orderBy: #""uuid" ASC, "id" ASC"#)
+    try check(
+      engine,
       [SortDescriptor(\.ratio), SortDescriptor(\.id)], orderBy: #"kura_real("ratio") ASC, "id" ASC"#
     )
   }
 
   @Test(arguments: TestEngine.enabled)
   func comparatorsAndComputedKeysSortInMemory(_ engine: TestEngine) throws {
-    try check(engine, 
+    try check(
+      engine,
       [SortDescriptor(\.name, comparator: .lexical), SortDescriptor(\.id)], orderBy: nil,
       inMemory: "a sort with a string comparator (such as `.lexical`) has no SQL form")
-    try check(engine, 
+    try check(
+      engine,
       [SortDescriptor(\.id), SortDescriptor(\.name.count)], orderBy: nil,
       inMemory:
         "sorting by a computed property of `Item` (of type `Int`), which is not a stored column")

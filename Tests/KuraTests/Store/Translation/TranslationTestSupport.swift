@@ -82,7 +82,8 @@ final class ItemTable {
     case .postgres:
       let store = try freshStore(engine, testName)
       backing = .store(
-        store, ModelContext(try ModelContainer(for: Item.self, configurations: store.configuration)))
+        store, ModelContext(try ModelContainer(for: Item.self, configurations: store.configuration))
+      )
     }
     try replace(with: items)
   }
