@@ -167,7 +167,10 @@ private func sqliteBacking(_ location: SQLiteLocation, in folder: TemporaryDirec
 /// A PostgreSQL store: a new, empty database of the test run's cluster
 /// (`Support/PostgresCluster.swift`), dropped when the test store is released.
 private func postgresBacking(in folder: TemporaryDirectory) throws -> StoreBacking {
-  // When the engine lands, this becomes (and `TestEngine.enabled` gets `.postgres`):
+  // When the engine lands, this becomes (and `TestEngine.enabled` gets `.postgres`). Two more
+  // places take the store from a child process's side: `storeConfiguration(_:)` in
+  // Sources/kura-testhelper/StoreArgument.swift (a `postgresql://` argument), and the example
+  // apps (`students`, `wishlist`, `kura store`), which must honour `KURA_STORE_URL` / a URL.
   //
   //   let url = try PostgresCluster.freshDatabaseURL()
   //   return StoreBacking(
