@@ -37,7 +37,7 @@ let relationHelperCommands: [HelperCommand] = [
       throw HelperUsage("relations-insert <store> trip|note <text>")
     }
     let container = try ModelContainer(
-      for: RTrip.self, RNote.self, configurations: .url(URL(fileURLWithPath: arguments[0])))
+      for: RTrip.self, RNote.self, configurations: storeConfiguration(arguments[0]))
     let context = ModelContext(container)
     if arguments[1] == "trip" {
       try context.insert(RTrip(name: arguments[2]))
@@ -49,7 +49,7 @@ let relationHelperCommands: [HelperCommand] = [
   HelperCommand(name: "relations-migrate-and-hang") { arguments in
     guard arguments.count == 1 else { throw HelperUsage("relations-migrate-and-hang <store>") }
     _ = try ModelContainer(
-      for: [CrashNoteV2.self], configurations: .url(URL(fileURLWithPath: arguments[0]))
+      for: [CrashNoteV2.self], configurations: storeConfiguration(arguments[0])
     ) { progress in
       guard progress.completedRows > 0 else { return }
       print("migrating \(progress.completedRows)/\(progress.totalRows)")

@@ -62,7 +62,7 @@ let signalHelperCommands: [HelperCommand] = [
       throw CocoaError(.featureUnsupported)
     }
     let container = try ModelContainer(
-      for: RTrip.self, RNote.self, configurations: .url(URL(fileURLWithPath: arguments[0])))
+      for: RTrip.self, RNote.self, configurations: storeConfiguration(arguments[0]))
     let context = ModelContext(container)
     for number in 0..<count {
       try context.insert(RTrip(name: "\(arguments[1])-\(number)"))

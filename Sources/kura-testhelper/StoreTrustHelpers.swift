@@ -20,7 +20,7 @@ let storeTrustHelperCommands: [HelperCommand] = [
     }
     let context = ModelContext(
       try ModelContainer(
-        for: MemoV2.self, configurations: .url(URL(fileURLWithPath: arguments[0]))))
+        for: MemoV2.self, configurations: storeConfiguration(arguments[0])))
     try context.insert(MemoV2(id: id, text: "memo \(id)", body: arguments[2]))
     try context.save()
     print("saved")
@@ -31,7 +31,7 @@ let storeTrustHelperCommands: [HelperCommand] = [
     }
     let context = ModelContext(
       try ModelContainer(
-        for: MemoV2.self, configurations: .url(URL(fileURLWithPath: arguments[0]))))
+        for: MemoV2.self, configurations: storeConfiguration(arguments[0])))
     print(try context.model(for: id, as: MemoV2.self)?.body ?? "none")
   },
 ]

@@ -17,8 +17,11 @@ struct HostileTextTests {
   /// How every text output shows it.
   static let shown = #"A\u{1B}[31mB\u{1B}]0;pwned\u{07}C\u{0D}D\u{08}E\u{202E}F\u{9B}2JG"#
 
-  func tool(_ name: String, _ arguments: String...) throws -> ProcessResult {
-    let result = try run(try executable(name), arguments, environment: folder.environment)
+  func tool(_ name: String, _ arguments: String..., store: TestStore? = nil) throws
+    -> ProcessResult
+  {
+    let result = try run(
+      try executable(name), arguments, environment: store?.environment ?? folder.environment)
     #expect(result.status == 0, "\(name) \(arguments): \(result.stderr)")
     return result
   }
@@ -98,43 +101,48 @@ struct HostileTextTests {
     #expect(watcher.outputLines == ["memo = \(Self.shown)"])
   }
 
-  @Test func kuraStoreDumpShowsValuesEscaped() throws {
-    _ = try tool("students", "add", "--name", Self.hostile)
-    let store = folder.url.appendingPathComponent(
-      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
-    let dump = try tool("kura", "store", "dump", store.path, "Student")
+  @Test(arguments: TestEngine.enabled)
+  func kuraStoreDumpShowsValuesEscaped(_ engine: TestEngine) throws {
+    let store = try studentsStore(engine)
+    _ = try tool("students", "add", "--name", Self.hostile, store: store)
+    let dump = try tool("kura", "store", "dump", store.argument, "Student", store: store)
     expectSafe(dump.stdout.replacingOccurrences(of: "\t", with: " "))
     // Dump writes tab, line feed, carriage return and backslash its own way (\t \n \r \\).
     let shown = Self.shown.replacingOccurrences(of: #"\u{0D}"#, with: #"\r"#)
     #expect(dump.stdout.contains("\t\(shown)\t") || dump.stdout.contains("\t\(shown)\n"))
   }
 
-  @Test func studentsShowNamesEscaped() throws {
-    let added = try tool("students", "add", "--name", Self.hostile)
+  @Test(arguments: TestEngine.enabled)
+  func studentsShowNamesEscaped(_ engine: TestEngine) throws {
+    let store = try studentsStore(engine)
+    let added = try tool("students", "add", "--name", Self.hostile, store: store)
     #expect(added.stdout == "Added \(Self.shown).\n")
-    #expect(try tool("students", "list").stdout == Self.shown + "\n")
-    #expect(try tool("students", "delete-last").stdout == "Deleted \(Self.shown).\n")
+    #expect(try tool("students", "list", store: store).stdout == Self.shown + "\n")
+    #expect(
+      try tool("students", "delete-last", store: store).stdout == "Deleted \(Self.shown).\n")
   }
 
-  @Test func wishlistShowsTripAndActivityNamesEscaped() throws {
-    let trip = try tool("wishlist", "trip", "add", Self.hostile)
+  @Test(arguments: TestEngine.enabled)
+  func wishlistShowsTripAndActivityNamesEscaped(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    let trip = try tool("wishlist", "trip", "add", Self.hostile, store: store)
     expectSafe(trip.stdout)
     #expect(trip.stdout.hasPrefix("Added trip \(Self.shown) ("))
     let id = String(trip.stdout.split(separator: "(").last?.prefix(8) ?? "")
-    let activity = try tool("wishlist", "activity", "add", id, "X\u{1B}[1mY")
+    let activity = try tool("wishlist", "activity", "add", id, "X\u{1B}[1mY", store: store)
     #expect(activity.stdout == "Added X\\u{1B}[1mY to \(Self.shown).\n")
     for arguments in [
       ["trip", "list"], ["recent"], ["activity", "list", id], ["search", "pwned"],
       ["activity", "done", id, "X\u{1B}[1mY"],
     ] {
-      let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
+      let result = try run(try executable("wishlist"), arguments, environment: store.environment)
       #expect(result.status == 0, "\(arguments): \(result.stderr)")
       expectSafe(result.stdout)
       #expect(result.stdout.contains(Self.shown) || result.stdout.contains("X\\u{1B}[1mY"))
     }
     let missing = try run(
       try executable("wishlist"), ["trip", "delete", "\u{1B}[2Jnope"],
-      environment: folder.environment)
+      environment: store.environment)
     #expect(missing.status == 1)
     expectSafe(missing.stderr)
     #expect(missing.stderr.contains("`\\u{1B}[2Jnope`"))

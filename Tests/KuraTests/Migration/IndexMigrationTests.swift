@@ -33,8 +33,15 @@ private enum Tagged {
   }
 }
 
-/// The table's indexes Kura made, with their columns.
-private func indexes(_ url: URL) throws -> [String: [String]] {
+/// The `Tag` table's indexes, with their columns, as the store's inspector reports them.
+private func indexes(_ store: TestStore) throws -> [String: [String]] {
+  let table = try store.inspector().schema().first { $0.table == "Tag" }
+  return Dictionary(
+    uniqueKeysWithValues: (table?.indexes ?? []).map { ($0.name, $0.columns) })
+}
+
+/// The `Tag` table's indexes Kura made, with their columns, as SQLite lists them.
+private func sqliteIndexes(_ url: URL) throws -> [String: [String]] {
   let db = try Connection(path: url.path, mode: .inspect)
   let names = try db.query(
     "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Tag' AND sql IS NOT NULL"
@@ -50,25 +57,47 @@ private func indexes(_ url: URL) throws -> [String: [String]] {
 
 @Suite("Index migrations")
 struct IndexMigrationTests {
-  @Test func removingAUniqueAttributeStopsEnforcingIt() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("tags.store")
+  @Test(arguments: TestEngine.enabled)
+  func removingAUniqueAttributeStopsEnforcingIt(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("tags.store"))
     do {
       let context = ModelContext(
-        try ModelContainer(for: Tagged.Unique.self, configurations: .url(url)))
+        try ModelContainer(for: Tagged.Unique.self, configurations: store.configuration))
       try context.insert(Tagged.Unique(id: 1, name: "kyoto"))
       try context.save()
     }
-    #expect(try indexes(url) == ["Tag_unique_name": ["name"]])
+    #expect(try indexes(store) == ["Tag_unique_name": ["name"]])
     let context = ModelContext(
-      try ModelContainer(for: Tagged.Plain.self, configurations: .url(url)))
+      try ModelContainer(for: Tagged.Plain.self, configurations: store.configuration))
     try context.insert(Tagged.Plain(id: 2, name: "kyoto"))
     try context.save()
     #expect(try context.fetchCount(FetchDescriptor<Tagged.Plain>()) == 2)
-    #expect(try indexes(url) == [:])
+    #expect(try indexes(store) == [:])
   }
 
-  @Test func addingAUniqueAttributeThatRowsBreakIsRefusedUntouched() throws {
+  @Test(arguments: TestEngine.enabled)
+  func addingAUniqueAttributeThatRowsBreakIsRefusedUntouched(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("tags.store"))
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Tagged.Plain.self, configurations: store.configuration))
+      try context.insert(Tagged.Plain(id: 1, name: "kyoto"))
+      try context.insert(Tagged.Plain(id: 2, name: "kyoto"))
+      try context.save()
+    }
+    let before = try store.contents()
+    #expect {
+      _ = try ModelContainer(for: Tagged.Unique.self, configurations: store.configuration)
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .migrationRefused && error.model == "Unique"
+        && error.message.contains("`name` unique, but stored rows share a value")
+    }
+    #expect(try store.contents() == before)
+    #expect(try indexes(store) == [:])
+  }
+
+  @Test func aRefusedUniqueIndexLeavesTheSQLiteFileByteIdentical() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("tags.store")
     do {
@@ -79,25 +108,35 @@ struct IndexMigrationTests {
       try context.save()
     }
     let before = try Data(contentsOf: url)
-    #expect {
+    #expect(throws: StoreError.self) {
       _ = try ModelContainer(for: Tagged.Unique.self, configurations: .url(url))
-    } throws: { error in
-      let error = try #require(error as? StoreError)
-      return error.code == .migrationRefused && error.model == "Unique"
-        && error.message.contains("`name` unique, but stored rows share a value")
     }
     #expect(try Data(contentsOf: url) == before)
-    #expect(try indexes(url) == [:])
+    #expect(try sqliteIndexes(url) == [:])
   }
 
-  @Test func indexDeclarationsWithCollidingNamesAreBothCreated() throws {
+  @Test(arguments: TestEngine.enabled)
+  func indexDeclarationsWithCollidingNamesAreBothCreated(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("tags.store"))
+    do {
+      _ = try ModelContainer(for: Tagged.Colliding.self, configurations: store.configuration)
+    }
+    #expect(try indexes(store) == ["Tag_index_a_b": ["a_b"], "Tag_index_a_b_2": ["a", "b"]])
+    // Reopening changes nothing; dropping the declarations drops the indexes.
+    let contents = try store.contents()
+    _ = try ModelContainer(for: Tagged.Colliding.self, configurations: store.configuration)
+    #expect(try store.contents() == contents)
+    _ = try ModelContainer(for: Tagged.Plain.self, configurations: store.configuration)
+    #expect(try indexes(store) == [:])
+  }
+
+  @Test func reopeningWithCollidingIndexNamesLeavesTheSQLiteSchemaAsItWas() throws {
     let folder = TemporaryDirectory()
     let url = folder.file("tags.store")
     do {
       _ = try ModelContainer(for: Tagged.Colliding.self, configurations: .url(url))
     }
-    #expect(try indexes(url) == ["Tag_index_a_b": ["a_b"], "Tag_index_a_b_2": ["a", "b"]])
-    // Reopening changes nothing; dropping the declarations drops the indexes.
+    #expect(try sqliteIndexes(url) == ["Tag_index_a_b": ["a_b"], "Tag_index_a_b_2": ["a", "b"]])
     func schemaVersion() throws -> Int64? {
       try Connection(path: url.path, mode: .inspect).queryFirst("PRAGMA schema_version") {
         $0.int64(at: 0)
@@ -106,7 +145,5 @@ struct IndexMigrationTests {
     let version = try schemaVersion()
     _ = try ModelContainer(for: Tagged.Colliding.self, configurations: .url(url))
     #expect(try schemaVersion() == version)
-    _ = try ModelContainer(for: Tagged.Plain.self, configurations: .url(url))
-    #expect(try indexes(url) == [:])
   }
 }

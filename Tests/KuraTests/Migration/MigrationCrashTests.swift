@@ -21,12 +21,12 @@ private struct CrashNoteV2: PersistentModel {
 
 @Suite("Migration crash safety")
 struct MigrationCrashTests {
-  @Test func migrationKilledMidwayLeavesTheStoreAsItWas() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("notes.store")
+  @Test(arguments: TestEngine.enabled)
+  func migrationKilledMidwayLeavesTheStoreAsItWas(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("notes.store"))
     do {
       let context = ModelContext(
-        try ModelContainer(for: CrashNoteV1.self, configurations: .url(url)))
+        try ModelContainer(for: CrashNoteV1.self, configurations: store.configuration))
       try context.transaction {
         for id in 0..<60_000 {
           try context.insert(CrashNoteV1(id: id, text: "note \(id)", extra: "x"))
@@ -34,8 +34,8 @@ struct MigrationCrashTests {
       }
     }
     let child = try ChildProcess(
-      try executable("kura-testhelper"), ["relations-migrate-and-hang", url.path],
-      environment: folder.environment)
+      try executable("kura-testhelper"), ["relations-migrate-and-hang", store.argument],
+      environment: store.environment)
     // The child prints `migrating` after copying the first batch, then waits to be killed.
     child.waitForLine { $0 == "migrating 50000/60000" }
     child.send(SIGKILL)
@@ -43,11 +43,12 @@ struct MigrationCrashTests {
     #expect(child.terminationReason == .uncaughtSignal)
     do {
       let context = ModelContext(
-        try ModelContainer(for: CrashNoteV1.self, configurations: .url(url)))
+        try ModelContainer(for: CrashNoteV1.self, configurations: store.configuration))
       #expect(try context.fetchCount(FetchDescriptor<CrashNoteV1>()) == 60_000)
       #expect(try context.model(for: 59_999, as: CrashNoteV1.self)?.extra == "x")
     }
-    let context = ModelContext(try ModelContainer(for: CrashNoteV2.self, configurations: .url(url)))
+    let context = ModelContext(
+      try ModelContainer(for: CrashNoteV2.self, configurations: store.configuration))
     #expect(try context.fetchCount(FetchDescriptor<CrashNoteV2>()) == 60_000)
     #expect(try context.model(for: 59_999, as: CrashNoteV2.self)?.text == "note 59999")
   }

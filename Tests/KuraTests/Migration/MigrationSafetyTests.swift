@@ -45,64 +45,66 @@ private enum Measure {
 
 @Suite("Migration safety")
 struct MigrationSafetyTests {
-  @Test(.timeLimit(.minutes(1)))
-  func idsNearIntMaxAndSparseIdsAreCopiedByKey() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("sparse.store")
+  @Test(.timeLimit(.minutes(1)), arguments: TestEngine.enabled)
+  func idsNearIntMaxAndSparseIdsAreCopiedByKey(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("sparse.store"))
     let ids = [Int.min + 1, -5, 1, 50_000_000_000, 5_000_000_000_000_000, Int.max - 1, Int.max]
     do {
       let context = ModelContext(
-        try ModelContainer(for: Sparse.V1.self, configurations: .url(url)))
+        try ModelContainer(for: Sparse.V1.self, configurations: store.configuration))
       for id in ids { try context.insert(Sparse.V1(id: id, name: "row \(id)")) }
       try context.save()
     }
-    let context = ModelContext(try ModelContainer(for: Sparse.V2.self, configurations: .url(url)))
+    let context = ModelContext(
+      try ModelContainer(for: Sparse.V2.self, configurations: store.configuration))
     let rows = try context.fetch(FetchDescriptor<Sparse.V2>(sortBy: [SortDescriptor(\.id)]))
     #expect(rows.map(\.id) == ids)
     #expect(rows.map(\.name) == ids.map { "row \($0)" })
   }
 
-  @Test func widenToDoubleIsRefusedForAnIntegerWithoutAnExactDouble() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("measure.store")
+  @Test(arguments: TestEngine.enabled)
+  func widenToDoubleIsRefusedForAnIntegerWithoutAnExactDouble(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("measure.store"))
     do {
       let context = ModelContext(
-        try ModelContainer(for: Measure.V1.self, configurations: .url(url)))
+        try ModelContainer(for: Measure.V1.self, configurations: store.configuration))
       try context.insert(Measure.V1(id: 1, amount: 9_007_199_254_740_992))
       try context.insert(Measure.V1(id: 2, amount: 9_007_199_254_740_993))
       try context.save()
     }
-    let before = try Data(contentsOf: url)
+    let before = try store.contents()
     #expect {
-      _ = try ModelContainer(for: Measure.V2.self, configurations: .url(url))
+      _ = try ModelContainer(for: Measure.V2.self, configurations: store.configuration)
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .migrationRefused && error.property == "amount"
         && error.message.contains("the stored value 9007199254740993 has no exact `Double`")
     }
-    #expect(try Data(contentsOf: url) == before)
+    #expect(try store.contents() == before)
     // Once that value is gone, widening is exact and allowed.
     do {
       let context = ModelContext(
-        try ModelContainer(for: Measure.V1.self, configurations: .url(url)))
+        try ModelContainer(for: Measure.V1.self, configurations: store.configuration))
       try context.delete(Measure.V1(id: 2, amount: 0))
       try context.save()
     }
-    let context = ModelContext(try ModelContainer(for: Measure.V2.self, configurations: .url(url)))
+    let context = ModelContext(
+      try ModelContainer(for: Measure.V2.self, configurations: store.configuration))
     #expect(
       try context.fetch(FetchDescriptor<Measure.V2>()).map(\.amount) == [9_007_199_254_740_992])
   }
 
-  @Test func defaultsWithInfinityAndQuotesAreWrittenAsValidSQL() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("measure.store")
+  @Test(arguments: TestEngine.enabled)
+  func defaultsWithInfinityAndQuotesAreWrittenAsValidSQL(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("measure.store"))
     do {
       let context = ModelContext(
-        try ModelContainer(for: Measure.V1.self, configurations: .url(url)))
+        try ModelContainer(for: Measure.V1.self, configurations: store.configuration))
       try context.insert(Measure.V1(id: 1, amount: 3))
       try context.save()
     }
-    let context = ModelContext(try ModelContainer(for: Measure.V3.self, configurations: .url(url)))
+    let context = ModelContext(
+      try ModelContainer(for: Measure.V3.self, configurations: store.configuration))
     let rows = try context.fetch(FetchDescriptor<Measure.V3>())
     #expect(
       rows == [
@@ -110,5 +112,21 @@ struct MigrationSafetyTests {
           id: 1, amount: 3, score: .infinity, lowest: -.infinity,
           label: "it's \"quoted\"; DROP TABLE Measure; --")
       ])
+  }
+
+  @Test func aRefusedWideningLeavesTheSQLiteFileByteIdentical() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("measure.store")
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Measure.V1.self, configurations: .url(url)))
+      try context.insert(Measure.V1(id: 2, amount: 9_007_199_254_740_993))
+      try context.save()
+    }
+    let before = try Data(contentsOf: url)
+    #expect(throws: StoreError.self) {
+      _ = try ModelContainer(for: Measure.V2.self, configurations: .url(url))
+    }
+    #expect(try Data(contentsOf: url) == before)
   }
 }

@@ -133,9 +133,20 @@ enum TripsPlan: SchemaMigrationPlan {
 }
 
 /// Writes a V1 store with two trips (one with a budget) and one activity.
+func writeV1Store(_ store: TestStore) throws -> (TripsV1.Trip, TripsV1.Trip, TripsV1.Activity) {
+  try writeV1Store(store.configuration)
+}
+
+/// Writes a V1 store with two trips (one with a budget) and one activity at `url`.
 func writeV1Store(_ url: URL) throws -> (TripsV1.Trip, TripsV1.Trip, TripsV1.Activity) {
+  try writeV1Store(.url(url))
+}
+
+private func writeV1Store(_ configuration: ModelConfiguration) throws -> (
+  TripsV1.Trip, TripsV1.Trip, TripsV1.Activity
+) {
   let container = try ModelContainer(
-    for: TripsV1.Trip.self, TripsV1.Activity.self, configurations: .url(url))
+    for: TripsV1.Trip.self, TripsV1.Activity.self, configurations: configuration)
   let context = ModelContext(container)
   let kyoto = TripsV1.Trip(name: "Kyoto", notes: "temples", days: 4, favorite: true, budget: 900)
   let nara = TripsV1.Trip(name: "Nara Park", notes: "deer", days: 1, favorite: false, budget: nil)
@@ -145,10 +156,4 @@ func writeV1Store(_ url: URL) throws -> (TripsV1.Trip, TripsV1.Trip, TripsV1.Act
   try context.insert(deer)
   try context.save()
   return (kyoto, nara, deer)
-}
-
-func schemaVersion(_ url: URL) throws -> String? {
-  try Connection(path: url.path).queryFirst(
-    "SELECT value FROM kura_metadata WHERE key = 'schemaVersion'"
-  ) { $0.string(at: 0) }
 }

@@ -6,25 +6,25 @@ import Testing
 
 @Suite("Migrations")
 struct MigrationTests {
-  @Test func automaticMigrationKeepsEveryRowInOneStep() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("trips.store")
-    let (kyoto, nara, deer) = try writeV1Store(url)
-    #expect(try schemaVersion(url) == "1")
+  @Test(arguments: TestEngine.enabled)
+  func automaticMigrationKeepsEveryRowInOneStep(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("trips.store"))
+    let (kyoto, nara, deer) = try writeV1Store(store)
+    #expect(try store.schemaVersion() == 1)
     // Without a declared step, dropping `notes` (which holds values) is refused untouched.
-    let before = try Data(contentsOf: url)
+    let before = try store.contents()
     #expect {
       _ = try ModelContainer(
-        for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url))
+        for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: store.configuration)
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .schemaMismatch && error.model == "Trip" && error.column == "notes"
     }
-    #expect(try Data(contentsOf: url) == before)
+    #expect(try store.contents() == before)
     let reports = Mutex<[MigrationProgress]>([])
     let container = try ModelContainer(
       for: [TripsV2.Trip.self, TripsV2.Activity.self], migrationPlan: TripsV2Plan.self,
-      configurations: .url(url)
+      configurations: store.configuration
     ) { progress in reports.withLock { $0.append(progress) } }
     let context = ModelContext(container)
     let trips = try context.fetch(FetchDescriptor<TripsV2.Trip>(sortBy: [SortDescriptor(\.title)]))
@@ -39,7 +39,7 @@ struct MigrationTests {
       try context.fetch(FetchDescriptor<TripsV2.Activity>()) == [
         TripsV2.Activity(id: deer.id, name: "Feed deer", trip: nara.id)
       ])
-    #expect(try schemaVersion(url) == "2")
+    #expect(try store.schemaVersion() == 2)
     let steps = reports.withLock { $0 }
     #expect(
       steps.first
@@ -57,12 +57,13 @@ struct MigrationTests {
     // Opening again changes nothing.
     _ = try ModelContainer(
       for: [TripsV2.Trip.self, TripsV2.Activity.self], migrationPlan: TripsV2Plan.self,
-      configurations: .url(url)
+      configurations: store.configuration
     ) { _ in Issue.record("migrated twice") }
-    #expect(try schemaVersion(url) == "2")
+    #expect(try store.schemaVersion() == 2)
   }
 
-  @Test func addedColumnsOnlyUseAlterTable() throws {
+  @Test(arguments: TestEngine.enabled)
+  func addedColumnsOnlyUseAlterTable(_ engine: TestEngine) throws {
     struct Plain: PersistentModel, Equatable {
       var id: Int
       var name: String
@@ -76,16 +77,16 @@ struct MigrationTests {
       static var schemaName: String { "Plain" }
       static var schema: Schema<Wider> { Schema(.defaultValue(\.score, 1.5)) }
     }
-    let folder = TemporaryDirectory()
-    let url = folder.file("plain.store")
+    let store = try freshStore(engine, sqlite: .file("plain.store"))
     do {
-      let context = ModelContext(try ModelContainer(for: Plain.self, configurations: .url(url)))
+      let context = ModelContext(
+        try ModelContainer(for: Plain.self, configurations: store.configuration))
       for id in 1...3 { try context.insert(Plain(id: id, name: "n\(id)")) }
       try context.save()
     }
     let reports = Mutex<[MigrationProgress]>([])
     let context = ModelContext(
-      try ModelContainer(for: [Wider.self], configurations: .url(url)) { progress in
+      try ModelContainer(for: [Wider.self], configurations: store.configuration) { progress in
         reports.withLock { $0.append(progress) }
       })
     #expect(
@@ -100,20 +101,21 @@ struct MigrationTests {
       ])
   }
 
-  @Test func newRequiredPropertyWithoutDefaultIsRefusedBeforeAnythingChanges() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("trips.store")
-    _ = try writeV1Store(url)
-    let before = try Data(contentsOf: url)
+  @Test(arguments: TestEngine.enabled)
+  func newRequiredPropertyWithoutDefaultIsRefusedBeforeAnythingChanges(_ engine: TestEngine) throws
+  {
+    let store = try freshStore(engine, sqlite: .file("trips.store"))
+    _ = try writeV1Store(store)
+    let before = try store.contents()
     #expect {
       _ = try ModelContainer(
-        for: Refused.NewRequired.self, TripsV1.Activity.self, configurations: .url(url))
+        for: Refused.NewRequired.self, TripsV1.Activity.self, configurations: store.configuration)
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .migrationRefused && error.model == "NewRequired"
         && error.property == "country"
         && error.message
-          == "Can't migrate store `trips.store`: `NewRequired.country` is new, is not optional "
+          == "Can't migrate store `\(store.name)`: `NewRequired.country` is new, is not optional "
           + "and has no default value, so the stored rows would have no value for it. Nothing "
           + "was changed. Make the change one Kura migrates by itself (an optional property, a "
           + "`.defaultValue(\\.country, …)` or `.renamed(\\.country, from: …)` declaration in "
@@ -121,83 +123,169 @@ struct MigrationTests {
           + "`MigrationStage.custom(fromVersion:toVersion:migrate:)` in a `SchemaMigrationPlan` "
           + "given to `ModelContainer(for:migrationPlan:configurations:)`."
     }
-    #expect(try Data(contentsOf: url) == before)
+    #expect(try store.contents() == before)
   }
 
-  @Test func narrowedTypeIsRefused() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("trips.store")
-    _ = try writeV1Store(url)
+  @Test(arguments: TestEngine.enabled)
+  func narrowedTypeIsRefused(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("trips.store"))
+    _ = try writeV1Store(store)
+    let before = try store.contents()
     #expect {
-      _ = try ModelContainer(for: Refused.Narrowed.self, configurations: .url(url))
+      _ = try ModelContainer(for: Refused.Narrowed.self, configurations: store.configuration)
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .migrationRefused && error.property == "name"
         && error.message.hasPrefix(
-          "Can't migrate store `trips.store`: `Narrowed.name` changed from text to integer, "
+          "Can't migrate store `\(store.name)`: `Narrowed.name` changed from text to integer, "
             + "which is not a widening, so stored values could be lost. Nothing was changed.")
     }
+    #expect(try store.contents() == before)
   }
 
-  @Test func optionalMadeRequiredIsRefusedWhileRowsHaveNoValue() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("trips.store")
-    let (_, nara, _) = try writeV1Store(url)
+  @Test(arguments: TestEngine.enabled)
+  func optionalMadeRequiredIsRefusedWhileRowsHaveNoValue(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("trips.store"))
+    let (_, nara, _) = try writeV1Store(store)
+    let before = try store.contents()
     #expect {
-      _ = try ModelContainer(for: Refused.NoLongerOptional.self, configurations: .url(url))
+      _ = try ModelContainer(
+        for: Refused.NoLongerOptional.self, configurations: store.configuration)
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .migrationRefused && error.property == "budget"
         && error.message.hasPrefix(
-          "Can't migrate store `trips.store`: `NoLongerOptional.budget` is no longer optional "
+          "Can't migrate store `\(store.name)`: `NoLongerOptional.budget` is no longer optional "
             + "but 1 stored row has no value for it (declare `.defaultValue` for them). Nothing "
             + "was changed.")
     }
+    #expect(try store.contents() == before)
     // Once the row has a value, the same change migrates.
     do {
       let context = ModelContext(
-        try ModelContainer(for: TripsV1.Trip.self, configurations: .url(url)))
+        try ModelContainer(for: TripsV1.Trip.self, configurations: store.configuration))
       var trip = try #require(try context.model(for: nara.id, as: TripsV1.Trip.self))
       trip.budget = 50
       try context.insert(trip)
       try context.save()
     }
     let context = ModelContext(
-      try ModelContainer(for: Refused.NoLongerOptional.self, configurations: .url(url)))
+      try ModelContainer(for: Refused.NoLongerOptional.self, configurations: store.configuration))
     #expect(try context.model(for: nara.id, as: Refused.NoLongerOptional.self)?.budget == 50)
   }
 
-  @Test func refusalInOneModelLeavesTheOtherModelsUntouched() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("trips.store")
-    _ = try writeV1Store(url)
-    let before = try Data(contentsOf: url)
+  @Test(arguments: TestEngine.enabled)
+  func refusalInOneModelLeavesTheOtherModelsUntouched(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("trips.store"))
+    let (kyoto, nara, deer) = try writeV1Store(store)
+    let before = try store.contents()
+    let history = try ModelContainer(
+      for: TripsV1.Trip.self, TripsV1.Activity.self, configurations: store.readOnlyConfiguration
+    ).history(since: .start)
+    // `Activity` alone would migrate (it gains a foreign key); `NewRequired` is refused.
     #expect(throws: StoreError.self) {
       _ = try ModelContainer(
-        for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: .url(url))
+        for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: store.configuration)
     }
-    #expect(try Data(contentsOf: url) == before)
+    #expect(try store.contents() == before)
+    // The old models still open it without any migration, with their rows and history.
+    let container = try ModelContainer(
+      for: TripsV1.Trip.self, TripsV1.Activity.self, configurations: store.readOnlyConfiguration)
+    let context = ModelContext(container)
+    #expect(
+      Set(try context.fetch(FetchDescriptor<TripsV1.Trip>()).map(\.id)) == [kyoto.id, nara.id])
+    #expect(try context.fetch(FetchDescriptor<TripsV1.Activity>()) == [deer])
+    #expect(try container.history(since: .start).map(\.token) == history.map(\.token))
+    #expect(try store.schemaVersion() == 1)
   }
 
-  @Test func customStageRunsItsCodeAndRecordsTheVersion() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("trips.store")
-    let (kyoto, nara, deer) = try writeV1Store(url)
+  @Test(arguments: TestEngine.enabled)
+  func customStageRunsItsCodeAndRecordsTheVersion(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("trips.store"))
+    let (kyoto, nara, deer) = try writeV1Store(store)
     let container = try ModelContainer(
       for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: TripsPlan.self,
-      configurations: .url(url))
+      configurations: store.configuration)
     let context = ModelContext(container)
     let trips = try context.fetch(FetchDescriptor<TripsV3.Trip>(sortBy: [SortDescriptor(\.title)]))
     #expect(trips.map(\.slug) == ["kyoto", "nara-park"])
     #expect(trips.map(\.id) == [kyoto.id, nara.id])
     #expect(trips.map(\.rating) == [3, 3])
     #expect(try context.fetch(FetchDescriptor<TripsV2.Activity>()).map(\.id) == [deer.id])
-    #expect(try schemaVersion(url) == "3")
+    #expect(try store.schemaVersion() == 3)
   }
 
-  @Test func failingCustomStageChangesNothing() throws {
+  @Test(arguments: TestEngine.enabled)
+  func failingCustomStageChangesNothing(_ engine: TestEngine) throws {
     enum FailingPlan: SchemaMigrationPlan {
       struct Nope: Error, CustomStringConvertible { var description: String { "no slugs today" } }
+      static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self, TripsV3.self] }
+      static var stages: [MigrationStage] {
+        [
+          .lightweight(fromVersion: TripsV1.self, toVersion: TripsV2.self),
+          .custom(fromVersion: TripsV2.self, toVersion: TripsV3.self) { _ in throw Nope() },
+        ]
+      }
+    }
+    let store = try freshStore(engine, sqlite: .file("trips.store"))
+    _ = try writeV1Store(store)
+    let before = try store.contents()
+    #expect {
+      _ = try ModelContainer(
+        for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: FailingPlan.self,
+        configurations: store.configuration)
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .migrationFailed
+        && error.message
+          == "Can't migrate store `\(store.name)` from version 2 to 3: the custom stage failed "
+          + "(no slugs today). Nothing was changed; fix the stage and open the store again."
+    }
+    #expect(try store.contents() == before)
+    #expect(try store.schemaVersion() == 1)
+  }
+
+  @Test(arguments: TestEngine.enabled)
+  func newStoreWithAPlanStartsAtTheLatestVersion(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("new.store"))
+    _ = try ModelContainer(
+      for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: TripsPlan.self,
+      configurations: store.configuration)
+    #expect(try store.schemaVersion() == 3)
+  }
+
+  @Test(arguments: TestEngine.enabled)
+  func requiredPropertyMadeOptionalKeepsItsValues(_ engine: TestEngine) throws {
+    struct Before: PersistentModel {
+      var id: Int
+      var name: String
+      static var schemaName: String { "Person" }
+    }
+    struct After: PersistentModel, Equatable {
+      var id: Int
+      var name: String?
+      static var schemaName: String { "Person" }
+    }
+    let store = try freshStore(engine, sqlite: .file("people.store"))
+    do {
+      let context = ModelContext(
+        try ModelContainer(for: Before.self, configurations: store.configuration))
+      try context.insert(Before(id: 1, name: "Ginny"))
+      try context.save()
+    }
+    let context = ModelContext(
+      try ModelContainer(for: After.self, configurations: store.configuration))
+    try context.insert(After(id: 2, name: nil))
+    try context.save()
+    #expect(
+      try context.fetch(FetchDescriptor<After>(sortBy: [SortDescriptor(\.id)]))
+        == [After(id: 1, name: "Ginny"), After(id: 2, name: nil)])
+  }
+
+  /// On SQLite, a refused or failed migration leaves the file byte for byte as it was.
+  @Test func refusedMigrationsLeaveTheSQLiteFileByteIdentical() throws {
+    enum FailingPlan: SchemaMigrationPlan {
+      struct Nope: Error {}
       static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self, TripsV3.self] }
       static var stages: [MigrationStage] {
         [
@@ -210,53 +298,30 @@ struct MigrationTests {
     let url = folder.file("trips.store")
     _ = try writeV1Store(url)
     let before = try Data(contentsOf: url)
-    #expect {
-      _ = try ModelContainer(
-        for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: FailingPlan.self,
-        configurations: .url(url))
-    } throws: { error in
-      let error = try #require(error as? StoreError)
-      return error.code == .migrationFailed
-        && error.message
-          == "Can't migrate store `trips.store` from version 2 to 3: the custom stage failed "
-          + "(no slugs today). Nothing was changed; fix the stage and open the store again."
+    let refusals: [() throws -> Void] = [
+      {
+        _ = try ModelContainer(
+          for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url))
+      },
+      {
+        _ = try ModelContainer(
+          for: Refused.NewRequired.self, TripsV1.Activity.self, configurations: .url(url))
+      },
+      { _ = try ModelContainer(for: Refused.Narrowed.self, configurations: .url(url)) },
+      { _ = try ModelContainer(for: Refused.NoLongerOptional.self, configurations: .url(url)) },
+      {
+        _ = try ModelContainer(
+          for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: .url(url))
+      },
+      {
+        _ = try ModelContainer(
+          for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: FailingPlan.self,
+          configurations: .url(url))
+      },
+    ]
+    for (number, refusal) in refusals.enumerated() {
+      #expect(throws: StoreError.self, "refusal \(number)") { try refusal() }
+      #expect(try Data(contentsOf: url) == before, "refusal \(number)")
     }
-    #expect(try Data(contentsOf: url) == before)
-    #expect(try schemaVersion(url) == "1")
-  }
-
-  @Test func newStoreWithAPlanStartsAtTheLatestVersion() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("new.store")
-    _ = try ModelContainer(
-      for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: TripsPlan.self,
-      configurations: .url(url))
-    #expect(try schemaVersion(url) == "3")
-  }
-
-  @Test func requiredPropertyMadeOptionalKeepsItsValues() throws {
-    struct Before: PersistentModel {
-      var id: Int
-      var name: String
-      static var schemaName: String { "Person" }
-    }
-    struct After: PersistentModel, Equatable {
-      var id: Int
-      var name: String?
-      static var schemaName: String { "Person" }
-    }
-    let folder = TemporaryDirectory()
-    let url = folder.file("people.store")
-    do {
-      let context = ModelContext(try ModelContainer(for: Before.self, configurations: .url(url)))
-      try context.insert(Before(id: 1, name: "Ginny"))
-      try context.save()
-    }
-    let context = ModelContext(try ModelContainer(for: After.self, configurations: .url(url)))
-    try context.insert(After(id: 2, name: nil))
-    try context.save()
-    #expect(
-      try context.fetch(FetchDescriptor<After>(sortBy: [SortDescriptor(\.id)]))
-        == [After(id: 1, name: "Ginny"), After(id: 2, name: nil)])
   }
 }

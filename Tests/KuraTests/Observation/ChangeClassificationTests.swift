@@ -7,9 +7,10 @@ import Testing
 /// by its net effect), for text and integer ids, and the history agrees with it.
 @Suite("Change classification")
 struct ChangeClassificationTests {
-  @Test func repeatedChangesOfAnIdInOneSaveReportItsNetEffect() throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func repeatedChangesOfAnIdInOneSaveReportItsNetEffect(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let context = ModelContext(container)
     var kyoto = RTrip(name: "Kyoto")
     var nara = RTrip(name: "Nara")
@@ -36,10 +37,10 @@ struct ChangeClassificationTests {
     #expect(history.map(\.changes) == [["Trip": expected]])
   }
 
-  @Test func integerIdsAreReportedByTheirValue() throws {
-    let folder = TemporaryDirectory()
-    let container = try ModelContainer(
-      for: Counter.self, configurations: .url(folder.file("counters.store")))
+  @Test(arguments: TestEngine.enabled)
+  func integerIdsAreReportedByTheirValue(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("counters.store"))
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let context = ModelContext(container)
     for id in [3, 1, 2] { try context.insert(Counter(id: id, value: 0)) }
     let first = try context.save()

@@ -5,9 +5,10 @@ import Testing
 
 @Suite("Change feed")
 struct ChangeFeedTests {
-  @Test func saveReturnsInsertedUpdatedAndDeletedIds() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func saveReturnsInsertedUpdatedAndDeletedIds(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     var kyoto = RTrip(name: "Kyoto")
     let nara = RTrip(name: "Nara")
     try context.insert(kyoto)
@@ -30,9 +31,10 @@ struct ChangeFeedTests {
     #expect(nothing.isEmpty && nothing.token == second.token)
   }
 
-  @Test func historySinceATokenReturnsLaterSavesOnly() throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func historySinceATokenReturnsLaterSavesOnly(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let context = ModelContext(container)
     #expect(try container.currentHistoryToken() == .start)
     let kyoto = RTrip(name: "Kyoto")
@@ -66,13 +68,14 @@ struct ChangeFeedTests {
     #expect(try context.save().token.rawValue == third.token.rawValue + 1)
   }
 
-  @Test func anotherProcessesSavesAreInTheHistoryAndTheStream() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func anotherProcessesSavesAreInTheHistoryAndTheStream(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let token = try container.currentHistoryToken()
     let stream = try container.changeSets()
-    let store = folder.file("trips.store").path
-    let printed = try runHelper(["relations-insert", store, "trip", "Hakone"], folder: folder)
+    let printed = try runHelper(
+      ["relations-insert", store.argument, "trip", "Hakone"], store: store)
     let history = try container.history(since: token)
     #expect(history.count == 1)
     #expect(printed == String(history[0].token.rawValue))

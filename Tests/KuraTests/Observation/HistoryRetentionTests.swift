@@ -23,13 +23,14 @@ struct HistoryRetentionTests {
     #expect(retention.maximumAge == TimeInterval(7 * 86_400))
   }
 
-  @Test func historyOffWritesNoHistoryRowButSavesTheModels() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("h.store")
-    let first = try ModelContext(ModelContainer(for: Entry.self, configurations: .url(url)))
+  @Test(arguments: TestEngine.enabled)
+  func historyOffRecordsNoSaveButSavesTheModels(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("h.store"))
+    let first = try ModelContext(
+      ModelContainer(for: Entry.self, configurations: store.configuration))
     try first.insert(Entry(id: 1, text: "recorded"))
     let recorded = try first.save().token
-    var configuration = ModelConfiguration.url(url)
+    var configuration = store.configuration
     configuration.historyRetention = .off
     #expect(configuration.historyRetention != .unlimited)
     let container = try ModelContainer(for: Entry.self, configurations: configuration)
@@ -38,14 +39,71 @@ struct HistoryRetentionTests {
     let changeSet = try context.save()
     #expect(changeSet.token == recorded)
     #expect(changeSet.changes["Entry"]?.inserted == ["2"])
-    #expect(try historyRows(container) == [recorded.rawValue])
+    #expect(try container.history(since: .start).map(\.token) == [recorded])
     #expect(try container.history(since: recorded).isEmpty)
     #expect(try context.fetch(FetchDescriptor<Entry>()).map(\.id) == [1, 2])
   }
 
-  @Test func savesTrimTheHistoryToTheKeptCountAndOldReadersAreToldToRefetch() throws {
+  @Test(arguments: TestEngine.enabled)
+  func savesTrimTheHistoryToTheKeptCountAndOldReadersAreToldToRefetch(_ engine: TestEngine)
+    async throws
+  {
+    let store = try freshStore(engine, sqlite: .file("h.store"))
+    var configuration = store.configuration
+    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 3)
+    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let context = ModelContext(container)
+    var tokens: [HistoryToken] = []
+    for id in 1...10 {
+      try context.insert(Entry(id: id, text: "entry \(id)"))
+      tokens.append(try context.save().token)
+    }
+    // A reader that saw save 7 gets saves 8 to 10; one that saw save 6 or 2 is told to refetch.
+    #expect(try container.history(since: tokens[6]).map(\.token) == Array(tokens.suffix(3)))
+    #expect(throws: StoreError.self) { try container.history(since: tokens[5]) }
+    #expect {
+      _ = try container.history(since: tokens[1])
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .historyTrimmed
+        && error.message
+          == "Can't read the history of store `\(store.name)` since token \(tokens[1]): the saves "
+          + "up to token \(tokens[6]) were trimmed (see `ModelConfiguration.historyRetention`). "
+          + "Fetch the models again and continue from `currentHistoryToken()`."
+    }
+    // A live query whose reader may fall behind the kept history (six saves by another
+    // container, three kept) still ends with every model.
+    let query = try LiveQuery(FetchDescriptor<Entry>(), in: container)
+    let inbox = Inbox(query.changes)
+    #expect(await inbox.next()?.count == 10)
+    let writer = ModelContext(try ModelContainer(for: Entry.self, configurations: configuration))
+    for id in 11...16 {
+      try writer.insert(Entry(id: id, text: "entry \(id)"))
+      try writer.save()
+    }
+    var seen = 10
+    while seen < 16, let models = await inbox.next() { seen = models.count }
+    #expect(seen == 16)
+    #expect(query.models.map(\.id).sorted() == Array(1...16))
+  }
+
+  /// The history table holds exactly the kept saves, and a live query's reader behind it is told
+  /// every model changed.
+  @Test func theSQLiteHistoryTableHoldsExactlyTheKeptSaves() throws {
     let folder = TemporaryDirectory()
-    var configuration = ModelConfiguration.url(folder.file("h.store"))
+    let url = folder.file("h.store")
+    let first = try ModelContext(ModelContainer(for: Entry.self, configurations: .url(url)))
+    try first.insert(Entry(id: 1, text: "recorded"))
+    let recorded = try first.save().token
+    var off = ModelConfiguration.url(url)
+    off.historyRetention = .off
+    let unrecorded = try ModelContainer(for: Entry.self, configurations: off)
+    let second = ModelContext(unrecorded)
+    try second.insert(Entry(id: 2, text: "not recorded"))
+    try second.save()
+    #expect(try historyRows(unrecorded) == [recorded.rawValue])
+
+    var configuration = ModelConfiguration.url(folder.file("kept.store"))
     configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 3)
     let container = try ModelContainer(for: Entry.self, configurations: configuration)
     let context = ModelContext(container)
@@ -55,24 +113,21 @@ struct HistoryRetentionTests {
       tokens.append(try context.save().token)
     }
     #expect(try historyRows(container) == tokens.suffix(3).map(\.rawValue))
-    // A reader that saw save 7 gets saves 8 to 10; one that saw save 2 is told to refetch.
-    #expect(try container.history(since: tokens[6]).map(\.token) == Array(tokens.suffix(3)))
-    #expect {
-      _ = try container.history(since: tokens[1])
-    } throws: { error in
-      let error = try #require(error as? StoreError)
-      return error.code == .historyTrimmed
-        && error.message
-          == "Can't read the history of store `h.store` since token \(tokens[1]): the saves up to "
-          + "token \(tokens[6]) were trimmed (see `ModelConfiguration.historyRetention`). Fetch "
-          + "the models again and continue from `currentHistoryToken()`."
-    }
-    // A live query's reader behind the kept history refetches every model.
     let changed = try container.pool.read {
       try ChangeHistory.changedModels(since: tokens[1], in: $0)
     }
     #expect(changed.models == ["Entry"])
     #expect(changed.latest == tokens[9])
+
+    var unlimited = ModelConfiguration.url(folder.file("unlimited.store"))
+    unlimited.historyRetention = .unlimited
+    let everything = try ModelContainer(for: Entry.self, configurations: unlimited)
+    let writer = ModelContext(everything)
+    for id in 1...5 {
+      try writer.insert(Entry(id: id, text: "entry"))
+      try writer.save()
+    }
+    #expect(try historyRows(everything).count == 5)
   }
 
   @Test func savesTrimHistoryOlderThanTheKeptAge() throws {
@@ -96,9 +151,10 @@ struct HistoryRetentionTests {
     #expect(try container.history(since: old).map(\.token) == [new])
   }
 
-  @Test func unlimitedRetentionKeepsEverySave() throws {
-    let folder = TemporaryDirectory()
-    var configuration = ModelConfiguration.url(folder.file("h.store"))
+  @Test(arguments: TestEngine.enabled)
+  func unlimitedRetentionKeepsEverySave(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("h.store"))
+    var configuration = store.configuration
     configuration.historyRetention = .unlimited
     let container = try ModelContainer(for: Entry.self, configurations: configuration)
     let context = ModelContext(container)
@@ -106,7 +162,6 @@ struct HistoryRetentionTests {
       try context.insert(Entry(id: id, text: "entry"))
       try context.save()
     }
-    #expect(try historyRows(container).count == 5)
     #expect(try container.history(since: .start).count == 5)
   }
 }

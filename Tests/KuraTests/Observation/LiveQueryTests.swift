@@ -9,9 +9,10 @@ import Testing
 struct LiveQueryTests {
   private let byName = FetchDescriptor<RTrip>(sortBy: [SortDescriptor(\.name)])
 
-  @Test func updatesAfterASaveFromAnotherContext() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func updatesAfterASaveFromAnotherContext(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let writer = ModelContext(container)
     try writer.insert(RTrip(name: "Nara"))
     try writer.save()
@@ -28,9 +29,10 @@ struct LiveQueryTests {
     #expect(query.fetchCount == 2)
   }
 
-  @Test func aSaveOfOtherModelsDoesNotFetchAgain() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func aSaveOfOtherModelsDoesNotFetchAgain(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let query = try LiveQuery(byName, in: container)
     let inbox = Inbox(query.changes)
     var results: [RTrip]?
@@ -47,9 +49,10 @@ struct LiveQueryTests {
     #expect(query.fetchCount == 2)
   }
 
-  @Test func observationTrackingSeesModelsChange() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func observationTrackingSeesModelsChange(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let query = try LiveQuery(byName, in: container)
     let (changed, continuation) = AsyncStream<Void>.makeStream()
     withObservationTracking {
@@ -65,26 +68,27 @@ struct LiveQueryTests {
     #expect(query.models.map(\.name) == ["Kyoto"])
   }
 
-  @Test func updatesAfterASaveByAnotherProcessButNotForOtherModels() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func updatesAfterASaveByAnotherProcessButNotForOtherModels(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let query = try LiveQuery(byName, in: container)
     let inbox = Inbox(query.changes)
     var results: [RTrip]?
     results = await inbox.next()
     #expect(results == [])
-    let store = folder.file("trips.store").path
-    try runHelper(["relations-insert", store, "note", "other model"], folder: folder)
-    try runHelper(["relations-insert", store, "trip", "Hakone"], folder: folder)
+    try runHelper(["relations-insert", store.argument, "note", "other model"], store: store)
+    try runHelper(["relations-insert", store.argument, "trip", "Hakone"], store: store)
     results = await inbox.next()
     #expect(results?.map(\.name) == ["Hakone"])
     container.hub.drain()
     #expect(query.fetchCount == 2)
   }
 
-  @Test func asyncSequenceFormYieldsCurrentThenChangedResults() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func asyncSequenceFormYieldsCurrentThenChangedResults(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let stream = try container.results(
       of: FetchDescriptor<RTrip>(predicate: #Predicate { $0.name != "hidden" }))
     let inbox = Inbox(stream)
@@ -99,9 +103,10 @@ struct LiveQueryTests {
     #expect(results?.map(\.name) == ["Kyoto"])
   }
 
-  @Test func cancelledQueryStopsUpdating() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func cancelledQueryStopsUpdating(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let query = try LiveQuery(byName, in: container)
     let stream = query.changes
     query.cancel()
@@ -118,8 +123,10 @@ struct LiveQueryTests {
     #expect(results == nil)
   }
 
-  @Test func inMemoryStoreQueriesUpdateToo() async throws {
-    let container = try ModelContainer(for: relationModels, configurations: .inMemory)
+  @Test(arguments: TestEngine.enabled)
+  func inMemoryStoreQueriesUpdateToo(_ engine: TestEngine) async throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try relationContainer(store)
     let query = try LiveQuery(byName, in: container)
     let inbox = Inbox(query.changes)
     #expect(await inbox.next() == [])
@@ -132,16 +139,16 @@ struct LiveQueryTests {
   /// Three processes and this one save trips while three threads call `refresh()` over and over:
   /// every sequence of readings grows (results are published in commit order), and once the
   /// last save settles the published results equal a fresh fetch.
-  @Test func resultsArePublishedInCommitOrderAndSettleOnAFreshFetch() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func resultsArePublishedInCommitOrderAndSettleOnAFreshFetch(_ engine: TestEngine) async throws {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let query = try LiveQuery(byName, in: container)
     let published = Inbox(query.changes)
     let helper = try executable("kura-testhelper")
-    let store = folder.file("trips.store").path
     let children = try ["a", "b", "c"].map {
       try ChildProcess(
-        helper, ["signal-trips-insert", store, $0, "30"], environment: folder.environment)
+        helper, ["signal-trips-insert", store.argument, $0, "30"], environment: store.environment)
     }
     let writing = Atomic<Bool>(true)
     let backwards = Mutex<[String]>([])

@@ -41,9 +41,12 @@ struct ObservationShapeTests {
     #expect(await iterator.next() == nil)
   }
 
-  @Test func liveQueriesStartWithTheCurrentResultsCoalesceAndEndOnCancel() async throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+  @Test(arguments: TestEngine.enabled)
+  func liveQueriesStartWithTheCurrentResultsCoalesceAndEndOnCancel(_ engine: TestEngine)
+    async throws
+  {
+    let store = try relationStore(engine)
+    let container = try relationContainer(store)
     let query = try LiveQuery(FetchDescriptor<RTrip>(), in: container)
     var iterator = query.changes.makeAsyncIterator()
     #expect(await iterator.next()?.count == 0)

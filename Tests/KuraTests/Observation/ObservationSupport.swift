@@ -66,6 +66,16 @@ func runHelper(_ arguments: [String], folder: TemporaryDirectory) throws -> Stri
   return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
+/// Runs the test helper with a store's child-process environment (`store.argument` names the
+/// store among `arguments`); returns its output.
+@discardableResult
+func runHelper(_ arguments: [String], store: TestStore) throws -> String {
+  let result = try run(
+    try executable("kura-testhelper"), arguments, environment: store.environment)
+  try #require(result.status == 0, "kura-testhelper failed: \(result.stderr)")
+  return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 /// Reads a stream until an element satisfies `predicate`, failing after a bound; returns that
 /// element, or `nil` when the stream ended first.
 func firstValue<Element: Sendable>(

@@ -5,9 +5,10 @@ import Testing
 
 @Suite("Delete rules")
 struct DeleteRuleTests {
-  @Test func cascadeDeletesActivitiesAndTheirStepsOnSave() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func cascadeDeletesActivitiesAndTheirStepsOnSave(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     let kyoto = RTrip(name: "Kyoto")
     let nara = RTrip(name: "Nara")
     let temple = RActivity(name: "Temple", trip: kyoto.id)
@@ -30,9 +31,10 @@ struct DeleteRuleTests {
     #expect(Set(changes.deleted(RStep.self)) == [0, 1, 2])
   }
 
-  @Test func nullifyClearsTheReference() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func nullifyClearsTheReference(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     let kyoto = RTrip(name: "Kyoto")
     let note = RNote(text: "bring yen", trip: kyoto.id)
     let loose = RNote(text: "loose", trip: nil)
@@ -47,9 +49,10 @@ struct DeleteRuleTests {
     #expect(changes.updated(RNote.self) == [note.id])
   }
 
-  @Test func denyRefusesTheSaveNamingTheBlockingRows() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func denyRefusesTheSaveNamingTheBlockingRows(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     let kyoto = RTrip(name: "Kyoto")
     try context.insert(kyoto)
     try context.insert(RBooking(id: "ryokan", trip: kyoto.id))
@@ -76,9 +79,10 @@ struct DeleteRuleTests {
     #expect(try context.fetchCount(FetchDescriptor<RTrip>()) == 0)
   }
 
-  @Test func noActionLeavesTheReferencePointingAtNothing() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func noActionLeavesTheReferencePointingAtNothing(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     let kyoto = RTrip(name: "Kyoto")
     let photo = RPhoto(trip: kyoto.id)
     try context.insert(kyoto)
@@ -90,9 +94,10 @@ struct DeleteRuleTests {
     #expect(changes.changes.keys.sorted() == ["Trip"])
   }
 
-  @Test func foreignKeyRefusesAReferenceToAMissingModel() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func foreignKeyRefusesAReferenceToAMissingModel(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     try context.insert(RActivity(name: "Orphan", trip: UUID()))
     #expect {
       try context.save()
@@ -101,15 +106,21 @@ struct DeleteRuleTests {
       return error.code == .danglingReference && error.model == "RActivity"
         && error.property == "trip"
     }
-    let schema = try Connection(path: folder.file("trips.store").path).query(
+  }
+
+  /// The reference is an SQLite foreign key with its delete rule.
+  @Test func referenceIsAnSQLiteForeignKeyWithItsDeleteRule() throws {
+    let store = try relationStore(.sqlite)
+    _ = try relationContainer(store)
+    let schema = try Connection(path: store.argument).query(
       "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list('Activity')"
     ) { "\($0.string(at: 0)) \($0.string(at: 1)) \($0.string(at: 2))" }
     #expect(schema == ["trip Trip CASCADE"])
   }
 
   @Test func sqlDeleteOfATripAlsoCascadesThroughTheForeignKey() throws {
-    let folder = TemporaryDirectory()
-    let container = try relationContainer(folder)
+    let store = try relationStore(.sqlite)
+    let container = try relationContainer(store)
     let context = ModelContext(container)
     let kyoto = RTrip(name: "Kyoto")
     try context.insert(kyoto)
@@ -119,9 +130,10 @@ struct DeleteRuleTests {
     #expect(try context.fetchCount(FetchDescriptor<RActivity>()) == 0)
   }
 
-  @Test func relatedFetchesTheInverseToManySide() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func relatedFetchesTheInverseToManySide(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     let kyoto = RTrip(name: "Kyoto")
     let nara = RTrip(name: "Nara")
     try context.insert(kyoto)
@@ -140,7 +152,9 @@ struct DeleteRuleTests {
     #expect(try context.fetch(descriptor).map(\.name) == ["Deer"])
   }
 
-  @Test func nullifyOnANonOptionalReferenceIsAnInvalidModel() throws {
+  @Test(arguments: TestEngine.enabled)
+  func nullifyOnANonOptionalReferenceIsAnInvalidModel(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
     struct Bad: PersistentModel {
       var id = UUID()
       var trip: RTrip.ID
@@ -149,7 +163,7 @@ struct DeleteRuleTests {
       }
     }
     #expect {
-      _ = try ModelContainer(for: RTrip.self, Bad.self, configurations: .inMemory)
+      _ = try ModelContainer(for: RTrip.self, Bad.self, configurations: store.configuration)
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .invalidModel && error.model == "Bad" && error.property == "trip"
@@ -158,7 +172,7 @@ struct DeleteRuleTests {
           + "Make it `RTrip.ID?`, or choose the delete rule `.cascade`, `.deny` or `.noAction`."
     }
     #expect {
-      _ = try ModelContainer(for: RActivity.self, configurations: .inMemory)
+      _ = try ModelContainer(for: RActivity.self, configurations: store.configuration)
     } throws: { error in
       (error as? StoreError)?.message
         == "Can't relate `RActivity.trip` to `RTrip`: `RTrip` is not one of the container's "

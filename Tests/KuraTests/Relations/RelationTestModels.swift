@@ -65,6 +65,12 @@ let relationModels: [any PersistentModel.Type] = [
   RTrip.self, RActivity.self, RStep.self, RNote.self, RBooking.self, RPhoto.self,
 ]
 
-func relationContainer(_ folder: TemporaryDirectory) throws -> ModelContainer {
-  try ModelContainer(for: relationModels, configurations: .url(folder.file("trips.store")))
+/// A fresh store for the relation models on `engine` (on SQLite, the file `trips.store`).
+func relationStore(_ engine: TestEngine, _ testName: String = #function) throws -> TestStore {
+  try freshStore(engine, sqlite: .file("trips.store"), testName)
+}
+
+/// A container of every relation model on `store`.
+func relationContainer(_ store: TestStore) throws -> ModelContainer {
+  try ModelContainer(for: relationModels, configurations: store.configuration)
 }

@@ -29,10 +29,11 @@ struct SearchTests {
     try context.save()
   }
 
-  @Test func matchesEveryWordAsAPrefixWithThePredicateAndSort() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func matchesEveryWordAsAPrefixWithThePredicateAndSort(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("p.store"))
     let context = ModelContext(
-      try ModelContainer(for: Place.self, configurations: .url(folder.file("p.store"))))
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try seed(context)
     let byID = FetchDescriptor<Place>(sortBy: [SortDescriptor(\.id)])
     #expect(try context.fetch(byID, matching: "temple").map(\.id) == [1, 2, 4])
@@ -48,39 +49,64 @@ struct SearchTests {
     #expect(Set(ranked.map(\.id)) == [1, 2, 4])
   }
 
-  @Test func theIndexFollowsUpdatesDeletesAndOtherProcessesWrites() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("p.store")
-    let context = ModelContext(try ModelContainer(for: Place.self, configurations: .url(url)))
+  @Test(arguments: TestEngine.enabled)
+  func theIndexFollowsUpdatesDeletesAndOtherContainersWrites(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("p.store"))
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try seed(context)
     try context.insert(Place(id: 3, name: "Nishiki food market", notes: "lunch", visited: true))
     try context.delete(Place(id: 1, name: "", notes: nil, visited: false))
     try context.save()
     #expect(try context.fetch(FetchDescriptor<Place>(), matching: "lunch").map(\.id) == [3])
     #expect(try context.fetch(FetchDescriptor<Place>(), matching: "golden").isEmpty)
+    // A write through another container on the same store is indexed too.
+    let other = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
+    try other.insert(Place(id: 9, name: "Gion corner", notes: nil, visited: false))
+    try other.save()
+    #expect(try context.fetch(FetchDescriptor<Place>(), matching: "gion").map(\.id) == [9])
+  }
+
+  @Test func aWriteThroughSQLiteAloneIsIndexedByTheTriggers() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("p.store")
+    let context = ModelContext(try ModelContainer(for: Place.self, configurations: .url(url)))
+    try seed(context)
     // A write through SQL (another writer) is indexed by the triggers too.
     try Connection(path: url.path).run(
       "INSERT INTO Place (id, name, notes, visited) VALUES (9, 'Gion corner', NULL, 0)")
     #expect(try context.fetch(FetchDescriptor<Place>(), matching: "gion").map(\.id) == [9])
   }
 
-  @Test func migratingTheModelRebuildsTheIndex() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("p.store")
+  @Test(arguments: TestEngine.enabled)
+  func migratingTheModelRebuildsTheIndex(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("p.store"))
     do {
-      try seed(ModelContext(try ModelContainer(for: Place.self, configurations: .url(url))))
+      let context = ModelContext(
+        try ModelContainer(for: Place.self, configurations: store.configuration))
+      try seed(context)
+      // The app cleared the notes first: a populated column is only dropped by a declared step.
+      for var place in try context.fetch(FetchDescriptor<Place>()) {
+        place.notes = nil
+        try context.insert(place)
+      }
+      try context.save()
     }
-    // The app cleared the notes first: a populated column is only dropped by a declared step.
-    try Connection(path: url.path).execute("UPDATE Place SET notes = NULL")
     let context = ModelContext(
-      try ModelContainer(for: PlaceWithoutNotes.self, configurations: .url(url)))
+      try ModelContainer(for: PlaceWithoutNotes.self, configurations: store.configuration))
     let found = try context.fetch(
       FetchDescriptor<PlaceWithoutNotes>(sortBy: [SortDescriptor(\.id)]), matching: "temple")
     #expect(found.map(\.id) == [1])  // notes are gone: only names are searched now
   }
 
-  @Test func japaneseAndChineseAreFoundByAnyPartOfTwoOrMoreCharactersOrOneKanji() throws {
-    let context = ModelContext(try ModelContainer(for: Place.self, configurations: .inMemory))
+  @Test(arguments: TestEngine.enabled)
+  func japaneseAndChineseAreFoundByAnyPartOfTwoOrMoreCharactersOrOneKanji(_ engine: TestEngine)
+    throws
+  {
+    let store = try freshStore(engine, sqlite: .memory)
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
     try context.insert(Place(id: 1, name: "お寺巡り", notes: nil, visited: false))
     try context.insert(Place(id: 2, name: "金閣寺", notes: "京都の寺院", visited: true))
     try context.insert(Place(id: 3, name: "北京烤鸭", notes: nil, visited: false))
@@ -98,6 +124,27 @@ struct SearchTests {
     #expect(try context.fetch(byID, matching: "SHIKI").map(\.id) == [4])
     #expect(try context.fetch(byID, matching: "ki").map(\.id) == [4])
     #expect(try context.fetch(byID, matching: "unc").map(\.id) == [4])
+  }
+
+  @Test(arguments: TestEngine.enabled)
+  func japaneseIsFoundByTwoCharactersFromInsideAWord(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let context = ModelContext(
+      try ModelContainer(for: Place.self, configurations: store.configuration))
+    try context.insert(Place(id: 1, name: "東京タワー", notes: nil, visited: false))
+    try context.insert(Place(id: 2, name: "京都タワー", notes: "展望台", visited: true))
+    try context.insert(Place(id: 3, name: "スカイツリー", notes: "東京の新しいタワー", visited: false))
+    try context.save()
+    let byID = FetchDescriptor<Place>(sortBy: [SortDescriptor(\.id)])
+    #expect(try context.fetch(byID, matching: "京タ").map(\.id) == [1])
+    #expect(try context.fetch(byID, matching: "東京").map(\.id) == [1, 3])
+    #expect(try context.fetch(byID, matching: "タワ").map(\.id) == [1, 2, 3])
+    #expect(try context.fetch(byID, matching: "ワー").map(\.id) == [1, 2, 3])
+    #expect(try context.fetch(byID, matching: "都タ").map(\.id) == [2])
+    #expect(try context.fetch(byID, matching: "望台").map(\.id) == [2])
+    #expect(try context.fetch(byID, matching: "カイツ").map(\.id) == [3])
+    #expect(try context.fetch(byID, matching: "京タ 展望").isEmpty)
+    #expect(try context.fetch(byID, matching: "大阪").isEmpty)
   }
 
   @Test func anIndexBuiltByAnOlderVersionIsRebuiltOnOpen() throws {
@@ -126,8 +173,11 @@ struct SearchTests {
     #expect(try context.fetch(FetchDescriptor<Place>(), matching: "閣寺").map(\.id) == [2])
   }
 
-  @Test func searchingAModelWithoutSearchablePropertiesIsAnError() throws {
-    let context = ModelContext(try ModelContainer(for: Counter.self, configurations: .inMemory))
+  @Test(arguments: TestEngine.enabled)
+  func searchingAModelWithoutSearchablePropertiesIsAnError(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let context = ModelContext(
+      try ModelContainer(for: Counter.self, configurations: store.configuration))
     #expect {
       _ = try context.fetch(FetchDescriptor<Counter>(), matching: "x")
     } throws: { error in

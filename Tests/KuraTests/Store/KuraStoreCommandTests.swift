@@ -5,28 +5,27 @@ import Testing
 
 @Suite("kura store")
 struct KuraStoreCommandTests {
-  /// A store with two students, made by the `students` app.
-  private func makeStore(_ folder: TemporaryDirectory) throws -> URL {
+  /// The `students` app's store on `engine`, with two students.
+  private func makeStore(_ engine: TestEngine, _ testName: String = #function) throws -> TestStore {
+    let store = try studentsStore(engine, testName)
     let students = try executable("students")
     for name in ["Harry Potter", "Luna Lovegood"] {
       #expect(
-        try run(students, ["add", "--name", name], environment: folder.environment).status == 0)
+        try run(students, ["add", "--name", name], environment: store.environment).status == 0)
     }
-    return folder.url.appendingPathComponent(
-      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
+    return store
   }
 
-  @Test func dumpKeepsEachRowOnOneLine() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func dumpKeepsEachRowOnOneLine(_ engine: TestEngine) throws {
+    let store = try studentsStore(engine)
     let students = try executable("students")
     let name = "Tab\there\nnew line\r\nback\\slash"
     #expect(
-      try run(students, ["add", "--name", name], environment: folder.environment).status == 0)
-    let store = folder.url.appendingPathComponent(
-      "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
+      try run(students, ["add", "--name", name], environment: store.environment).status == 0)
     let dump = try run(
-      try executable("kura"), ["store", "dump", store.path, "Student"],
-      environment: folder.environment)
+      try executable("kura"), ["store", "dump", store.argument, "Student"],
+      environment: store.environment)
     #expect(dump.status == 0)
     let lines = dump.stdout.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.count == 3)  // the header, the row, and the empty string after the last \n
@@ -35,16 +34,42 @@ struct KuraStoreCommandTests {
     #expect(fields.dropFirst().first == #"Tab\there\nnew line\r\nback\\slash"#)
   }
 
-  @Test func infoSchemaDumpAndCheckDescribeTheStore() throws {
-    let folder = TemporaryDirectory()
-    let store = try makeStore(folder)
+  @Test(arguments: TestEngine.enabled)
+  func infoDumpAndCheckDescribeTheStore(_ engine: TestEngine) throws {
+    let store = try makeStore(engine)
     let kura = try executable("kura")
-    let info = try run(kura, ["store", "info", store.path], environment: folder.environment)
+    let info = try run(kura, ["store", "info", store.argument], environment: store.environment)
     #expect(info.status == 0)
     let lines = info.stdout.split(separator: "\n").map(String.init)
-    #expect(lines.first == "file            \(store.path)")
+    #expect(lines.suffix(3) == ["schema version  1", "models          1", "  Student: 2 rows"])
+    let dump = try run(
+      kura, ["store", "dump", store.argument, "Student", "--json"], environment: store.environment)
+    struct Row: Decodable {
+      var id: String
+      var student: String
+      var added: String
+    }
+    let rows = try JSONDecoder().decode([Row].self, from: Data(dump.stdout.utf8))
+    #expect(rows.map(\.student).sorted() == ["Harry Potter", "Luna Lovegood"])
+    #expect(rows.allSatisfy { UUID(uuidString: $0.id) != nil && $0.added.hasSuffix("Z") })
+    let text = try run(
+      kura, ["store", "dump", store.argument, "Student"], environment: store.environment)
+    #expect(text.stdout.hasPrefix("id\tstudent\tadded\n"))
+    #expect(text.stdout.split(separator: "\n").count == 3)
+    let check = try run(kura, ["store", "check", store.argument], environment: store.environment)
+    #expect(check.status == 0)
+    #expect(check.stdout == "ok\n")
+  }
+
+  @Test func infoAndSchemaDescribeTheSQLiteFile() throws {
+    let store = try makeStore(.sqlite)
+    let kura = try executable("kura")
+    let info = try run(kura, ["store", "info", store.argument], environment: store.environment)
+    #expect(info.status == 0)
+    let lines = info.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.first == "file            \(store.argument)")
     #expect(lines.dropFirst(2) == ["schema version  1", "models          1", "  Student: 2 rows"])
-    let schema = try run(kura, ["store", "schema", store.path], environment: folder.environment)
+    let schema = try run(kura, ["store", "schema", store.argument], environment: store.environment)
     #expect(
       schema.stdout
         == """
@@ -55,35 +80,23 @@ struct KuraStoreCommandTests {
           index Student_index_added (added)
 
         """)
-    let dump = try run(
-      kura, ["store", "dump", store.path, "Student", "--json"], environment: folder.environment)
-    struct Row: Decodable {
-      var id: String
-      var student: String
-      var added: String
-    }
-    let rows = try JSONDecoder().decode([Row].self, from: Data(dump.stdout.utf8))
-    #expect(rows.map(\.student).sorted() == ["Harry Potter", "Luna Lovegood"])
-    #expect(rows.allSatisfy { UUID(uuidString: $0.id) != nil && $0.added.hasSuffix("Z") })
-    let text = try run(
-      kura, ["store", "dump", store.path, "Student"], environment: folder.environment)
-    #expect(text.stdout.hasPrefix("id\tstudent\tadded\n"))
-    #expect(text.stdout.split(separator: "\n").count == 3)
-    let check = try run(kura, ["store", "check", store.path], environment: folder.environment)
-    #expect(check.status == 0)
-    #expect(check.stdout == "ok\n")
   }
 
-  @Test func unknownModelAndMissingOrForeignFilesAreClearErrors() throws {
-    let folder = TemporaryDirectory()
-    let store = try makeStore(folder)
-    let kura = try executable("kura")
+  @Test(arguments: TestEngine.enabled)
+  func unknownModelIsAClearError(_ engine: TestEngine) throws {
+    let store = try makeStore(engine)
     let unknown = try run(
-      kura, ["store", "dump", store.path, "Trip"], environment: folder.environment)
+      try executable("kura"), ["store", "dump", store.argument, "Trip"],
+      environment: store.environment)
     #expect(unknown.status == 1)
     #expect(
       unknown.stderr
         == "kura: error: Can't dump `Trip`: the store has no such model. Its models: `Student`.\n")
+  }
+
+  @Test func missingOrForeignFilesAreClearErrors() throws {
+    let folder = TemporaryDirectory()
+    let kura = try executable("kura")
     let missing = folder.file("none.sqlite").path
     let absent = try run(kura, ["store", "info", missing], environment: folder.environment)
     #expect(absent.status == 1)

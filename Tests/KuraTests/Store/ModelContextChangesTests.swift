@@ -5,8 +5,10 @@ import Testing
 
 @Suite("Model context changes")
 struct ModelContextChangesTests {
-  @Test func fetchSeesUnsavedChangesWithPredicateSortAndLimit() throws {
-    let container = try ModelContainer(for: UniqueStudent.self, configurations: .inMemory)
+  @Test(arguments: TestEngine.enabled)
+  func fetchSeesUnsavedChangesWithPredicateSortAndLimit(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try ModelContainer(for: UniqueStudent.self, configurations: store.configuration)
     let context = ModelContext(container)
     let harry = UniqueStudent(name: "Harry Potter", year: 5)
     let ron = UniqueStudent(name: "Ron Weasley", year: 5)
@@ -33,8 +35,10 @@ struct ModelContextChangesTests {
         == [ginny, older, luna])
   }
 
-  @Test func deleteWhereDeletesMatchingModels() throws {
-    let container = try ModelContainer(for: Counter.self, configurations: .inMemory)
+  @Test(arguments: TestEngine.enabled)
+  func deleteWhereDeletesMatchingModels(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.transaction {
       for id in 1...10 { try context.insert(Counter(id: id, value: Double(id))) }
@@ -50,9 +54,11 @@ struct ModelContextChangesTests {
     #expect(try context.fetchCount(FetchDescriptor<Counter>()) == 0)
   }
 
-  @Test func transactionThatThrowsDropsOnlyItsOwnChanges() throws {
+  @Test(arguments: TestEngine.enabled)
+  func transactionThatThrowsDropsOnlyItsOwnChanges(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
     struct Stop: Error {}
-    let container = try ModelContainer(for: Tag.self, configurations: .inMemory)
+    let container = try ModelContainer(for: Tag.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(Tag(id: "kept", color: nil))
     #expect(throws: Stop.self) {
@@ -66,31 +72,34 @@ struct ModelContextChangesTests {
     #expect(try context.fetch(FetchDescriptor<Tag>()) == [Tag(id: "kept", color: nil)])
   }
 
-  @Test func autosaveWritesEachChangeAtOnce() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("autosave.sqlite")
-    let container = try ModelContainer(for: Counter.self, configurations: .url(url))
+  @Test(arguments: TestEngine.enabled)
+  func autosaveWritesEachChangeAtOnce(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("autosave.sqlite"))
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let writer = ModelContext(container)
     writer.autosaveEnabled = true
     try writer.insert(Counter(id: 1, value: 1))
     #expect(!writer.hasChanges)
-    let other = ModelContext(try ModelContainer(for: Counter.self, configurations: .url(url)))
+    let other = ModelContext(
+      try ModelContainer(for: Counter.self, configurations: store.configuration))
     #expect(try other.model(for: 1, as: Counter.self) == Counter(id: 1, value: 1))
     try writer.delete(Counter(id: 1, value: 1))
     #expect(try other.model(for: 1, as: Counter.self) == nil)
   }
 
-  @MainActor @Test func mainContextAutosaves() throws {
-    let container = try ModelContainer(for: Counter.self, configurations: .inMemory)
+  @MainActor @Test(arguments: TestEngine.enabled)
+  func mainContextAutosaves(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     #expect(container.mainContext.autosaveEnabled)
     try container.mainContext.insert(Counter(id: 3, value: 3))
     #expect(try ModelContext(container).model(for: 3, as: Counter.self) != nil)
   }
 
-  @Test func enumerateStreamsEveryRowInOrder() throws {
-    let folder = TemporaryDirectory()
-    let container = try ModelContainer(
-      for: Counter.self, configurations: .url(folder.file("stream.sqlite")))
+  @Test(arguments: TestEngine.enabled)
+  func enumerateStreamsEveryRowInOrder(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("stream.sqlite"))
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.transaction {
       for id in 0..<5_000 { try context.insert(Counter(id: id, value: Double(id % 10))) }
@@ -104,8 +113,10 @@ struct ModelContextChangesTests {
     #expect(ids == [4983, 4973, 4963])
   }
 
-  @Test func modelTypeNotInTheContainerIsAnError() throws {
-    let container = try ModelContainer(for: Counter.self, configurations: .inMemory)
+  @Test(arguments: TestEngine.enabled)
+  func modelTypeNotInTheContainerIsAnError(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let context = ModelContext(container)
     #expect {
       try context.insert(Tag(id: "x", color: nil))
@@ -118,8 +129,10 @@ struct ModelContextChangesTests {
     }
   }
 
-  @Test func saveThatFailsKeepsTheChangesPending() throws {
-    let container = try ModelContainer(for: Everything.self, configurations: .inMemory)
+  @Test(arguments: TestEngine.enabled)
+  func saveThatFailsKeepsTheChangesPending(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try ModelContainer(for: Everything.self, configurations: store.configuration)
     let context = ModelContext(container)
     var broken = Everything()
     broken.uint64 = .max  // Above the largest integer SQLite stores: the save refuses it.

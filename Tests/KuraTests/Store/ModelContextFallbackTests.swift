@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Model context in-memory fallback")
 struct ModelContextFallbackTests {
-  private func context(_ folder: TemporaryDirectory) throws -> ModelContext {
+  private func context(_ store: TestStore) throws -> ModelContext {
     let container = try ModelContainer(
-      for: UniqueStudent.self, configurations: .url(folder.file("fallback.sqlite")))
+      for: UniqueStudent.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.transaction {
       for (number, name) in [
@@ -20,9 +20,10 @@ struct ModelContextFallbackTests {
     return context
   }
 
-  @Test func fetchResultSaysWhatRanInMemoryAndMatchesEvaluate() throws {
-    let folder = TemporaryDirectory()
-    let context = try context(folder)
+  @Test(arguments: TestEngine.enabled)
+  func fetchResultSaysWhatRanInMemoryAndMatchesEvaluate(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("fallback.sqlite"))
+    let context = try context(store)
     let predicate = #Predicate<UniqueStudent> { $0.year >= 1 && $0.name.count > 12 }
     let descriptor = FetchDescriptor<UniqueStudent>(
       predicate: predicate, sortBy: [SortDescriptor(\.year)], fetchLimit: 2, fetchOffset: 1)
@@ -42,17 +43,19 @@ struct ModelContextFallbackTests {
     #expect(plain.models.count == 2)
   }
 
-  @Test func forbiddingTheFallbackThrows() throws {
-    let folder = TemporaryDirectory()
-    let context = try context(folder)
+  @Test(arguments: TestEngine.enabled)
+  func forbiddingTheFallbackThrows(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("fallback.sqlite"))
+    let context = try context(store)
     let strict = FetchDescriptor<UniqueStudent>(
       predicate: #Predicate { $0.name.count > 12 }, allowsInMemoryFallback: false)
     #expect(throws: StoreError.self) { _ = try context.fetch(strict) }
   }
 
-  @Test func unsavedModelsAreFilteredByTheWholePredicate() throws {
-    let folder = TemporaryDirectory()
-    let context = try context(folder)
+  @Test(arguments: TestEngine.enabled)
+  func unsavedModelsAreFilteredByTheWholePredicate(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("fallback.sqlite"))
+    let context = try context(store)
     try context.insert(UniqueStudent(name: "Cho Chang", year: 9))
     try context.insert(UniqueStudent(name: "Cedric Diggory", year: 9))
     let names = try context.fetch(
@@ -67,10 +70,11 @@ struct ModelContextFallbackTests {
     #expect(streamed == ["Cedric Diggory", "Cho Chang", "Neville Longbottom"])
   }
 
-  @Test func uniqueAttributesAndIndexesAreCreatedFromTheSchema() throws {
-    let folder = TemporaryDirectory()
-    _ = try context(folder)
-    let tables = try StoreInspector(url: folder.file("fallback.sqlite")).schema()
+  @Test(arguments: TestEngine.enabled)
+  func uniqueAttributesAndIndexesAreCreatedFromTheSchema(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("fallback.sqlite"))
+    _ = try context(store)
+    let tables = try store.inspector().schema()
     #expect(
       tables.first?.indexes == [
         .init(name: "UniqueStudent_index_year", columns: ["year"], unique: false),

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Model context")
 struct ModelContextTests {
-  @Test func everyColumnTypeRoundTrips() throws {
-    let folder = TemporaryDirectory()
-    let url = folder.file("nested/folders/store.sqlite")
+  @Test(arguments: TestEngine.enabled)
+  func everyColumnTypeRoundTrips(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("nested/folders/store.sqlite"))
     var value = Everything()
     var other = Everything()
     other.optionalInt = 42
@@ -21,13 +21,13 @@ struct ModelContextTests {
     other.int64 = .max
     other.uint64 = 0
     do {
-      let container = try ModelContainer(for: Everything.self, configurations: .url(url))
+      let container = try ModelContainer(for: Everything.self, configurations: store.configuration)
       let context = ModelContext(container)
       try context.insert(value)
       try context.insert(other)
       try context.save()
     }
-    let container = try ModelContainer(for: Everything.self, configurations: .url(url))
+    let container = try ModelContainer(for: Everything.self, configurations: store.configuration)
     let context = ModelContext(container)
     let fetched = try context.fetch(QueryPlan<Everything>(orderBy: #""int64""#))
     #expect(fetched == [value, other])
@@ -38,8 +38,11 @@ struct ModelContextTests {
     #expect(try context.fetchCount(QueryPlan<Everything>()) == 2)
   }
 
-  @Test func insertWithExistingUniqueValueUpdatesTheStoredRow() throws {
-    let container = try ModelContainer(for: UniqueStudent.self, configurations: .inMemory)
+  @Test(arguments: TestEngine.enabled)
+  func insertWithExistingUniqueValueUpdatesTheStoredRow(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try ModelContainer(
+      for: UniqueStudent.self, configurations: store.configuration)
     let context = ModelContext(container)
     let first = UniqueStudent(name: "Luna Lovegood", year: 4)
     try context.insert(first)
@@ -50,8 +53,10 @@ struct ModelContextTests {
     #expect(all == [UniqueStudent(id: first.id, name: "Luna Lovegood", year: 5)])
   }
 
-  @Test func rollbackDropsUnsavedChanges() throws {
-    let container = try ModelContainer(for: Counter.self, configurations: .inMemory)
+  @Test(arguments: TestEngine.enabled)
+  func rollbackDropsUnsavedChanges(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(Counter(id: 1, value: 1))
     try context.save()

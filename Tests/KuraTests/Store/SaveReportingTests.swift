@@ -19,11 +19,11 @@ private struct Counted: PersistentModel, Equatable {
 
 @Suite("Save reporting")
 struct SaveReportingTests {
-  @Test func uniqueUpsertReportsTheStoredID() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func uniqueUpsertReportsTheStoredID(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("a.store"))
     let context = ModelContext(
-      try ModelContainer(
-        for: Account.self, Counted.self, configurations: .url(folder.file("a.store"))))
+      try ModelContainer(for: Account.self, Counted.self, configurations: store.configuration))
     let stored = Account(email: "ann@example.com", name: "Ann")
     try context.insert(stored)
     try context.save()
@@ -45,9 +45,10 @@ struct SaveReportingTests {
     #expect(try context.model(for: 1, as: Counted.self)?.value == 2)
   }
 
-  @Test func denyRuleSeesTheStateTheSaveProduces() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func denyRuleSeesTheStateTheSaveProduces(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     let paris = RTrip(name: "Paris")
     let rome = RTrip(name: "Rome")
     try context.insert(paris)
@@ -71,9 +72,10 @@ struct SaveReportingTests {
     #expect(try context.model(for: rome.id, as: RTrip.self) != nil)
   }
 
-  @Test func danglingReferenceNamesTheModelThePropertyAndTheMissingID() throws {
-    let folder = TemporaryDirectory()
-    let context = ModelContext(try relationContainer(folder))
+  @Test(arguments: TestEngine.enabled)
+  func danglingReferenceNamesTheModelThePropertyAndTheMissingID(_ engine: TestEngine) throws {
+    let store = try relationStore(engine)
+    let context = ModelContext(try relationContainer(store))
     let missing = UUID()
     try context.insert(RBooking(id: "b1", trip: missing))
     #expect {

@@ -172,7 +172,10 @@ private let sortPool: [SortDescriptor<Sample>] = [
 
 @Suite("Store queries: differential")
 struct StoreDifferentialTests {
-  @Test func theStoreSelectsAndSortsExactlyAsSwift() throws {
+  /// Each engine's results equal `Predicate.evaluate`'s (with Swift's sort), so with every
+  /// engine enabled, all of them and Swift agree.
+  @Test(arguments: TestEngine.enabled)
+  func theStoreSelectsAndSortsExactlyAsSwift(_ engine: TestEngine) throws {
     // Swift's `<` on NFC text is the store's order, so the oracle evaluates each predicate with
     // NFC constants on NFC copies of the rows (every other operation ignores the form).
     for a in sampleTexts {
@@ -183,9 +186,9 @@ struct StoreDifferentialTests {
         #expect((x < y) == (SwiftStringSQL.order(a, b) < 0))
       }
     }
-    let folder = TemporaryDirectory()
-    let url = folder.file("differential.sqlite")
-    let context = ModelContext(try ModelContainer(for: Sample.self, configurations: .url(url)))
+    let store = try freshStore(engine, sqlite: .file("differential.sqlite"))
+    let context = ModelContext(
+      try ModelContainer(for: Sample.self, configurations: store.configuration))
     var random = SeededGenerator(seed: 20_261_201)
     var pairs = 0
     var inSQLOnly = 0
@@ -195,7 +198,7 @@ struct StoreDifferentialTests {
       let rows = (1...24).map { randomSample(id: dataset * 100 + $0, &random) }
       for row in rows { try context.insert(row) }
       try context.save()
-      #expect(try StoreInspector(url: url).check() == [])
+      #expect(try store.inspector().check() == [])
       let stored = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.id)]))
       #expect(stored.map { $0.value.bitPattern } == rows.map { $0.value.bitPattern })
       #expect(stored.map(\.date) == rows.map(\.date))
@@ -219,7 +222,7 @@ struct StoreDifferentialTests {
         if !expected.isEmpty && expected.count < rows.count { nonTrivial += 1 }
         if fetched != expected || count != expected.count {
           let message =
-            "template \(kind), constants \(constants), \(keys.count) sort keys: fetched"
+            "\(engine): template \(kind), constants \(constants), \(keys.count) sort keys: fetched"
             + " \(fetched) (count \(count)), Swift \(expected)"
           Issue.record(Comment(rawValue: message))
           return

@@ -327,24 +327,25 @@ struct StoreTrustTests {
     #expect(snapshot(store) == before)
   }
 
-  @Test func readersAndWritersInOtherProcessesOpenTheStoreAtOnce() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func readersAndWritersInOtherProcessesOpenTheStoreAtOnce(_ engine: TestEngine) throws {
+    let store = try studentsStore(engine)
     let students = try executable("students")
     #expect(
-      try run(students, ["add", "--name", "First One"], environment: folder.environment).status == 0
+      try run(students, ["add", "--name", "First One"], environment: store.environment).status == 0
     )
     let results = Mutex<[ProcessResult]>([])
     DispatchQueue.concurrentPerform(iterations: 12) { index in
       let command = index.isMultiple(of: 2) ? ["add", "--name", "Student \(index)"] : ["list"]
       let result =
-        (try? run(students, command, environment: folder.environment))
+        (try? run(students, command, environment: store.environment))
         ?? ProcessResult(status: -1, stdout: "", stderr: "did not run")
       results.withLock { $0.append(result) }
     }
     for result in results.withLock({ $0 }) {
       #expect(result.status == 0, "\(result.stderr)")
     }
-    #expect(try run(students, ["count"], environment: folder.environment).stdout == "7\n")
+    #expect(try run(students, ["count"], environment: store.environment).stdout == "7\n")
   }
 }
 

@@ -112,10 +112,10 @@ private func writeFormatOneWords(
 
 @Suite("String keys")
 struct StringKeyTests {
-  @Test func equivalentIDsAreOneRow() throws {
-    let folder = TemporaryDirectory()
-    let container = try ModelContainer(
-      for: KeyedWord.self, configurations: .url(folder.file("words.store")))
+  @Test(arguments: TestEngine.enabled)
+  func equivalentIDsAreOneRow(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("words.store"))
+    let container = try ModelContainer(for: KeyedWord.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedWord(id: composed, note: "first"))
     _ = try context.save()
@@ -142,10 +142,10 @@ struct StringKeyTests {
     #expect(try ModelContext(container).fetch(FetchDescriptor<KeyedWord>()).isEmpty)
   }
 
-  @Test func equivalentRawRepresentableIDsAreOneRow() throws {
-    let folder = TemporaryDirectory()
-    let container = try ModelContainer(
-      for: KeyedEntry.self, configurations: .url(folder.file("entries.store")))
+  @Test(arguments: TestEngine.enabled)
+  func equivalentRawRepresentableIDsAreOneRow(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("entries.store"))
+    let container = try ModelContainer(for: KeyedEntry.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedEntry(id: WordID(rawValue: composed), note: "first"))
     _ = try context.save()
@@ -161,10 +161,10 @@ struct StringKeyTests {
         .map(\.note) == ["second"])
   }
 
-  @Test func equivalentIDsInOneSaveAreOneRow() throws {
-    let folder = TemporaryDirectory()
-    let container = try ModelContainer(
-      for: KeyedWord.self, configurations: .url(folder.file("words.store")))
+  @Test(arguments: TestEngine.enabled)
+  func equivalentIDsInOneSaveAreOneRow(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("words.store"))
+    let container = try ModelContainer(for: KeyedWord.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedWord(id: composed, note: "first"))
     try context.insert(KeyedWord(id: decomposed, note: "second"))
@@ -174,10 +174,11 @@ struct StringKeyTests {
     #expect(all.map(\.note) == ["second"])
   }
 
-  @Test func aReferenceThroughTheOtherFormHolds() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func aReferenceThroughTheOtherFormHolds(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("words.store"))
     let container = try ModelContainer(
-      for: [KeyedWord.self, KeyedUse.self], configurations: .url(folder.file("words.store")))
+      for: [KeyedWord.self, KeyedUse.self], configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedWord(id: composed, note: "word"))
     _ = try context.save()
@@ -196,13 +197,14 @@ struct StringKeyTests {
     let check = ModelContext(container)
     #expect(try check.fetch(FetchDescriptor<KeyedWord>()).isEmpty)
     #expect(try check.fetch(FetchDescriptor<KeyedUse>()).isEmpty)
-    #expect(try StoreInspector(url: folder.file("words.store")).check() == [])
+    #expect(try store.inspector().check() == [])
   }
 
-  @Test func aDenyingReferenceThroughTheOtherFormIsNamed() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func aDenyingReferenceThroughTheOtherFormIsNamed(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("words.store"))
     let container = try ModelContainer(
-      for: [KeyedWord.self, KeyedPin.self], configurations: .url(folder.file("words.store")))
+      for: [KeyedWord.self, KeyedPin.self], configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedWord(id: composed, note: "word"))
     try context.insert(KeyedPin(id: 7, word: decomposed))
@@ -216,10 +218,10 @@ struct StringKeyTests {
     }
   }
 
-  @Test func anOptionalUniqueStringTreatsEquivalentFormsAsOne() throws {
-    let folder = TemporaryDirectory()
-    let container = try ModelContainer(
-      for: KeyedBadge.self, configurations: .url(folder.file("badges.store")))
+  @Test(arguments: TestEngine.enabled)
+  func anOptionalUniqueStringTreatsEquivalentFormsAsOne(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("badges.store"))
+    let container = try ModelContainer(for: KeyedBadge.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(KeyedBadge(id: 1, code: composed))
     try context.insert(KeyedBadge(id: 2, code: nil))

@@ -3,12 +3,23 @@ import Testing
 
 @testable import Kura
 
+/// A fresh store for the `students` app on `engine` (on SQLite, the app's own file in the
+/// folder's `KURA_HOME`, which the app creates).
+func studentsStore(_ engine: TestEngine, _ testName: String = #function) throws
+  -> TestStore
+{
+  try freshStore(
+    engine, sqlite: .file("kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite"),
+    testName)
+}
+
 @Suite("students app")
 struct StudentsAppTests {
-  @Test func addListCountAndDeleteLastRoundTripThroughTheStoreFile() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func addListCountAndDeleteLastRoundTripThroughTheStore(_ engine: TestEngine) throws {
+    let store = try studentsStore(engine)
     let students = try executable("students")
-    let environment = folder.environment
+    let environment = store.environment
     let added = try run(students, ["add"], environment: environment)
     #expect(added.status == 0)
     #expect(added.stderr == "")
@@ -34,16 +45,25 @@ struct StudentsAppTests {
       try run(students, ["delete-last"], environment: environment).stdout
         == "Deleted Luna Lovegood.\n")
     #expect(try run(students, ["list"], environment: environment).stdout == "\(first)\n")
+    #expect(try store.inspector().info().models.map(\.rows) == [1])
+  }
+
+  @Test func theStoreIsTheSeedAppsFileInItsDocumentsFolder() throws {
+    let folder = TemporaryDirectory()
+    let students = try executable("students")
+    #expect(try run(students, ["add"], environment: folder.environment).status == 0)
     let store = folder.url.appendingPathComponent(
       "kura-home/apps/students/Documents/SQlite3/SwiftUICDSave2.sqlite")
     #expect(FileManager.default.fileExists(atPath: store.path))
-    #expect(try run(students, ["path"], environment: environment).stdout == store.path + "\n")
+    #expect(
+      try run(students, ["path"], environment: folder.environment).stdout == store.path + "\n")
   }
 
-  @Test func deleteLastOnAnEmptyListIsAnError() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func deleteLastOnAnEmptyListIsAnError(_ engine: TestEngine) throws {
+    let store = try studentsStore(engine)
     let result = try run(
-      try executable("students"), ["delete-last"], environment: folder.environment)
+      try executable("students"), ["delete-last"], environment: store.environment)
     #expect(result.status == 1)
     #expect(
       result.stderr
@@ -92,14 +112,15 @@ struct StudentsAppTests {
     #expect(try Data(contentsOf: store) == Data("not a database".utf8))
   }
 
-  @Test func processesAddingAtOnceLoseNothing() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func processesAddingAtOnceLoseNothing(_ engine: TestEngine) throws {
+    let store = try studentsStore(engine)
     let students = try executable("students")
     let processes = try (0..<6).map { number -> Process in
       let process = Process()
       process.executableURL = students
       process.arguments = ["add", "--name", "Student \(number)"]
-      process.environment = folder.environment
+      process.environment = store.environment
       process.standardOutput = FileHandle.nullDevice
       try process.run()
       return process
@@ -108,8 +129,8 @@ struct StudentsAppTests {
       process.waitUntilExit()
       #expect(process.terminationStatus == 0)
     }
-    #expect(try run(students, ["count"], environment: folder.environment).stdout == "6\n")
-    let names = try run(students, ["list"], environment: folder.environment).stdout
+    #expect(try run(students, ["count"], environment: store.environment).stdout == "6\n")
+    let names = try run(students, ["list"], environment: store.environment).stdout
       .split(separator: "\n").map(String.init).sorted()
     #expect(names == (0..<6).map { "Student \($0)" })
   }

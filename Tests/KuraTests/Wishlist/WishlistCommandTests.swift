@@ -3,20 +3,43 @@ import Testing
 
 @testable import Kura
 
+/// A fresh store for the `wishlist` app on `engine` (on SQLite, the app's default store in the
+/// folder's `KURA_HOME`, which the app creates).
+func wishlistStore(_ engine: TestEngine, _ testName: String = #function) throws -> TestStore {
+  try freshStore(engine, sqlite: .file("kura-home/apps/wishlist/Data/default.store"), testName)
+}
+
+/// Runs `wishlist` on `store`; `ok` requires success and returns the output.
+private struct Wishlist {
+  let store: TestStore
+  var environment: [String: String] {
+    var environment = store.environment
+    environment["TZ"] = "Asia/Tokyo"
+    return environment
+  }
+
+  func run(_ arguments: [String]) throws -> ProcessResult {
+    try KuraTests.run(try executable("wishlist"), arguments, environment: environment)
+  }
+
+  @discardableResult
+  func ok(_ arguments: String...) throws -> String {
+    let result = try run(arguments)
+    try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
+    return result.stdout
+  }
+}
+
 @Suite("wishlist")
 struct WishlistCommandTests {
-  private func wishlist(_ arguments: [String], _ folder: TemporaryDirectory) throws
-    -> ProcessResult
-  {
-    var environment = folder.environment
-    environment["TZ"] = "Asia/Tokyo"
-    return try run(try executable("wishlist"), arguments, environment: environment)
+  private func wishlist(_ arguments: [String], _ store: TestStore) throws -> ProcessResult {
+    try Wishlist(store: store).run(arguments)
   }
 
   /// Runs a command that must succeed and returns its output.
   @discardableResult
-  private func ok(_ arguments: [String], _ folder: TemporaryDirectory) throws -> String {
-    let result = try wishlist(arguments, folder)
+  private func ok(_ arguments: [String], _ store: TestStore) throws -> String {
+    let result = try wishlist(arguments, store)
     try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
     return result.stdout
   }
@@ -26,67 +49,66 @@ struct WishlistCommandTests {
     return String(output[output.index(after: open)...].prefix(8))
   }
 
-  @Test func tripsWithActivitiesFromAddToCascadingDelete() throws {
-    let folder = TemporaryDirectory()
+  @Test(arguments: TestEngine.enabled)
+  func tripsWithActivitiesFromAddToCascadingDelete(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
     let kyoto = try ok(
       [
         "trip", "add", "Kyoto", "--start", "2026-12-24", "--end", "2026-12-28", "--photo",
         "https://example.com/kyoto.jpg",
-      ], folder)
+      ], store)
     #expect(kyoto.hasPrefix("Added trip Kyoto ("))
     let kyotoID = try id(of: kyoto)
-    let nara = try ok(["trip", "add", "Nara Park", "--start", "2027-01-02"], folder)
+    let nara = try ok(["trip", "add", "Nara Park", "--start", "2027-01-02"], store)
     let naraID = try id(of: nara)
     #expect(
-      try ok(["activity", "add", "kyoto", "Fushimi Inari"], folder)
+      try ok(["activity", "add", "kyoto", "Fushimi Inari"], store)
         == "Added Fushimi Inari to Kyoto.\n")
-    try ok(["activity", "add", "Kyoto", "Tea ceremony"], folder)
-    try ok(["activity", "add", "nara", "Deer"], folder)
+    try ok(["activity", "add", "Kyoto", "Tea ceremony"], store)
+    try ok(["activity", "add", "nara", "Deer"], store)
     #expect(
-      try ok(["activity", "done", "Kyoto", "tea ceremony"], folder)
+      try ok(["activity", "done", "Kyoto", "tea ceremony"], store)
         == "Done: Tea ceremony (Kyoto).\n")
     #expect(
-      try ok(["trip", "list"], folder)
+      try ok(["trip", "list"], store)
         == "Kyoto  2026-12-24 – 2026-12-28  2 activities  photo: https://example.com/kyoto.jpg  "
         + "(\(kyotoID))\n"
         + "Nara Park  2027-01-02 – 2027-01-02  1 activity  photo: placeholder  (\(naraID))\n")
     #expect(
-      try ok(["trip", "rename", "nara park", "Nara"], folder) == "Renamed Nara Park to Nara.\n")
+      try ok(["trip", "rename", "nara park", "Nara"], store) == "Renamed Nara Park to Nara.\n")
     #expect(
-      try ok(["trip", "delete", "Kyoto"], folder)
+      try ok(["trip", "delete", "Kyoto"], store)
         == "Deleted trip Kyoto and its 2 activities.\n")
     #expect(
-      try ok(["trip", "list"], folder)
+      try ok(["trip", "list"], store)
         == "Nara  2027-01-02 – 2027-01-02  1 activity  photo: placeholder  (\(naraID))\n")
-    let store = folder.url.appendingPathComponent("kura-home/apps/wishlist/Data/default.store")
-    let rows = try Connection(path: store.path).queryFirst("SELECT count(*) FROM Activity") {
-      $0.int64(at: 0)
-    }
-    #expect(rows == 1)
+    let activities = try store.inspector().info().models.first { $0.table == "Activity" }
+    #expect(activities?.rows == 1)
   }
 
-  @Test func activitySortOrderIsRememberedAcrossRuns() throws {
-    let folder = TemporaryDirectory()
-    try ok(["trip", "add", "Kyoto"], folder)
+  @Test(arguments: TestEngine.enabled)
+  func activitySortOrderIsRememberedAcrossRuns(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    try ok(["trip", "add", "Kyoto"], store)
     for name in ["Tea ceremony", "Bamboo grove", "Ryokan"] {
-      try ok(["activity", "add", "Kyoto", name], folder)
+      try ok(["activity", "add", "Kyoto", name], store)
     }
-    try ok(["activity", "done", "Kyoto", "Bamboo grove"], folder)
+    try ok(["activity", "done", "Kyoto", "Bamboo grove"], store)
     #expect(
-      try ok(["activity", "list", "Kyoto"], folder)
+      try ok(["activity", "list", "Kyoto"], store)
         == "Kyoto, by title:\n  [x] Bamboo grove\n  [ ] Ryokan\n  [ ] Tea ceremony\n")
     #expect(
-      try ok(["activity", "list", "Kyoto", "--sort", "date"], folder)
+      try ok(["activity", "list", "Kyoto", "--sort", "date"], store)
         == "Kyoto, by date:\n  [ ] Tea ceremony\n  [x] Bamboo grove\n  [ ] Ryokan\n")
     // The next run, without --sort, keeps the order chosen last.
     #expect(
-      try ok(["activity", "list", "Kyoto"], folder)
+      try ok(["activity", "list", "Kyoto"], store)
         == "Kyoto, by date:\n  [ ] Tea ceremony\n  [x] Bamboo grove\n  [ ] Ryokan\n")
     #expect(
-      try ok(["activity", "list", "Kyoto", "--sort", "completion"], folder)
+      try ok(["activity", "list", "Kyoto", "--sort", "completion"], store)
         == "Kyoto, by completion:\n  [ ] Ryokan\n  [ ] Tea ceremony\n  [x] Bamboo grove\n")
-    #expect(try ok(["activity", "list", "Kyoto"], folder).hasPrefix("Kyoto, by completion:\n"))
-    let bad = try wishlist(["activity", "list", "Kyoto", "--sort", "price"], folder)
+    #expect(try ok(["activity", "list", "Kyoto"], store).hasPrefix("Kyoto, by completion:\n"))
+    let bad = try wishlist(["activity", "list", "Kyoto", "--sort", "price"], store)
     #expect(bad.status == 64)
     #expect(
       bad.stderr
@@ -94,24 +116,24 @@ struct WishlistCommandTests {
         + "completion.\nSee `wishlist activity list --help`.\n")
   }
 
-  @Test func recentListsNewestFirstAndWatchPrintsTripsAddedByAnotherProcess() throws {
-    let folder = TemporaryDirectory()
-    try ok(["trip", "add", "Kyoto"], folder)
-    try ok(["trip", "add", "Nara"], folder)
-    let recent = try ok(["recent"], folder)
+  @Test(arguments: TestEngine.enabled)
+  func recentListsNewestFirstAndWatchPrintsTripsAddedByAnotherProcess(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    try ok(["trip", "add", "Kyoto"], store)
+    try ok(["trip", "add", "Nara"], store)
+    let recent = try ok(["recent"], store)
     #expect(
       recent.split(separator: "\n").map { $0.prefix(while: { $0 != " " }) } == ["Nara", "Kyoto"])
-    var environment = folder.environment
-    environment["TZ"] = "Asia/Tokyo"
     let watcher = try ChildProcess(
-      try executable("wishlist"), ["recent", "--watch"], environment: environment)
+      try executable("wishlist"), ["recent", "--watch"],
+      environment: Wishlist(store: store).environment)
     watcher.waitForLine { $0 == "Watching for new trips (interrupt to stop)." }
     #expect(watcher.outputLines.first?.hasPrefix("Nara  ") == true)
-    try ok(["trip", "add", "Hakone"], folder)
+    try ok(["trip", "add", "Hakone"], store)
     let added = watcher.waitForLine { $0.hasPrefix("+ ") }
     #expect(added?.hasPrefix("+ Hakone  ") == true)
-    try ok(["activity", "add", "Hakone", "Onsen"], folder)
-    try ok(["trip", "add", "Sapporo"], folder)
+    try ok(["activity", "add", "Hakone", "Onsen"], store)
+    try ok(["trip", "add", "Sapporo"], store)
     let next = watcher.waitForLine { $0.hasPrefix("+ Sapporo") }
     #expect(next != nil)
     #expect(watcher.outputLines.filter { $0.hasPrefix("+ ") }.count == 2)
@@ -119,37 +141,39 @@ struct WishlistCommandTests {
     _ = watcher.waitForExit()
   }
 
-  @Test func searchFindsTripsAndActivitiesByWordPrefix() throws {
-    let folder = TemporaryDirectory()
-    try ok(["trip", "add", "Kyōto in winter"], folder)
-    try ok(["trip", "add", "Nara"], folder)
-    try ok(["activity", "add", "Nara", "Feed the deer"], folder)
-    let trips = try ok(["search", "kyoto"], folder)
+  @Test(arguments: TestEngine.enabled)
+  func searchFindsTripsAndActivitiesByWordPrefix(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    try ok(["trip", "add", "Kyōto in winter"], store)
+    try ok(["trip", "add", "Nara"], store)
+    try ok(["activity", "add", "Nara", "Feed the deer"], store)
+    let trips = try ok(["search", "kyoto"], store)
     #expect(trips.hasPrefix("trip      Kyōto in winter  ("))
-    #expect(try ok(["search", "dee"], folder) == "activity  Feed the deer  (Nara)\n")
-    #expect(try ok(["search", "tokyo"], folder) == "Nothing matches `tokyo`.\n")
-    try ok(["trip", "rename", "Nara", "Nara in autumn"], folder)
-    #expect(try ok(["search", "autumn"], folder).hasPrefix("trip      Nara in autumn  ("))
-    try ok(["trip", "delete", "Nara in autumn"], folder)
-    #expect(try ok(["search", "deer"], folder) == "Nothing matches `deer`.\n")
+    #expect(try ok(["search", "dee"], store) == "activity  Feed the deer  (Nara)\n")
+    #expect(try ok(["search", "tokyo"], store) == "Nothing matches `tokyo`.\n")
+    try ok(["trip", "rename", "Nara", "Nara in autumn"], store)
+    #expect(try ok(["search", "autumn"], store).hasPrefix("trip      Nara in autumn  ("))
+    try ok(["trip", "delete", "Nara in autumn"], store)
+    #expect(try ok(["search", "deer"], store) == "Nothing matches `deer`.\n")
   }
 
-  @Test func unknownTripAndBadInputAreClearErrors() throws {
-    let folder = TemporaryDirectory()
-    let missing = try wishlist(["trip", "delete", "Atlantis"], folder)
+  @Test(arguments: TestEngine.enabled)
+  func unknownTripAndBadInputAreClearErrors(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    let missing = try wishlist(["trip", "delete", "Atlantis"], store)
     #expect(missing.status == 1)
     #expect(
       missing.stderr
         == "wishlist: error: There is no trip `Atlantis`. See the trips with `wishlist trip list`.\n"
     )
-    let badDate = try wishlist(["trip", "add", "Kyoto", "--start", "24/12/2026"], folder)
+    let badDate = try wishlist(["trip", "add", "Kyoto", "--start", "24/12/2026"], store)
     #expect(badDate.status == 64)
     #expect(
       badDate.stderr
         == "wishlist: error: `24/12/2026` is not a valid value for --start: give a date such as "
         + "2026-12-24.\nSee `wishlist trip add --help`.\n")
     let backwards = try wishlist(
-      ["trip", "add", "Kyoto", "--start", "2026-12-24", "--end", "2026-12-20"], folder)
+      ["trip", "add", "Kyoto", "--start", "2026-12-24", "--end", "2026-12-20"], store)
     #expect(backwards.status == 64)
     #expect(
       backwards.stderr.hasPrefix(
@@ -160,74 +184,81 @@ struct WishlistCommandTests {
 
 @Suite("wishlist: the seed's missing actions")
 struct WishlistActionTests {
-  let folder = TemporaryDirectory()
-
-  @discardableResult
-  private func ok(_ arguments: String...) throws -> String {
-    let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
-    try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
-    return result.stdout
-  }
-
-  @Test func anActivityIsRenamedToggledAndDeletedAlone() throws {
-    try ok("trip", "add", "Kyoto")
-    try ok("activity", "add", "Kyoto", "Tea")
-    try ok("activity", "add", "Kyoto", "Temple")
+  @Test(arguments: TestEngine.enabled)
+  func anActivityIsRenamedToggledAndDeletedAlone(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    let wishlist = Wishlist(store: store)
+    try wishlist.ok("trip", "add", "Kyoto")
+    try wishlist.ok("activity", "add", "Kyoto", "Tea")
+    try wishlist.ok("activity", "add", "Kyoto", "Temple")
     #expect(
-      try ok("activity", "rename", "Kyoto", "tea", "Tea ceremony")
+      try wishlist.ok("activity", "rename", "Kyoto", "tea", "Tea ceremony")
         == "Renamed Tea to Tea ceremony (Kyoto).\n")
-    #expect(try ok("activity", "done", "Kyoto", "Tea ceremony") == "Done: Tea ceremony (Kyoto).\n")
     #expect(
-      try ok("activity", "done", "Kyoto", "Tea ceremony", "--undo")
+      try wishlist.ok("activity", "done", "Kyoto", "Tea ceremony")
+        == "Done: Tea ceremony (Kyoto).\n")
+    #expect(
+      try wishlist.ok("activity", "done", "Kyoto", "Tea ceremony", "--undo")
         == "Not done: Tea ceremony (Kyoto).\n")
-    #expect(try ok("activity", "delete", "Kyoto", "temple") == "Deleted Temple from Kyoto.\n")
-    #expect(try ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [ ] Tea ceremony\n")
-    let missing = try run(
-      try executable("wishlist"), ["activity", "delete", "Kyoto", "Temple"],
-      environment: folder.environment)
+    #expect(
+      try wishlist.ok("activity", "delete", "Kyoto", "temple") == "Deleted Temple from Kyoto.\n")
+    #expect(
+      try wishlist.ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [ ] Tea ceremony\n")
+    let missing = try wishlist.run(["activity", "delete", "Kyoto", "Temple"])
     #expect(missing.status == 1)
     #expect(missing.stderr.hasPrefix("wishlist: error: Kyoto has no activity `Temple`."))
   }
 
-  @Test func searchFindsJapaneseByAnyPart() throws {
-    try ok("trip", "add", "Kyoto")
-    try ok("activity", "add", "Kyoto", "お寺巡り")
-    #expect(try ok("search", "寺") == "activity  お寺巡り  (Kyoto)\n")
-    #expect(try ok("search", "寺巡り") == "activity  お寺巡り  (Kyoto)\n")
-    #expect(try ok("search", "お寺") == "activity  お寺巡り  (Kyoto)\n")
-    #expect(try ok("search", "神社") == "Nothing matches `神社`.\n")
+  @Test(arguments: TestEngine.enabled)
+  func searchFindsJapaneseByAnyPart(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    let wishlist = Wishlist(store: store)
+    try wishlist.ok("trip", "add", "Kyoto")
+    try wishlist.ok("activity", "add", "Kyoto", "お寺巡り")
+    #expect(try wishlist.ok("search", "寺") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try wishlist.ok("search", "寺巡り") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try wishlist.ok("search", "お寺") == "activity  お寺巡り  (Kyoto)\n")
+    #expect(try wishlist.ok("search", "神社") == "Nothing matches `神社`.\n")
   }
 
-  @Test func recentPrintsJSON() throws {
-    try ok("trip", "add", "Kyoto")
-    try ok("trip", "add", "Nara")
-    let json = try ok("recent", "--json")
+  @Test(arguments: TestEngine.enabled)
+  func recentPrintsJSON(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    let wishlist = Wishlist(store: store)
+    try wishlist.ok("trip", "add", "Kyoto")
+    try wishlist.ok("trip", "add", "Nara")
+    let json = try wishlist.ok("recent", "--json")
     struct Row: Decodable { var name: String }
     let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
     #expect(rows.map(\.name) == ["Nara", "Kyoto"])
-    #expect(try ok("recent", "--limit", "１", "--json").contains("Nara"))
-    #expect(try ok("trip", "add", "Nikko", "--start", "２０２７-０１-０２").hasPrefix("Added trip"))
+    #expect(try wishlist.ok("recent", "--limit", "１", "--json").contains("Nara"))
+    #expect(
+      try wishlist.ok("trip", "add", "Nikko", "--start", "２０２７-０１-０２").hasPrefix("Added trip"))
   }
 }
 
 @Suite("wishlist --json")
 struct WishlistJSONTests {
-  let folder = TemporaryDirectory()
-
-  private func json(_ arguments: String...) throws -> [String: Any] {
-    let result = try run(try executable("wishlist"), arguments, environment: folder.environment)
+  private func json(_ wishlist: Wishlist, _ arguments: String...) throws -> [String: Any] {
+    let result = try wishlist.run(arguments)
     try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
     return try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
   }
 
-  @Test func everyCommandThatChangesATripOrActivityCanPrintIt() throws {
-    #expect(try json("trip", "add", "Kyoto", "--json")["name"] as? String == "Kyoto")
-    #expect(try json("activity", "add", "Kyoto", "Tea", "--json")["name"] as? String == "Tea")
+  @Test(arguments: TestEngine.enabled)
+  func everyCommandThatChangesATripOrActivityCanPrintIt(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    let wishlist = Wishlist(store: store)
+    #expect(try json(wishlist, "trip", "add", "Kyoto", "--json")["name"] as? String == "Kyoto")
     #expect(
-      try json("activity", "done", "Kyoto", "Tea", "--json")["isComplete"] as? Bool == true)
-    #expect(try json("trip", "rename", "Kyoto", "京都", "--json")["name"] as? String == "京都")
-    let deleted = try json("trip", "delete", "京都", "--json")
+      try json(wishlist, "activity", "add", "Kyoto", "Tea", "--json")["name"] as? String == "Tea")
+    #expect(
+      try json(wishlist, "activity", "done", "Kyoto", "Tea", "--json")["isComplete"] as? Bool
+        == true)
+    #expect(
+      try json(wishlist, "trip", "rename", "Kyoto", "京都", "--json")["name"] as? String == "京都")
+    let deleted = try json(wishlist, "trip", "delete", "京都", "--json")
     #expect(deleted["deletedActivities"] as? Int == 1)
     #expect((deleted["trip"] as? [String: Any])?["name"] as? String == "京都")
   }

@@ -103,9 +103,9 @@ struct SQLiteDialectTests {
 @Suite("Translated SQL and indexes")
 struct TranslatedIndexTests {
   @Test func textConditionsUseAnIndexWithTheSwiftCollation() throws {
-    let table = try ItemTable(sampleItems)
-    try table.connection.execute(#"CREATE INDEX item_name ON item ("name" COLLATE kura_unicode)"#)
-    try table.connection.execute(#"CREATE INDEX item_count ON item ("count")"#)
+    let connection = try ItemTable(.sqlite, sampleItems).connection
+    try connection.execute(#"CREATE INDEX item_name ON item ("name" COLLATE kura_unicode)"#)
+    try connection.execute(#"CREATE INDEX item_count ON item ("count")"#)
     let names = ["B", "Harry"]
     let predicates = [
       #Predicate<Item> { $0.name == "Harry" }, #Predicate<Item> { names.contains($0.name) },
@@ -115,7 +115,7 @@ struct TranslatedIndexTests {
     for predicate in predicates {
       let query = try translated(predicate)
       let sql = "EXPLAIN QUERY PLAN SELECT id FROM item WHERE " + (query.whereClause ?? "")
-      let plan = try table.connection.query(sql, query.arguments) { $0.string(at: 3) }
+      let plan = try connection.query(sql, query.arguments) { $0.string(at: 3) }
       #expect(plan.contains { $0.contains("USING INDEX") }, "\(plan)")
     }
   }

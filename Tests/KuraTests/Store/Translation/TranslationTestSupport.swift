@@ -57,45 +57,108 @@ extension Item {
   }
 }
 
-/// A real SQLite table of `Item`s, written with the store's value mapping, to run translated
-/// queries against and compare with `Predicate.evaluate`.
+/// `Item`s to run queries against and compare with `Predicate.evaluate`, on one engine. On
+/// SQLite: a real table written with the store's value mapping, queried with the SQLite
+/// dialect's translation (the unit check of that translation). On any other engine: a model store
+/// queried through `ModelContext` (the SQL is the engine's own).
 final class ItemTable {
-  let connection: Connection
+  private enum Backing {
+    case sqlite(Connection)
+    case store(TestStore, ModelContext)
+  }
+
+  private let backing: Backing
   private(set) var items: [Item] = []
 
-  init(_ items: [Item] = []) throws {
-    connection = try Connection(path: ":memory:")
-    let columns = Item.schema.columns.map { column in
-      "\"\(column.name)\" \(Self.sqlType(column.kind))\(column.isOptional ? "" : " NOT NULL")"
+  init(_ engine: TestEngine, _ items: [Item] = [], _ testName: String = #function) throws {
+    switch engine {
+    case .sqlite:
+      let connection = try Connection(path: ":memory:")
+      let columns = Item.schema.columns.map { column in
+        "\"\(column.name)\" \(Self.sqlType(column.kind))\(column.isOptional ? "" : " NOT NULL")"
+      }
+      try connection.execute("CREATE TABLE item (\(columns.joined(separator: ", ")))")
+      backing = .sqlite(connection)
+    case .postgres:
+      let store = try freshStore(engine, testName)
+      backing = .store(
+        store, ModelContext(try ModelContainer(for: Item.self, configurations: store.configuration))
+      )
     }
-    try connection.execute("CREATE TABLE item (\(columns.joined(separator: ", ")))")
     try replace(with: items)
+  }
+
+  /// The SQLite table's connection (the SQLite dialect tests add indexes to it).
+  var connection: Connection {
+    get throws {
+      guard case .sqlite(let connection) = backing else {
+        throw TestStoreUnavailable(description: "not an SQLite table")
+      }
+      return connection
+    }
   }
 
   /// Replaces every row with `items`.
   func replace(with items: [Item]) throws {
     self.items = items
-    let names = Item.schema.columns.map { "\"\($0.name)\"" }.joined(separator: ", ")
-    let marks = Array(repeating: "?", count: Item.schema.columns.count).joined(separator: ", ")
-    try connection.transaction {
-      try connection.run("DELETE FROM item")
-      for item in items {
-        let values = try Item.schema.columns.map { column in
-          try #require(sqliteValue(for: item[keyPath: column.keyPath] as Any, kind: column.kind))
+    switch backing {
+    case .sqlite(let connection):
+      let names = Item.schema.columns.map { "\"\($0.name)\"" }.joined(separator: ", ")
+      let marks = Array(repeating: "?", count: Item.schema.columns.count).joined(separator: ", ")
+      try connection.transaction {
+        try connection.run("DELETE FROM item")
+        for item in items {
+          let values = try Item.schema.columns.map { column in
+            try #require(sqliteValue(for: item[keyPath: column.keyPath] as Any, kind: column.kind))
+          }
+          try connection.run("INSERT INTO item (\(names)) VALUES (\(marks))", values)
         }
-        try connection.run("INSERT INTO item (\(names)) VALUES (\(marks))", values)
       }
+    case .store(_, let context):
+      try context.delete(model: Item.self)
+      for item in items { try context.insert(item) }
+      try context.save()
     }
   }
 
-  /// Runs `descriptor` through the translator and SQLite, finishing in memory as the store does.
+  /// Runs `descriptor`: on SQLite through the translator and SQLite, finishing in memory as the
+  /// store does; otherwise through the store.
   func fetch(_ descriptor: FetchDescriptor<Item>) throws -> [Item] {
-    let query = try translate(descriptor, schema: Item.schema, dialect: SQLiteDialect())
-    let statement = query.selectStatement(
-      columns: "\"id\"", table: "item", dialect: SQLiteDialect())
-    let ids = try connection.query(statement.sql, statement.arguments) { $0.int64(at: 0) }
-    let byID = Dictionary(uniqueKeysWithValues: items.map { (Int64($0.id), $0) })
-    return try query.finish(ids.compactMap { byID[$0] })
+    switch backing {
+    case .sqlite(let connection):
+      let query = try translate(descriptor, schema: Item.schema, dialect: SQLiteDialect())
+      let statement = query.selectStatement(
+        columns: "\"id\"", table: "item", dialect: SQLiteDialect())
+      let ids = try connection.query(statement.sql, statement.arguments) { $0.int64(at: 0) }
+      let byID = Dictionary(uniqueKeysWithValues: items.map { (Int64($0.id), $0) })
+      return try query.finish(ids.compactMap { byID[$0] })
+    case .store(_, let context):
+      return try context.fetch(descriptor)
+    }
+  }
+
+  /// Runs `descriptor` as ``fetch(_:)`` does, and says whether it ran wholly in SQL (no part of
+  /// the predicate or sort in memory).
+  func fetchSayingWhetherInSQL(_ descriptor: FetchDescriptor<Item>) throws
+    -> (items: [Item], inSQLOnly: Bool)
+  {
+    switch backing {
+    case .sqlite:
+      let query = try translate(descriptor, schema: Item.schema, dialect: SQLiteDialect())
+      return (try fetch(descriptor), query.residual == nil && !query.sortsInMemory)
+    case .store(_, let context):
+      let result = try context.fetchResult(descriptor)
+      return (result.models, result.inMemoryFallback == nil)
+    }
+  }
+
+  /// Whether `predicate` runs wholly in SQL, with no part in memory.
+  func runsInSQL(_ predicate: Predicate<Item>) throws -> Bool {
+    switch backing {
+    case .sqlite: return try translated(predicate).residual == nil
+    case .store(_, let context):
+      return try context.fetchResult(FetchDescriptor(predicate: predicate)).inMemoryFallback == nil
+    }
   }
 
   /// The ids the translated predicate selects, in id order.
@@ -153,34 +216,40 @@ let sampleItems: [Item] = [
   Item(id: 8, count: 100, score: 1e300, name: "B", rank: 3, isActive: true, flag: false),
 ]
 
-/// Checks that `predicate` translates to `sql` with `arguments`, needs no in-memory part, and
-/// selects exactly the rows `predicate.evaluate` selects in a real table.
+/// Checks that `predicate` translates to `sql` with `arguments` and needs no in-memory part (the
+/// SQLite dialect's translation, checked on SQLite), and selects exactly the rows
+/// `predicate.evaluate` selects on `engine`.
 func expectSQL(
-  _ predicate: Predicate<Item>, _ sql: String, _ arguments: [SQLiteValue],
+  _ engine: TestEngine, _ predicate: Predicate<Item>, _ sql: String, _ arguments: [SQLiteValue],
   sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-  let query = try translated(predicate)
-  #expect(query.whereClause == sql, sourceLocation: sourceLocation)
-  #expect(query.arguments == arguments, sourceLocation: sourceLocation)
-  #expect(query.residual == nil, sourceLocation: sourceLocation)
-  #expect(query.fallbackDescription == nil, sourceLocation: sourceLocation)
-  let table = try ItemTable(sampleItems)
+  let table = try ItemTable(engine, sampleItems)
+  if engine == .sqlite {
+    let query = try translated(predicate)
+    #expect(query.whereClause == sql, sourceLocation: sourceLocation)
+    #expect(query.arguments == arguments, sourceLocation: sourceLocation)
+    #expect(query.residual == nil, sourceLocation: sourceLocation)
+    #expect(query.fallbackDescription == nil, sourceLocation: sourceLocation)
+  }
   #expect(
     try table.ids(predicate) == table.expectedIDs(predicate), sourceLocation: sourceLocation)
 }
 
-/// Checks that `predicate` runs (partly) in memory for `reason`, with `sql` left in SQL, and
-/// still selects exactly the rows `predicate.evaluate` selects.
+/// Checks that `predicate` runs (partly) in memory for `reason`, with `sql` left in SQL (the
+/// SQLite dialect's translation, checked on SQLite), and still selects exactly the rows
+/// `predicate.evaluate` selects on `engine`.
 func expectFallback(
-  _ predicate: Predicate<Item>, sql: String?, reason: String, rows: [Item] = sampleItems,
-  sourceLocation: SourceLocation = #_sourceLocation
+  _ engine: TestEngine, _ predicate: Predicate<Item>, sql: String?, reason: String,
+  rows: [Item] = sampleItems, sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-  let query = try translated(predicate)
-  #expect(query.whereClause == sql, sourceLocation: sourceLocation)
-  #expect(query.residual != nil, sourceLocation: sourceLocation)
-  #expect(
-    query.fallbackDescription == "Filtered in memory: " + reason, sourceLocation: sourceLocation)
-  let table = try ItemTable(rows)
+  let table = try ItemTable(engine, rows)
+  if engine == .sqlite {
+    let query = try translated(predicate)
+    #expect(query.whereClause == sql, sourceLocation: sourceLocation)
+    #expect(query.residual != nil, sourceLocation: sourceLocation)
+    #expect(
+      query.fallbackDescription == "Filtered in memory: " + reason, sourceLocation: sourceLocation)
+  }
   #expect(
     try table.ids(predicate) == table.expectedIDs(predicate), sourceLocation: sourceLocation)
 }

@@ -1,0 +1,9 @@
+import Foundation
+import Kura
+
+/// The configuration for a `<store>` argument the tests pass (`TestStore.argument` in
+/// Tests/KuraTests/Support/StoreEngines.swift): a file's path for SQLite; a `postgresql://` URL
+/// once the PostgreSQL engine lands (then: `return .postgres(url)` for such an argument).
+func storeConfiguration(_ argument: String) -> ModelConfiguration {
+  .url(URL(fileURLWithPath: argument))
+}

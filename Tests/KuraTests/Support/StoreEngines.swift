@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+// Every model-store test about behaviour runs once per engine in `TestEngine.enabled`:
+//
+//   @Test(arguments: TestEngine.enabled)
+//   func cascadeDeletesActivities(_ engine: TestEngine) throws {
+//     let store = try freshStore(engine)
+//     let context = ModelContext(try ModelContainer(for: Trip.self, configurations: store.configuration))
+//     …
+//   }
+//
+// A test gets a fresh, isolated store from `freshStore(_:)`: a file in a temporary folder on
+// SQLite (or memory, when asked), a new database of the test cluster on PostgreSQL. Opening a
+// second container on the same store (reopening, migrating, another context) is opening
+// `store.configuration` again; a child process gets the store as `store.argument` (the
+// `<store>` of `kura-testhelper` and `kura store`) and `store.environment` (the example apps).
+// What a test reads back goes through the public API or `store.inspector()`, never through
+// SQLite: tests about SQLite files stay SQLite-only.
+
+/// A storage engine the model-store tests run on.
+enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case sqlite
+  case postgres
+
+  /// The engines every parameterized model-store test runs on: the one switch.
+  static let enabled: [TestEngine] = [.sqlite]  // add .postgres when the engine lands
+
+  var testDescription: String { rawValue }
+}
+
+/// Where an SQLite test store lives (ignored by the other engines, which have no files).
+enum SQLiteLocation: Sendable {
+  /// A file at this path inside the store's temporary folder (error messages name its last
+  /// component, so a test can expect `trips.store`).
+  case file(String)
+  /// An in-memory store: gone with its container, so it can't be reopened or shared.
+  case memory
+}
+
+/// Why a test store could not be made.
+struct TestStoreUnavailable: Error, CustomStringConvertible {
+  var description: String
+}
+
+/// A fresh, isolated model store for one test on one engine; released (its folder removed, its
+/// database dropped) when the value goes away.
+final class TestStore: Sendable {
+  /// The engine holding the store.
+  let engine: TestEngine
+  /// A temporary folder of the test's own: the store's file on SQLite, and `HOME`/`KURA_HOME` of
+  /// child processes on every engine.
+  let folder: TemporaryDirectory
+  /// How a container opens this store: open it again for a second container on the same store.
+  let configuration: ModelConfiguration
+  /// How a child process names the store (`kura-testhelper <command> <store>`, `kura store …
+  /// <store>`): the file's path on SQLite, the database URL on PostgreSQL.
+  let argument: String
+  /// How `StoreError` messages name the store, as in "Can't migrate store `trips.store`".
+  let name: String
+  /// The environment of an example app (`students`, `wishlist`) using this store: the folder's
+  /// (HOME, KURA_HOME), plus `KURA_STORE_URL` on PostgreSQL.
+  let environment: [String: String]
+  private let makeInspector: @Sendable () throws -> StoreInspector
+  private let cleanup: @Sendable () -> Void
+
+  init(engine: TestEngine, folder: TemporaryDirectory, backing: StoreBacking) {
+    self.engine = engine
+    self.folder = folder
+    configuration = backing.configuration
+    argument = backing.argument
+    name = backing.name
+    environment = folder.environment.merging(backing.environment) { _, new in new }
+    makeInspector = backing.inspector
+    cleanup = backing.cleanup
+  }
+
+  deinit { cleanup() }
+
+  /// This store's configuration with ``ModelConfiguration/allowsSave`` off (reads only).
+  var readOnlyConfiguration: ModelConfiguration {
+    var configuration = configuration
+    configuration.allowsSave = false
+    return configuration
+  }
+
+  /// An inspector reading the store without its model types (as `kura store` does).
+  func inspector() throws -> StoreInspector { try makeInspector() }
+
+  /// The schema version the store records (`nil` when none).
+  func schemaVersion() throws -> Int? { try inspector().info().schemaVersion }
+
+  /// Everything the store holds that a test can compare before and after an operation that must
+  /// change nothing: its schema version, tables (columns, indexes) and every model's rows.
+  func contents() throws -> StoreContents {
+    let inspector = try inspector()
+    let info = try inspector.info()
+    var rows: [String: [[StoreInspector.Value]]] = [:]
+    for model in info.models { rows[model.name] = try inspector.dump(model: model.name).rows }
+    return StoreContents(
+      schemaVersion: info.schemaVersion, models: info.models, tables: try inspector.schema(),
+      rows: rows)
+  }
+}
+
+/// What a store holds, as the inspector reads it (see ``TestStore/contents()``).
+struct StoreContents: Equatable, Sendable {
+  var schemaVersion: Int?
+  var models: [StoreInspector.Info.Model]
+  var tables: [StoreInspector.TableSchema]
+  var rows: [String: [[StoreInspector.Value]]]
+}
+
+/// The engine-specific parts of a ``TestStore``.
+struct StoreBacking: Sendable {
+  var configuration: ModelConfiguration
+  var argument: String
+  var name: String
+  /// Variables added to the folder's environment for example apps.
+  var environment: [String: String] = [:]
+  var inspector: @Sendable () throws -> StoreInspector
+  var cleanup: @Sendable () -> Void = {}
+}
+
+/// A fresh, empty, isolated store on `engine` for one test.
+///
+/// - Parameters:
+///   - engine: The engine (a test's argument from ``TestEngine/enabled``).
+///   - location: Where the store lives on SQLite: a file in the test's folder (by default
+///     `store.sqlite`) or memory. Other engines ignore it.
+func freshStore(
+  _ engine: TestEngine, sqlite location: SQLiteLocation = .file("store.sqlite"),
+  _ testName: String = #function
+) throws -> TestStore {
+  let folder = TemporaryDirectory(testName)
+  switch engine {
+  case .sqlite:
+    return TestStore(engine: engine, folder: folder, backing: sqliteBacking(location, in: folder))
+  case .postgres:
+    return TestStore(engine: engine, folder: folder, backing: try postgresBacking(in: folder))
+  }
+}
+
+/// An SQLite store: a file in `folder` (missing folders on its path are created on open).
+private func sqliteBacking(_ location: SQLiteLocation, in folder: TemporaryDirectory)
+  -> StoreBacking
+{
+  switch location {
+  case .file(let path):
+    let url = folder.file(path)
+    return StoreBacking(
+      configuration: .url(url), argument: url.path, name: url.lastPathComponent,
+      inspector: { try StoreInspector(url: url) })
+  case .memory:
+    return StoreBacking(
+      configuration: .inMemory, argument: ":memory:", name: "in memory",
+      inspector: {
+        throw TestStoreUnavailable(description: "an in-memory store can't be inspected")
+      })
+  }
+}
+
+// MARK: - PostgreSQL: the integrator fills in this one function when the engine lands.
+
+/// A PostgreSQL store: a new, empty database of the test run's cluster
+/// (`Support/PostgresCluster.swift`), dropped when the test store is released.
+private func postgresBacking(in folder: TemporaryDirectory) throws -> StoreBacking {
+  // When the engine lands, this becomes (and `TestEngine.enabled` gets `.postgres`). Two more
+  // places take the store from a child process's side: `storeConfiguration(_:)` in
+  // Sources/kura-testhelper/StoreArgument.swift (a `postgresql://` argument), and the example
+  // apps (`students`, `wishlist`, `kura store`), which must honour `KURA_STORE_URL` / a URL.
+  //
+  //   let url = try PostgresCluster.freshDatabaseURL()
+  //   return StoreBacking(
+  //     configuration: .postgres(url), argument: url.absoluteString,
+  //     name: <how StoreError names the database, e.g. its name>,
+  //     environment: ["KURA_STORE_URL": url.absoluteString],
+  //     inspector: { try StoreInspector(<the URL form `kura store` uses>) },
+  //     cleanup: { <drop the database, or nothing: the cluster goes away with the run> })
+  throw TestStoreUnavailable(
+    description:
+      "The PostgreSQL engine is not built yet: fill in `postgresBacking(in:)` in "
+      + "Tests/KuraTests/Support/StoreEngines.swift, then add `.postgres` to "
+      + "`TestEngine.enabled`.")
+}
