@@ -182,7 +182,10 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     case .invalidLocation:
       text = "Can't use the PostgreSQL location: \(message)"
     default:
-      text = "PostgreSQL error \(sqlState ?? "") (\(kind)) in \(server): \(message)"
+      text = "PostgreSQL error"
+      if let sqlState { text += " \(sqlState)" }
+      if kind != .other { text += " (\(kind))" }
+      text += " in \(server): \(message)"
     }
     if let hint, !hint.isEmpty { text += " (hint: \(hint))" }
     switch kind {

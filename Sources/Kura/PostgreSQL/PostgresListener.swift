@@ -235,7 +235,7 @@
           pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0),
           pollfd(fd: wakeUpReader, events: Int16(POLLIN), revents: 0),
         ]
-        let ready = poll(&descriptors, 2, Int32(clamping: remaining.milliseconds))
+        let ready = poll(&descriptors, 2, PostgresSession.pollTimeout(remaining))
         if ready < 0 && errno != EINTR {
           throw PostgresError(
             kind: .other, message: "poll failed: \(String(cString: strerror(errno)))",
@@ -260,7 +260,7 @@
     /// Waits `duration` for a wake-up; returns whether one came.
     private func waitForWakeUp(_ duration: Duration) -> Bool {
       var descriptor = pollfd(fd: wakeUpReader, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&descriptor, 1, Int32(clamping: duration.milliseconds))
+      let ready = poll(&descriptor, 1, PostgresSession.pollTimeout(duration))
       guard ready > 0 else { return false }
       drainWakeUps()
       return true

@@ -146,6 +146,15 @@
         .joined(separator: " ")
     }
 
+    /// A duration as `poll`'s timeout: whole milliseconds, rounded up (so a wait never ends
+    /// early), 0 for a duration that is not positive.
+    static func pollTimeout(_ duration: Duration) -> Int32 {
+      let (seconds, attoseconds) = duration.components
+      guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return 0 }
+      guard seconds < Int64(Int32.max / 1000) else { return .max }
+      return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
     // MARK: Connecting
 
     /// Names the server, database and user a connection reached (or tried to reach).
@@ -197,7 +206,7 @@
         var wait: Int32 = -1
         if let deadline {
           let remaining = ContinuousClock.now.duration(to: deadline)
-          wait = Int32(clamping: max(0, remaining.milliseconds))
+          wait = pollTimeout(remaining)
         }
         let ready = poll(&descriptor, 1, wait)
         if ready < 0 && errno == EINTR { continue }
@@ -276,11 +285,4 @@
     }
   }
 
-  extension Duration {
-    /// The duration in whole milliseconds (rounded up, so a wait never ends early).
-    var milliseconds: Int64 {
-      let (seconds, attoseconds) = components
-      return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-    }
-  }
 #endif

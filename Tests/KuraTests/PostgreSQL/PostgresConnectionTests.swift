@@ -189,7 +189,7 @@
           try connection.run("INSERT INTO t (x) VALUES (?)", [.blob(Data([1]))])
         } throws: { error in
           (error as? PostgresError)?.description
-            == "PostgreSQL error  (error) in \(connection.location.description): can't bind"
+            == "PostgreSQL error in \(connection.location.description): can't bind"
             + " bytes to parameter 1, of type bigint; bind them to a bytea parameter — while"
             + " executing `INSERT INTO t (x) VALUES (?)`"
         }
@@ -289,7 +289,7 @@
           }
         } throws: { error in
           (error as? PostgresError)?.description
-            == "PostgreSQL error 25P02 (error) in \(connection.location.description): the"
+            == "PostgreSQL error 25P02 in \(connection.location.description): the"
             + " transaction was rolled back, not committed: one of its statements failed and its"
             + " error was caught without a savepoint — while executing `COMMIT`"
         }
@@ -488,7 +488,7 @@
         let holder = try PostgresConnection(url)
         try holder.execute("SELECT pg_advisory_lock(4242)")
         let processID = connection.processID
-        let outcome = Thread.run { () -> PostgresError? in
+        let outcome = PostgreSQLTests.background { () -> PostgresError? in
           do {
             try connection.transaction { try connection.run("INSERT INTO t VALUES (1)") }
           } catch let error as PostgresError {
@@ -521,39 +521,40 @@
     }
   }
 
-  extension Thread {
+  extension PostgreSQLTests {
     /// Runs `body` on a new thread; `value()` waits for its result.
-    static func run<Value: Sendable>(_ body: @escaping @Sendable () -> Value) -> ThreadResult<Value>
-    {
-      let result = ThreadResult<Value>()
+    static func background<Value: Sendable>(
+      _ body: @escaping @Sendable () -> Value
+    ) -> BackgroundResult<Value> {
+      let result = BackgroundResult<Value>()
       let thread = Thread { result.set(body()) }
       thread.start()
       return result
     }
-  }
 
-  /// The result of a ``Thread/run(_:)`` body, awaited with a bound.
-  final class ThreadResult<Value: Sendable>: @unchecked Sendable {
-    // Safety: `stored` is only touched with `condition` locked.
-    private let condition = NSCondition()
-    private var stored: Value?
+    /// The result of a ``background(_:)`` body, awaited with a bound.
+    final class BackgroundResult<Value: Sendable>: @unchecked Sendable {
+      // Safety: `stored` is only touched with `condition` locked.
+      private let condition = NSCondition()
+      private var stored: Value?
 
-    fileprivate func set(_ value: Value) {
-      condition.lock()
-      stored = value
-      condition.broadcast()
-      condition.unlock()
-    }
-
-    /// Waits (at most 60 s) for the value.
-    func value() throws -> Value {
-      condition.lock()
-      defer { condition.unlock() }
-      let deadline = Date(timeIntervalSinceNow: 60)
-      while stored == nil {
-        if !condition.wait(until: deadline) { break }
+      fileprivate func set(_ value: Value) {
+        condition.lock()
+        stored = value
+        condition.broadcast()
+        condition.unlock()
       }
-      return try #require(stored)
+
+      /// Waits (at most 60 s) for the value.
+      func value() throws -> Value {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while stored == nil {
+          if !condition.wait(until: deadline) { break }
+        }
+        return try #require(stored)
+      }
     }
   }
 #endif

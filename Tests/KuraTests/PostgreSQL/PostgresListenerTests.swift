@@ -79,7 +79,7 @@
         let url = try PostgresCluster.freshDatabaseURL()
         let listener = try PostgresListener(location: PostgresLocation(url))
         try listener.listen("kura")
-        let waited = Thread.run { () -> PostgresListener.Event? in
+        let waited = PostgreSQLTests.background { () -> PostgresListener.Event? in
           try? listener.wait(timeout: .seconds(120))
         }
         listener.wakeUp()
