@@ -24,12 +24,20 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
+    // Debian's libpq-dev: the PostgreSQL client library, for the PostgreSQL engine (Linux only;
+    // on Apple platforms the engine is compiled out).
+    .systemLibrary(
+      name: "CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
+    ),
     // Atomic operations on shared memory (cross-process change counters).
     .target(name: "CKuraSupport"),
     .target(
       name: "Kura",
       dependencies: [
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
+        .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
         "CKuraSupport",
       ]
     ),

@@ -1,0 +1,441 @@
+#if canImport(CLibPQ)
+  import Foundation
+  internal import CLibPQ
+
+  /// One connection to a PostgreSQL database, with its prepared-statement cache — the same
+  /// calls as SQLite's ``Connection``.
+  ///
+  /// SQL uses SQLite's placeholders (`?` and `?N`), which statements rewrite as PostgreSQL's
+  /// `$N`; values are bound, never spliced into the SQL. Statements from
+  /// ``cachedStatement(_:)`` are prepared on the server once per connection.
+  ///
+  /// A connection is used by one thread at a time; it may move between threads. When the
+  /// connection breaks (server restart, `pg_terminate_backend`), operations fail with
+  /// ``PostgresError/Kind/connectionLost`` until ``reconnect()``.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let connection = try PostgresConnection("postgresql:///app?host=/var/run/postgresql")
+  /// try connection.execute("CREATE TABLE IF NOT EXISTS note (id bigserial PRIMARY KEY, text text)")
+  /// try connection.run("INSERT INTO note (text) VALUES (?)", [.text("hello")])
+  /// let texts = try connection.query("SELECT text FROM note") { $0.string(at: 0) }
+  /// ```
+  // Safety: libpq is built thread-safe, and a connection (with its session and statements) is
+  // used by one thread at a time, as its documentation says; a pool hands each connection to
+  // one caller under a lock.
+  public final class PostgresConnection: @unchecked Sendable {
+    let session: PostgresSession
+    private var statementCache: [String: PostgresStatement] = [:]
+    /// The statements used most recently, found without hashing their SQL.
+    private var recentStatements: [(sql: String, statement: PostgresStatement)] = []
+    private var nextRecentSlot = 0
+    private var savepointDepth = 0
+
+    /// Where the connection goes.
+    ///
+    /// For example: `print(connection.location)`.
+    public var location: PostgresLocation { session.location }
+
+    /// Connects to a PostgreSQL database.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let location = try PostgresLocation("postgresql://alice@db.example.com/app")
+    /// let connection = try PostgresConnection(location: location)
+    /// ```
+    ///
+    /// - Parameter location: The server, database and user; its `connect_timeout` (30 seconds
+    ///   by default) bounds the wait.
+    /// - Throws: ``PostgresError`` of kind ``PostgresError/Kind/connectionFailed``,
+    ///   ``PostgresError/Kind/authenticationFailed`` or ``PostgresError/Kind/databaseMissing``,
+    ///   naming the server and database.
+    public init(location: PostgresLocation) throws {
+      session = try PostgresSession(location: location)
+    }
+
+    /// Connects to the database a `postgresql://` URL or libpq connection string names.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let connection = try PostgresConnection("host=/var/run/postgresql dbname=app")
+    /// ```
+    ///
+    /// - Parameter connectionString: The URL or connection string.
+    /// - Throws: ``PostgresError`` when it can't be read or the connection fails.
+    public convenience init(_ connectionString: String) throws {
+      try self.init(location: PostgresLocation(connectionString))
+    }
+
+    deinit {
+      statementCache.removeAll()
+      recentStatements.removeAll()
+      session.close()
+    }
+
+    // MARK: Running SQL
+
+    /// Runs one or more SQL statements with no parameters (schema changes, settings). Several
+    /// statements outside a transaction run as one transaction.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try connection.execute("CREATE TABLE t (a bigint); CREATE INDEX t_a ON t (a)")
+    /// ```
+    ///
+    /// - Parameter sql: The SQL text (placeholders are not rewritten).
+    /// - Throws: ``PostgresError`` naming the SQL.
+    public func execute(_ sql: String) throws {
+      let handle = try session.liveHandle(sql: sql)
+      let committing = Self.commits(
+        sql, outsideTransaction: PQtransactionStatus(handle) == PQTRANS_IDLE)
+      let result = PQexec(handle, sql)
+      defer { PQclear(result) }
+      switch PQresultStatus(result) {
+      case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+        session.recordChanges(result)
+      default:
+        throw session.error(result, sql: sql, committing: committing)
+      }
+    }
+
+    /// Whether `sql` may commit work when it runs: a COMMIT (or END), or, outside a
+    /// transaction, anything but transaction control and session settings.
+    private static func commits(_ sql: String, outsideTransaction: Bool) -> Bool {
+      let word = sql.drop { $0.isWhitespace }.prefix { $0.isLetter }.uppercased()
+      if word == "COMMIT" || word == "END" { return true }
+      return outsideTransaction && !changingNothing.contains(word)
+    }
+
+    /// The first words of statements that commit nothing.
+    private static let changingNothing: Set<String> = [
+      "BEGIN", "START", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "SET", "RESET", "SHOW",
+      "LISTEN", "UNLISTEN", "DEALLOCATE",
+    ]
+
+    /// Prepares a statement that the caller owns (not cached; deallocated on the server after
+    /// the statement goes).
+    ///
+    /// For example: `let statement = try connection.prepare("SELECT 1")`.
+    ///
+    /// - Parameter sql: One SQL statement, with `?` or `?N` placeholders.
+    /// - Returns: The statement.
+    /// - Throws: ``PostgresError`` naming the SQL.
+    public func prepare(_ sql: String) throws -> PostgresStatement {
+      try PostgresStatement(session: session, sql: sql)
+    }
+
+    /// Returns this connection's cached statement for `sql`, prepared on the server on first
+    /// use, with its rows forgotten and its bindings cleared.
+    ///
+    /// While the cached statement is in the middle of its rows (a ``query(_:_:row:)`` runs the
+    /// same SQL again from inside its row closure), a second statement for the same prepared
+    /// statement is returned instead, so the outer loop keeps its place.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let insert = try connection.cachedStatement("INSERT INTO note (text) VALUES (?)")
+    /// try insert.bind("hi", at: 1)
+    /// try insert.execute()
+    /// ```
+    ///
+    /// - Parameter sql: One SQL statement, with `?` or `?N` placeholders.
+    /// - Returns: The statement, ready to bind.
+    /// - Throws: ``PostgresError`` naming the SQL.
+    public func cachedStatement(_ sql: String) throws -> PostgresStatement {
+      let length = sql.utf8.count
+      for recent in recentStatements where recent.sql.utf8.count == length && recent.sql == sql {
+        if recent.statement.isBusy { return PostgresStatement(sharing: recent.statement) }
+        recent.statement.reset()
+        return recent.statement
+      }
+      if let statement = statementCache[sql] {
+        if statement.isBusy { return PostgresStatement(sharing: statement) }
+        statement.reset()
+        remember(sql, statement)
+        return statement
+      }
+      let statement = try PostgresStatement(session: session, sql: sql)
+      statementCache[sql] = statement
+      remember(sql, statement)
+      return statement
+    }
+
+    /// Keeps a cached statement among the recent ones (8, replaced in turn).
+    private func remember(_ sql: String, _ statement: PostgresStatement) {
+      if recentStatements.count < 8 {
+        recentStatements.append((sql, statement))
+      } else {
+        recentStatements[nextRecentSlot] = (sql, statement)
+        nextRecentSlot = (nextRecentSlot + 1) % 8
+      }
+    }
+
+    /// Forgets every cached statement; do this after changing the schema (a prepared
+    /// `SELECT *` refuses to run once its table's columns changed).
+    ///
+    /// For example: `connection.clearStatementCache()`.
+    public func clearStatementCache() {
+      statementCache.removeAll()
+      recentStatements.removeAll()
+      nextRecentSlot = 0
+      session.deallocateUnusedStatements(all: true)
+    }
+
+    /// Runs one statement with bound values, ignoring any rows.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try connection.run("DELETE FROM note WHERE id = ?", [.integer(3)])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement (cached).
+    ///   - arguments: One value per parameter.
+    /// - Throws: ``PostgresError`` naming the SQL.
+    public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+      let statement = try cachedStatement(sql)
+      try statement.bind(arguments)
+      try statement.execute()
+    }
+
+    /// Runs a query and maps each row.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let names = try connection.query("SELECT name FROM trip WHERE year > ?", [.integer(2020)]) {
+    ///   $0.string(at: 0)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement (cached).
+    ///   - arguments: One value per parameter.
+    ///   - row: Reads one row from the statement.
+    /// - Returns: The mapped rows.
+    /// - Throws: ``PostgresError`` or what `row` throws.
+    public func query<Row>(
+      _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
+    ) throws -> [Row] {
+      let statement = try cachedStatement(sql)
+      defer { statement.rewind() }
+      try statement.bind(arguments)
+      var rows: [Row] = []
+      while try statement.step() { rows.append(try row(statement)) }
+      return rows
+    }
+
+    /// Runs a query and maps its first row, if any.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = try connection.queryFirst("SELECT count(*) FROM trip") { $0.int64(at: 0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement (cached).
+    ///   - arguments: One value per parameter.
+    ///   - row: Reads the row.
+    /// - Returns: The mapped first row, or `nil` when there is none.
+    /// - Throws: ``PostgresError`` or what `row` throws.
+    public func queryFirst<Row>(
+      _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
+    ) throws -> Row? {
+      let statement = try cachedStatement(sql)
+      defer { statement.rewind() }
+      try statement.bind(arguments)
+      return try statement.step() ? row(statement) : nil
+    }
+
+    /// Sends a notification to the listeners of `channel` (see ``PostgresListener``); inside a
+    /// transaction it is delivered when the transaction commits, and not at all if it rolls
+    /// back.
+    ///
+    /// For example: `try connection.notify("kura_changes", payload: "42")`.
+    ///
+    /// - Parameters:
+    ///   - channel: The channel name.
+    ///   - payload: Text for the listeners (under 8000 bytes).
+    /// - Throws: ``PostgresError``.
+    public func notify(_ channel: String, payload: String = "") throws {
+      try run("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
+    }
+
+    // MARK: State
+
+    /// The number of rows changed by the last INSERT, UPDATE, DELETE or MERGE.
+    ///
+    /// For example: `try connection.run("DELETE FROM note"); print(connection.changes)`.
+    public var changes: Int { session.changes }
+
+    /// Whether a transaction is open (also one where a statement failed, which only a
+    /// rollback ends).
+    ///
+    /// For example: `if connection.isInTransaction { … }`.
+    public var isInTransaction: Bool { session.isInTransaction }
+
+    /// Whether the connection is open and not broken.
+    ///
+    /// For example: `if !connection.isConnected { try connection.reconnect() }`.
+    public var isConnected: Bool { session.isConnected }
+
+    /// The process id of the server backend serving this connection (for `pg_stat_activity`
+    /// and `pg_terminate_backend`).
+    ///
+    /// For example: `print(connection.processID)`.
+    public var processID: Int32 {
+      session.handle.map { PQbackendPID($0) } ?? 0
+    }
+
+    /// The server's version number, such as `150018` for 15.18.
+    ///
+    /// For example: `if connection.serverVersion >= 150000 { … }`.
+    public var serverVersion: Int {
+      session.handle.map { Int(PQserverVersion($0)) } ?? 0
+    }
+
+    /// Connects again (after the connection broke, or to start afresh). Cached statements are
+    /// prepared again on their next use; an open transaction is gone.
+    ///
+    /// For example: `if !connection.isConnected { try connection.reconnect() }`.
+    ///
+    /// - Throws: ``PostgresError`` when connecting fails.
+    public func reconnect() throws {
+      savepointDepth = 0
+      try session.reconnect()
+    }
+
+    // MARK: Transactions
+
+    /// The isolation level of a transaction.
+    ///
+    /// For example: `try connection.transaction(.serializable) { … }`.
+    public enum IsolationLevel: Sendable, Hashable {
+      /// Each statement sees what was committed before it began (PostgreSQL's default).
+      case readCommitted
+      /// Every statement sees what was committed before the transaction's first one.
+      case repeatableRead
+      /// As if transactions ran one after the other; a conflict fails with
+      /// ``PostgresError/Kind/serializationFailure``.
+      case serializable
+
+      var beginSQL: String {
+        switch self {
+        case .readCommitted: return "BEGIN"
+        case .repeatableRead: return "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case .serializable: return "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        }
+      }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// Called inside another transaction, it becomes a savepoint (see ``savepoint(_:)``).
+    ///
+    /// A statement that fails inside a PostgreSQL transaction aborts it: catch errors you mean
+    /// to survive inside a ``savepoint(_:)``. A transaction aborted that way is rolled back,
+    /// never committed, and reported as an error.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try connection.transaction {
+    ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("a")])
+    ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("b")])
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - isolation: The isolation level; `.readCommitted` by default.
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (after rolling back), or ``PostgresError`` — with
+    ///   ``PostgresError/isCommitOutcomeUnknown`` when the connection broke during the commit.
+    public func transaction<Result>(
+      _ isolation: IsolationLevel = .readCommitted, _ body: () throws -> Result
+    ) throws -> Result {
+      if isInTransaction { return try savepoint(body) }
+      try execute(isolation.beginSQL)
+      let result: Result
+      do {
+        result = try body()
+      } catch {
+        if isInTransaction { try? execute("ROLLBACK") }
+        throw error
+      }
+      try commit()
+      return result
+    }
+
+    /// Commits the open transaction; an aborted one (which COMMIT rolls back) is an error.
+    private func commit() throws {
+      let handle = try session.liveHandle(sql: "COMMIT")
+      let result = PQexec(handle, "COMMIT")
+      defer { PQclear(result) }
+      guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+        let error = session.error(result, sql: "COMMIT", committing: true)
+        if isInTransaction { try? execute("ROLLBACK") }
+        throw error
+      }
+      if let status = PQcmdStatus(result), strcmp(status, "ROLLBACK") == 0 {
+        throw PostgresError(
+          kind: .other, sqlState: "25P02",
+          message:
+            "the transaction was rolled back, not committed: one of its statements failed and"
+            + " its error was caught without a savepoint",
+          server: session.server, sql: "COMMIT")
+      }
+    }
+
+    /// Runs `body` in a savepoint, which nests: rolled back to its start when `body` throws
+    /// (also after a failed statement, which a savepoint survives), without undoing the
+    /// enclosing transaction's earlier work.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try connection.transaction {
+    ///   try connection.run("INSERT INTO note (text) VALUES ('kept')")
+    ///   try? connection.savepoint {
+    ///     try connection.run("INSERT INTO note (text) VALUES ('undone')")
+    ///     throw CancellationError()
+    ///   }
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (after rolling back to the savepoint), or
+    ///   ``PostgresError``.
+    public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+      // PostgreSQL has savepoints only inside a transaction: outside one, this is one.
+      if !isInTransaction { return try transaction(.readCommitted, body) }
+      savepointDepth += 1
+      let name = "kura_\(savepointDepth)"
+      defer { savepointDepth -= 1 }
+      try execute("SAVEPOINT \(name)")
+      do {
+        let result = try body()
+        try execute("RELEASE SAVEPOINT \(name)")
+        return result
+      } catch {
+        if isInTransaction {
+          try? execute("ROLLBACK TO SAVEPOINT \(name)")
+          try? execute("RELEASE SAVEPOINT \(name)")
+        }
+        throw error
+      }
+    }
+
+    /// The version of the libpq library in use, such as `150018` for 15.18.
+    ///
+    /// For example: `print(PostgresConnection.libpqVersion)`.
+    public static var libpqVersion: Int { Int(PQlibVersion()) }
+  }
+#endif

@@ -1,0 +1,288 @@
+#if canImport(CLibPQ)
+  import Foundation
+  internal import CLibPQ
+
+  /// One libpq connection (`PGconn`), shared by a ``PostgresConnection`` and the statements it
+  /// prepared: it outlives neither, and closes when the connection does.
+  ///
+  /// Used by one thread at a time, like the connection that owns it.
+  final class PostgresSession {
+    /// The libpq connection; `nil` once closed.
+    private(set) var handle: OpaquePointer?
+    /// Where it connects.
+    let location: PostgresLocation
+    /// The server, database and user connected to, for messages (never a password).
+    private(set) var server: String
+    /// Counts connections made: statements prepared on an earlier one prepare again.
+    private(set) var generation = 0
+    /// Rows changed by the last INSERT, UPDATE, DELETE or MERGE.
+    var changes = 0
+    private var statementNumber = 0
+    /// Names of prepared statements no longer used, deallocated in batches when no
+    /// transaction is open.
+    private var unusedStatements: [String] = []
+
+    init(location: PostgresLocation) throws {
+      self.location = location
+      let handle = try Self.connect(location)
+      self.handle = handle
+      self.server = Self.describe(handle, location)
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; statements used afterwards stop with a precondition failure.
+    func close() {
+      if let handle { PQfinish(handle) }
+      handle = nil
+      unusedStatements.removeAll()
+    }
+
+    /// Connects again after the connection broke (or to start afresh): statements prepare
+    /// again on first use.
+    func reconnect() throws {
+      close()
+      let handle = try Self.connect(location)
+      self.handle = handle
+      server = Self.describe(handle, location)
+      generation += 1
+    }
+
+    /// Whether the connection is open and not broken.
+    var isConnected: Bool {
+      guard let handle else { return false }
+      return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Whether a transaction is open (also one that failed and awaits its ROLLBACK).
+    var isInTransaction: Bool {
+      guard let handle else { return false }
+      let status = PQtransactionStatus(handle)
+      return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// The handle of an open connection, or a ``PostgresError/Kind/connectionLost`` error
+    /// when it broke earlier (nothing of `sql` was sent).
+    @inline(__always)
+    func liveHandle(sql: String?) throws -> OpaquePointer {
+      guard let handle else {
+        preconditionFailure(
+          "A PostgreSQL statement was used after its connection closed; prepare statements"
+            + " from a connection that is still open.")
+      }
+      if PQstatus(handle) != CONNECTION_OK {
+        throw PostgresError(
+          kind: .connectionLost,
+          message: "the connection broke earlier and was not opened again (nothing was sent)",
+          server: server, sql: sql)
+      }
+      return handle
+    }
+
+    // MARK: Prepared statement names
+
+    /// A name for a new server-side prepared statement.
+    func nextStatementName() -> String {
+      statementNumber += 1
+      return "kura_s\(statementNumber)"
+    }
+
+    /// Notes that prepared statement `name` is no longer used.
+    func release(_ name: String, generation: Int) {
+      guard handle != nil, generation == self.generation else { return }
+      unusedStatements.append(name)
+    }
+
+    /// Deallocates unused prepared statements on the server, in one round trip, when there
+    /// are enough of them (or any, with `all`) and no transaction is open.
+    func deallocateUnusedStatements(all: Bool = false) {
+      guard unusedStatements.count >= (all ? 1 : 32), let handle,
+        PQtransactionStatus(handle) == PQTRANS_IDLE
+      else { return }
+      let sql = unusedStatements.map { "DEALLOCATE \($0)" }.joined(separator: "; ")
+      unusedStatements.removeAll()
+      PQclear(PQexec(handle, sql))
+    }
+
+    // MARK: Results and errors
+
+    /// Remembers the number of rows a command changed (not for a SELECT, as in SQLite).
+    func recordChanges(_ result: OpaquePointer?) {
+      guard let result, let status = PQcmdStatus(result) else { return }
+      let isSelect = strncmp(status, "SELECT", 6) == 0
+      guard !isSelect, let tuples = PQcmdTuples(result), tuples.pointee != 0 else { return }
+      changes = Int(strtol(tuples, nil, 10))
+    }
+
+    /// The error a failed result (or a `nil` one) reports. `committing` says whether the
+    /// statement commits on its own (a COMMIT, or a statement outside a transaction), so that
+    /// a broken connection leaves its outcome unknown.
+    func error(_ result: OpaquePointer?, sql: String?, committing: Bool) -> PostgresError {
+      func field(_ code: UInt8) -> String? {
+        guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
+        return String(cString: value)
+      }
+      let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
+      let sqlState = field(UInt8(ascii: "C"))
+      var message = field(UInt8(ascii: "M")) ?? ""
+      if message.isEmpty, let handle {
+        message = Self.oneLine(String(cString: PQerrorMessage(handle)))
+      }
+      if message.isEmpty { message = "libpq reported no message" }
+      var kind = PostgresError.Kind(sqlState: sqlState)
+      if lost { kind = .connectionLost }
+      return PostgresError(
+        kind: kind, sqlState: sqlState, message: message, detail: field(UInt8(ascii: "D")),
+        hint: field(UInt8(ascii: "H")), server: server, sql: sql,
+        constraint: field(UInt8(ascii: "n")), table: field(UInt8(ascii: "t")),
+        column: field(UInt8(ascii: "c")), isCommitOutcomeUnknown: lost && committing)
+    }
+
+    /// libpq's multi-line message as one line.
+    static func oneLine(_ text: String) -> String {
+      text.split(whereSeparator: \.isNewline)
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { !$0.isEmpty }
+        .joined(separator: " ")
+    }
+
+    /// A duration as `poll`'s timeout: whole milliseconds, rounded up (so a wait never ends
+    /// early), 0 for a duration that is not positive.
+    static func pollTimeout(_ duration: Duration) -> Int32 {
+      let (seconds, attoseconds) = duration.components
+      guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return 0 }
+      guard seconds < Int64(Int32.max / 1000) else { return .max }
+      return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
+    // MARK: Connecting
+
+    /// Names the server, database and user a connection reached (or tried to reach).
+    static func describe(_ handle: OpaquePointer, _ location: PostgresLocation) -> String {
+      func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let pointer, pointer.pointee != 0 else { return nil }
+        return String(cString: pointer)
+      }
+      guard let database = text(PQdb(handle)) else { return location.description }
+      return PostgresLocation.describe(
+        host: text(PQhost(handle)), port: text(PQport(handle)), database: database,
+        user: text(PQuser(handle)))
+    }
+
+    /// Opens a libpq connection to `location`, waiting at most its `connect_timeout` (30
+    /// seconds when it gives none; `0` waits as long as it takes).
+    static func connect(_ location: PostgresLocation) throws -> OpaquePointer {
+      var parameters = location.parameters
+      // Text is exchanged as UTF-8 whatever the environment says.
+      parameters["client_encoding"] = "UTF8"
+      if parameters["fallback_application_name"] == nil {
+        parameters["fallback_application_name"] = "kura"
+      }
+      let timeoutSeconds =
+        parameters["connect_timeout"].flatMap { Int($0) }.map {
+          $0 <= 0 ? 0 : max($0, 2)
+        } ?? 30
+      let keys = parameters.keys.sorted()
+      let keywords: [UnsafePointer<CChar>?] = keys.map { UnsafePointer(strdup($0)) } + [nil]
+      let values: [UnsafePointer<CChar>?] =
+        keys.map { UnsafePointer(strdup(parameters[$0] ?? "")) } + [nil]
+      defer {
+        for pointer in keywords + values { free(UnsafeMutablePointer(mutating: pointer)) }
+      }
+      guard let handle = PQconnectStartParams(keywords, values, 0) else {
+        throw PostgresError(
+          kind: .connectionFailed, message: "libpq is out of memory",
+          server: location.description)
+      }
+      // Verbose messages carry the SQLSTATE of a refusal (wrong password, missing database).
+      PQsetErrorVerbosity(handle, PQERRORS_VERBOSE)
+      var status =
+        PQstatus(handle) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING
+      let deadline = timeoutSeconds > 0 ? ContinuousClock.now + .seconds(timeoutSeconds) : nil
+      while status != PGRES_POLLING_OK && status != PGRES_POLLING_FAILED {
+        var descriptor = pollfd(
+          fd: PQsocket(handle),
+          events: Int16(status == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0)
+        var wait: Int32 = -1
+        if let deadline {
+          let remaining = ContinuousClock.now.duration(to: deadline)
+          wait = pollTimeout(remaining)
+        }
+        let ready = poll(&descriptor, 1, wait)
+        if ready < 0 && errno == EINTR { continue }
+        if ready == 0 {
+          let server = describe(handle, location)
+          PQfinish(handle)
+          throw PostgresError(
+            kind: .connectionFailed,
+            message: "no answer within \(timeoutSeconds) seconds (connect_timeout)",
+            server: server)
+        }
+        status = PQconnectPoll(handle)
+      }
+      if status == PGRES_POLLING_FAILED {
+        let error = connectionError(handle, location)
+        PQfinish(handle)
+        throw error
+      }
+      PQsetErrorVerbosity(handle, PQERRORS_DEFAULT)
+      // Notices (such as "table does not exist, skipping") are not printed on standard error.
+      PQsetNoticeReceiver(handle, { _, _ in }, nil)
+      return handle
+    }
+
+    /// The error for a connection that failed: the server's SQLSTATE and message when it
+    /// refused (read from libpq's verbose message), else libpq's own message.
+    static func connectionError(
+      _ handle: OpaquePointer, _ location: PostgresLocation
+    ) -> PostgresError {
+      let text = String(cString: PQerrorMessage(handle))
+      var sqlState: String?
+      var primary: String?
+      // Verbose: `… failed: FATAL:  28P01: password authentication failed for user "alice"`.
+      for line in text.split(whereSeparator: \.isNewline) {
+        var searchStart = line.startIndex
+        while let separator = line.range(of: ":  ", range: searchStart..<line.endIndex) {
+          searchStart = separator.upperBound
+          let rest = line[separator.upperBound...]
+          let code = rest.prefix(5)
+          let isCode =
+            code.count == 5
+            && code.allSatisfy { ($0.isASCII && $0.isNumber) || ($0.isASCII && $0.isUppercase) }
+          if isCode, rest.dropFirst(5).hasPrefix(": ") {
+            sqlState = String(code)
+            primary = String(rest.dropFirst(7))
+          }
+        }
+      }
+      let message: String
+      if let primary {
+        message = primary
+      } else {
+        // `connection to server on socket "/run/x/.s.PGSQL.5432" failed: No such file…`: the
+        // server is named by the error already.
+        let lines = text.split(whereSeparator: \.isNewline).map { line -> Substring in
+          if line.hasPrefix("connection to server"), let failed = line.range(of: "failed: ") {
+            return line[failed.upperBound...]
+          }
+          return line
+        }
+        message = oneLine(lines.joined(separator: "\n"))
+      }
+      let kind: PostgresError.Kind
+      if sqlState?.hasPrefix("28") == true || PQconnectionNeedsPassword(handle) != 0
+        || message.hasPrefix("fe_sendauth")
+      {
+        kind = .authenticationFailed
+      } else if sqlState == "3D000" {
+        kind = .databaseMissing
+      } else {
+        kind = .connectionFailed
+      }
+      return PostgresError(
+        kind: kind, sqlState: sqlState, message: message.isEmpty ? "libpq gave no reason" : message,
+        server: describe(handle, location))
+    }
+  }
+
+#endif

@@ -1,0 +1,308 @@
+#if canImport(CLibPQ)
+  import Foundation
+  import Synchronization
+  import Testing
+
+  @testable import Kura
+
+  /// One throwaway PostgreSQL cluster for the whole test process, started on first use: `initdb`
+  /// into a temporary folder, a server listening only on a Unix socket in that folder, run as
+  /// the `postgres` user when the tests run as root.
+  ///
+  /// It is stopped and its folder removed when the test process exits — normally (an `atexit`
+  /// handler), or killed (a watchdog process that reads a pipe only the test process holds, and
+  /// cleans up when the pipe closes).
+  ///
+  /// Tests get a database of their own with ``freshDatabaseURL(_:)``:
+  ///
+  /// ```swift
+  /// let url = try PostgresCluster.freshDatabaseURL()
+  /// let connection = try PostgresConnection(url)
+  /// ```
+  final class PostgresCluster: Sendable {
+    /// The folder holding the data directory, the socket and the server's log.
+    let folder: String
+    /// The port, which names the socket file (`.s.PGSQL.5432`); no TCP port is opened.
+    let port = 5432
+    /// The superuser's name.
+    let superuser = "postgres"
+    /// A role that must log in with a password (scram-sha-256), for authentication tests.
+    let passwordRole = "kura_password_test"
+    /// That role's password.
+    let passwordRolePassword = "correct horse battery staple"
+    private let administrator: Mutex<PostgresConnection>
+    private let databaseCount = Atomic<Int>(0)
+
+    /// The cluster, started on first use (once per test process, also when tests ask for it
+    /// at the same time).
+    static func shared() throws -> PostgresCluster { try startup.get() }
+
+    private static let startup = Result<PostgresCluster, any Error> { try PostgresCluster() }
+
+    /// A `postgresql://` URL of a new, empty database of its own on the shared cluster, as the
+    /// superuser; usable in this process and, through the environment, by child processes.
+    static func freshDatabaseURL(_ name: String = #function) throws -> String {
+      try shared().freshDatabaseURL(name)
+    }
+
+    /// A `postgresql://` URL of a new, empty database of its own, as the superuser.
+    func freshDatabaseURL(_ name: String = #function) throws -> String {
+      let number = databaseCount.add(1, ordering: .relaxed).newValue
+      let label = name.lowercased().filter { ($0.isASCII && $0.isLetter) || $0.isNumber }
+      let database = "kura_\(number)_\(label.prefix(40))"
+      try runAsSuperuser("CREATE DATABASE \(database)")
+      return url(database: database)
+    }
+
+    /// The URL of `database` on this cluster, as `user` (the superuser by default), with a
+    /// password when one is given.
+    func url(database: String, user: String? = nil, password: String? = nil) -> String {
+      let user = user ?? superuser
+      var userInfo = user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? user
+      if let password {
+        userInfo +=
+          ":" + (password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+      }
+      let host = folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder
+      return "postgresql://\(userInfo)@/\(database)?host=\(host)&port=\(port)"
+    }
+
+    /// Runs SQL as the superuser, connected to the `postgres` database (create or drop
+    /// databases, terminate backends…).
+    func runAsSuperuser(_ sql: String) throws {
+      try administrator.withLock { try $0.execute(sql) }
+    }
+
+    /// Ends a server backend (and so breaks the connection it serves), waiting until it is gone.
+    func terminateBackend(_ processID: Int32) throws {
+      try administrator.withLock { connection in
+        _ = try connection.queryFirst(
+          "SELECT pg_terminate_backend(?, 10000)", [.integer(Int64(processID))]
+        ) { $0.int64(at: 0) }
+      }
+    }
+
+    // MARK: Starting and stopping
+
+    /// Why the cluster can't start.
+    struct StartError: Error, CustomStringConvertible {
+      var description: String
+    }
+
+    /// The command that installs the server programs.
+    static let installHint =
+      "install PostgreSQL's server programs with `./scripts/setup` or"
+      + " `apt-get install postgresql libpq-dev`"
+
+    private init() throws {
+      guard let initdb = Self.findProgram("initdb"),
+        let pgCtl = Self.findProgram("pg_ctl", preferring: initdb.deletingLastPathComponent())
+      else {
+        throw StartError(
+          description:
+            "The PostgreSQL tests need `initdb` and `pg_ctl` (looked in PATH and"
+            + " /usr/lib/postgresql/*/bin): \(Self.installHint)")
+      }
+      let owner = try Self.serverUser()
+      folder = try Self.makeFolder(owner: owner)
+      let data = folder + "/data"
+      let stop =
+        Self.commandLine(as: owner, [pgCtl.path, "stop", "-D", data, "-m", "immediate", "-w"])
+        + " >/dev/null 2>&1; rm -rf " + Self.shellQuoted(folder)
+      try Self.startWatchdog(stopCommand: stop)
+      Self.registerExitCleanup(stop)
+
+      try Self.run(
+        owner,
+        [
+          initdb.path, "-D", data, "-E", "UTF8", "--locale=C", "-A", "trust", "-U", "postgres",
+          "--no-sync", "--no-instructions",
+        ], log: folder + "/initdb.log")
+      // The superuser logs in without a password; one role must give its password.
+      let rules = """
+        local all \(passwordRole) scram-sha-256
+        local all all trust
+
+        """
+      try rules.write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+      let options =
+        "-c listen_addresses='' -c unix_socket_directories='\(folder)' -c port=\(port)"
+        + " -c fsync=off -c max_connections=200"
+      try Self.run(
+        owner,
+        [
+          pgCtl.path, "start", "-D", data, "-l", folder + "/server.log", "-w", "-t", "120",
+          "-o", options,
+        ], log: folder + "/pg_ctl.log")
+
+      let administratorURL =
+        "postgresql://postgres@/postgres?host="
+        + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)
+        + "&port=\(port)"
+      let connection = try PostgresConnection(administratorURL)
+      let password = passwordRolePassword.replacingOccurrences(of: "'", with: "''")
+      try connection.execute(
+        "SET password_encryption = 'scram-sha-256';"
+          + " CREATE ROLE \(passwordRole) LOGIN PASSWORD '\(password)'")
+      administrator = Mutex(connection)
+    }
+
+    /// A server program in PATH, beside `preferring`, or in the newest
+    /// /usr/lib/postgresql/*/bin.
+    private static func findProgram(_ name: String, preferring folder: URL? = nil) -> URL? {
+      let files = FileManager.default
+      var folders: [String] = []
+      if let folder { folders.append(folder.path) }
+      let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+      folders += path.split(separator: ":").map(String.init)
+      let versions = (try? files.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+      folders += versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
+        .map { "/usr/lib/postgresql/\($0)/bin" }
+      for folder in folders {
+        let candidate = URL(fileURLWithPath: folder).appendingPathComponent(name)
+        if files.isExecutableFile(atPath: candidate.path) { return candidate }
+      }
+      return nil
+    }
+
+    /// The user the server runs as: `postgres` when the tests run as root (the server refuses
+    /// to run as root), else nobody in particular (the current user).
+    private static func serverUser() throws -> (uid: uid_t, gid: gid_t)? {
+      guard geteuid() == 0 else { return nil }
+      guard let entry = getpwnam("postgres") else {
+        throw StartError(
+          description:
+            "The tests run as root, so the PostgreSQL server must run as the `postgres` user,"
+            + " which does not exist: \(installHint) (the package creates it)")
+      }
+      return (entry.pointee.pw_uid, entry.pointee.pw_gid)
+    }
+
+    /// A new private folder (short enough for a socket path), owned by the server's user.
+    private static func makeFolder(owner: (uid: uid_t, gid: gid_t)?) throws -> String {
+      var template = Array("/tmp/kura-pg-XXXXXX".utf8CString)
+      guard let created = mkdtemp(&template) else {
+        throw StartError(
+          description: "Can't create a folder in /tmp: \(String(cString: strerror(errno)))")
+      }
+      let folder = String(cString: created)
+      if let owner {
+        chown(folder, owner.uid, owner.gid)
+      }
+      chmod(folder, 0o700)
+      return folder
+    }
+
+    /// A command line that runs `arguments` as the server's user.
+    private static func commandLine(
+      as owner: (uid: uid_t, gid: gid_t)?, _ arguments: [String]
+    ) -> String {
+      let command = arguments.map(shellQuoted).joined(separator: " ")
+      guard owner != nil else { return command }
+      return shellQuoted(runuser) + " -u postgres -- " + command
+    }
+
+    /// `runuser`, which runs a program as another user (root only).
+    private static let runuser =
+      ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+      } ?? "runuser"
+
+    private static func shellQuoted(_ text: String) -> String {
+      "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Runs a server program (as the server's user) to completion, its output going to `log`.
+    private static func run(
+      _ owner: (uid: uid_t, gid: gid_t)?, _ arguments: [String], log: String
+    ) throws {
+      let output = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      guard output >= 0 else {
+        throw StartError(description: "Can't write \(log): \(String(cString: strerror(errno)))")
+      }
+      defer { close(output) }
+      let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+      defer { close(input) }
+      let command = owner == nil ? arguments : [runuser, "-u", "postgres", "--"] + arguments
+      let processID = try spawn(command, input: input, output: output)
+      var status: Int32 = 0
+      while waitpid(processID, &status, 0) < 0 && errno == EINTR {}
+      // Exited normally with status 0 (the encoding of `WIFEXITED && WEXITSTATUS == 0`).
+      guard status == 0 else {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let folder = (log as NSString).deletingLastPathComponent
+        let serverLog = (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? ""
+        throw StartError(
+          description:
+            "`\(arguments.joined(separator: " "))` failed (wait status \(status)):\n\(text)\n\(serverLog)"
+        )
+      }
+    }
+
+    /// Starts `arguments` with `input` as standard input and `output` as standard output and
+    /// error, and no other descriptor of this process: a server (or watchdog) that outlives the
+    /// tests must not hold another test's pipes open (Foundation's `Process` learns that a
+    /// child exited when the last copy of such a descriptor closes).
+    private static func spawn(_ arguments: [String], input: Int32, output: Int32) throws -> pid_t {
+      var actions = posix_spawn_file_actions_t()
+      posix_spawn_file_actions_init(&actions)
+      defer { posix_spawn_file_actions_destroy(&actions) }
+      posix_spawn_file_actions_adddup2(&actions, input, 0)
+      posix_spawn_file_actions_adddup2(&actions, output, 1)
+      posix_spawn_file_actions_adddup2(&actions, output, 2)
+      typealias CloseFrom =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+      if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+      } else {
+        // Older C libraries: close each descriptor open now.
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+          posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+      }
+      var environment = ProcessInfo.processInfo.environment
+      environment["LC_ALL"] = "C"
+      let argv = arguments.map { strdup($0) } + [nil]
+      let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+      defer { for pointer in argv + envp { free(pointer) } }
+      var processID: pid_t = 0
+      let result = posix_spawn(&processID, arguments[0], &actions, nil, argv, envp)
+      guard result == 0 else {
+        throw StartError(
+          description: "Can't start `\(arguments[0])`: \(String(cString: strerror(result)))")
+      }
+      return processID
+    }
+
+    /// Starts a process, in a session of its own (so Control-C does not stop it), that waits
+    /// for the end of a pipe whose only writer is this process, then runs `stopCommand`.
+    private static func startWatchdog(stopCommand: String) throws {
+      var descriptors: [Int32] = [0, 0]
+      guard pipe(&descriptors) == 0 else {
+        throw StartError(description: "Can't create a pipe: \(String(cString: strerror(errno)))")
+      }
+      // The writing end stays open, unseen by child processes, until this process ends.
+      _ = fcntl(descriptors[1], F_SETFD, FD_CLOEXEC)
+      defer { close(descriptors[0]) }
+      let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+      defer { close(null) }
+      let setsid = "/usr/bin/setsid"
+      let shell = ["/bin/sh", "-c", "read _; " + stopCommand]
+      let command = FileManager.default.isExecutableFile(atPath: setsid) ? [setsid] + shell : shell
+      _ = try spawn(command, input: descriptors[0], output: null)
+    }
+
+    /// Runs `stopCommand` when the test process exits normally, before it returns, so no
+    /// server outlives `swift test`.
+    private static func registerExitCleanup(_ stopCommand: String) {
+      exitCleanup.withLock { $0 = stopCommand }
+      atexit {
+        guard let command = PostgresCluster.exitCleanup.withLock({ $0 }) else { return }
+        _ = system(command)
+      }
+    }
+
+    private static let exitCleanup = Mutex<String?>(nil)
+  }
+#endif
