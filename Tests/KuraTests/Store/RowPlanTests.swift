@@ -81,7 +81,8 @@ private struct Defaulted: PersistentModel, Equatable {
 @Suite("Row plan")
 struct RowPlanTests {
   @Test func plainModelsGetAPlanOthersKeepCodable() throws {
-    #expect(RowPlan.of(PlainEverything.self, schema: try ModelSchema.of(PlainEverything.self)) != nil)
+    #expect(
+      RowPlan.of(PlainEverything.self, schema: try ModelSchema.of(PlainEverything.self)) != nil)
     #expect(RowPlan.of(Everything.self, schema: try ModelSchema.of(Everything.self)) == nil)
     #expect(RowPlan.of(Shouting.self, schema: try ModelSchema.of(Shouting.self)) == nil)
     #expect(RowPlan.of(Defaulted.self, schema: try ModelSchema.of(Defaulted.self)) == nil)

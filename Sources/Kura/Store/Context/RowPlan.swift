@@ -453,15 +453,21 @@ private final class ProbeEncoder: Encoder {
     mutating func encode(_ value: Float, forKey key: Key) throws {
       try record(.real(Double(value)), key)
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try record(.integer(Int64(value)), key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try record(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
     mutating func encode(_ value: Int16, forKey key: Key) throws {
       try record(.integer(Int64(value)), key)
     }
     mutating func encode(_ value: Int32, forKey key: Key) throws {
       try record(.integer(Int64(value)), key)
     }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try record(.integer(value), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+      try record(.integer(value), key)
+    }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
       try record(Int64(exactly: value).map { .integer($0) }, key)
     }
