@@ -38,6 +38,9 @@ public final class ModelContainer: Sendable {
   let graph: RelationshipGraph
   /// Tells live queries and change-feed readers about saves (`Store/Observation/`).
   let hub: ChangeHub
+  /// What this container's saves learned about the history table (lets most saves skip the
+  /// trim check).
+  let historyState = HistoryState()
 
   /// Opens (creating when missing) the store for the given model types.
   ///

@@ -107,8 +107,9 @@ public final class ModelContext {
       _ = try container.schema(for: Model.self)
       table = PendingChanges()
       pending[key] = table
-      pendingOrder.append(key)
     }
+    // A type's first change since the last save puts it in the save order.
+    if table.isEmpty { pendingOrder.append(key) }
     lastTable = (key, table)
     try changes(table)
     if autosaveEnabled && transactionDepth == 0 { try save() }
@@ -179,9 +180,9 @@ public final class ModelContext {
     } catch {
       throw StoreError.wrapping(error, url: container.url, doing: "save to")
     }
-    pending.removeAll(keepingCapacity: true)
+    // The tables are emptied, not dropped: the next change of the same model type reuses them.
+    for table in tables.values { table.clear() }
     pendingOrder.removeAll(keepingCapacity: true)
-    lastTable = nil
     if transactionConnection == nil {
       container.hub.didSave()  // wakes live queries of this process without waiting for inotify
     } else {

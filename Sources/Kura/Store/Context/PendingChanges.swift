@@ -31,6 +31,21 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     lastChangeByID?[id] = entries.count - 1
   }
 
+  /// Drops every change after a save; the storage of a small log is kept for the next changes
+  /// (a large one is released).
+  func clear() {
+    if entries.count > 1024 {
+      entries = []
+      models = ModelLog()
+      deletedIDs = []
+    } else {
+      entries.removeAll(keepingCapacity: true)
+      models.truncate(to: 0)
+      deletedIDs.removeAll(keepingCapacity: true)
+    }
+    lastChangeByID = nil
+  }
+
   /// Drops the changes after the first `count` (a failed transaction's).
   func truncate(to count: Int) {
     guard count < entries.count else { return }
@@ -279,6 +294,7 @@ protocol AnyPendingChanges: AnyObject {
   var count: Int { get }
   var hasDeletions: Bool { get }
   func truncate(to count: Int)
+  func clear()
   func write(
     to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder

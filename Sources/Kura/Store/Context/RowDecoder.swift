@@ -14,6 +14,8 @@ final class RowDecoder: Decoder {
   // memory this decoder owns so the hot path pays no dynamic exclusivity checks.
   private let cursor = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   private lazy var json = ColumnJSON.decoder()
+  /// The row plan of the model type decoded last (`nil` plan: that type keeps `Codable`).
+  @exclusivity(unchecked) private var plan: (key: ObjectIdentifier, plan: RowPlan?)?
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -41,6 +43,15 @@ final class RowDecoder: Decoder {
 
   /// The model in the statement's current row.
   func decode<Model: PersistentModel>(_ type: Model.Type) throws -> Model {
+    let key = ObjectIdentifier(Model.self)
+    let plan: RowPlan?
+    if let cached = self.plan, cached.key == key {
+      plan = cached.plan
+    } else {
+      plan = RowPlan.of(Model.self, schema: schema)
+      self.plan = (key, plan)
+    }
+    if let plan { return try plan.decode(Model.self, from: statement) }
     cursor.pointee = 0
     do {
       return try Model(from: self)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The store's change history: one row per save in `kura_history` (its token, time, the names
 /// of the models it changed as a JSON array, and its change set in a compact form). The table
@@ -42,8 +43,18 @@ enum ChangeHistory {
   /// Deletes the history `retention` no longer keeps (at most a bounded number of rows per
   /// save, so a save stays cheap), never the newest row, and records what was deleted.
   static func trim(
-    _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date
+    _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
+    state: HistoryState
   ) throws {
+    // History is only ever deleted from its oldest end and tokens only grow, so the oldest token
+    // seen before is a lower bound of the oldest token now: while the count keeps it, the save
+    // skips the check. (An age limit is checked every save: a row's time is not a bound.)
+    if retention.maximumAge == nil, let known = state.oldest {
+      guard let count = retention.maximumCount,
+        latest.rawValue - Int64(max(count, 1)) >= known.token
+      else { return }
+    }
+    state.oldest = nil
     // The oldest kept save first (one primary-key step): most saves find nothing to trim and
     // stop here, without scanning the history for old rows.
     let oldestRow = try db.queryFirst("SELECT token, time FROM kura_history ORDER BY token LIMIT 1")
@@ -51,6 +62,7 @@ enum ChangeHistory {
       ($0.int64(at: 0), $0.double(at: 1))
     }
     guard let (oldest, oldestTime) = oldestRow else { return }
+    state.oldest = (oldest, oldestTime)
     var through: Int64 = 0
     if let count = retention.maximumCount {
       through = latest.rawValue - Int64(max(count, 1))
@@ -67,6 +79,7 @@ enum ChangeHistory {
     guard through > 0, oldest <= through else { return }
     try db.run("DELETE FROM kura_history WHERE token <= ?", [.integer(through)])
     try recordTrim(through: through, in: db)
+    state.oldest = nil  // read again by the next save
   }
 
   /// Records that the history up to `token` is gone (readers from before it must refetch).
@@ -134,6 +147,27 @@ enum ChangeHistory {
       models.formUnion(try db.query("SELECT model FROM kura_models") { $0.string(at: 0) })
     }
     return (models, latest)
+  }
+}
+
+/// What a container's saves learned about its store's history table. Only ever a lower bound
+/// (history is deleted from its oldest end, tokens grow), so acting on it stays correct when
+/// other connections or processes write meanwhile.
+final class HistoryState: Sendable {
+  private let oldestRow = Mutex<(token: Int64, time: Double)?>(nil)
+  private let latestSeen = Mutex<Int64?>(nil)
+
+  /// A lower bound of the latest token (the last one this container read or wrote), or `nil`.
+  /// A save that records no history returns it: reading history since it never misses a save.
+  var latest: Int64? {
+    get { latestSeen.withLock { $0 } }
+    set { latestSeen.withLock { $0 = newValue } }
+  }
+
+  /// A lower bound of the oldest history row (token and time), or `nil` when not known.
+  var oldest: (token: Int64, time: Double)? {
+    get { oldestRow.withLock { $0 } }
+    set { oldestRow.withLock { $0 = newValue } }
   }
 }
 

@@ -100,11 +100,20 @@ struct ChangeRecorder {
     }
     let retention = container.configuration.historyRetention
     guard retention.records else {
-      // History off (`HistoryRetention.off`): no row, the token stays where it was.
-      return ChangeSet(token: try ChangeHistory.latestToken(db), date: date, changes: changes)
+      // History off (`HistoryRetention.off`): no row, the token stays where it was (as this
+      // container last saw it: a lower bound, so reading history since it misses nothing).
+      let state = container.historyState
+      if let latest = state.latest {
+        return ChangeSet(token: HistoryToken(rawValue: latest), date: date, changes: changes)
+      }
+      let token = try ChangeHistory.latestToken(db)
+      state.latest = token.rawValue
+      return ChangeSet(token: token, date: date, changes: changes)
     }
     let token = try ChangeHistory.record(changes, order: order, date: date, in: db)
-    try ChangeHistory.trim(db, keeping: retention, latest: token, now: date)
+    container.historyState.latest = token.rawValue
+    try ChangeHistory.trim(
+      db, keeping: retention, latest: token, now: date, state: container.historyState)
     return ChangeSet(token: token, date: date, changes: changes)
   }
 }

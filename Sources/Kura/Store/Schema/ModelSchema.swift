@@ -41,6 +41,11 @@ final class ModelSchema: Sendable {
   let sqliteUpsertSQL: String
   /// `DELETE FROM <table> WHERE id = ?`.
   let deleteByIDSQL: String
+  /// The model type whose stored properties the columns are (`nil` for a schema built from
+  /// explicit columns); only it gets a ``RowPlan``.
+  let derivedType: ObjectIdentifier?
+  /// The compiled row plans of the model type (see ``RowPlan``).
+  let rowPlans = RowPlanCache()
   // Safety: key paths are immutable values used only as dictionary keys.
   private nonisolated(unsafe) let columnIndexByKeyPath: [AnyKeyPath: Int]
 
@@ -86,7 +91,7 @@ final class ModelSchema: Sendable {
     self.init(
       modelName: modelName ?? tableName, tableName: tableName, columns: columns,
       primaryKeyIndex: columns.firstIndex { $0.name == "id" } ?? 0, uniqueConstraints: [],
-      indexes: [], byName: byName, byKeyPath: byKeyPath)
+      indexes: [], byName: byName, byKeyPath: byKeyPath, derivedType: nil)
   }
 
   /// Refuses a stored name that can't name a table of its own: empty, holding a NUL character,
@@ -202,14 +207,16 @@ final class ModelSchema: Sendable {
     self.init(
       modelName: modelName, tableName: Model.schemaName, columns: columns, primaryKeyIndex: idIndex,
       uniqueConstraints: unique.filter { $0 != [idIndex] && !$0.isEmpty },
-      indexes: plain.filter { !$0.isEmpty }, byName: byName, byKeyPath: byKeyPath)
+      indexes: plain.filter { !$0.isEmpty }, byName: byName, byKeyPath: byKeyPath,
+      derivedType: ObjectIdentifier(Model.self))
   }
 
   private init(
     modelName: String, tableName: String, columns: [ColumnSchema], primaryKeyIndex: Int,
     uniqueConstraints: [[Int]], indexes: [[Int]], byName: [String: Int],
-    byKeyPath: [AnyKeyPath: Int]
+    byKeyPath: [AnyKeyPath: Int], derivedType: ObjectIdentifier?
   ) {
+    self.derivedType = derivedType
     self.modelName = modelName
     self.tableName = tableName
     self.columns = columns
