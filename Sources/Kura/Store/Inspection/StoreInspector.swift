@@ -1,9 +1,11 @@
 import Foundation
 
-/// Reads a model store file without its model types: what models and tables it holds, their
-/// columns, indexes and rows, and whether the file is intact. `kura store` is built on it.
+/// Reads a model store without its model types: what models and tables it holds, their
+/// columns, indexes and rows, and whether it is intact. `kura store` is built on it.
 ///
-/// The file is opened read-only; nothing is changed.
+/// It reads an SQLite store file (opened read-only; nothing beside it is created or changed) or
+/// a PostgreSQL database (on a connection whose transactions are all read-only, so nothing on
+/// the server is created or changed).
 ///
 /// For example:
 ///
@@ -12,10 +14,31 @@ import Foundation
 /// for model in try inspector.info().models { print(model.name, model.rows) }
 /// ```
 public struct StoreInspector {
-  /// The store file.
+  /// The engine holding a store.
   ///
-  /// For example: `print(inspector.url.path)`.
-  public let url: URL
+  /// For example: `if inspector.engine == .postgresql { print("on a server") }`.
+  public enum Engine: String, Codable, Sendable, Hashable {
+    /// An SQLite file.
+    case sqlite
+    /// A PostgreSQL database.
+    case postgresql
+  }
+
+  /// The store file, or `nil` for a PostgreSQL database.
+  ///
+  /// For example: `print(inspector.url?.path ?? inspector.location)`.
+  public let url: URL?
+  /// The engine holding the store.
+  ///
+  /// For example: `print(inspector.engine)   // sqlite`.
+  public let engine: Engine
+  /// Where the store is: the file's path, or the database, server and user (never the
+  /// password), such as: database `app` on `db.example.com:5432` as user `alice`.
+  ///
+  /// For example: `print(inspector.location)`.
+  public let location: String
+  /// How messages name the store: the file's name, or the database's.
+  let name: String
   /// A connection that reads the store as found (the engine seam, ``StoreConnection``).
   let connection: StoreConnection
 
@@ -28,7 +51,50 @@ public struct StoreInspector {
   ///   ``StoreError/Code/notAStore`` when it is not an SQLite database.
   public init(url: URL) throws {
     self.url = url
+    self.engine = .sqlite
+    self.location = url.path
+    self.name = url.lastPathComponent
     self.connection = try SQLiteStore.openForInspection(url)
+  }
+
+  /// Opens the store a configuration names, to read it only: a file (``ModelConfiguration/url(_:)``,
+  /// ``ModelConfiguration/default``) or a PostgreSQL database
+  /// (``ModelConfiguration/postgres(connectionString:)``). Nothing is created or changed: a
+  /// missing file or database is an error, an empty one is reported as empty.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let inspector = try StoreInspector(configuration: .postgres(connectionString: "dbname=app"))
+  /// print(try inspector.info().models.count)
+  /// ```
+  ///
+  /// - Parameter configuration: Where the store is.
+  /// - Throws: ``StoreError/Code/cannotOpen`` for a missing file, an in-memory store (which
+  ///   lives only in its container) or a server that can't be reached (naming the server and
+  ///   database, never the password), ``StoreError/Code/notAStore`` for a file that is not an
+  ///   SQLite database.
+  public init(configuration: ModelConfiguration) throws {
+    switch configuration.storage {
+    case .file(let url):
+      try self.init(url: url)
+    case .defaultFile:
+      try self.init(url: try Locations.current().defaultStoreURL)
+    case .memory:
+      throw StoreError(
+        .cannotOpen,
+        message:
+          "Can't inspect an in-memory store: it lives only inside its container. Inspect a store "
+          + "in a file or a PostgreSQL database.")
+    }
+  }
+
+  init(engine: Engine, location: String, name: String, connection: StoreConnection) {
+    self.url = nil
+    self.engine = engine
+    self.location = location
+    self.name = name
+    self.connection = connection
   }
 
   func run<Result>(_ body: () throws -> Result) throws -> Result {
@@ -39,6 +105,14 @@ public struct StoreInspector {
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "read")
     }
+  }
+
+  /// Whether the database holds nothing at all: an empty file or database, where no store was
+  /// created yet.
+  ///
+  /// For example: `if try inspector.isEmpty { print("no store yet") }`.
+  public var isEmpty: Bool {
+    get throws { try run { try connection.schemaObjects().isEmpty } }
   }
 
   /// The models of the store: from Kura's `kura_models` table, or one per table when the file

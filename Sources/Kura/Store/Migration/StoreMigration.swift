@@ -40,7 +40,57 @@ public enum StoreMigration {
         message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
     }
     let schemas = try models.map(schema)
-    let pool = try SQLiteStore.openForMigration(url)
+    return try migrate(
+      try SQLiteStore.openForMigration(url), url: url, schemas: schemas, models: models,
+      allowingDataLoss: allowingDataLoss, progress: progress)
+  }
+
+  /// Migrates the store a configuration names — a file or a PostgreSQL database — to `models`,
+  /// in one transaction (existing references are kept). Tables of models not described are
+  /// left alone.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try StoreMigration.migrate(.postgres(connectionString: "dbname=app"), to: [trip])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - configuration: Where the store is.
+  ///   - models: The target models.
+  ///   - allowingDataLoss: Whether columns that hold values may be dropped.
+  ///   - progress: Called as rows are copied.
+  /// - Returns: Whether anything changed.
+  /// - Throws: What ``migrate(storeAt:to:allowingDataLoss:progress:)`` throws, and
+  ///   ``StoreError/Code/cannotOpen`` for an in-memory store or a server that can't be reached.
+  @discardableResult
+  public static func migrate(
+    _ configuration: ModelConfiguration, to models: [ModelDescription],
+    allowingDataLoss: Bool = false, progress: (@Sendable (MigrationProgress) -> Void)? = nil
+  ) throws -> Bool {
+    switch configuration.storage {
+    case .file(let url):
+      return try migrate(
+        storeAt: url, to: models, allowingDataLoss: allowingDataLoss, progress: progress)
+    case .defaultFile:
+      return try migrate(
+        storeAt: try Locations.current().defaultStoreURL, to: models,
+        allowingDataLoss: allowingDataLoss, progress: progress)
+    case .memory:
+      throw StoreError(
+        .cannotOpen,
+        message:
+          "Can't migrate an in-memory store with a description: it lives only inside its "
+          + "container, which migrates it when it opens.")
+    }
+  }
+
+  /// Migrates the store `pool` opens, in one transaction whose schema changes run no
+  /// foreign-key actions.
+  private static func migrate(
+    _ pool: StorePool, url: URL?, schemas: [ModelSchema], models: [ModelDescription],
+    allowingDataLoss: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+  ) throws -> Bool {
     var changed = false
     do {
       try pool.writeSchemaChanges { db in
