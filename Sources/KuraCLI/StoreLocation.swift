@@ -207,13 +207,14 @@ public enum StoreLocation: Sendable, CustomStringConvertible, Encodable {
     case engine, path, location
   }
 
-  /// How messages name the store: the file's name, or the database's.
+  /// How messages name the store: the file's name, or the database and server (as store
+  /// errors name it, such as `app on db.example.com:5432`).
   ///
   /// For example: `print("Migrated \(store.name).")   // Migrated default.store.`
   public var name: String {
     switch self {
     case .file(let url): return url.lastPathComponent
-    case .postgres(let location, _): return location.database ?? location.description
+    case .postgres(let location, _): return location.storeName
     }
   }
 

@@ -67,7 +67,7 @@ struct StoreLocationTests {
       case .postgres:
         let location = try PostgresLocation(store.argument)
         #expect(text.stdout == location.description + "\n")
-        #expect(text.stdout.hasPrefix("database `\(store.name)` on "))
+        #expect(text.stdout.hasPrefix("database `\(location.database ?? "")` on socket `"))
         #expect(object == ["engine": "postgresql", "location": location.description])
       }
     }
@@ -147,7 +147,7 @@ struct StoreLocationTests {
     #expect(try location("host=/var/run/postgresql dbname=app").isPostgres)
     #expect(try location("  dbname = app").isPostgres)
     #expect(try location("service=kura").isPostgres)
-    #expect(try location("dbname=app").name == "app")
+    #expect(try location("dbname=app").name.hasPrefix("app on "))
     #expect(
       try location("postgresql://alice:hunter2@db/app").description.contains("hunter2") == false)
     // Anything else is a file, relative to the working directory.

@@ -58,7 +58,27 @@ struct KuraStoreCommandTests {
     #expect(text.stdout.split(separator: "\n").count == 3)
     let check = try run(kura, ["store", "check", store.argument], environment: store.environment)
     #expect(check.status == 0)
-    #expect(check.stdout == "ok\n")
+    switch engine {
+    case .sqlite:
+      #expect(lines.first == "file            \(store.argument)")
+      #expect(check.stdout == "ok\n")
+    case .postgres:
+      let location = try PostgresLocation(store.argument)
+      #expect(lines.prefix(2) == ["engine          PostgreSQL", "database        \(location)"])
+      #expect(
+        check.stdout
+          == "ok\nnote: PostgreSQL has no integrity check like SQLite's (the server keeps its own "
+          + "files): checked the metadata, each model's table and columns, references and text "
+          + "keys.\n")
+    }
+    let json = try run(
+      kura, ["store", "check", store.argument, "--json"], environment: store.environment)
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    #expect(report["ok"] as? Bool == true)
+    #expect(
+      (report["note"] as? String)?.hasPrefix("PostgreSQL has no integrity check")
+        ?? (engine == .sqlite))
   }
 
   @Test func infoAndSchemaDescribeTheSQLiteFile() throws {

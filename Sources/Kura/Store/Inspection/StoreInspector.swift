@@ -37,8 +37,10 @@ public struct StoreInspector {
   ///
   /// For example: `print(inspector.location)`.
   public let location: String
-  /// How messages name the store: the file's name, or the database's.
+  /// How messages name the store: the file's name, or the database and server.
   let name: String
+  /// How errors name the store: its file, or a PostgreSQL store's password-free URL.
+  let storeURL: URL?
   /// A connection that reads the store as found (the engine seam, ``StoreConnection``).
   let connection: StoreConnection
 
@@ -51,6 +53,7 @@ public struct StoreInspector {
   ///   ``StoreError/Code/notAStore`` when it is not an SQLite database.
   public init(url: URL) throws {
     self.url = url
+    self.storeURL = url
     self.engine = .sqlite
     self.location = url.path
     self.name = url.lastPathComponent
@@ -59,8 +62,8 @@ public struct StoreInspector {
 
   /// Opens the store a configuration names, to read it only: a file (``ModelConfiguration/url(_:)``,
   /// ``ModelConfiguration/default``) or a PostgreSQL database
-  /// (``ModelConfiguration/postgres(connectionString:)``). Nothing is created or changed: a
-  /// missing file or database is an error, an empty one is reported as empty.
+  /// (``ModelConfiguration/postgres(_:)``). Nothing is created or changed: a missing file or
+  /// database is an error, an empty one is reported as empty (see ``isEmpty``).
   ///
   /// For example:
   ///
@@ -71,9 +74,9 @@ public struct StoreInspector {
   ///
   /// - Parameter configuration: Where the store is.
   /// - Throws: ``StoreError/Code/cannotOpen`` for a missing file, an in-memory store (which
-  ///   lives only in its container) or a server that can't be reached (naming the server and
-  ///   database, never the password), ``StoreError/Code/notAStore`` for a file that is not an
-  ///   SQLite database.
+  ///   lives only in its container), a URL libpq can't read, or a server that can't be reached
+  ///   or a database that does not exist (naming the database and server, never the password),
+  ///   ``StoreError/Code/notAStore`` for a file that is not an SQLite database.
   public init(configuration: ModelConfiguration) throws {
     switch configuration.storage {
     case .file(let url):
@@ -86,15 +89,37 @@ public struct StoreInspector {
         message:
           "Can't inspect an in-memory store: it lives only inside its container. Inspect a store "
           + "in a file or a PostgreSQL database.")
+    case .postgres(let location):
+      try self.init(postgres: location)
+    case .invalidPostgres(let why):
+      throw StoreError(
+        .cannotOpen, message: "Can't inspect the PostgreSQL store: \(why). Check the URL.")
     }
   }
 
-  init(engine: Engine, location: String, name: String, connection: StoreConnection) {
-    self.url = nil
-    self.engine = engine
-    self.location = location
-    self.name = name
-    self.connection = connection
+  /// Opens a PostgreSQL store for reading: its tables and rows as found, on a connection whose
+  /// every transaction is read-only (`default_transaction_read_only`), so nothing on the server
+  /// can be created or changed.
+  init(postgres location: PostgresLocation) throws {
+    #if canImport(CLibPQ)
+      url = nil
+      storeURL = location.passwordFreeURL
+      engine = .postgresql
+      self.location = location.description
+      name = location.storeName
+      do {
+        let connection = try PostgresConnection(location: location.readingOnly)
+        self.connection = .postgres(PostgresStoreConnection(connection: connection, channel: ""))
+      } catch let error as PostgresError {
+        throw StoreError.wrapping(postgres: error, url: location.passwordFreeURL, doing: "open")
+      }
+    #else
+      throw StoreError(
+        .cannotOpen,
+        message:
+          "Can't inspect store `\(location.storeName)`: this platform has no PostgreSQL engine "
+          + "(Kura builds it with libpq, on Linux only).")
+    #endif
   }
 
   func run<Result>(_ body: () throws -> Result) throws -> Result {
@@ -103,7 +128,7 @@ public struct StoreInspector {
     } catch let error as StoreError {
       throw error
     } catch {
-      throw StoreError.wrapping(error, url: url, doing: "read")
+      throw StoreError.wrapping(error, url: storeURL, doing: "read")
     }
   }
 

@@ -82,6 +82,23 @@ public enum StoreMigration {
         message:
           "Can't migrate an in-memory store with a description: it lives only inside its "
           + "container, which migrates it when it opens.")
+    case .postgres(let location):
+      let schemas = try models.map(schema)
+      #if canImport(CLibPQ)
+        return try migrate(
+          try PostgresStore.openForMigration(location), url: location.passwordFreeURL,
+          schemas: schemas, models: models, allowingDataLoss: allowingDataLoss,
+          progress: progress)
+      #else
+        throw StoreError(
+          .cannotOpen,
+          message:
+            "Can't migrate store `\(location.storeName)`: this platform has no PostgreSQL engine "
+            + "(Kura builds it with libpq, on Linux only).")
+      #endif
+    case .invalidPostgres(let why):
+      throw StoreError(
+        .cannotOpen, message: "Can't migrate the PostgreSQL store: \(why). Check the URL.")
     }
   }
 

@@ -46,3 +46,14 @@ extension PostgresLocation {
     return (try? PostgresLocation("\(keyword)=''")) != nil
   }
 }
+
+extension PostgresLocation {
+  /// The same location with every transaction of its connections read-only
+  /// (`default_transaction_read_only`), so a connection that only inspects can't create or
+  /// change anything on the server.
+  var readingOnly: PostgresLocation {
+    let options = [parameters["options"], "-c default_transaction_read_only=on"]
+      .compactMap { $0 }.joined(separator: " ")
+    return setting("options", to: options)
+  }
+}
