@@ -44,14 +44,24 @@ public struct StoreInspector {
   /// A connection that reads the store as found (the engine seam, ``StoreConnection``).
   let connection: StoreConnection
 
-  /// Opens a store file read-only.
+  /// Opens a store file read-only, or a PostgreSQL store given its `postgresql://` URL (as
+  /// ``init(configuration:)`` does with ``ModelConfiguration/postgres(_:)``).
   ///
   /// For example: `let inspector = try StoreInspector(url: URL(fileURLWithPath: "a.sqlite"))`.
   ///
-  /// - Parameter url: The store file.
-  /// - Throws: ``StoreError/Code/cannotOpen`` when there is no such file,
-  ///   ``StoreError/Code/notAStore`` when it is not an SQLite database.
+  /// - Parameter url: The store file, or a `postgresql://` (or `postgres://`) URL.
+  /// - Throws: ``StoreError/Code/cannotOpen`` when there is no such file (or the server can't be
+  ///   reached), ``StoreError/Code/notAStore`` when it is not an SQLite database.
   public init(url: URL) throws {
+    if PostgresLocation.isPostgresURL(url) {
+      try self.init(configuration: .postgres(url))
+    } else {
+      try self.init(file: url)
+    }
+  }
+
+  /// Opens a store file read-only.
+  private init(file url: URL) throws {
     self.url = url
     self.storeURL = url
     self.engine = .sqlite
@@ -80,9 +90,9 @@ public struct StoreInspector {
   public init(configuration: ModelConfiguration) throws {
     switch configuration.storage {
     case .file(let url):
-      try self.init(url: url)
+      try self.init(file: url)
     case .defaultFile:
-      try self.init(url: try Locations.current().defaultStoreURL)
+      try self.init(file: try Locations.current().defaultStoreURL)
     case .memory:
       throw StoreError(
         .cannotOpen,

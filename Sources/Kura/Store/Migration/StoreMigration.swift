@@ -12,13 +12,14 @@ import Foundation
 /// }
 /// ```
 public enum StoreMigration {
-  /// Migrates the store at `url` to `models`, in one transaction (existing references are
-  /// kept). Tables of models not described are left alone.
+  /// Migrates the store at `url` — a file, or a PostgreSQL database by its `postgresql://` URL —
+  /// to `models`, in one transaction (existing references are kept). Tables of models not
+  /// described are left alone.
   ///
   /// For example: `try StoreMigration.migrate(storeAt: url, to: [trip])`.
   ///
   /// - Parameters:
-  ///   - url: The store file.
+  ///   - url: The store file, or a `postgresql://` (or `postgres://`) URL.
   ///   - models: The target models.
   ///   - allowingDataLoss: Whether columns that hold values may be dropped (columns the models
   ///     no longer describe); without it such a change is refused.
@@ -34,6 +35,10 @@ public enum StoreMigration {
     storeAt url: URL, to models: [ModelDescription], allowingDataLoss: Bool = false,
     progress: (@Sendable (MigrationProgress) -> Void)? = nil
   ) throws -> Bool {
+    if PostgresLocation.isPostgresURL(url) {
+      return try migrate(
+        .postgres(url), to: models, allowingDataLoss: allowingDataLoss, progress: progress)
+    }
     guard FileManager.default.fileExists(atPath: url.path) else {
       throw StoreError(
         .cannotOpen, url: url,
