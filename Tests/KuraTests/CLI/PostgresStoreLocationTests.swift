@@ -163,6 +163,11 @@
       #expect(throws: PostgresError.self) {
         try inspector.connection.execute("CREATE TABLE intruder (id integer)")
       }
+      // A `postgresql://` URL opens the same way.
+      let byURL = try StoreInspector(url: try #require(URL(string: store.argument)))
+      #expect(byURL.engine == .postgresql)
+      #expect(byURL.location == (try PostgresLocation(store.argument)).description)
+      #expect(try byURL.info().isEmpty)
       #expect(try objects(in: store.argument) == [])
     }
   }
