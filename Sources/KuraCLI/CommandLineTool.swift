@@ -63,16 +63,26 @@ public enum CommandLineTool {
       }
     } catch let error as UsageError {
       fflush(nil)
-      printError("\(root.name): error: \(visibleLines("\(error)"))")
+      printError("\(root.name): error: \(visibleLines(redacted("\(error)", arguments)))")
       return 64
     } catch let error as ExitCode {
       fflush(nil)
       return error.status
     } catch {
       fflush(nil)
-      printError("\(root.name): error: \(visibleLines("\(error)"))")
+      printError("\(root.name): error: \(visibleLines(redacted("\(error)", arguments)))")
       return 1
     }
+  }
+
+  /// `message` without any password the command line or `KURA_STORE_URL` holds (a store URL
+  /// such as `postgresql://alice:secret@db/app`): an error may quote what it was given.
+  static func redacted(_ message: String, _ arguments: [String]) -> String {
+    var inputs = arguments
+    if let store = ProcessInfo.processInfo.environment[StoreLocation.environmentVariable] {
+      inputs.append(store)
+    }
+    return inputs.reduce(message) { PostgresLocation.redacted($0, secretsOf: $1) }
   }
 
   /// Writes a line to standard error.

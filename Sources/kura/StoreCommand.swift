@@ -2,36 +2,60 @@ import Foundation
 import Kura
 import KuraCLI
 
-/// `kura store info|schema|dump|check`: inspects a model store file (read-only);
-/// `kura store migrate` (StoreMigrateCommand.swift) migrates one.
+/// `kura store info|schema|dump|check`: inspects a model store (read-only), in an SQLite file or
+/// a PostgreSQL database; `kura store migrate` (StoreMigrateCommand.swift) migrates one.
 let storeCommand = Command(
   name: "store",
   abstract: "Inspects a model store: its models, schema, rows and integrity.",
-  discussion: "info, schema, dump and check open the file read-only; migrate changes it.",
+  discussion: """
+    <store> is a store file, or a PostgreSQL database as a URL (postgresql://user@host/app) or a \
+    connection string ("host=/run/postgresql dbname=app"); a password is best given through \
+    ~/.pgpass (PGPASSFILE) or PGPASSWORD, and is never printed. info, schema, dump and check \
+    only read: they open a file read-only and a database in read-only transactions, and never \
+    create or change anything. migrate changes the store.
+    """,
   subcommands: [
     storeInfoCommand, storeSchemaCommand, storeDumpCommand, storeCheckCommand,
     storeMigrateCommand,
   ])
 
-private let fileArgument = Argument("file", help: "The store file, such as default.store.")
+/// The `<store>` argument of every `kura store` command.
+let storeArgument = Argument(
+  "store",
+  help: "The store: a file such as default.store, or a PostgreSQL URL such as "
+    + "postgresql://host/app.")
 
-/// Opens the inspector, turning a missing or foreign file into the library's clear error.
+/// The store the `<store>` argument names.
+func storeLocation(_ invocation: Invocation) throws -> StoreLocation {
+  let text: String = try invocation.argument("store")
+  return try StoreLocation(text, what: "<store>", command: invocation.commandPath)
+}
+
+/// Opens the inspector, turning a missing or foreign store into the library's clear error.
 private func inspector(_ invocation: Invocation) throws -> StoreInspector {
-  let path: String = try invocation.argument("file")
-  return try StoreInspector(url: URL(fileURLWithPath: path))
+  try StoreInspector(configuration: try storeLocation(invocation).configuration)
 }
 
 let storeInfoCommand = Command(
   name: "info",
-  abstract: "Prints the store's models, their row counts, the schema version and the file size.",
-  arguments: [fileArgument],
+  abstract:
+    "Prints the store's models, their row counts, the schema version and the size; for a "
+    + "PostgreSQL database, the engine and the database, server and user instead of the file.",
+  arguments: [storeArgument],
   supportsJSON: true,
   run: { invocation in
     let info = try inspector(invocation).info()
     if invocation.json { return try invocation.printJSON(info) }
-    print(visible("file            \(info.path)"))
+    switch info.engine {
+    case .sqlite:
+      print(visible("file            \(info.location)"))
+    case .postgresql:
+      print("engine          PostgreSQL")
+      print(visible("database        \(info.location)"))
+    }
     print("size            \(info.sizeBytes) bytes")
-    print("schema version  \(info.schemaVersion.map(String.init) ?? "none (not made by Kura)")")
+    let none = info.isEmpty ? "none (empty: no store in it yet)" : "none (not made by Kura)"
+    print("schema version  \(info.schemaVersion.map(String.init) ?? none)")
     print("models          \(info.models.count)")
     for model in info.models {
       let table = model.table == model.name ? "" : " (table \(model.table))"
@@ -42,7 +66,7 @@ let storeInfoCommand = Command(
 let storeSchemaCommand = Command(
   name: "schema",
   abstract: "Prints each model's table: columns, unique attributes and indexes.",
-  arguments: [fileArgument],
+  arguments: [storeArgument],
   supportsJSON: true,
   run: { invocation in
     let tables = try inspector(invocation).schema()
@@ -75,7 +99,7 @@ let storeDumpCommand = Command(
     newline, carriage return or backslash inside a value is written as \\t, \\n, \\r or \\\\, \
     so every row stays on one line. --json prints the values as they are.
     """,
-  arguments: [fileArgument, Argument("model", help: "The model name, such as Student.")],
+  arguments: [storeArgument, Argument("model", help: "The model name, such as Student.")],
   supportsJSON: true,
   run: { invocation in
     let model: String = try invocation.argument("model")
@@ -112,26 +136,41 @@ func escapedForDump(_ text: String) -> String {
 
 let storeCheckCommand = Command(
   name: "check",
-  abstract: "Checks the store file's integrity; exits 1 when it is damaged.",
-  arguments: [fileArgument],
+  abstract: "Checks the store's integrity; exits 1 when it is damaged.",
+  discussion: """
+    On an SQLite file: SQLite's integrity check of the whole file, then Kura's checks. On a \
+    PostgreSQL database there is no such check (the server keeps its own files): Kura's checks \
+    only, and the output says so. Kura's checks: the store's metadata (a Kura store this version \
+    reads), each model's table and recorded columns, references that point at no row, and text \
+    keys (and unique text values) that Swift's == calls equal.
+    """,
+  arguments: [storeArgument],
   supportsJSON: true,
   run: { invocation in
     let problems: [String]
+    var engine = StoreInspector.Engine.sqlite
     do {
-      problems = try inspector(invocation).check()
+      let inspector = try inspector(invocation)
+      engine = inspector.engine
+      problems = try inspector.check()
     } catch let error as StoreError where error.code == .damaged {
       problems = [error.underlying?.message ?? error.message]
     } catch let error as StoreError where invocation.json {
       // A file that is not a store (or can't be opened) is a failed check too: JSON says so.
-      try invocation.printJSON(CheckReport(ok: false, problems: ["\(error)"]))
+      try invocation.printJSON(CheckReport(ok: false, problems: ["\(error)"], note: nil))
       throw ExitCode.failure
     }
+    let note =
+      engine == .postgresql
+      ? "PostgreSQL has no integrity check like SQLite's (the server keeps its own files): "
+        + "checked the metadata, each model's table and columns, references and text keys."
+      : nil
     if invocation.json {
-      try invocation.printJSON(CheckReport(ok: problems.isEmpty, problems: problems))
-    } else if problems.isEmpty {
-      print("ok")
+      try invocation.printJSON(CheckReport(ok: problems.isEmpty, problems: problems, note: note))
     } else {
+      if problems.isEmpty { print("ok") }
       for problem in problems { print(visible(problem)) }
+      if let note { print("note: " + note) }
     }
     if !problems.isEmpty { throw ExitCode.failure }
   })
@@ -140,4 +179,6 @@ let storeCheckCommand = Command(
 private struct CheckReport: Encodable {
   var ok: Bool
   var problems: [String]
+  /// What was not checked, on engines without an integrity check.
+  var note: String?
 }

@@ -8,20 +8,18 @@ import KuraCLI
   import Darwin
 #endif
 
-/// `kura store migrate <file> --schema <json>`: migrates a store to models described in JSON,
+/// `kura store migrate <store> --schema <json>`: migrates a store to models described in JSON,
 /// with a progress bar on a terminal.
 let storeMigrateCommand = Command(
   name: "migrate",
   abstract: "Migrates a store to the models described in a JSON file, in one transaction.",
   discussion:
-    "Start from `kura store schema --json <file>`, change it (add a column with \"default\", "
+    "Start from `kura store schema --json <store>`, change it (add a column with \"default\", "
     + "rename one with \"renamedFrom\", drop one, widen a kind), then migrate. A change that "
     + "could lose data is refused and nothing is changed; dropping a column that holds values "
     + "needs --allow-data-loss. Apps migrate their own stores when they open them; this is for "
     + "stores whose app is not at hand.",
-  arguments: [
-    Argument("file", help: "The store file, such as default.store.")
-  ],
+  arguments: [storeArgument],
   options: [
     Option(
       "schema", help: "The target models: a JSON array like `kura store schema --json` prints.",
@@ -33,7 +31,9 @@ let storeMigrateCommand = Command(
       help: "Drop the columns the models no longer describe even when they hold values.")
   ],
   run: { invocation in
-    let path: String = try invocation.argument("file")
+    let store = try storeLocation(invocation)
+    // As given, but never with a password.
+    let path = PostgresLocation.redacted(try invocation.argument("store"))
     guard let schemaPath: String = try invocation.option("schema") else {
       throw UsageError(
         "Missing --schema: give the target models as JSON (start from "
@@ -60,18 +60,17 @@ let storeMigrateCommand = Command(
           + describe(error) + ")." + fix, command: invocation.commandPath)
     }
     let bar = ProgressBar(enabled: isatty(STDERR_FILENO) != 0)
-    let url = URL(fileURLWithPath: path)
     let changed = try StoreMigration.migrate(
-      storeAt: url, to: models, allowingDataLoss: invocation.flag("allow-data-loss")
+      try store.configuration, to: models, allowingDataLoss: invocation.flag("allow-data-loss")
     ) { progress in
       bar.show(progress)
     }
     bar.finish()
     if changed {
       let target = URL(fileURLWithPath: schemaPath).lastPathComponent
-      print("Migrated \(url.lastPathComponent) to the models in \(target).")
+      print(visible("Migrated \(store.name) to the models in \(target)."))
     } else {
-      print("Nothing to migrate: \(url.lastPathComponent) already matches the models.")
+      print(visible("Nothing to migrate: \(store.name) already matches the models."))
     }
   })
 

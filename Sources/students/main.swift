@@ -7,7 +7,10 @@ import KuraCLI
 let add = Command(
   name: "add",
   abstract: "Adds a student: a random name from the seed's lists, or the one given.",
-  options: [Option("name", help: "The student's full name, such as \"Luna Lovegood\".")],
+  options: [
+    Option("name", help: "The student's full name, such as \"Luna Lovegood\"."),
+    StudentStore.option,
+  ],
   supportsJSON: true,
   run: { invocation in
     var name = Student.randomName()
@@ -19,7 +22,7 @@ let add = Command(
           command: invocation.commandPath)
       }
     }
-    let context = try StudentStore.context()
+    let context = try StudentStore.context(invocation)
     let student = Student(student: name)
     try context.insert(student)
     try context.save()
@@ -30,9 +33,10 @@ let add = Command(
 let deleteLast = Command(
   name: "delete-last",
   abstract: "Deletes the most recently added student.",
+  options: [StudentStore.option],
   supportsJSON: true,
   run: { invocation in
-    let context = try StudentStore.context()
+    let context = try StudentStore.context(invocation)
     let newest = try context.fetch(
       FetchDescriptor<Student>(sortBy: [SortDescriptor(\.added, order: .reverse)], fetchLimit: 1))
     guard let student = newest.first else {
@@ -48,9 +52,10 @@ let deleteLast = Command(
 let list = Command(
   name: "list",
   abstract: "Lists every student, oldest first.",
+  options: [StudentStore.option],
   supportsJSON: true,
   run: { invocation in
-    let students = try StudentStore.readingContext().map(StudentStore.all) ?? []
+    let students = try StudentStore.readingContext(invocation).map(StudentStore.all) ?? []
     if invocation.json { return try invocation.printJSON(students) }
     if students.isEmpty { print("No students yet. Add one with `students add`.") }
     for student in students { print(visible(student.student)) }
@@ -59,26 +64,38 @@ let list = Command(
 let count = Command(
   name: "count",
   abstract: "Prints how many students there are.",
+  options: [StudentStore.option],
   supportsJSON: true,
   run: { invocation in
-    let count = try StudentStore.readingContext()?.fetchCount(FetchDescriptor<Student>()) ?? 0
+    let count =
+      try StudentStore.readingContext(invocation)?.fetchCount(FetchDescriptor<Student>()) ?? 0
     if invocation.json { return try invocation.printJSON(["count": count]) }
     print(count)
   })
 
 let path = Command(
   name: "path",
-  abstract: "Prints where the store file is.",
+  abstract:
+    "Prints where the store is: the file's path, or the PostgreSQL database, server and user "
+    + "(never the password).",
+  options: [StudentStore.option],
   supportsJSON: true,
   run: { invocation in
-    let url = try StudentStore.url()
-    if invocation.json { return try invocation.printJSON(["path": url.path]) }
-    print(url.path)
+    let store = try StudentStore.location(invocation)
+    if invocation.json { return try invocation.printJSON(store) }
+    print(visible(store.description))
   })
 
 let students = Command(
   name: "students",
   abstract: "Keeps a list of students in Documents/SQlite3/SwiftUICDSave2.sqlite.",
+  discussion: """
+    The list is kept in the app's Documents folder, as in the seed app, unless --store or the \
+    environment variable KURA_STORE_URL names another store: a file path, or a PostgreSQL \
+    database as a URL (postgresql://user@host/app) or a connection string \
+    ("host=/run/postgresql dbname=app"). --store wins over KURA_STORE_URL. Give a password \
+    through ~/.pgpass (PGPASSFILE) or PGPASSWORD rather than in the URL; Kura never prints it.
+    """,
   subcommands: [add, deleteLast, list, count, path])
 
 CommandLineTool.main(students)

@@ -14,9 +14,10 @@ private let activityAdd = Command(
   name: "add",
   abstract: "Adds an activity to a trip.",
   arguments: [tripArgument, Argument("name", help: "The activity, such as \"Tea ceremony\".")],
+  options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
-    let context = try WishlistStore.context()
+    let context = try WishlistStore.context(invocation)
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
     let name = try nameArgument(invocation, "name", of: "activity")
     let activity = Activity(name: name, trip: trip.id)
@@ -30,6 +31,7 @@ private let activityDone = Command(
   name: "done",
   abstract: "Marks an activity of a trip as done (--undo: not done).",
   arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
+  options: [WishlistStore.option],
   flags: [Flag("undo", help: "Marks it as not done.")],
   supportsJSON: true,
   run: { invocation in
@@ -51,6 +53,7 @@ private let activityRename = Command(
     tripArgument, Argument("activity", help: "The activity's name or id start."),
     Argument("new-name", help: "The new name."),
   ],
+  options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
     let (context, trip, named) = try WishlistStore.namedActivity(invocation)
@@ -68,6 +71,7 @@ private let activityDelete = Command(
   name: "delete",
   abstract: "Deletes one activity of a trip.",
   arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
+  options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
     let (context, trip, activity) = try WishlistStore.namedActivity(invocation)
@@ -83,7 +87,8 @@ private let activityList = Command(
   discussion: "The order chosen with --sort is remembered for the next runs.",
   arguments: [tripArgument],
   options: [
-    Option("sort", help: "title, date or completion; remembered.", valueName: "order")
+    Option("sort", help: "title, date or completion; remembered.", valueName: "order"),
+    WishlistStore.option,
   ],
   supportsJSON: true,
   run: { invocation in
@@ -97,7 +102,7 @@ private let activityList = Command(
       try preferences.set(sort, for: .activitySort)
     }
     let sort = preferences[.activitySort]
-    let context = try WishlistStore.context()
+    let context = try WishlistStore.context(invocation)
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
     let activities = try context.related(
       Activity.self, of: trip, via: \.trip, sortBy: sort.sortDescriptors)

@@ -10,14 +10,16 @@ let recentCommand = Command(
   discussion:
     "With --watch it keeps running and prints each trip added afterwards, by this or any other "
     + "process, until interrupted; with --json as well, one JSON object per trip and line.",
-  options: [Option("limit", help: "How many trips (10 by default).", valueName: "n")],
+  options: [
+    Option("limit", help: "How many trips (10 by default).", valueName: "n"), WishlistStore.option,
+  ],
   flags: [Flag("watch", help: "Keep printing trips as they are added.")],
   supportsJSON: true,
   run: { invocation in
     let limit = try invocation.option("limit", in: 1...) ?? 10
     let descriptor = FetchDescriptor<Trip>(
       sortBy: [SortDescriptor(\.createdAt, order: .reverse)], fetchLimit: limit)
-    let container = try WishlistStore.container()
+    let container = try WishlistStore.container(invocation)
     guard invocation.flag("watch") else {
       let trips = try ModelContext(container).fetch(descriptor)
       if invocation.json { return try invocation.printJSON(trips) }

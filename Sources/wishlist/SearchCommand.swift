@@ -11,6 +11,7 @@ let searchCommand = Command(
     `kyo` finds Kyōto) or anywhere inside it (`寺` and `寺巡り` find お寺巡り).
     """,
   arguments: [Argument("text", help: "The words to find.", isRepeating: true)],
+  options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
     let text = invocation.words("text").joined(separator: " ")
@@ -18,7 +19,7 @@ let searchCommand = Command(
       throw UsageError(
         "`\(text)` is not a valid search: give at least one word.", command: invocation.commandPath)
     }
-    let context = try WishlistStore.context()
+    let context = try WishlistStore.context(invocation)
     let trips = try context.fetch(FetchDescriptor<Trip>(), matching: text)
     let activities = try context.fetch(FetchDescriptor<Activity>(), matching: text)
     if invocation.json {

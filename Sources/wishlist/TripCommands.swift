@@ -27,6 +27,7 @@ private let tripAdd = Command(
     Option(
       "start", help: "The first day, such as 2026-12-24 (today by default).", valueName: "date"),
     Option("end", help: "The last day (the first day by default).", valueName: "date"),
+    WishlistStore.option,
   ],
   supportsJSON: true,
   run: { invocation in
@@ -49,7 +50,7 @@ private let tripAdd = Command(
           + "before it starts (\(WishlistStore.format(start))).", command: invocation.commandPath)
     }
     let trip = Trip(name: name, photoURL: photo, startDate: start, endDate: end)
-    let context = try WishlistStore.context()
+    let context = try WishlistStore.context(invocation)
     try context.insert(trip)
     try context.save()
     if invocation.json { return try invocation.printJSON(trip) }
@@ -59,9 +60,10 @@ private let tripAdd = Command(
 private let tripList = Command(
   name: "list",
   abstract: "Lists the trips by start date, with their activity counts.",
+  options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
-    guard let context = try WishlistStore.readingContext() else {
+    guard let context = try WishlistStore.readingContext(invocation) else {
       if invocation.json { return try invocation.printJSON([Trip]()) }
       return print("No trips yet. Add one with `wishlist trip add <name>`.")
     }
@@ -82,9 +84,10 @@ private let tripRename = Command(
     Argument("trip", help: "The trip's name or the start of its id."),
     Argument("new-name", help: "The new name."),
   ],
+  options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
-    let context = try WishlistStore.context()
+    let context = try WishlistStore.context(invocation)
     var trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
     let name = try nameArgument(invocation, "new-name", of: "trip")
     let old = trip.name
@@ -99,9 +102,10 @@ private let tripDelete = Command(
   name: "delete",
   abstract: "Deletes a trip and its activities.",
   arguments: [Argument("trip", help: "The trip's name or the start of its id.")],
+  options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
-    let context = try WishlistStore.context()
+    let context = try WishlistStore.context(invocation)
     let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
     try context.delete(trip)
     let changes = try context.save()

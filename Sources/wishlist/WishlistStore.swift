@@ -3,27 +3,40 @@ import Kura
 import KuraCLI
 
 /// The app's one model container (the seed's "set up once for the app"): the default store in
-/// the app's data folder, `<data>/default.store`.
+/// the app's data folder, `<data>/default.store`, unless `--store` or `KURA_STORE_URL` names
+/// another file or a PostgreSQL database.
 enum WishlistStore {
-  static func container() throws -> ModelContainer {
-    try ModelContainer(for: Trip.self, Activity.self, configurations: .default)
+  /// The `--store` option of every command that opens the store.
+  static let option = StoreLocation.option(default: "default.store in the app's data folder")
+
+  /// The store a command uses: `--store`, else `KURA_STORE_URL`, else the default store.
+  static func location(_ invocation: Invocation) throws -> StoreLocation {
+    try StoreLocation.resolve(invocation, default: try Locations.current().defaultStoreURL)
   }
 
-  static func context() throws -> ModelContext { ModelContext(try container()) }
+  static func container(_ invocation: Invocation) throws -> ModelContainer {
+    try container(location(invocation))
+  }
+
+  private static func container(_ store: StoreLocation) throws -> ModelContainer {
+    try ModelContainer(for: Trip.self, Activity.self, configurations: try store.configuration)
+  }
+
+  static func context(_ invocation: Invocation) throws -> ModelContext {
+    ModelContext(try container(invocation))
+  }
 
   /// A context for a command that only reads, or `nil` when there is no store yet: it never
   /// creates or initialises a store. A store an older version wrote is brought up to date first
   /// (in one transaction, as any write would).
-  static func readingContext() throws -> ModelContext? {
-    let url = try Locations.current().defaultStoreURL
-    guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else { return nil }
-    var configuration = ModelConfiguration.default
-    configuration.allowsSave = false
+  static func readingContext(_ invocation: Invocation) throws -> ModelContext? {
+    let store = try location(invocation)
+    guard let configuration = try store.readingConfiguration() else { return nil }
     do {
       return ModelContext(
         try ModelContainer(for: Trip.self, Activity.self, configurations: configuration))
     } catch let error as StoreError where error.code == .outdatedStore {
-      return try context()
+      return ModelContext(try container(store))
     }
   }
 
@@ -48,7 +61,7 @@ enum WishlistStore {
 
   /// A context, with the trip and the activity a command's `trip` and `activity` arguments name.
   static func namedActivity(_ invocation: Invocation) throws -> (ModelContext, Trip, Activity) {
-    let context = try context()
+    let context = try context(invocation)
     let trip = try trip(try invocation.argument("trip"), in: context)
     return (context, trip, try activity(try invocation.argument("activity"), of: trip, in: context))
   }

@@ -58,7 +58,75 @@ struct KuraStoreCommandTests {
     #expect(text.stdout.split(separator: "\n").count == 3)
     let check = try run(kura, ["store", "check", store.argument], environment: store.environment)
     #expect(check.status == 0)
-    #expect(check.stdout == "ok\n")
+    switch engine {
+    case .sqlite:
+      #expect(lines.first == "file            \(store.argument)")
+      #expect(check.stdout == "ok\n")
+    case .postgres:
+      let location = try PostgresLocation(store.argument)
+      #expect(lines.prefix(2) == ["engine          PostgreSQL", "database        \(location)"])
+      #expect(
+        check.stdout
+          == "ok\nnote: PostgreSQL has no integrity check like SQLite's (the server keeps its own "
+          + "files): checked the metadata, each model's table and columns, references and text "
+          + "keys.\n")
+    }
+    let json = try run(
+      kura, ["store", "check", store.argument, "--json"], environment: store.environment)
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    #expect(report["ok"] as? Bool == true)
+    #expect(
+      (report["note"] as? String)?.hasPrefix("PostgreSQL has no integrity check")
+        ?? (engine == .sqlite))
+  }
+
+  /// Runs SQL on `store` behind Kura's back: as the SQLite file's own connection with foreign
+  /// keys off, or as PostgreSQL's superuser with foreign-key triggers off.
+  private func tamper(_ store: TestStore, _ sql: String) throws {
+    switch store.engine {
+    case .sqlite:
+      let connection = try Connection(path: store.argument)
+      try connection.execute("PRAGMA foreign_keys = OFF; " + sql)
+    case .postgres:
+      #if canImport(CLibPQ)
+        let connection = try PostgresConnection(store.argument)
+        try connection.execute("SET session_replication_role = replica; " + sql)
+      #endif
+    }
+  }
+
+  @Test(arguments: TestEngine.enabled)
+  func checkFindsMissingColumnsAndDanglingReferences(_ engine: TestEngine) throws {
+    let store = try wishlistStore(engine)
+    var environment = store.environment
+    environment["KURA_STORE_URL"] = store.argument
+    let wishlist = try executable("wishlist")
+    for arguments in [["trip", "add", "Kyoto"], ["activity", "add", "Kyoto", "Tea ceremony"]] {
+      #expect(try run(wishlist, arguments, environment: environment).status == 0)
+    }
+    let kura = try executable("kura")
+    #expect(
+      try run(kura, ["store", "check", store.argument], environment: environment).stdout
+        .hasPrefix("ok\n"))
+    try tamper(
+      store,
+      "ALTER TABLE \"Trip\" DROP COLUMN \"photoURL\"; INSERT INTO \"Activity\" (id, name, "
+        + "\"isComplete\", trip, \"createdAt\") VALUES ('6A3F0000-0000-4000-8000-000000000000', "
+        + "'Ghost', '0', '00000000-0000-4000-8000-000000000000', 0)")
+    let check = try run(kura, ["store", "check", store.argument], environment: environment)
+    #expect(check.status == 1)
+    let problems = [
+      "`Trip`: its table `Trip` has no column `photoURL` (Kura recorded it, but the table lacks "
+        + "it).",
+      "Table `Activity` has rows that refer to rows of `Trip` that do not exist.",
+    ]
+    switch engine {
+    case .sqlite:
+      #expect(check.stdout == problems.joined(separator: "\n") + "\n")
+    case .postgres:
+      #expect(check.stdout.hasPrefix(problems.joined(separator: "\n") + "\nnote: PostgreSQL"))
+    }
   }
 
   @Test func infoAndSchemaDescribeTheSQLiteFile() throws {

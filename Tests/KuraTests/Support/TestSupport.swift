@@ -18,10 +18,13 @@ final class TemporaryDirectory: Sendable {
   func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
   /// Environment variables that root every Kura location in this folder (KURA_HOME) and point
-  /// HOME and the XDG variables here too, so nothing touches the real home directory.
+  /// HOME and the XDG variables here too, so nothing touches the real home directory (and no
+  /// `KURA_STORE_URL` of the shell running the tests points the example apps elsewhere).
   var environment: [String: String] {
     var environment = ProcessInfo.processInfo.environment
-    for key in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "KURA_APP_ID"] {
+    for key in [
+      "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "KURA_APP_ID", "KURA_STORE_URL",
+    ] {
       environment[key] = nil
     }
     environment["HOME"] = url.appendingPathComponent("home").path

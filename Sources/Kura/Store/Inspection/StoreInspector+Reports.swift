@@ -1,7 +1,8 @@
 import Foundation
 
 extension StoreInspector {
-  /// A summary of a store: its models, their row counts, the schema version and the file size.
+  /// A summary of a store: its engine and location, its models, their row counts, the schema
+  /// version and the size.
   ///
   /// For example: `print(try inspector.info().schemaVersion ?? 0)`.
   public struct Info: Codable, Sendable, Equatable {
@@ -22,14 +23,28 @@ extension StoreInspector {
       /// For example: `print(value.rows)`.
       public var rows: Int
     }
-    /// The store file's path.
+    /// The engine holding the store.
     ///
-    /// For example: `print(value.path)`.
-    public var path: String
-    /// The file's size in bytes (the main file, without its WAL).
+    /// For example: `print(value.engine)`.
+    public var engine: Engine
+    /// Where the store is: the file's path, or the database, server and user (never the
+    /// password).
+    ///
+    /// For example: `print(value.location)`.
+    public var location: String
+    /// The store file's path, or `nil` for a PostgreSQL database.
+    ///
+    /// For example: `print(value.path ?? value.location)`.
+    public var path: String?
+    /// The size in bytes: the SQLite file (without its WAL), or the PostgreSQL database (as
+    /// `pg_database_size` reports it).
     ///
     /// For example: `print(value.sizeBytes)`.
     public var sizeBytes: Int
+    /// Whether the database holds nothing at all (no store was created in it yet).
+    ///
+    /// For example: `if value.isEmpty { print("no store yet") }`.
+    public var isEmpty: Bool
     /// The schema version Kura recorded, or `nil` for a file Kura did not make.
     ///
     /// For example: `print(value.schemaVersion)`.
@@ -112,8 +127,18 @@ extension StoreInspector {
   /// - Throws: ``StoreError``.
   public func info() throws -> Info {
     try run {
-      let size =
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+      let size: Int
+      switch engine {
+      case .sqlite:
+        size =
+          url.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int }
+          ?? 0
+      case .postgresql:
+        size = Int(
+          try connection.queryFirst("SELECT pg_database_size(current_database())") {
+            $0.int64(at: 0)
+          } ?? 0)
+      }
       let models = try models().map { model in
         let rows =
           try tableExists(model.table)
@@ -124,7 +149,8 @@ extension StoreInspector {
         return Info.Model(name: model.name, table: model.table, rows: rows)
       }
       return Info(
-        path: url.path, sizeBytes: size,
+        engine: engine, location: location, path: url?.path, sizeBytes: size,
+        isEmpty: try connection.schemaObjects().isEmpty,
         schemaVersion: try metadata("schemaVersion").flatMap { Int($0) }, models: models)
     }
   }
@@ -152,31 +178,93 @@ extension StoreInspector {
     }
   }
 
-  /// Checks the store's integrity (on SQLite, `PRAGMA integrity_check`) and that it is a Kura
-  /// store this version reads.
+  /// Checks the store: the engine's integrity check (on SQLite, `PRAGMA integrity_check`; a
+  /// PostgreSQL server keeps its own files and has none), then that it is a Kura store this
+  /// version reads, that each model's table has the columns Kura recorded, that every reference
+  /// points at a row, and that no two text keys (or unique text values) are equal as Swift's
+  /// `==` compares them.
+  ///
+  /// An empty database (no store created yet) has nothing wrong with it.
   ///
   /// For example: `let problems = try inspector.check()   // [] when intact`.
   ///
-  /// - Returns: The problems found; empty when the file is intact.
+  /// - Returns: The problems found; empty when the store is intact.
   /// - Throws: ``StoreError``.
   public func check() throws -> [String] {
     try run {
-      var problems = try connection.integrityProblems()
-      let tables = try connection.tableNames()
-      if !tables.isEmpty && !(tables.contains("kura_metadata") && tables.contains("kura_models")) {
-        problems.append(
-          "`\(url.lastPathComponent)` is not a Kura store: it has tables "
-            + tables.prefix(3).map { "`\($0)`" }.joined(separator: ", ")
-            + " but no Kura metadata (`kura_metadata`, `kura_models`).")
+      let problems = try connection.integrityProblems()
+      // A damaged file can't be read further.
+      guard problems.isEmpty else { return problems }
+      let store = engine == .sqlite ? "`\(name)`" : "Database `\(name)`"
+      let tables = Set(try connection.tableNames())
+      if tables.isEmpty { return [] }
+      guard tables.contains("kura_metadata") && tables.contains("kura_models") else {
+        return [
+          "\(store) is not a Kura store: it has tables "
+            + tables.sorted().prefix(3).map { "`\($0)`" }.joined(separator: ", ")
+            + " but no Kura metadata (`kura_metadata`, `kura_models`)."
+        ]
       }
       if let format = try metadata("storeFormat").flatMap({ Int($0) }),
         format > StoreSetup.storeFormat
       {
-        problems.append(
-          "`\(url.lastPathComponent)` was written by a newer version of Kura (store format "
-            + "\(format); this version reads formats up to \(StoreSetup.storeFormat)).")
+        return [
+          "\(store) was written by a newer version of Kura (store format "
+            + "\(format); this version reads formats up to \(StoreSetup.storeFormat))."
+        ]
       }
-      return problems
+      return try modelProblems(tables: tables) + (try referenceProblems())
     }
+  }
+
+  /// Each model's table and recorded columns that are missing, and text keys or unique text
+  /// values that Swift's `==` calls equal.
+  private func modelProblems(tables: Set<String>) throws -> [String] {
+    var problems: [String] = []
+    for model in try models() {
+      guard tables.contains(model.table) else {
+        problems.append(
+          "`\(model.name)`: its table `\(model.table)` is missing (Kura recorded the model, but "
+            + "the table is gone).")
+        continue
+      }
+      let columns = try connection.tableColumns(model.table)
+      let names = Set(columns.map(\.name))
+      let missing = model.kinds.keys.filter { !names.contains($0) }.sorted()
+      if !missing.isEmpty {
+        problems.append(
+          "`\(model.name)`: its table `\(model.table)` has no column "
+            + missing.map { "`\($0)`" }.joined(separator: ", ")
+            + " (Kura recorded \(missing.count == 1 ? "it" : "them"), but the table lacks "
+            + "\(missing.count == 1 ? "it" : "them")).")
+      }
+      // Text columns that must be unique as Swift's `==` compares: the primary key, and each
+      // unique attribute of one column.
+      var keys = columns.filter(\.primaryKey).map(\.name)
+      keys += try connection.indexes(of: model.table).filter { $0.unique && $0.columns.count == 1 }
+        .map { $0.columns[0] }
+      for key in keys where model.kinds[key] == ColumnKind.text.rawValue {
+        let equal = try connection.equivalentTextKeys(table: model.table, key: key)
+        guard !equal.isEmpty else { continue }
+        problems.append(
+          "`\(model.name).\(key)` holds values that Swift's `==` calls equal, so they should be "
+            + "one: " + equal.map { "`\($0)`" }.joined(separator: ", ") + ".")
+      }
+    }
+    return problems
+  }
+
+  /// References that point at no row.
+  private func referenceProblems() throws -> [String] {
+    var seen = Set<String>()
+    var problems: [String] = []
+    for violation in try connection.foreignKeyViolations() {
+      let pair = violation.table + "\u{0}" + violation.target
+      guard seen.insert(pair).inserted else { continue }
+      problems.append(
+        "Table `\(violation.table)` has rows that refer to rows of `\(violation.target)` that do "
+          + "not exist.")
+    }
+    return problems
   }
 }

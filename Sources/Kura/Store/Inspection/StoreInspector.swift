@@ -1,9 +1,11 @@
 import Foundation
 
-/// Reads a model store file without its model types: what models and tables it holds, their
-/// columns, indexes and rows, and whether the file is intact. `kura store` is built on it.
+/// Reads a model store without its model types: what models and tables it holds, their
+/// columns, indexes and rows, and whether it is intact. `kura store` is built on it.
 ///
-/// The file is opened read-only; nothing is changed.
+/// It reads an SQLite store file (opened read-only; nothing beside it is created or changed) or
+/// a PostgreSQL database (on a connection whose transactions are all read-only, so nothing on
+/// the server is created or changed).
 ///
 /// For example:
 ///
@@ -12,23 +14,122 @@ import Foundation
 /// for model in try inspector.info().models { print(model.name, model.rows) }
 /// ```
 public struct StoreInspector {
-  /// The store file.
+  /// The engine holding a store.
   ///
-  /// For example: `print(inspector.url.path)`.
-  public let url: URL
+  /// For example: `if inspector.engine == .postgresql { print("on a server") }`.
+  public enum Engine: String, Codable, Sendable, Hashable {
+    /// An SQLite file.
+    case sqlite
+    /// A PostgreSQL database.
+    case postgresql
+  }
+
+  /// The store file, or `nil` for a PostgreSQL database.
+  ///
+  /// For example: `print(inspector.url?.path ?? inspector.location)`.
+  public let url: URL?
+  /// The engine holding the store.
+  ///
+  /// For example: `print(inspector.engine)   // sqlite`.
+  public let engine: Engine
+  /// Where the store is: the file's path, or the database, server and user (never the
+  /// password), such as: database `app` on `db.example.com:5432` as user `alice`.
+  ///
+  /// For example: `print(inspector.location)`.
+  public let location: String
+  /// How messages name the store: the file's name, or the database and server.
+  let name: String
+  /// How errors name the store: its file, or a PostgreSQL store's password-free URL.
+  let storeURL: URL?
   /// A connection that reads the store as found (the engine seam, ``StoreConnection``).
   let connection: StoreConnection
 
-  /// Opens a store file read-only.
+  /// Opens a store file read-only, or a PostgreSQL store given its `postgresql://` URL (as
+  /// ``init(configuration:)`` does with ``ModelConfiguration/postgres(_:)``).
   ///
   /// For example: `let inspector = try StoreInspector(url: URL(fileURLWithPath: "a.sqlite"))`.
   ///
-  /// - Parameter url: The store file.
-  /// - Throws: ``StoreError/Code/cannotOpen`` when there is no such file,
-  ///   ``StoreError/Code/notAStore`` when it is not an SQLite database.
+  /// - Parameter url: The store file, or a `postgresql://` (or `postgres://`) URL.
+  /// - Throws: ``StoreError/Code/cannotOpen`` when there is no such file (or the server can't be
+  ///   reached), ``StoreError/Code/notAStore`` when it is not an SQLite database.
   public init(url: URL) throws {
+    if PostgresLocation.isPostgresURL(url) {
+      try self.init(configuration: .postgres(url))
+    } else {
+      try self.init(file: url)
+    }
+  }
+
+  /// Opens a store file read-only.
+  private init(file url: URL) throws {
     self.url = url
+    self.storeURL = url
+    self.engine = .sqlite
+    self.location = url.path
+    self.name = url.lastPathComponent
     self.connection = try SQLiteStore.openForInspection(url)
+  }
+
+  /// Opens the store a configuration names, to read it only: a file (``ModelConfiguration/url(_:)``,
+  /// ``ModelConfiguration/default``) or a PostgreSQL database
+  /// (``ModelConfiguration/postgres(_:)``). Nothing is created or changed: a missing file or
+  /// database is an error, an empty one is reported as empty (see ``isEmpty``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let inspector = try StoreInspector(configuration: .postgres(connectionString: "dbname=app"))
+  /// print(try inspector.info().models.count)
+  /// ```
+  ///
+  /// - Parameter configuration: Where the store is.
+  /// - Throws: ``StoreError/Code/cannotOpen`` for a missing file, an in-memory store (which
+  ///   lives only in its container), a URL libpq can't read, or a server that can't be reached
+  ///   or a database that does not exist (naming the database and server, never the password),
+  ///   ``StoreError/Code/notAStore`` for a file that is not an SQLite database.
+  public init(configuration: ModelConfiguration) throws {
+    switch configuration.storage {
+    case .file(let url):
+      try self.init(file: url)
+    case .defaultFile:
+      try self.init(file: try Locations.current().defaultStoreURL)
+    case .memory:
+      throw StoreError(
+        .cannotOpen,
+        message:
+          "Can't inspect an in-memory store: it lives only inside its container. Inspect a store "
+          + "in a file or a PostgreSQL database.")
+    case .postgres(let location):
+      try self.init(postgres: location)
+    case .invalidPostgres(let why):
+      throw StoreError(
+        .cannotOpen, message: "Can't inspect the PostgreSQL store: \(why). Check the URL.")
+    }
+  }
+
+  /// Opens a PostgreSQL store for reading: its tables and rows as found, on a connection whose
+  /// every transaction is read-only (`default_transaction_read_only`), so nothing on the server
+  /// can be created or changed.
+  init(postgres location: PostgresLocation) throws {
+    #if canImport(CLibPQ)
+      url = nil
+      storeURL = location.passwordFreeURL
+      engine = .postgresql
+      self.location = location.description
+      name = location.storeName
+      do {
+        let connection = try PostgresConnection(location: location.readingOnly)
+        self.connection = .postgres(PostgresStoreConnection(connection: connection, channel: ""))
+      } catch let error as PostgresError {
+        throw StoreError.wrapping(postgres: error, url: location.passwordFreeURL, doing: "open")
+      }
+    #else
+      throw StoreError(
+        .cannotOpen,
+        message:
+          "Can't inspect store `\(location.storeName)`: this platform has no PostgreSQL engine "
+          + "(Kura builds it with libpq, on Linux only).")
+    #endif
   }
 
   func run<Result>(_ body: () throws -> Result) throws -> Result {
@@ -37,8 +138,16 @@ public struct StoreInspector {
     } catch let error as StoreError {
       throw error
     } catch {
-      throw StoreError.wrapping(error, url: url, doing: "read")
+      throw StoreError.wrapping(error, url: storeURL, doing: "read")
     }
+  }
+
+  /// Whether the database holds nothing at all: an empty file or database, where no store was
+  /// created yet.
+  ///
+  /// For example: `if try inspector.isEmpty { print("no store yet") }`.
+  public var isEmpty: Bool {
+    get throws { try run { try connection.schemaObjects().isEmpty } }
   }
 
   /// The models of the store: from Kura's `kura_models` table, or one per table when the file

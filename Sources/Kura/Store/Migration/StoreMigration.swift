@@ -12,13 +12,14 @@ import Foundation
 /// }
 /// ```
 public enum StoreMigration {
-  /// Migrates the store at `url` to `models`, in one transaction (existing references are
-  /// kept). Tables of models not described are left alone.
+  /// Migrates the store at `url` — a file, or a PostgreSQL database by its `postgresql://` URL —
+  /// to `models`, in one transaction (existing references are kept). Tables of models not
+  /// described are left alone.
   ///
   /// For example: `try StoreMigration.migrate(storeAt: url, to: [trip])`.
   ///
   /// - Parameters:
-  ///   - url: The store file.
+  ///   - url: The store file, or a `postgresql://` (or `postgres://`) URL.
   ///   - models: The target models.
   ///   - allowingDataLoss: Whether columns that hold values may be dropped (columns the models
   ///     no longer describe); without it such a change is refused.
@@ -34,13 +35,84 @@ public enum StoreMigration {
     storeAt url: URL, to models: [ModelDescription], allowingDataLoss: Bool = false,
     progress: (@Sendable (MigrationProgress) -> Void)? = nil
   ) throws -> Bool {
+    if PostgresLocation.isPostgresURL(url) {
+      return try migrate(
+        .postgres(url), to: models, allowingDataLoss: allowingDataLoss, progress: progress)
+    }
     guard FileManager.default.fileExists(atPath: url.path) else {
       throw StoreError(
         .cannotOpen, url: url,
         message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
     }
     let schemas = try models.map(schema)
-    let pool = try SQLiteStore.openForMigration(url)
+    return try migrate(
+      try SQLiteStore.openForMigration(url), url: url, schemas: schemas, models: models,
+      allowingDataLoss: allowingDataLoss, progress: progress)
+  }
+
+  /// Migrates the store a configuration names — a file or a PostgreSQL database — to `models`,
+  /// in one transaction (existing references are kept). Tables of models not described are
+  /// left alone.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try StoreMigration.migrate(.postgres(connectionString: "dbname=app"), to: [trip])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - configuration: Where the store is.
+  ///   - models: The target models.
+  ///   - allowingDataLoss: Whether columns that hold values may be dropped.
+  ///   - progress: Called as rows are copied.
+  /// - Returns: Whether anything changed.
+  /// - Throws: What ``migrate(storeAt:to:allowingDataLoss:progress:)`` throws, and
+  ///   ``StoreError/Code/cannotOpen`` for an in-memory store or a server that can't be reached.
+  @discardableResult
+  public static func migrate(
+    _ configuration: ModelConfiguration, to models: [ModelDescription],
+    allowingDataLoss: Bool = false, progress: (@Sendable (MigrationProgress) -> Void)? = nil
+  ) throws -> Bool {
+    switch configuration.storage {
+    case .file(let url):
+      return try migrate(
+        storeAt: url, to: models, allowingDataLoss: allowingDataLoss, progress: progress)
+    case .defaultFile:
+      return try migrate(
+        storeAt: try Locations.current().defaultStoreURL, to: models,
+        allowingDataLoss: allowingDataLoss, progress: progress)
+    case .memory:
+      throw StoreError(
+        .cannotOpen,
+        message:
+          "Can't migrate an in-memory store with a description: it lives only inside its "
+          + "container, which migrates it when it opens.")
+    case .postgres(let location):
+      let schemas = try models.map(schema)
+      #if canImport(CLibPQ)
+        return try migrate(
+          try PostgresStore.openForMigration(location), url: location.passwordFreeURL,
+          schemas: schemas, models: models, allowingDataLoss: allowingDataLoss,
+          progress: progress)
+      #else
+        throw StoreError(
+          .cannotOpen,
+          message:
+            "Can't migrate store `\(location.storeName)`: this platform has no PostgreSQL engine "
+            + "(Kura builds it with libpq, on Linux only).")
+      #endif
+    case .invalidPostgres(let why):
+      throw StoreError(
+        .cannotOpen, message: "Can't migrate the PostgreSQL store: \(why). Check the URL.")
+    }
+  }
+
+  /// Migrates the store `pool` opens, in one transaction whose schema changes run no
+  /// foreign-key actions.
+  private static func migrate(
+    _ pool: StorePool, url: URL?, schemas: [ModelSchema], models: [ModelDescription],
+    allowingDataLoss: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+  ) throws -> Bool {
     var changed = false
     do {
       try pool.writeSchemaChanges { db in
