@@ -165,7 +165,7 @@ private func sqliteBacking(_ location: SQLiteLocation, in folder: TemporaryDirec
 // MARK: - PostgreSQL: the integrator fills in this one function when the engine lands.
 
 /// A PostgreSQL store: a new, empty database of the test run's cluster
-/// (`Support/PostgresCluster.swift`), dropped when the test store is released.
+/// (`Sources/KuraPostgresCluster`), dropped when the test store is released.
 private func postgresBacking(in folder: TemporaryDirectory) throws -> StoreBacking {
   // When the engine lands, this becomes (and `TestEngine.enabled` gets `.postgres`). Two more
   // places take the store from a child process's side: `storeConfiguration(_:)` in
