@@ -5,5 +5,10 @@ import Kura
 /// Tests/KuraTests/Support/StoreEngines.swift): a file's path for SQLite; a `postgresql://` URL
 /// once the PostgreSQL engine lands (then: `return .postgres(url)` for such an argument).
 func storeConfiguration(_ argument: String) -> ModelConfiguration {
-  .url(URL(fileURLWithPath: argument))
+  if argument.hasPrefix("postgresql://") || argument.hasPrefix("postgres://"),
+    let url = URL(string: argument)
+  {
+    return .postgres(url)
+  }
+  return .url(URL(fileURLWithPath: argument))
 }

@@ -275,6 +275,11 @@
     /// For example: `try connection.run("DELETE FROM note"); print(connection.changes)`.
     public var changes: Int { session.changes }
 
+    /// Rows changed (inserted, updated, deleted) by this connection since it opened.
+    ///
+    /// For example: `print(connection.totalChanges)`.
+    public var totalChanges: Int64 { session.totalChanges }
+
     /// Whether a transaction is open (also one where a statement failed, which only a
     /// rollback ends).
     ///
@@ -372,6 +377,11 @@
       try commit()
       return result
     }
+
+    /// Commits a transaction opened with `BEGIN` through ``execute(_:)``: an aborted one (which
+    /// COMMIT rolls back) is an error, and a connection lost during the commit is one with
+    /// ``PostgresError/isCommitOutcomeUnknown``.
+    func commitOpenTransaction() throws { try commit() }
 
     /// Commits the open transaction; an aborted one (which COMMIT rolls back) is an error.
     private func commit() throws {

@@ -272,3 +272,61 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
     return text
   }
 }
+
+extension PostgresLocation {
+  /// The settings that never hold a secret, kept in ``passwordFreeURL``.
+  private static let publicKeywords: Set<String> = [
+    "host", "hostaddr", "port", "dbname", "user", "service", "sslmode", "application_name",
+    "options", "connect_timeout", "target_session_attrs",
+  ]
+
+  /// The location as a `postgresql:` URL without its password (for errors and `StoreError.url`;
+  /// connecting with it needs the password from `PGPASSFILE` or the environment).
+  var passwordFreeURL: URL {
+    var components = URLComponents()
+    components.scheme = "postgresql"
+    components.host = ""
+    components.path = "/"
+    components.queryItems = parameters.filter { Self.publicKeywords.contains($0.key) }
+      .sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+    return components.url ?? URL(string: "postgresql:///")!
+  }
+
+  /// How store messages name this location: the database and the server (host and port, or
+  /// the socket folder and port), such as `app on db.example.com:5432`. Never a password.
+  var storeName: String {
+    var database = parameters["dbname"]
+    var host = parameters["host"] ?? parameters["hostaddr"]
+    var port = parameters["port"]
+    var user = parameters["user"]
+    #if canImport(CLibPQ)
+      if database == nil || host == nil || port == nil {
+        let defaults = Self.publicDefaults()
+        host = host ?? defaults["host"]
+        port = port ?? defaults["port"]
+        user = user ?? defaults["user"]
+        database = database ?? defaults["dbname"] ?? user
+      }
+    #endif
+    let server = (host.map { $0.isEmpty ? "localhost" : $0 } ?? "localhost") + ":" + (port ?? "5432")
+    return "\(database ?? "(default)") on \(server)"
+  }
+
+  /// libpq's defaults for the host, port, user and database (never a password).
+  private static func publicDefaults() -> [String: String] {
+    var defaults: [String: String] = [:]
+    #if canImport(CLibPQ)
+      guard let options = PQconndefaults() else { return defaults }
+      defer { PQconninfoFree(options) }
+      var option = options
+      while let keyword = option.pointee.keyword {
+        let name = String(cString: keyword)
+        if ["host", "port", "dbname", "user"].contains(name), let value = option.pointee.val {
+          defaults[name] = String(cString: value)
+        }
+        option += 1
+      }
+    #endif
+    return defaults
+  }
+}

@@ -17,6 +17,8 @@
     private(set) var generation = 0
     /// Rows changed by the last INSERT, UPDATE, DELETE or MERGE.
     var changes = 0
+    /// Rows changed by every command since the session began.
+    var totalChanges: Int64 = 0
     private var statementNumber = 0
     /// Names of prepared statements no longer used, deallocated in batches when no
     /// transaction is open.
@@ -112,6 +114,7 @@
       let isSelect = strncmp(status, "SELECT", 6) == 0
       guard !isSelect, let tuples = PQcmdTuples(result), tuples.pointee != 0 else { return }
       changes = Int(strtol(tuples, nil, 10))
+      totalChanges += Int64(changes)
     }
 
     /// The error a failed result (or a `nil` one) reports. `committing` says whether the

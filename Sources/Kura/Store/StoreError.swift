@@ -56,6 +56,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case negativeLimit
     /// SQLite reported an error; see ``underlying``.
     case sqlite
+    /// PostgreSQL reported an error; see ``postgresError``.
+    case postgres
+    /// The connection to the PostgreSQL server broke before the work committed: nothing of it
+    /// was written. Connect again (the next call does) and retry it.
+    case connectionLost
+    /// The connection to the PostgreSQL server broke while a save was committing, and Kura
+    /// could not find out whether it committed (the server stayed unreachable, or the store
+    /// keeps no history to look the save up in): read the data back before retrying.
+    case commitOutcomeUnknown
     /// A delete was refused by a ``DeleteRule/deny`` rule: other models still refer to it.
     case deleteDenied
     /// A saved model refers to a model that does not exist (a dangling reference); nothing was
@@ -102,6 +111,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///
   /// For example: `if error.underlying?.code == .constraint { … }`.
   public let underlying: SQLiteError?
+  /// The PostgreSQL error underneath, when there is one (it never holds a password).
+  ///
+  /// For example: `if error.postgresError?.kind == .uniqueViolation { … }`.
+  public let postgresError: PostgresError?
   /// For ``Code/inMemoryFallbackForbidden``: each part of the fetch that has no SQL form.
   public let inMemoryParts: [String]
   /// The full message: what failed, the item in backticks, why, what to do.
@@ -125,12 +138,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///   - url: The store file.
   ///   - sql: The SQL being run.
   ///   - underlying: The SQLite error underneath.
+  ///   - postgresError: The PostgreSQL error underneath.
   ///   - inMemoryParts: For ``Code/inMemoryFallbackForbidden``, the parts with no SQL form.
   ///   - message: The full message.
   public init(
     _ code: Code, model: String? = nil, property: String? = nil, column: String? = nil,
     url: URL? = nil, sql: String? = nil, underlying: SQLiteError? = nil,
-    inMemoryParts: [String] = [], message: String
+    postgresError: PostgresError? = nil, inMemoryParts: [String] = [], message: String
   ) {
     self.code = code
     self.model = model
@@ -139,6 +153,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     self.url = url
     self.sql = sql
     self.underlying = underlying
+    self.postgresError = postgresError
     self.inMemoryParts = inMemoryParts
     self.message = message
   }
@@ -153,8 +168,11 @@ extension StoreError {
   /// Wraps an SQLite error met while using the store at `url`; corruption and "not a database"
   /// become ``Code/damaged`` and ``Code/notAStore``.
   static func wrapping(_ error: any Error, url: URL?, doing action: String) -> any Error {
+    if let error = error as? PostgresError {
+      return wrapping(postgres: error, url: url, doing: action)
+    }
     guard let error = error as? SQLiteError else { return error }
-    let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+    let file = storeLabel(url)
     switch error.code {
     case .notADatabase:
       return StoreError(
@@ -197,5 +215,56 @@ extension StoreError {
       .negativeLimit, model: model,
       message: "Can't fetch `\(model)`: `fetchLimit` and `fetchOffset` must not be negative."
         + " Pass nil or a value of 0 or more.")
+  }
+}
+
+/// How messages name the store at `url`: the file's name in backticks, or for a PostgreSQL
+/// store (a password-free `postgresql:` URL) its database and server; `inMemory` for none.
+func storeLabel(_ url: URL?, inMemory: String = "the in-memory store") -> String {
+  guard let url else { return inMemory }
+  if url.isFileURL { return "`\(url.lastPathComponent)`" }
+  if let location = try? PostgresLocation(url: url) { return "`\(location.storeName)`" }
+  return "`\(url.lastPathComponent)`"
+}
+
+extension StoreError {
+  /// Wraps a PostgreSQL error met while using the store at `url` (a PostgreSQL store's
+  /// password-free URL): connection failures become ``Code/cannotOpen``, a connection lost
+  /// mid-transaction ``Code/connectionLost``, one lost while committing
+  /// ``Code/commitOutcomeUnknown``; the message names the database and server, never a secret.
+  static func wrapping(postgres error: PostgresError, url: URL?, doing action: String)
+    -> StoreError
+  {
+    let store = storeLabel(url)
+    switch error.kind {
+    case .connectionFailed, .authenticationFailed, .databaseMissing, .invalidLocation:
+      return StoreError(
+        .cannotOpen, url: url, sql: error.sql, postgresError: error,
+        message: "Can't \(action) store \(store): \(error)")
+    case .connectionLost where error.isCommitOutcomeUnknown:
+      return StoreError(
+        .commitOutcomeUnknown, url: url, sql: error.sql, postgresError: error,
+        message:
+          "Can't tell whether the work to \(action) store \(store) was saved: the connection to "
+          + "the server broke while it was committing (\(error.message)). It may or may not "
+          + "have been saved; read the data back before retrying.")
+    case .connectionLost:
+      return StoreError(
+        .connectionLost, url: url, sql: error.sql, postgresError: error,
+        message:
+          "Can't \(action) store \(store): the connection to the server broke "
+          + "(\(error.message)). Nothing of this work was written; the next call connects "
+          + "again, so retry it.")
+    case .serializationFailure, .deadlock:
+      return StoreError(
+        .postgres, url: url, sql: error.sql, postgresError: error,
+        message:
+          "Can't \(action) store \(store): the server ended the transaction because it "
+          + "conflicted with another one (\(error.message)). Nothing of it was written; retry it.")
+    default:
+      return StoreError(
+        .postgres, url: url, sql: error.sql, postgresError: error,
+        message: "Can't \(action) store \(store): \(error).")
+    }
   }
 }

@@ -26,7 +26,7 @@ enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case postgres
 
   /// The engines every parameterized model-store test runs on: the one switch.
-  static let enabled: [TestEngine] = [.sqlite]  // add .postgres when the engine lands
+  static let enabled: [TestEngine] = [.sqlite, .postgres]
 
   var testDescription: String { rawValue }
 }
@@ -162,26 +162,25 @@ private func sqliteBacking(_ location: SQLiteLocation, in folder: TemporaryDirec
   }
 }
 
-// MARK: - PostgreSQL: the integrator fills in this one function when the engine lands.
+// MARK: - PostgreSQL
 
 /// A PostgreSQL store: a new, empty database of the test run's cluster
 /// (`Sources/KuraPostgresCluster`), dropped when the test store is released.
 private func postgresBacking(in folder: TemporaryDirectory) throws -> StoreBacking {
-  // When the engine lands, this becomes (and `TestEngine.enabled` gets `.postgres`). Two more
-  // places take the store from a child process's side: `storeConfiguration(_:)` in
-  // Sources/kura-testhelper/StoreArgument.swift (a `postgresql://` argument), and the example
-  // apps (`students`, `wishlist`, `kura store`), which must honour `KURA_STORE_URL` / a URL.
-  //
-  //   let url = try PostgresCluster.freshDatabaseURL()
-  //   return StoreBacking(
-  //     configuration: .postgres(url), argument: url.absoluteString,
-  //     name: <how StoreError names the database, e.g. its name>,
-  //     environment: ["KURA_STORE_URL": url.absoluteString],
-  //     inspector: { try StoreInspector(<the URL form `kura store` uses>) },
-  //     cleanup: { <drop the database, or nothing: the cluster goes away with the run> })
-  throw TestStoreUnavailable(
-    description:
-      "The PostgreSQL engine is not built yet: fill in `postgresBacking(in:)` in "
-      + "Tests/KuraTests/Support/StoreEngines.swift, then add `.postgres` to "
-      + "`TestEngine.enabled`.")
+  #if canImport(CLibPQ)
+    let cluster = try PostgresCluster.shared()
+    let text = try cluster.freshDatabaseURL()
+    guard let url = URL(string: text) else {
+      throw TestStoreUnavailable(description: "The cluster's URL `\(text)` is not a URL.")
+    }
+    let location = try PostgresLocation(url: url)
+    let database = location.database ?? ""
+    return StoreBacking(
+      configuration: .postgres(url), argument: text, name: location.storeName,
+      environment: ["KURA_STORE_URL": text],
+      inspector: { try StoreInspector(postgres: location) },
+      cleanup: { try? cluster.runAsSuperuser("DROP DATABASE IF EXISTS \(database) WITH (FORCE)") })
+  #else
+    throw TestStoreUnavailable(description: "PostgreSQL needs libpq, which this platform lacks.")
+  #endif
 }

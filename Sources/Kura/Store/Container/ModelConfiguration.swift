@@ -13,6 +13,9 @@ public struct ModelConfiguration: Sendable, Hashable {
     case defaultFile
     case file(URL)
     case memory
+    case postgres(PostgresLocation)
+    /// A `postgresql://` URL libpq could not read (reported when the container opens).
+    case invalidPostgres(String)
   }
 
   let storage: Storage
@@ -78,6 +81,53 @@ public struct ModelConfiguration: Sendable, Hashable {
     var configuration = ModelConfiguration(storage: .file(url))
     configuration.allowsSave = false
     return configuration
+  }
+
+  /// A store in a PostgreSQL database, which several processes on several machines share: the
+  /// same models, contexts, predicates and live queries as on SQLite. The tables live in the
+  /// connection's current schema (`public` unless the URL's `options` or the role's
+  /// `search_path` say otherwise). The password comes from the URL, the file `PGPASSFILE` names
+  /// or `PGPASSWORD`, and never appears in an error, log or description.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let url = URL(string: "postgresql://app@db.example.com/trips")!
+  /// let container = try ModelContainer(for: Trip.self, configurations: .postgres(url))
+  /// ```
+  ///
+  /// - Parameter url: A `postgresql://` (or `postgres://`) URL naming the server and database.
+  /// - Returns: The configuration; a URL libpq can't read is reported when the container opens.
+  public static func postgres(_ url: URL) -> ModelConfiguration {
+    do {
+      return ModelConfiguration(storage: .postgres(try PostgresLocation(url: url)))
+    } catch {
+      return ModelConfiguration(storage: .invalidPostgres(String(describing: error)))
+    }
+  }
+
+  /// A store in the PostgreSQL database a libpq connection string (or URL) names, such as
+  /// `host=/var/run/postgresql dbname=trips` (see ``postgres(_:)``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let configuration = try ModelConfiguration.postgres(connectionString: "dbname=trips")
+  /// let container = try ModelContainer(for: Trip.self, configurations: configuration)
+  /// ```
+  ///
+  /// - Parameter connectionString: The libpq connection string or `postgresql://` URL.
+  /// - Returns: The configuration.
+  /// - Throws: ``StoreError/Code/cannotOpen`` when libpq can't read the string (its message
+  ///   never holds the password).
+  public static func postgres(connectionString: String) throws -> ModelConfiguration {
+    do {
+      return ModelConfiguration(storage: .postgres(try PostgresLocation(connectionString)))
+    } catch let error as PostgresError {
+      throw StoreError(
+        .cannotOpen, postgresError: error,
+        message: "Can't use the PostgreSQL connection string: \(error.message). Check its syntax.")
+    }
   }
 
   /// Whether the store lives in memory.

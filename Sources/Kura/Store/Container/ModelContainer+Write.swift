@@ -35,7 +35,7 @@ extension ModelContainer {
   ///   container; ``StoreError`` when the store can't be written.
   public func write<Result>(_ body: (ModelContext) throws -> Result) throws -> Result {
     if let active = Self.activeWrite, active.container === self { throw nestedWrite() }
-    if !configuration.allowsSave { throw ModelContext.readOnlySave(url) }
+    if !configuration.allowsSave { throw ModelContext.readOnlySave(storeURL) }
     var saved = false
     let result: Result
     do {
@@ -51,7 +51,7 @@ extension ModelContainer {
     } catch let error as StoreError {
       throw error
     } catch {
-      throw StoreError.wrapping(error, url: url, doing: "write to")
+      throw StoreError.wrapping(error, url: storeURL, doing: "write to")
     }
     if saved { hub.didSave() }  // wakes live queries of this process without waiting for inotify
     return result
@@ -78,9 +78,9 @@ extension ModelContainer {
 
   /// The error for a save or a ``write(_:)`` inside another ``write(_:)`` on this container.
   func nestedWrite() -> StoreError {
-    let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+    let file = storeLabel(storeURL)
     return StoreError(
-      .nestedWrite, url: url,
+      .nestedWrite, url: storeURL,
       message:
         "Can't write to store \(file) here: this runs inside `ModelContainer.write`, whose "
         + "transaction holds the store until its body returns. Make the changes with the context "

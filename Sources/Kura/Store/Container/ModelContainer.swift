@@ -22,10 +22,12 @@ public final class ModelContainer: Sendable {
   ///
   /// For example: `if container.configuration.isStoredInMemoryOnly { … }`.
   public let configuration: ModelConfiguration
-  /// The store file, or `nil` in memory.
+  /// The store file, or `nil` in memory or on a PostgreSQL server.
   ///
   /// For example: `print(container.url?.path ?? "in memory")`.
   public let url: URL?
+  /// How errors name the store: its file, or a PostgreSQL store's password-free URL.
+  let storeURL: URL?
   /// The model types' names, in the order given.
   ///
   /// For example: `print(container.modelNames)   // ["Trip", "Activity"]`.
@@ -109,6 +111,14 @@ public final class ModelContainer: Sendable {
       opened = try SQLiteStore.open(
         try Self.resolve { try Locations.current().defaultStoreURL },
         configuration: configuration, schemas: ordered, graph: graph, migration: migration)
+    case .postgres(let location):
+      opened = try PostgresStore.open(
+        location, configuration: configuration, schemas: ordered, graph: graph,
+        migration: migration)
+    case .invalidPostgres(let why):
+      throw StoreError(
+        .cannotOpen,
+        message: "Can't open the PostgreSQL store: \(why). Check the URL.")
     }
     let (url, pool, outcome) = opened
     if outcome != .current {
@@ -120,7 +130,8 @@ public final class ModelContainer: Sendable {
     self.graph = graph
     self.hub = ChangeHub(pool: pool, url: url)
     self.configuration = configuration
-    self.url = url
+    self.storeURL = url
+    self.url = url?.isFileURL == true ? url : nil
     self.modelNames = ordered.map(\.modelName)
     self.pool = pool
     self.schemas = schemas

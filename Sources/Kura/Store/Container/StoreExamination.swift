@@ -25,7 +25,7 @@ struct StoreExamination {
   let graph: RelationshipGraph
   let migration: MigrationOptions?
 
-  private var file: String { "`\(url.lastPathComponent)`" }
+  private var file: String { storeLabel(url) }
 
   /// The highest schema version this code knows: its migration plan's latest version, or the
   /// version stores without a plan record.

@@ -34,7 +34,7 @@ struct StoreSetup {
     var optional: Bool
   }
 
-  private var file: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
+  private var file: String { storeLabel(url, inMemory: "in memory") }
 
   /// The dialect of the engine's SQL.
   private var dialect: any SQLDialect { engine.dialect }

@@ -61,7 +61,7 @@ extension ModelContext {
     } catch let error as StoreError {
       throw error
     } catch {
-      throw StoreError.wrapping(error, url: container.url, doing: "read from")
+      throw StoreError.wrapping(error, url: container.storeURL, doing: "read from")
     }
   }
 

@@ -146,7 +146,7 @@ public final class ModelContext {
       }
       return try container.emptyChangeSet()
     }
-    if !container.configuration.allowsSave { throw Self.readOnlySave(container.url) }
+    if !container.configuration.allowsSave { throw Self.readOnlySave(container.storeURL) }
     if transactionConnection == nil, let active = ModelContainer.activeWrite,
       active.container === container
     {
@@ -177,7 +177,7 @@ public final class ModelContext {
     } catch let error as StoreError {
       throw error
     } catch {
-      throw StoreError.wrapping(error, url: container.url, doing: "save to")
+      throw StoreError.wrapping(error, url: container.storeURL, doing: "save to")
     }
     pending.removeAll(keepingCapacity: true)
     pendingOrder.removeAll(keepingCapacity: true)
@@ -201,7 +201,7 @@ public final class ModelContext {
 
   /// The error for a save through a container opened for reading only.
   static func readOnlySave(_ url: URL?) -> StoreError {
-    let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+    let file = storeLabel(url)
     return StoreError(
       .cannotOpen, url: url,
       message:

@@ -4,12 +4,14 @@ import Foundation
 /// of one table: how many changes, and the operation and row of the last one.
 enum StoreRowTracker {
   case sqlite(RowChangeTracker)
+  case postgres(PostgresRowTracker)
 
   /// How many changes to the table were reported so far.
   @inline(__always)
   var count: Int {
     switch self {
     case .sqlite(let tracker): return tracker.count
+    case .postgres(let tracker): return tracker.count
     }
   }
 
@@ -18,6 +20,7 @@ enum StoreRowTracker {
   var lastOperation: RowOperation? {
     switch self {
     case .sqlite(let tracker): return tracker.lastOperation
+    case .postgres(let tracker): return tracker.lastOperation
     }
   }
 
@@ -27,6 +30,9 @@ enum StoreRowTracker {
   var lastIntegerKey: Int64 {
     switch self {
     case .sqlite(let tracker): return tracker.lastRowID
+    case .postgres(let tracker):
+      if case .integer(let key) = tracker.lastKey { return key }
+      return 0
     }
   }
 }
@@ -42,6 +48,11 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.trackingRowChanges(in: table) { try body(.sqlite($0)) }
+    case .postgres(let connection):
+      let tracker = PostgresRowTracker()
+      connection.tracker = tracker
+      defer { connection.tracker = nil }
+      return try body(.postgres(tracker))
     }
   }
 
@@ -57,6 +68,9 @@ extension StoreConnection {
         "SELECT \(quoteIdentifier(schema.primaryKey.name)) FROM \(schema.quotedTable) "
           + "WHERE rowid = ?", [.integer(tracker.lastIntegerKey)]
       ) { $0.value(at: 0) }
+    case .postgres:
+      guard case .postgres(let tracker) = tracker else { return nil }
+      return tracker.lastKey == .null ? nil : tracker.lastKey
     }
   }
 
@@ -68,6 +82,9 @@ extension StoreConnection {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.appendHistory(
         time: time, models: models, changes: changes, connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.appendHistory(
+        time: time, models: models, changes: changes, connection)
     }
   }
 
@@ -78,6 +95,9 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.changedModelNames(after: after, through: through, connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.changedModelNames(
+        after: after, through: through, connection.connection)
     }
   }
 
@@ -95,6 +115,10 @@ extension StoreConnection {
       try SQLiteStoreEngine.copyRows(
         from: table, into: temporary, columns: columns, expressions: expressions,
         progress: progress, connection)
+    case .postgres(let connection):
+      try PostgresStoreEngine.copyRows(
+        from: table, into: temporary, columns: columns, expressions: expressions,
+        progress: progress, connection.connection)
     }
   }
 
@@ -106,6 +130,8 @@ extension StoreConnection {
       try connection.execute("DROP TABLE IF EXISTS \(quoteIdentifier(table))")
       try connection.execute(
         "ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table))")
+    case .postgres(let connection):
+      try PostgresStoreEngine.replaceTable(table, with: temporary, connection.connection)
     }
   }
 
@@ -116,6 +142,8 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       if format == 1 { try SQLiteFormatUpgrade.upgradeIfNeeded(connection, url: url) }
+    case .postgres:
+      break  // PostgreSQL stores begin at format 2
     }
   }
 
@@ -126,6 +154,8 @@ extension StoreConnection {
   func searchIndexIsCurrent(_ index: SearchIndex) throws -> Bool {
     switch self {
     case .sqlite(let connection): return try SQLiteSearchIndex(index).isCurrent(in: connection)
+    case .postgres(let connection):
+      return try PostgresSearchIndex(index).isCurrent(in: connection.connection)
     }
   }
 
@@ -134,6 +164,7 @@ extension StoreConnection {
   func prepareSearchIndex(_ index: SearchIndex) throws {
     switch self {
     case .sqlite(let connection): try SQLiteSearchIndex(index).prepare(connection)
+    case .postgres(let connection): try PostgresSearchIndex(index).prepare(connection.connection)
     }
   }
 }

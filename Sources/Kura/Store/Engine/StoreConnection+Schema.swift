@@ -56,6 +56,7 @@ extension StoreConnection {
   func tableExists(_ name: String) throws -> Bool {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.tableExists(name, connection)
+    case .postgres(let connection): return try PostgresStoreEngine.tableExists(name, connection.connection)
     }
   }
 
@@ -64,6 +65,7 @@ extension StoreConnection {
   func schemaObjects() throws -> [(kind: String, name: String)] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.schemaObjects(connection)
+    case .postgres(let connection): return try PostgresStoreEngine.schemaObjects(connection.connection)
     }
   }
 
@@ -76,6 +78,7 @@ extension StoreConnection {
   func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.tableColumns(table, connection)
+    case .postgres(let connection): return try PostgresStoreEngine.tableColumns(table, connection.connection)
     }
   }
 
@@ -83,6 +86,7 @@ extension StoreConnection {
   func foreignKeys(of table: String) throws -> [StoreForeignKey] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.foreignKeys(table, connection)
+    case .postgres(let connection): return try PostgresStoreEngine.foreignKeys(table, connection.connection)
     }
   }
 
@@ -90,6 +94,7 @@ extension StoreConnection {
   func indexes(of table: String) throws -> [StoreIndexInfo] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.indexes(table, connection)
+    case .postgres(let connection): return try PostgresStoreEngine.indexes(table, connection.connection)
     }
   }
 
@@ -98,6 +103,7 @@ extension StoreConnection {
   func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.indexDefinitions(table, connection)
+    case .postgres(let connection): return try PostgresStoreEngine.indexDefinitions(table, connection.connection)
     }
   }
 
@@ -105,6 +111,7 @@ extension StoreConnection {
   func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.foreignKeyViolations(connection)
+    case .postgres(let connection): return try PostgresStoreEngine.foreignKeyViolations(connection.connection)
     }
   }
 
@@ -116,6 +123,9 @@ extension StoreConnection {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.firstDanglingReference(
         in: table, primaryKey: primaryKey, connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.firstDanglingReference(
+        in: table, primaryKey: primaryKey, connection.connection)
     }
   }
 
@@ -124,6 +134,8 @@ extension StoreConnection {
   var hasForeignKeyViolations: Bool {
     switch self {
     case .sqlite(let connection): return connection.hasForeignKeyViolations
+    case .postgres(let connection):
+      return PostgresStoreEngine.hasForeignKeyViolations(connection.connection)
     }
   }
 
@@ -131,6 +143,7 @@ extension StoreConnection {
   func integrityProblems() throws -> [String] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.integrityProblems(connection)
+    case .postgres: return []  // no page-level check: the server keeps its files consistent
     }
   }
 
@@ -140,6 +153,9 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.recordedColumnsText(table: table, model: model, connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.recordedColumnsText(
+        table: table, model: model, connection.connection)
     }
   }
 
@@ -150,6 +166,9 @@ extension StoreConnection {
     case .sqlite(let connection):
       return try SQLiteFormatUpgrade.primaryKeyCollation(table, connection)
         == SwiftStringSQL.collation
+    case .postgres(let connection):
+      return try PostgresStoreEngine.textKeyComparesLikeSwift(
+        table: table, connection.connection)
     }
   }
 
@@ -159,6 +178,9 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try SQLiteFormatUpgrade.equivalentKeys(table: table, key: key, connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.equivalentTextKeys(
+        table: table, key: key, connection.connection)
     }
   }
 }

@@ -8,11 +8,13 @@ import Foundation
 /// A connection is used by one thread at a time, inside a ``StorePool`` operation.
 enum StoreConnection {
   case sqlite(Connection)
+  case postgres(PostgresStoreConnection)
 
   /// The engine of this connection.
   var engine: StoreEngine {
     switch self {
     case .sqlite: return .sqlite
+    case .postgres: return .postgres
     }
   }
 
@@ -25,6 +27,7 @@ enum StoreConnection {
   func execute(_ sql: String) throws {
     switch self {
     case .sqlite(let connection): try connection.execute(sql)
+    case .postgres(let connection): try connection.execute(sql)
     }
   }
 
@@ -32,6 +35,8 @@ enum StoreConnection {
   func prepare(_ sql: String) throws -> StoreStatement {
     switch self {
     case .sqlite(let connection): return .sqlite(try connection.prepare(sql))
+    case .postgres(let connection):
+      return .postgres(try connection.connection.prepare(sql), connection)
     }
   }
 
@@ -41,6 +46,8 @@ enum StoreConnection {
   func cachedStatement(_ sql: String) throws -> StoreStatement {
     switch self {
     case .sqlite(let connection): return .sqlite(try connection.cachedStatement(sql))
+    case .postgres(let connection):
+      return .postgres(try connection.connection.cachedStatement(sql), connection)
     }
   }
 
@@ -48,6 +55,7 @@ enum StoreConnection {
   func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
     switch self {
     case .sqlite(let connection): try connection.run(sql, arguments)
+    case .postgres(let connection): try connection.connection.run(sql, arguments)
     }
   }
 
@@ -58,6 +66,8 @@ enum StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.query(sql, arguments) { try row(.sqlite($0)) }
+    case .postgres(let connection):
+      return try connection.connection.query(sql, arguments) { try row(.postgres($0, connection)) }
     }
   }
 
@@ -68,6 +78,10 @@ enum StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.queryFirst(sql, arguments) { try row(.sqlite($0)) }
+    case .postgres(let connection):
+      return try connection.connection.queryFirst(sql, arguments) {
+        try row(.postgres($0, connection))
+      }
     }
   }
 
@@ -77,6 +91,7 @@ enum StoreConnection {
   var changes: Int {
     switch self {
     case .sqlite(let connection): return connection.changes
+    case .postgres(let connection): return connection.connection.changes
     }
   }
 
@@ -84,6 +99,7 @@ enum StoreConnection {
   var totalChanges: Int64 {
     switch self {
     case .sqlite(let connection): return connection.totalChanges
+    case .postgres(let connection): return connection.totalChanges
     }
   }
 
@@ -91,6 +107,7 @@ enum StoreConnection {
   var isInTransaction: Bool {
     switch self {
     case .sqlite(let connection): return connection.isInTransaction
+    case .postgres(let connection): return connection.connection.isInTransaction
     }
   }
 
@@ -104,6 +121,8 @@ enum StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.transaction(kind == .write ? .immediate : .deferred, body)
+    case .postgres(let connection):
+      return try connection.transaction(kind, body)
     }
   }
 
@@ -112,6 +131,7 @@ enum StoreConnection {
   func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let connection): return try connection.savepoint(body)
+    case .postgres(let connection): return try connection.connection.savepoint(body)
     }
   }
 }

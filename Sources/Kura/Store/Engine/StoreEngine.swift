@@ -94,11 +94,14 @@ import Foundation
 enum StoreEngine: Sendable, Hashable {
   /// An SQLite file, or an SQLite database in memory (``DatabasePool``).
   case sqlite
+  /// A PostgreSQL database (``PostgresStorePool``).
+  case postgres
 
   /// The SQL dialect predicates and sorts are translated to.
   var dialect: any SQLDialect {
     switch self {
     case .sqlite: return SQLiteDialect()
+    case .postgres: return PostgresDialect()
     }
   }
 
@@ -106,13 +109,14 @@ enum StoreEngine: Sendable, Hashable {
   var databaseDescription: String {
     switch self {
     case .sqlite: return "an SQLite database"
+    case .postgres: return "a PostgreSQL database"
     }
   }
 
   /// Whether `error` comes from an engine (its connection or statements) rather than from Kura
   /// or the app's code.
   static func isEngineError(_ error: any Error) -> Bool {
-    error is SQLiteError
+    error is SQLiteError || error is PostgresError
   }
 
   // MARK: DDL
@@ -121,6 +125,7 @@ enum StoreEngine: Sendable, Hashable {
   func columnType(_ kind: ColumnKind) -> String {
     switch self {
     case .sqlite: return SQLiteStoreEngine.columnType(kind)
+    case .postgres: return PostgresStoreEngine.columnType(kind)
     }
   }
 
@@ -128,6 +133,7 @@ enum StoreEngine: Sendable, Hashable {
   func columnKind(ofDeclaredType type: String) -> ColumnKind? {
     switch self {
     case .sqlite: return SQLiteStoreEngine.columnKind(ofDeclaredType: type)
+    case .postgres: return PostgresStoreEngine.columnKind(ofDeclaredType: type)
     }
   }
 
@@ -141,6 +147,7 @@ enum StoreEngine: Sendable, Hashable {
   func primaryKeyDefinition(_ schema: ModelSchema) -> String {
     switch self {
     case .sqlite: return SQLiteStoreEngine.primaryKeyDefinition(schema)
+    case .postgres: return PostgresStoreEngine.primaryKeyDefinition(schema)
     }
   }
 
@@ -148,6 +155,7 @@ enum StoreEngine: Sendable, Hashable {
   func upsertSQL(_ schema: ModelSchema) -> String {
     switch self {
     case .sqlite: return schema.sqliteUpsertSQL
+    case .postgres: return schema.postgresUpsertSQL
     }
   }
 
@@ -155,12 +163,16 @@ enum StoreEngine: Sendable, Hashable {
   var historyTableSQL: String {
     switch self {
     case .sqlite: return SQLiteStoreEngine.historyTableSQL
+    case .postgres: return PostgresStoreEngine.historyTableSQL
     }
   }
 
   /// `expression` converted to the column type of `kind` (a widening migration's copy).
   func cast(_ expression: String, to kind: ColumnKind) -> String {
-    "CAST(\(expression) AS \(columnType(kind)))"
+    switch self {
+    case .sqlite: return "CAST(\(expression) AS \(columnType(kind)))"
+    case .postgres: return PostgresStoreEngine.cast(expression, to: kind)
+    }
   }
 
   /// `value` written into SQL (a column's `DEFAULT`, a copy expression), or `nil` when the
@@ -168,6 +180,7 @@ enum StoreEngine: Sendable, Hashable {
   func literal(_ value: SQLiteValue) -> String? {
     switch self {
     case .sqlite: return SQLiteStoreEngine.literal(value)
+    case .postgres: return PostgresStoreEngine.literal(value)
     }
   }
 
@@ -175,6 +188,7 @@ enum StoreEngine: Sendable, Hashable {
   func integerTest(_ expression: String) -> String {
     switch self {
     case .sqlite: return "typeof(\(expression)) = 'integer'"
+    case .postgres: return "TRUE"  // an integer column holds only integers
     }
   }
 
@@ -183,6 +197,10 @@ enum StoreEngine: Sendable, Hashable {
   func isConstraintViolation(_ error: any Error) -> Bool {
     switch self {
     case .sqlite: return (error as? SQLiteError)?.code == .constraint
+    case .postgres:
+      guard let kind = (error as? PostgresError)?.kind else { return false }
+      return [.uniqueViolation, .foreignKeyViolation, .notNullViolation, .checkViolation]
+        .contains(kind)
     }
   }
 
@@ -195,6 +213,7 @@ enum StoreEngine: Sendable, Hashable {
   ) {
     switch self {
     case .sqlite: return SQLiteSearchIndex(index).condition(words: words)
+    case .postgres: return PostgresSearchIndex(index).condition(words: words)
     }
   }
 
@@ -205,6 +224,7 @@ enum StoreEngine: Sendable, Hashable {
   )? {
     switch self {
     case .sqlite: return SQLiteSearchIndex(index).order(words: words)
+    case .postgres: return PostgresSearchIndex(index).order(words: words)
     }
   }
 }

@@ -7,11 +7,13 @@ import Foundation
 /// length of the call; a body must not keep it (nor statements prepared on it).
 enum StorePool: Sendable {
   case sqlite(DatabasePool)
+  case postgres(PostgresStorePool)
 
   /// The engine of this store.
   var engine: StoreEngine {
     switch self {
     case .sqlite: return .sqlite
+    case .postgres: return .postgres
     }
   }
 
@@ -19,6 +21,7 @@ enum StorePool: Sendable {
   var isReadOnly: Bool {
     switch self {
     case .sqlite(let pool): return pool.isReadOnly
+    case .postgres(let pool): return pool.isReadOnly
     }
   }
 
@@ -26,6 +29,7 @@ enum StorePool: Sendable {
   var isInMemory: Bool {
     switch self {
     case .sqlite(let pool): return pool.isInMemory
+    case .postgres: return false
     }
   }
 
@@ -33,6 +37,7 @@ enum StorePool: Sendable {
   func read<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let pool): return try pool.read { try body(.sqlite($0)) }
+    case .postgres(let pool): return try pool.read(body)
     }
   }
 
@@ -40,6 +45,7 @@ enum StorePool: Sendable {
   func readSnapshot<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let pool): return try pool.readSnapshot { try body(.sqlite($0)) }
+    case .postgres(let pool): return try pool.readSnapshot(body)
     }
   }
 
@@ -48,6 +54,7 @@ enum StorePool: Sendable {
   func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let pool): return try pool.write { try body(.sqlite($0)) }
+    case .postgres(let pool): return try pool.write(body)
     }
   }
 
@@ -57,6 +64,7 @@ enum StorePool: Sendable {
   {
     switch self {
     case .sqlite(let pool): return try pool.writeWithoutTransaction { try body(.sqlite($0)) }
+    case .postgres(let pool): return try pool.writeWithoutTransaction(body)
     }
   }
 
@@ -72,6 +80,7 @@ enum StorePool: Sendable {
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         return try connection.transaction(.immediate) { try body(.sqlite(connection)) }
       }
+    case .postgres(let pool): return try pool.writeSchemaChanges(body)
     }
   }
 
@@ -80,6 +89,7 @@ enum StorePool: Sendable {
   var changeCount: UInt64 {
     switch self {
     case .sqlite(let pool): return pool.changeCount
+    case .postgres(let pool): return pool.changeCount
     }
   }
 
@@ -88,6 +98,7 @@ enum StorePool: Sendable {
   func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
     switch self {
     case .sqlite(let pool): return pool.observeChanges(handler)
+    case .postgres(let pool): return pool.observeChanges(handler)
     }
   }
 }

@@ -8,11 +8,14 @@ import Foundation
 /// own call.
 enum StoreStatement {
   case sqlite(Statement)
+  /// A PostgreSQL statement and the connection it runs on (whose row tracker it reports to).
+  case postgres(PostgresStatement, PostgresStoreConnection)
 
   /// Identifies the statement (row coders are cached by it).
   var identity: ObjectIdentifier {
     switch self {
     case .sqlite(let statement): return ObjectIdentifier(statement)
+    case .postgres(let statement, _): return ObjectIdentifier(statement)
     }
   }
 
@@ -20,6 +23,7 @@ enum StoreStatement {
   var sql: String {
     switch self {
     case .sqlite(let statement): return statement.sql
+    case .postgres(let statement, _): return statement.sql
     }
   }
 
@@ -30,6 +34,7 @@ enum StoreStatement {
   func bind(_ value: Int64, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
+    case .postgres(let statement, _): try statement.bind(value, at: index)
     }
   }
 
@@ -38,6 +43,7 @@ enum StoreStatement {
   func bind(_ value: Int, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
+    case .postgres(let statement, _): try statement.bind(value, at: index)
     }
   }
 
@@ -46,6 +52,7 @@ enum StoreStatement {
   func bind(_ value: Double, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
+    case .postgres(let statement, _): try statement.bind(value, at: index)
     }
   }
 
@@ -54,6 +61,7 @@ enum StoreStatement {
   func bindExact(_ value: Double, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bindExact(value, at: index)
+    case .postgres(let statement, _): try statement.bindExact(value, at: index)
     }
   }
 
@@ -62,6 +70,7 @@ enum StoreStatement {
   func bind(_ value: String, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
+    case .postgres(let statement, _): try statement.bind(value, at: index)
     }
   }
 
@@ -70,6 +79,7 @@ enum StoreStatement {
   func bind(_ value: Data, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
+    case .postgres(let statement, _): try statement.bind(value, at: index)
     }
   }
 
@@ -78,6 +88,7 @@ enum StoreStatement {
   func bindNull(at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bindNull(at: index)
+    case .postgres(let statement, _): try statement.bindNull(at: index)
     }
   }
 
@@ -86,6 +97,7 @@ enum StoreStatement {
   func bind(_ value: SQLiteValue, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
+    case .postgres(let statement, _): try statement.bind(value, at: index)
     }
   }
 
@@ -93,6 +105,7 @@ enum StoreStatement {
   func bind(_ values: [SQLiteValue]) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(values)
+    case .postgres(let statement, _): try statement.bind(values)
     }
   }
 
@@ -101,6 +114,7 @@ enum StoreStatement {
   func rewind() {
     switch self {
     case .sqlite(let statement): statement.rewind()
+    case .postgres(let statement, _): statement.rewind()
     }
   }
 
@@ -109,6 +123,7 @@ enum StoreStatement {
   func reset() {
     switch self {
     case .sqlite(let statement): statement.reset()
+    case .postgres(let statement, _): statement.reset()
     }
   }
 
@@ -120,6 +135,7 @@ enum StoreStatement {
   func step() throws -> Bool {
     switch self {
     case .sqlite(let statement): return try statement.step()
+    case .postgres(let statement, _): return try statement.step()
     }
   }
 
@@ -128,6 +144,12 @@ enum StoreStatement {
   func execute() throws {
     switch self {
     case .sqlite(let statement): try statement.execute()
+    case .postgres(let statement, let connection):
+      if let tracker = connection.tracker {
+        try tracker.execute(statement, on: connection.connection)
+      } else {
+        try statement.execute()
+      }
     }
   }
 
@@ -137,6 +159,7 @@ enum StoreStatement {
   var columnCount: Int {
     switch self {
     case .sqlite(let statement): return statement.columnCount
+    case .postgres(let statement, _): return statement.columnCount
     }
   }
 
@@ -144,6 +167,7 @@ enum StoreStatement {
   func columnName(at index: Int) -> String {
     switch self {
     case .sqlite(let statement): return statement.columnName(at: index)
+    case .postgres(let statement, _): return statement.columnName(at: index)
     }
   }
 
@@ -152,6 +176,7 @@ enum StoreStatement {
   func isNull(at index: Int) -> Bool {
     switch self {
     case .sqlite(let statement): return statement.isNull(at: index)
+    case .postgres(let statement, _): return statement.isNull(at: index)
     }
   }
 
@@ -160,6 +185,7 @@ enum StoreStatement {
   func int64(at index: Int) -> Int64 {
     switch self {
     case .sqlite(let statement): return statement.int64(at: index)
+    case .postgres(let statement, _): return statement.int64(at: index)
     }
   }
 
@@ -168,6 +194,7 @@ enum StoreStatement {
   func double(at index: Int) -> Double {
     switch self {
     case .sqlite(let statement): return statement.double(at: index)
+    case .postgres(let statement, _): return statement.double(at: index)
     }
   }
 
@@ -176,6 +203,7 @@ enum StoreStatement {
   func exactDouble(at index: Int) -> Double {
     switch self {
     case .sqlite(let statement): return statement.exactDouble(at: index)
+    case .postgres(let statement, _): return statement.exactDouble(at: index)
     }
   }
 
@@ -184,6 +212,7 @@ enum StoreStatement {
   func string(at index: Int) -> String {
     switch self {
     case .sqlite(let statement): return statement.string(at: index)
+    case .postgres(let statement, _): return statement.string(at: index)
     }
   }
 
@@ -192,6 +221,7 @@ enum StoreStatement {
   func data(at index: Int) -> Data {
     switch self {
     case .sqlite(let statement): return statement.data(at: index)
+    case .postgres(let statement, _): return statement.data(at: index)
     }
   }
 
@@ -199,6 +229,7 @@ enum StoreStatement {
   func value(at index: Int) -> SQLiteValue {
     switch self {
     case .sqlite(let statement): return statement.value(at: index)
+    case .postgres(let statement, _): return statement.value(at: index)
     }
   }
 }

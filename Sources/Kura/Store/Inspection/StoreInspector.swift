@@ -31,6 +31,20 @@ public struct StoreInspector {
     self.connection = try SQLiteStore.openForInspection(url)
   }
 
+  #if canImport(CLibPQ)
+    /// Opens a PostgreSQL store for reading (its tables and rows as found; nothing is changed).
+    init(postgres location: PostgresLocation) throws {
+      self.url = location.passwordFreeURL
+      do {
+        let connection = try PostgresConnection(location: location)
+        self.connection = .postgres(
+          PostgresStoreConnection(connection: connection, channel: ""))
+      } catch let error as PostgresError {
+        throw StoreError.wrapping(postgres: error, url: location.passwordFreeURL, doing: "open")
+      }
+    }
+  #endif
+
   func run<Result>(_ body: () throws -> Result) throws -> Result {
     do {
       return try body()

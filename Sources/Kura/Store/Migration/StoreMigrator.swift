@@ -10,7 +10,7 @@ struct StoreMigrator {
   /// Whether the automatic step may drop columns holding values (`--allow-data-loss`).
   var allowsDataLoss = false
 
-  var fileName: String { url.map { "`\($0.lastPathComponent)`" } ?? "in memory" }
+  var fileName: String { storeLabel(url, inMemory: "in memory") }
 
   /// Migrates; returns whether any table changed.
   func migrate(_ db: StoreConnection, schemas: [ModelSchema]) throws -> Bool {

@@ -125,7 +125,7 @@ extension ChangeRecorder {
         container.schemas.values.first { $0.tableName == target }?.modelName ?? target
       return StoreError(
         .danglingReference, model: schema.modelName, property: column, column: column,
-        url: container.url,
+        url: container.storeURL,
         message:
           "Can't save `\(schema.modelName)` `\(idText(id))`: its `\(column)` refers to "
           + "`\(targetModel)` `\(idText(missing))`, which does not exist. Nothing was saved; save "
@@ -133,7 +133,7 @@ extension ChangeRecorder {
       )
     }
     return StoreError(
-      .danglingReference, url: container.url,
+      .danglingReference, url: container.storeURL,
       message:
         "Can't save: a saved model refers to a model that does not exist. Nothing was saved; "
         + "save the models it refers to first.")

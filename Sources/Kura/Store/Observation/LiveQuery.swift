@@ -173,7 +173,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     } catch {
       let storeError =
         error as? StoreError
-        ?? StoreError(.sqlite, url: container.url, message: "Can't refresh a live query: \(error).")
+        ?? StoreError(.sqlite, url: container.storeURL, message: "Can't refresh a live query: \(error).")
       registrar.withMutation(of: self, keyPath: \.error) {
         state.withLock {
           $0.error = storeError

@@ -36,9 +36,9 @@ extension ModelContainer {
       try db.transaction(.read) {
         let trimmed = try ChangeHistory.trimmedThrough(db)
         if token.rawValue < trimmed {
-          let file = url.map { "`\($0.lastPathComponent)`" } ?? "the in-memory store"
+          let file = storeLabel(storeURL)
           throw StoreError(
-            .historyTrimmed, url: url,
+            .historyTrimmed, url: storeURL,
             message:
               "Can't read the history of store \(file) since token \(token): the saves up to "
               + "token \(trimmed) were trimmed (see `ModelConfiguration.historyRetention`). Fetch "
@@ -69,7 +69,7 @@ extension ModelContainer {
         if through > 0 { try ChangeHistory.recordTrim(through: through, in: db) }
       }
     } catch {
-      throw StoreError.wrapping(error, url: url, doing: "trim the history of")
+      throw StoreError.wrapping(error, url: storeURL, doing: "trim the history of")
     }
   }
 
@@ -108,7 +108,7 @@ extension ModelContainer {
     } catch let error as StoreError {
       throw error
     } catch {
-      throw StoreError.wrapping(error, url: url, doing: action)
+      throw StoreError.wrapping(error, url: storeURL, doing: action)
     }
   }
 }

@@ -39,6 +39,8 @@ final class ModelSchema: Sendable {
   /// The upsert of one row on SQLite (see ``StoreEngine/upsertSQL(_:)``), built once so the
   /// statement cache finds it by pointer.
   let sqliteUpsertSQL: String
+  /// The upsert of one row on PostgreSQL (``PostgresStoreEngine/upsertSQL(table:columns:primaryKeyIndex:uniqueConstraints:)``).
+  let postgresUpsertSQL: String
   /// `DELETE FROM <table> WHERE id = ?`.
   let deleteByIDSQL: String
   // Safety: key paths are immutable values used only as dictionary keys.
@@ -231,6 +233,13 @@ final class ModelSchema: Sendable {
     self.sqliteUpsertSQL = SQLiteStoreEngine.upsertSQL(
       table: quotedTable, columns: columns, primaryKeyIndex: primaryKeyIndex,
       uniqueConstraints: uniqueConstraints)
+    #if canImport(CLibPQ)
+      self.postgresUpsertSQL = PostgresStoreEngine.upsertSQL(
+        table: quotedTable, columns: columns, primaryKeyIndex: primaryKeyIndex,
+        uniqueConstraints: uniqueConstraints)
+    #else
+      self.postgresUpsertSQL = ""
+    #endif
   }
 
   private static let cache = Mutex<[ObjectIdentifier: ModelSchema]>([:])

@@ -20,6 +20,11 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
       // rounded REALs above it.
       throw TranslationFailure("`\(symbol)` on `\(Output.self)` values runs in memory")
     }
+    if left.type.scalar == .integer {
+      let operation: IntegerOperation =
+        op == .add ? .add : op == .subtract ? .subtract : .multiply
+      return integerFragment(translator, operation, left, right)
+    }
     return .combined(
       ["(", .fragment(left), .text(" \(symbol) "), .fragment(right), ")"], type: left.type,
       mayBeNaN: left.type.scalar.isFloatingPoint)
@@ -32,7 +37,7 @@ extension PredicateExpressions.IntDivision: SQLTranslatable {
     let left = try translator.fragment(lhs)
     let right = try translator.fragment(rhs)
     try checkArithmetic(left.type, "/", integerOnly: true)
-    return .combined(["(", .fragment(left), " / ", .fragment(right), ")"], type: left.type)
+    return integerFragment(translator, .divide, left, right)
   }
 }
 
@@ -42,7 +47,7 @@ extension PredicateExpressions.IntRemainder: SQLTranslatable {
     let left = try translator.fragment(lhs)
     let right = try translator.fragment(rhs)
     try checkArithmetic(left.type, "%", integerOnly: true)
-    return .combined(["(", .fragment(left), " % ", .fragment(right), ")"], type: left.type)
+    return integerFragment(translator, .remainder, left, right)
   }
 }
 
@@ -69,9 +74,43 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable {
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
     let operand = try translator.fragment(wrapped)
     try checkArithmetic(operand.type, "-")
+    if operand.type.scalar == .integer {
+      return splice(
+        translator.dialect.integerNegation(placeholderToken(0)), [operand], type: operand.type)
+    }
     return .combined(
       ["(- ", .fragment(operand), ")"], type: operand.type, mayBeNaN: operand.mayBeNaN)
   }
+}
+
+/// `lhs op rhs` on 64-bit integers as the dialect spells it (Swift's result, or NULL where Swift
+/// traps).
+private func integerFragment(
+  _ translator: SQLTranslator, _ op: IntegerOperation, _ lhs: SQLFragment, _ rhs: SQLFragment
+) -> SQLFragment {
+  let template = translator.dialect.integerArithmetic(op, placeholderToken(0), placeholderToken(1))
+  return splice(template, [lhs, rhs], type: lhs.type)
+}
+
+/// A token standing for operand `index` in a dialect's template (no SQL contains it).
+private func placeholderToken(_ index: Int) -> String { "\u{1}\(index)\u{1}" }
+
+/// `template` with each operand token replaced by that operand's SQL, the arguments following
+/// in the order the operands appear (an operand may appear more than once).
+private func splice(_ template: String, _ operands: [SQLFragment], type: ValueType) -> SQLFragment {
+  var parts: [SQLFragment.Part] = []
+  var rest = Substring(template)
+  while let start = rest.firstIndex(of: "\u{1}") {
+    parts.append(.text(String(rest[..<start])))
+    let afterStart = rest.index(after: start)
+    guard let end = rest[afterStart...].firstIndex(of: "\u{1}"),
+      let index = Int(rest[afterStart..<end]), operands.indices.contains(index)
+    else { break }
+    parts.append(.fragment(operands[index]))
+    rest = rest[rest.index(after: end)...]
+  }
+  parts.append(.text(String(rest)))
+  return .combined(parts, type: type)
 }
 
 /// Fails unless SQL arithmetic on `type` is Swift's: 64-bit integers and `Double`, not `Float`

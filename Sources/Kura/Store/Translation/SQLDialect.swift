@@ -49,6 +49,35 @@ protocol SQLDialect: Sendable {
   )?
   /// The `LIMIT` value that means "no limit", for an `OFFSET` without a limit.
   var noLimit: SQLiteValue { get }
+  /// The operator, with spaces around it, that is true when two values are equal or both NULL
+  /// (SQLite ` IS `).
+  var nullSafeEqual: String { get }
+  /// The operator, with spaces around it, that is true when two values differ, one of them
+  /// only being NULL (SQLite ` IS NOT `).
+  var nullSafeNotEqual: String { get }
+  /// The direction of an `ORDER BY` term, NULL first in the forward order (SQLite ` ASC`).
+  func sortDirection(ascending: Bool) -> String
+  /// Integer arithmetic on two 64-bit integer expressions with Swift's result, or NULL where
+  /// Swift traps (overflow, division by zero).
+  func integerArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String
+  /// The negation of a 64-bit integer expression, NULL where Swift traps (`Int.min`).
+  func integerNegation(_ operand: String) -> String
+}
+
+/// An integer operation of ``SQLDialect/integerArithmetic(_:_:_:)``.
+enum IntegerOperation: String, Sendable {
+  case add, subtract, multiply, divide, remainder
+
+  /// The SQL operator.
+  var symbol: String {
+    switch self {
+    case .add: return "+"
+    case .subtract: return "-"
+    case .multiply: return "*"
+    case .divide: return "/"
+    case .remainder: return "%"
+    }
+  }
 }
 
 extension SQLDialect {
@@ -65,6 +94,23 @@ extension SQLDialect {
 
   /// `LIMIT NULL`, which means no limit in standard engines.
   var noLimit: SQLiteValue { .null }
+
+  /// ` IS `.
+  var nullSafeEqual: String { " IS " }
+
+  /// ` IS NOT `.
+  var nullSafeNotEqual: String { " IS NOT " }
+
+  /// `(lhs op rhs)`: the engine's own integer arithmetic.
+  func integerArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String {
+    "(\(lhs) \(op.symbol) \(rhs))"
+  }
+
+  /// `(- operand)`.
+  func integerNegation(_ operand: String) -> String { "(- \(operand))" }
+
+  /// ` ASC` or ` DESC` (NULL first in the forward order, as in SQLite).
+  func sortDirection(ascending: Bool) -> String { ascending ? " ASC" : " DESC" }
 
   /// ` LIMIT … OFFSET …` for `limit` and `offset` written into the SQL (empty for neither).
   func pagingClause(limit: Int?, offset: Int?) -> String {

@@ -113,7 +113,7 @@ final class SQLTranslator {
             + " runs in memory")
       }
       // Swift: nil == nil, nil != value. SQL's IS gives exactly that; NaN (NULL) is not a value.
-      let op = negated ? " IS NOT " : " IS "
+      let op = negated ? dialect.nullSafeNotEqual : dialect.nullSafeEqual
       let (left, right) = try comparisonOperands(lhs, rhs, type: type, operation: "`\(symbol)`")
       return .boolean("(", .fragment(left), .text(op), .fragment(right), ")")
     }

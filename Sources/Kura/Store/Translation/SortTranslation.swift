@@ -21,7 +21,7 @@ func orderByClause<Model>(
     guard let keyPath = descriptor.keyPath else {
       throw TranslationFailure("a sort descriptor without a key path has no SQL form")
     }
-    let direction = descriptor.order == .forward ? " ASC" : " DESC"
+    let direction = dialect.sortDirection(ascending: descriptor.order == .forward)
     if let column = boolColumn(sortedBy: keyPath, in: schema) {
       terms.append(dialect.quoteIdentifier(column.name) + direction)
       continue

@@ -1,0 +1,112 @@
+#if canImport(CLibPQ)
+  import Foundation
+
+  /// One connection of a PostgreSQL store (the case of ``StoreConnection``): the libpq
+  /// connection with what the store keeps per connection — the row tracker of the save under
+  /// way and the save id of the history row the open write transaction appended.
+  // Safety: used by one thread at a time, inside a pool operation (as the SQLite `Connection`).
+  final class PostgresStoreConnection: @unchecked Sendable {
+    /// The libpq connection.
+    let connection: PostgresConnection
+    /// The row tracker of ``StoreConnection/trackingRowChanges(in:_:)``, while one runs.
+    var tracker: PostgresRowTracker?
+    /// The save id of the history row appended in the open write transaction (the way to find
+    /// out whether a commit whose outcome the broken connection hid took place).
+    var pendingSaveID: String?
+    /// The channel writers notify after appending history (see ``PostgresStorePool``).
+    let channel: String
+    /// The pool's schema generation this connection's statement cache was made in.
+    var schemaGeneration = 0
+
+    init(connection: PostgresConnection, channel: String) {
+      self.connection = connection
+      self.channel = channel
+    }
+
+    /// Rows changed by this connection since it opened.
+    var totalChanges: Int64 { connection.totalChanges }
+
+    /// Runs `body` in a transaction: `.write` takes the store's write lock (``PostgresStorePool``),
+    /// `.read` is `REPEATABLE READ`; inside a transaction, a savepoint.
+    func transaction<Result>(_ kind: StoreTransactionKind, _ body: () throws -> Result) throws
+      -> Result
+    {
+      if connection.isInTransaction { return try connection.savepoint(body) }
+      switch kind {
+      case .read:
+        return try connection.transaction(.repeatableRead, body)
+      case .write:
+        return try connection.transaction(.readCommitted) {
+          try connection.run(PostgresStorePool.lockSQL, [.integer(PostgresStorePool.lockKey)])
+          return try body()
+        }
+      }
+    }
+
+    /// Runs SQL without parameters; a `CREATE [UNIQUE] INDEX` also records its own text as
+    /// the index's comment (what ``StoreConnection/kuraIndexDefinitions(of:)`` compares).
+    func execute(_ sql: String) throws {
+      try connection.execute(sql)
+      if let name = Self.createdIndexName(sql) {
+        try connection.execute(
+          "COMMENT ON INDEX \(name) IS \(PostgresStoreEngine.quotedText(sql))")
+      }
+    }
+
+    /// The quoted name of the index `sql` creates, or `nil` when it creates none.
+    static func createdIndexName(_ sql: String) -> String? {
+      var rest = Substring(sql)
+      for word in ["CREATE ", "UNIQUE ", "INDEX "] {
+        if rest.hasPrefix(word) {
+          rest = rest.dropFirst(word.count)
+        } else if word != "UNIQUE " {
+          return nil
+        }
+      }
+      guard rest.hasPrefix("\"") else { return nil }
+      var index = rest.index(after: rest.startIndex)
+      while index < rest.endIndex {
+        if rest[index] == "\"" {
+          let next = rest.index(after: index)
+          if next < rest.endIndex, rest[next] == "\"" {
+            index = rest.index(after: next)
+            continue
+          }
+          return String(rest[rest.startIndex...index])
+        }
+        index = rest.index(after: index)
+      }
+      return nil
+    }
+  }
+
+  /// What the upserts and deletes of one save did to one table (the PostgreSQL case of
+  /// ``StoreRowTracker``): the upsert statement returns `kura_op` (1 inserted, 2 updated) and
+  /// the row's key; a delete reports how many rows it removed.
+  final class PostgresRowTracker: @unchecked Sendable {
+    /// How many changes were reported.
+    var count = 0
+    /// The operation of the last change.
+    var lastOperation: RowOperation?
+    /// The primary key of the row the last upsert touched.
+    var lastKey: SQLiteValue = .null
+
+    /// Runs `statement` (an upsert or delete of the tracked table) and records what it did.
+    func execute(_ statement: PostgresStatement, on connection: PostgresConnection) throws {
+      defer { statement.rewind() }
+      if try statement.step() {
+        if statement.columnCount >= 2, statement.columnName(at: 0) == "kura_op" {
+          count += 1
+          lastOperation = statement.int64(at: 0) == 1 ? .insert : .update
+          lastKey = statement.value(at: 1)
+        }
+        return
+      }
+      let changed = connection.changes
+      if changed > 0, statement.sql.hasPrefix("DELETE") {
+        count += changed
+        lastOperation = .delete
+      }
+    }
+  }
+#endif

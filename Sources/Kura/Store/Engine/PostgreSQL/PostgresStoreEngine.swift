@@ -1,0 +1,520 @@
+#if canImport(CLibPQ)
+  import Foundation
+
+  /// The PostgreSQL engine of the model store: the SQL and the steps only PostgreSQL has, behind
+  /// ``StoreEngine``, ``StoreConnection`` and ``StorePool`` (see ``StoreEngine`` for the
+  /// contract).
+  ///
+  /// PostgreSQL specifics the store relies on:
+  /// - Tables, functions and the collation live in the connection's `current_schema()`;
+  ///   introspection reads `pg_catalog` for that schema.
+  /// - Text as Swift compares it: `String` columns are `text COLLATE kura_swift`, an ICU
+  ///   collation at identical strength with normalization on and `deterministic = false`, so
+  ///   `=` (primary keys, references, `WHERE "id" = ?`) is exactly canonical equivalence, Swift's
+  ///   `==`. Comparisons, ordering and text indexes go through `kura_key(text)` (the NFC form's
+  ///   UTF-8 bytes: Swift's `<`), see ``PostgresDialect``.
+  /// - Types: `Int` → `bigint`, `Bool` → `boolean` (conditions and Bool columns are one type,
+  ///   as integers are on SQLite), `Double`/`Date` → `double precision`, `String` → `text`
+  ///   (collated), UUID/URL/JSON → `text`, `Data` → `bytea`.
+  /// - Upserts are one statement of data-modifying `WITH` clauses: update the row with the same
+  ///   id, else the row with the same unique values, else insert; it returns `kura_op` and the
+  ///   row's key (writers are serialized, so nothing comes between).
+  /// - `kura_history.token` is `max + 1` inside the write lock (gapless, in commit order);
+  ///   `pg_notify` wakes the listeners at commit; `save_id` tells a lost commit's outcome.
+  enum PostgresStoreEngine {
+    /// The name of the collation of `String` columns.
+    static let collation = "kura_swift"
+
+    // MARK: DDL
+
+    /// The declared type of a column holding `kind` (uppercase, as introspection reports it).
+    static func columnType(_ kind: ColumnKind) -> String {
+      switch kind {
+      case .integer: return "BIGINT"
+      case .bool: return "BOOLEAN"
+      case .real, .date: return "DOUBLE PRECISION"
+      case .text: return "TEXT COLLATE KURA_SWIFT"
+      case .uuid, .url, .json: return "TEXT"
+      case .blob: return "BYTEA"
+      }
+    }
+
+    /// The kind of values a column of a table Kura did not record holds.
+    static func columnKind(ofDeclaredType type: String) -> ColumnKind? {
+      switch type.uppercased() {
+      case "BIGINT", "INTEGER", "SMALLINT": return .integer
+      case "BOOLEAN": return .bool
+      case "DOUBLE PRECISION", "REAL", "NUMERIC": return .real
+      case "TEXT COLLATE KURA_SWIFT": return .text
+      case "TEXT", "CHARACTER VARYING": return .text
+      case "BYTEA": return .blob
+      default: return nil
+      }
+    }
+
+    /// `"id" TEXT COLLATE KURA_SWIFT NOT NULL PRIMARY KEY` (ids Swift calls equal are one row).
+    static func primaryKeyDefinition(_ schema: ModelSchema) -> String {
+      StoreEngine.postgres.columnDefinition(schema.primaryKey) + " PRIMARY KEY"
+    }
+
+    /// `expression` converted to the column type of `kind`.
+    static func cast(_ expression: String, to kind: ColumnKind) -> String {
+      switch kind {
+      case .text: return "CAST(\(expression) AS TEXT)"
+      default: return "CAST(\(expression) AS \(columnType(kind)))"
+      }
+    }
+
+    /// The upsert of one row of `schema`: parameters `?1…?n` are its columns in order.
+    static func upsertSQL(
+      table: String, columns: [ColumnSchema], primaryKeyIndex: Int, uniqueConstraints: [[Int]]
+    ) -> String {
+      let names = columns.map { quoteIdentifier($0.name) }
+      let key = names[primaryKeyIndex]
+      let values = columns.indices.map { "?\($0 + 1)" }
+      let insert =
+        "INSERT INTO \(table) (\(names.joined(separator: ", "))) SELECT "
+        + values.joined(separator: ", ")
+      let others = columns.indices.filter { $0 != primaryKeyIndex }
+      guard !others.isEmpty else {
+        return "WITH kura_insert AS (\(insert) WHERE NOT EXISTS (SELECT 1 FROM \(table) WHERE "
+          + "\(key) = ?\(primaryKeyIndex + 1)) RETURNING \(key)) "
+          + "SELECT 1 AS kura_op, \(key) FROM kura_insert"
+      }
+      let set = others.map { "\(names[$0]) = ?\($0 + 1)" }.joined(separator: ", ")
+      var clauses: [String] = []
+      var selects: [String] = []
+      var earlier: [String] = []
+      func notEarlier() -> String {
+        earlier.map { "NOT EXISTS (SELECT 1 FROM \($0))" }.joined(separator: " AND ")
+      }
+      clauses.append(
+        "kura_by_id AS (UPDATE \(table) SET \(set) WHERE \(key) = ?\(primaryKeyIndex + 1) "
+          + "RETURNING \(key))")
+      selects.append("SELECT 2 AS kura_op, \(key) FROM kura_by_id")
+      earlier.append("kura_by_id")
+      for (number, constraint) in uniqueConstraints.enumerated() {
+        let name = "kura_by_unique_\(number)"
+        let match = constraint.map { index -> String in
+          let column = names[index]
+          if columns[index].valueType == String.self {
+            return "kura_key(\(column)) = kura_key(?\(index + 1))"
+          }
+          return "\(column) = ?\(index + 1)"
+        }.joined(separator: " AND ")
+        clauses.append(
+          "\(name) AS (UPDATE \(table) SET \(set) WHERE \(notEarlier()) AND \(match) "
+            + "RETURNING \(key))")
+        selects.append("SELECT 2, \(key) FROM \(name)")
+        earlier.append(name)
+      }
+      clauses.append("kura_insert AS (\(insert) WHERE \(notEarlier()) RETURNING \(key))")
+      selects.append("SELECT 1, \(key) FROM kura_insert")
+      return "WITH " + clauses.joined(separator: ", ") + " "
+        + selects.joined(separator: " UNION ALL ")
+    }
+
+    /// `kura_history`: the token is given by the writer (`max + 1` under the write lock);
+    /// `save_id` identifies the save that wrote the row.
+    static let historyTableSQL = """
+      CREATE TABLE IF NOT EXISTS kura_history (token BIGINT PRIMARY KEY, \
+      time DOUBLE PRECISION NOT NULL, models TEXT NOT NULL, changes BYTEA NOT NULL, save_id TEXT)
+      """
+
+    /// `text` as an SQL string literal.
+    static func quotedText(_ text: String) -> String {
+      "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// A value written into SQL as a quoted literal, which takes the type of the column it goes
+    /// to (so `'1'` is `true` in a `boolean` column); `nil` for NaN and text holding NUL.
+    static func literal(_ value: SQLiteValue) -> String? {
+      switch value {
+      case .null: return "NULL"
+      case .integer(let integer): return "'\(integer)'"
+      case .real(let number) where number.isNaN: return nil
+      case .real(let number) where number.isInfinite:
+        return number > 0 ? "'Infinity'" : "'-Infinity'"
+      case .real(let number): return "'\(number)'"
+      case .text(let text) where text.utf8.contains(0): return nil
+      case .text(let text): return quotedText(text)
+      case .blob(let data):
+        return "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'"
+      }
+    }
+
+    /// The functions (and the collation) the store's SQL uses, created in its schema.
+    static let functionsSQL = """
+      CREATE COLLATION IF NOT EXISTS kura_swift (provider = icu, \
+      locale = 'und-u-ks-identic-kk-true', deterministic = false);
+      CREATE OR REPLACE FUNCTION kura_key(text) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT \
+      PARALLEL SAFE AS $$ SELECT convert_to(normalize($1 COLLATE "C", NFC), 'UTF8') $$;
+      CREATE OR REPLACE FUNCTION kura_real(double precision) RETURNS double precision \
+      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT NULLIF($1, 'NaN') $$;
+      CREATE OR REPLACE FUNCTION kura_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT \
+      PARALLEL SAFE AS $$ SELECT lower(regexp_replace(normalize($1 COLLATE "C", NFD), \
+      '[\\u0300-\\u036f]', '', 'g') COLLATE "und-x-icu") $$;
+      CREATE OR REPLACE FUNCTION kura_int_fit(numeric) RETURNS bigint LANGUAGE sql IMMUTABLE \
+      STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN $1 BETWEEN -9223372036854775808 AND \
+      9223372036854775807 THEN $1::bigint END $$;
+      CREATE OR REPLACE FUNCTION kura_int_add(bigint, bigint) RETURNS bigint LANGUAGE sql \
+      IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT kura_int_fit($1::numeric + $2::numeric) $$;
+      CREATE OR REPLACE FUNCTION kura_int_subtract(bigint, bigint) RETURNS bigint LANGUAGE sql \
+      IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT kura_int_fit($1::numeric - $2::numeric) $$;
+      CREATE OR REPLACE FUNCTION kura_int_multiply(bigint, bigint) RETURNS bigint LANGUAGE sql \
+      IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT kura_int_fit($1::numeric * $2::numeric) $$;
+      CREATE OR REPLACE FUNCTION kura_int_divide(bigint, bigint) RETURNS bigint LANGUAGE sql \
+      IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN $2 = 0 THEN NULL ELSE \
+      kura_int_fit(div($1::numeric, $2::numeric)) END $$;
+      CREATE OR REPLACE FUNCTION kura_int_remainder(bigint, bigint) RETURNS bigint LANGUAGE sql \
+      IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN $2 = 0 OR ($2 = -1 AND \
+      $1 = -9223372036854775808) THEN NULL ELSE $1 % $2 END $$;
+      CREATE OR REPLACE FUNCTION kura_int_neg(bigint) RETURNS bigint LANGUAGE sql IMMUTABLE \
+      STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN $1 = -9223372036854775808 THEN NULL ELSE -$1 \
+      END $$
+      """
+
+    /// The version of ``functionsSQL``, recorded in a comment on `kura_key`: a store whose
+    /// functions are older gets them again.
+    static let functionsVersion = "kura functions 1"
+
+    /// Whether the store's functions exist in their current version.
+    static func functionsAreCurrent(_ db: PostgresConnection) throws -> Bool {
+      try db.queryFirst(
+        "SELECT obj_description(p.oid, 'pg_proc') FROM pg_proc p JOIN pg_namespace n ON "
+          + "n.oid = p.pronamespace WHERE n.nspname = current_schema() AND p.proname = 'kura_key'"
+      ) { $0.isNull(at: 0) ? "" : $0.string(at: 0) } == functionsVersion
+    }
+
+    /// Creates the store's functions (inside the write lock: several processes may open a new
+    /// store at once), and `pg_trgm` when the server has it and allows it.
+    static func createFunctions(_ db: PostgresConnection) throws {
+      try db.execute(functionsSQL)
+      try db.execute("COMMENT ON FUNCTION kura_key(text) IS \(quotedText(functionsVersion))")
+      _ = try? db.savepoint { try db.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm") }
+    }
+
+    // MARK: Introspection
+
+    /// `pg_class` rows of the current schema, joined as `c`.
+    private static let inSchema =
+      "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+      + "WHERE n.nspname = current_schema()"
+
+    /// `pg_class` joined as `c` with its namespace `n` (the condition on the schema follows).
+    private static let classes =
+      "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+
+    /// The condition that `c` is in the current schema.
+    private static let isInSchema = "n.nspname = current_schema()"
+
+    static func tableExists(_ name: String, _ db: PostgresConnection) throws -> Bool {
+      try db.queryFirst(
+        "SELECT 1 \(inSchema) AND c.relname = ? AND c.relkind IN ('r', 'p')", [.text(name)]
+      ) { _ in true } ?? false
+    }
+
+    /// Tables, views, sequences and the indexes not made by a constraint.
+    static func schemaObjects(_ db: PostgresConnection) throws -> [(kind: String, name: String)] {
+      try db.query(
+        "SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'i' THEN "
+          + "'index' WHEN 'v' THEN 'view' WHEN 'm' THEN 'view' ELSE 'sequence' END, c.relname "
+          + "\(inSchema) AND c.relkind IN ('r', 'p', 'i', 'v', 'm', 'S') AND NOT EXISTS (SELECT "
+          + "1 FROM pg_catalog.pg_constraint k WHERE k.conindid = c.oid AND c.relkind = 'i') "
+          + "AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.objid = c.oid AND "
+          + "d.deptype IN ('a', 'i') AND c.relkind = 'S') ORDER BY c.relname"
+      ) { (kind: $0.string(at: 0), name: $0.string(at: 1)) }
+    }
+
+    static func tableColumns(_ table: String, _ db: PostgresConnection) throws
+      -> [StoreColumnInfo]
+    {
+      try db.query(
+        "SELECT a.attname, upper(format_type(a.atttypid, a.atttypmod)) || CASE WHEN "
+          + "co.collname = 'kura_swift' THEN ' COLLATE KURA_SWIFT' ELSE '' END, a.attnotnull, "
+          + "EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND "
+          + "i.indisprimary AND a.attnum = ANY (i.indkey::int2[])) \(classes)"
+          + "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT "
+          + "a.attisdropped LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation "
+          + "WHERE \(isInSchema) AND c.relname = ? AND c.relkind IN ('r', 'p') "
+          + "ORDER BY a.attnum",
+        [.text(table)]
+      ) { row in
+        StoreColumnInfo(
+          name: row.string(at: 0), type: row.string(at: 1), notNull: row.int64(at: 2) != 0,
+          primaryKey: row.int64(at: 3) != 0)
+      }
+    }
+
+    /// The foreign keys of `table` (one column each, as Kura makes them): column, target
+    /// table, target column, delete action, and the constraint's name and definition.
+    static func foreignKeyConstraints(of table: String, _ db: PostgresConnection) throws
+      -> [(key: StoreForeignKey, name: String, definition: String)]
+    {
+      try db.query(
+        "SELECT a.attname, t.relname, ta.attname, CASE k.confdeltype WHEN 'c' THEN 'CASCADE' "
+          + "WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE "
+          + "'NO ACTION' END, k.conname, pg_get_constraintdef(k.oid) "
+          + "FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid "
+          + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+          + "JOIN pg_catalog.pg_class t ON t.oid = k.confrelid "
+          + "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1] "
+          + "JOIN pg_catalog.pg_attribute ta ON ta.attrelid = k.confrelid AND "
+          + "ta.attnum = k.confkey[1] "
+          + "WHERE k.contype = 'f' AND n.nspname = current_schema() AND c.relname = ? "
+          + "ORDER BY k.conname",
+        [.text(table)]
+      ) { row in
+        (
+          StoreForeignKey(
+            column: row.string(at: 0), targetTable: row.string(at: 1),
+            targetColumn: row.string(at: 2), onDelete: row.string(at: 3)),
+          row.string(at: 4), row.string(at: 5)
+        )
+      }
+    }
+
+    static func foreignKeys(_ table: String, _ db: PostgresConnection) throws -> [StoreForeignKey] {
+      try foreignKeyConstraints(of: table, db).map(\.key)
+    }
+
+    /// The indexes of `table` but its primary key's; a column indexed as `kura_key(column)` is
+    /// reported as the column.
+    static func indexes(_ table: String, _ db: PostgresConnection) throws -> [StoreIndexInfo] {
+      let list = try db.query(
+        "SELECT ic.relname, i.indisunique, i.indexrelid::bigint, i.indnatts \(classes)"
+          + "JOIN pg_catalog.pg_index i ON i.indrelid = c.oid AND NOT i.indisprimary "
+          + "JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
+          + "WHERE \(isInSchema) AND c.relname = ? ORDER BY ic.relname",
+        [.text(table)]
+      ) { row in (row.string(at: 0), row.int64(at: 1) != 0, row.int64(at: 2), row.int64(at: 3)) }
+      return try list.map { name, unique, oid, count in
+        let columns = try db.query(
+          "SELECT pg_get_indexdef(CAST(? AS bigint)::oid, k::int, true) FROM "
+            + "generate_series(1, CAST(? AS int)) AS k ORDER BY k",
+          [.integer(oid), .integer(count)]
+        ) { row -> String in
+          var column = row.string(at: 0)
+          if column.hasPrefix("kura_key("), column.hasSuffix(")") {
+            column = String(column.dropFirst("kura_key(".count).dropLast())
+          }
+          if column.hasPrefix("\""), column.hasSuffix("\""), column.count >= 2 {
+            column = String(column.dropFirst().dropLast()).replacingOccurrences(
+              of: "\"\"", with: "\"")
+          }
+          return column
+        }
+        return StoreIndexInfo(name: name, unique: unique, columns: columns)
+      }
+    }
+
+    /// The indexes created by `CREATE INDEX` statements of the store, with that statement (the
+    /// comment ``PostgresStoreConnection/execute(_:)`` gave them).
+    static func indexDefinitions(_ table: String, _ db: PostgresConnection) throws
+      -> [(name: String, sql: String)]
+    {
+      try db.query(
+        "SELECT ic.relname, obj_description(ic.oid, 'pg_class') \(classes)"
+          + "JOIN pg_catalog.pg_index i ON i.indrelid = c.oid AND NOT i.indisprimary "
+          + "JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
+          + "WHERE \(isInSchema) AND c.relname = ? "
+          + "AND obj_description(ic.oid, 'pg_class') IS NOT NULL",
+        [.text(table)]
+      ) { (name: $0.string(at: 0), sql: $0.string(at: 1)) }
+    }
+
+    /// Every table of the schema with its foreign keys.
+    private static func allForeignKeys(_ db: PostgresConnection) throws
+      -> [(table: String, key: StoreForeignKey)]
+    {
+      let tables = try schemaObjects(db).filter { $0.kind == "table" }.map(\.name)
+      var result: [(table: String, key: StoreForeignKey)] = []
+      for table in tables {
+        for key in try foreignKeys(table, db) { result.append((table, key)) }
+      }
+      return result
+    }
+
+    /// The condition on `table` (aliased `kura_row`) that its reference `key` points at nothing.
+    private static func danglingCondition(_ key: StoreForeignKey) -> String {
+      let column = "kura_row." + quoteIdentifier(key.column)
+      let target = quoteIdentifier(key.targetTable)
+      let targetColumn = quoteIdentifier(key.targetColumn ?? "id")
+      return "\(column) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(target) AS kura_target WHERE "
+        + "kura_target.\(targetColumn) = \(column))"
+    }
+
+    static func foreignKeyViolations(_ db: PostgresConnection) throws
+      -> [StoreForeignKeyViolation]
+    {
+      var violations: [StoreForeignKeyViolation] = []
+      for (table, key) in try allForeignKeys(db) {
+        let broken =
+          try db.queryFirst(
+            "SELECT 1 FROM \(quoteIdentifier(table)) AS kura_row WHERE \(danglingCondition(key)) "
+              + "LIMIT 1"
+          ) { _ in true } ?? false
+        if broken { violations.append(StoreForeignKeyViolation(table: table, target: key.targetTable)) }
+      }
+      return violations
+    }
+
+    static func firstDanglingReference(
+      in table: String, primaryKey: String, _ db: PostgresConnection
+    ) throws -> StoreDanglingReference? {
+      for key in try foreignKeys(table, db) {
+        let found = try db.queryFirst(
+          "SELECT kura_row.\(quoteIdentifier(primaryKey)), kura_row.\(quoteIdentifier(key.column)) "
+            + "FROM \(quoteIdentifier(table)) AS kura_row WHERE \(danglingCondition(key)) LIMIT 1"
+        ) { ($0.value(at: 0), $0.value(at: 1)) }
+        if let (value, missing) = found {
+          return StoreDanglingReference(
+            key: value, column: key.column, target: key.targetTable, missing: missing)
+        }
+      }
+      return nil
+    }
+
+    /// Whether deferred references written in the open transaction point at nothing: checks
+    /// them now (`SET CONSTRAINTS ALL IMMEDIATE` in a savepoint), then defers them again.
+    static func hasForeignKeyViolations(_ db: PostgresConnection) -> Bool {
+      guard db.isInTransaction else { return false }
+      do {
+        try db.savepoint { try db.execute("SET CONSTRAINTS ALL IMMEDIATE") }
+        try db.execute("SET CONSTRAINTS ALL DEFERRED")
+        return false
+      } catch let error as PostgresError where error.kind == .foreignKeyViolation {
+        try? db.execute("SET CONSTRAINTS ALL DEFERRED")
+        return true
+      } catch {
+        try? db.execute("SET CONSTRAINTS ALL DEFERRED")
+        return false
+      }
+    }
+
+    /// The record of `model`, else the newest record of the table.
+    static func recordedColumnsText(table: String, model: String, _ db: PostgresConnection)
+      throws -> String?
+    {
+      try db.queryFirst(
+        "SELECT columns FROM kura_models WHERE table_name = ? ORDER BY model = ? DESC, "
+          + "ctid DESC LIMIT 1",
+        [.text(table), .text(model)]
+      ) { $0.string(at: 0) }
+    }
+
+    /// Whether the key column of `table` has the Swift collation.
+    static func textKeyComparesLikeSwift(table: String, _ db: PostgresConnection) throws -> Bool {
+      let key = try tableColumns(table, db).first { $0.primaryKey }
+      guard let key, key.type.hasPrefix("TEXT") else { return true }
+      return key.type == columnType(.text)
+    }
+
+    /// Up to 10 values of `key` that Swift's `==` calls equal to another.
+    static func equivalentTextKeys(table: String, key: String, _ db: PostgresConnection) throws
+      -> [String]
+    {
+      let column = quoteIdentifier(key)
+      return try db.query(
+        "SELECT \(column) FROM \(quoteIdentifier(table)) WHERE kura_key(\(column)) = (SELECT "
+          + "kura_key(\(column)) FROM \(quoteIdentifier(table)) GROUP BY 1 HAVING count(*) > 1 "
+          + "LIMIT 1) LIMIT 10"
+      ) { $0.string(at: 0) }
+    }
+
+    // MARK: History
+
+    /// Appends the row with token `max + 1` (never below a trimmed token) and a new save id,
+    /// and notifies the store's channel (delivered when the transaction commits).
+    static func appendHistory(
+      time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
+    ) throws -> Int64 {
+      let saveID = UUID().uuidString
+      let statement = try db.connection.cachedStatement(
+        "WITH kura_row AS (INSERT INTO kura_history (token, time, models, changes, save_id) "
+          + "SELECT greatest(coalesce(max(token), 0), coalesce((SELECT CAST(value AS bigint) "
+          + "FROM kura_metadata WHERE key = 'historyTrimmedThrough'), 0)) + 1, ?, ?, ?, ? FROM "
+          + "kura_history RETURNING token) SELECT token, pg_notify(?, CAST(token AS text)) "
+          + "FROM kura_row")
+      defer { statement.rewind() }
+      try statement.bind(time, at: 1)
+      try statement.bind(models, at: 2)
+      try statement.bind(bytes: changes, at: 3)
+      try statement.bind(saveID, at: 4)
+      try statement.bind(db.channel, at: 5)
+      guard try statement.step() else {
+        throw PostgresError(
+          kind: .other, message: "appending to kura_history returned no token",
+          server: db.connection.location.description, sql: statement.sql)
+      }
+      db.pendingSaveID = saveID
+      return statement.int64(at: 0)
+    }
+
+    /// The model names of the history rows after `after` up to `through`.
+    static func changedModelNames(after: Int64, through: Int64, _ db: PostgresConnection) throws
+      -> [String]
+    {
+      try db.query(
+        "SELECT DISTINCT name FROM kura_history, json_array_elements_text(CAST(models AS json)) "
+          + "AS name WHERE token > ? AND token <= ?",
+        [.integer(after), .integer(through)]
+      ) { $0.string(at: 0) }
+    }
+
+    // MARK: Migrations
+
+    /// Copies every row in one statement (PostgreSQL has no rowid to page by).
+    static func copyRows(
+      from table: String, into temporary: String, columns: String, expressions: [String],
+      progress: (Int) -> Void, _ db: PostgresConnection
+    ) throws {
+      try db.execute(
+        "INSERT INTO \(quoteIdentifier(temporary)) (\(columns)) SELECT "
+          + "\(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table))")
+      if db.changes > 0 { progress(db.changes) }
+    }
+
+    /// Replaces `table` with `temporary`: the foreign keys of other tables that point at
+    /// `table` are dropped, `table` is dropped, `temporary` renamed, and those keys made again
+    /// (checked at commit, as they are deferred).
+    static func replaceTable(_ table: String, with temporary: String, _ db: PostgresConnection)
+      throws
+    {
+      var referring: [(table: String, name: String, definition: String)] = []
+      if try tableExists(table, db) {
+        for other in try schemaObjects(db).filter({ $0.kind == "table" }).map(\.name)
+        where other != table {
+          for constraint in try foreignKeyConstraints(of: other, db)
+          where constraint.key.targetTable == table {
+            referring.append((other, constraint.name, constraint.definition))
+          }
+        }
+      }
+      for key in referring {
+        try db.execute(
+          "ALTER TABLE \(quoteIdentifier(key.table)) DROP CONSTRAINT \(quoteIdentifier(key.name))")
+      }
+      try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(table))")
+      try db.execute(
+        "ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table))")
+      // The primary key's index is named after the temporary table; index names are unique in
+      // the schema, so it takes the table's name (the next rebuild uses the temporary name).
+      let primaryKey = try db.queryFirst(
+        "SELECT k.conname FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = "
+          + "k.conrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE "
+          + "\(isInSchema) AND c.relname = ? AND k.contype = 'p'", [.text(table)]
+      ) { $0.string(at: 0) }
+      if let primaryKey, primaryKey != table + "_pkey" {
+        try db.execute(
+          "ALTER TABLE \(quoteIdentifier(table)) RENAME CONSTRAINT \(quoteIdentifier(primaryKey)) "
+            + "TO \(quoteIdentifier(table + "_pkey"))")
+      }
+      for key in referring {
+        try db.execute(
+          "ALTER TABLE \(quoteIdentifier(key.table)) ADD CONSTRAINT \(quoteIdentifier(key.name)) "
+            + key.definition)
+      }
+    }
+  }
+#endif
