@@ -41,6 +41,16 @@
       + "score = excluded.score, \"isFavorite\" = excluded.\"isFavorite\", "
       + "\"createdAt\" = excluded.\"createdAt\", note = excluded.note"
 
+    /// The upsert Kura's engine runs (PostgresStoreEngine.upsertSQL for this table: update by
+    /// id, else insert, returning which), to show that statement's share of the bulk insert
+    /// apart from the client's.
+    static let kuraUpsertSQL =
+      "WITH kura_by_id AS (UPDATE raw SET name = $2, score = $3, \"isFavorite\" = $4, "
+      + "\"createdAt\" = $5, note = $6 WHERE id = $1 RETURNING id), kura_insert AS (INSERT INTO "
+      + "raw (id, name, score, \"isFavorite\", \"createdAt\", note) SELECT $1, $2, $3, $4, $5, $6 "
+      + "WHERE NOT EXISTS (SELECT 1 FROM kura_by_id) RETURNING id) SELECT 2 AS kura_op, id FROM "
+      + "kura_by_id UNION ALL SELECT 1, id FROM kura_insert"
+
     /// Every row.
     static let selectAllSQL =
       "SELECT id, name, score, \"isFavorite\", \"createdAt\", note FROM raw"
@@ -82,6 +92,7 @@
       if table == .create { try execute(Self.createTableSQL) }
       // Types as Kura's statements have them: int8, text, float8, bool, float8, text.
       try prepare("upsert", Self.upsertSQL, types: [20, 25, 701, 16, 701, 25])
+      try prepare("kura_upsert", Self.kuraUpsertSQL, types: [20, 25, 701, 16, 701, 25])
       try prepare("select_all", Self.selectAllSQL, types: [])
       try prepare("select_id", Self.selectByIDSQL, types: [20])
       try prepare("writer_lock", Self.writerLockSQL, types: [23])
@@ -145,8 +156,11 @@
 
     // MARK: The workloads' statements
 
-    /// Upserts one trip with the prepared statement (one round trip).
-    func upsert(_ trip: BenchTrip) throws {
+    /// Upserts one trip with the prepared statement (one round trip): the C programmer's
+    /// `INSERT … ON CONFLICT`, or Kura's statement when `kuraStatement` is true.
+    func upsert(_ trip: BenchTrip, kuraStatement: Bool = false) throws {
+      let (statement, sql) =
+        kuraStatement ? ("kura_upsert", Self.kuraUpsertSQL) : ("upsert", Self.upsertSQL)
       scratch.storeBytes(of: Int64(trip.id).bigEndian, toByteOffset: 0, as: Int64.self)
       scratch.storeBytes(of: trip.score.bitPattern.bigEndian, toByteOffset: 8, as: UInt64.self)
       scratch.storeBytes(of: trip.isFavorite ? 1 : 0, toByteOffset: 16, as: UInt8.self)
@@ -168,13 +182,13 @@
         lengths[1] = Int32(name.count)
         guard var note = trip.note else {
           values[5] = nil
-          PQclear(try runPrepared("upsert", count: 6, sql: Self.upsertSQL))
+          PQclear(try runPrepared(statement, count: 6, sql: sql))
           return
         }
         try note.withUTF8 { note in
           values[5] = text(note)
           lengths[5] = Int32(note.count)
-          PQclear(try runPrepared("upsert", count: 6, sql: Self.upsertSQL))
+          PQclear(try runPrepared(statement, count: 6, sql: sql))
         }
       }
     }

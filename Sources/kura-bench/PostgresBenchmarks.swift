@@ -112,8 +112,12 @@
     print("rows: \(count)")
     print(
       "bulk insert: both sides send one prepared upsert per row (a round trip each) in one"
-        + " transaction — Kura's engine saves row by row; no pipelining, multi-row statements"
-        + " or COPY on either side")
+        + " transaction, as Kura's engine saves row by row; no pipelining, multi-row statements"
+        + " or COPY on either side. libpq's upsert is INSERT … ON CONFLICT; Kura's is one WITH"
+        + " statement (UPDATE by id, else INSERT)")
+    print(
+      "single saves: libpq sends BEGIN, the upsert, COMMIT; Kura does whatever its engine does"
+        + " per save (see the server log for the statements)")
 
     // 1. Bulk insert in one transaction, each run on fresh databases (made, and connected to,
     // outside the timer).
@@ -139,29 +143,47 @@
       raw = try RawPostgres(
         database.connectionString, label: "database `\(database.name)`", table: .create)
     }
-    func bulkInsert(_ name: String, history: Bool) throws {
-      let samples = try alternatingSamples(
-        runs: 5,
-        [
+    func bulkInsert(_ name: String, history: Bool, withKuraStatementSide: Bool) throws {
+      var sides = [
+        MeasuredSide(
+          name: "kura", prepare: { try freshKura(history: history) },
+          run: {
+            guard let context else { return }
+            try context.transaction { for trip in trips { try context.insert(trip) } }
+          }),
+        MeasuredSide(
+          name: "libpq", prepare: freshRaw,
+          run: {
+            guard let raw else { return }
+            try raw.execute("BEGIN")
+            for trip in trips { try raw.upsert(trip) }
+            try raw.execute("COMMIT")
+          }),
+      ]
+      if withKuraStatementSide {
+        // The same, with the statement Kura's engine sends instead of `INSERT … ON CONFLICT`.
+        sides.append(
           MeasuredSide(
-            name: "kura", prepare: { try freshKura(history: history) },
-            run: {
-              guard let context else { return }
-              try context.transaction { for trip in trips { try context.insert(trip) } }
-            }),
-          MeasuredSide(
-            name: "libpq", prepare: freshRaw,
+            name: "libpq+kura-sql", prepare: freshRaw,
             run: {
               guard let raw else { return }
               try raw.execute("BEGIN")
-              for trip in trips { try raw.upsert(trip) }
+              for trip in trips { try raw.upsert(trip, kuraStatement: true) }
               try raw.execute("COMMIT")
-            }),
-        ])
+            }))
+      }
+      let samples = try alternatingSamples(runs: 5, sides)
       reportRanges(name, kura: samples[0], baseline: samples[1], baselineName: "libpq", target: 1.5)
+      if withKuraStatementSide {
+        reportRanges(
+          "  libpq sending Kura's upsert statement", kura: samples[2], baseline: samples[1],
+          baselineName: "libpq", target: nil, kuraName: "libpq+kura-sql")
+      }
     }
-    try bulkInsert("insert \(count) models, no history", history: false)
-    try bulkInsert("insert \(count) models, one transaction", history: true)
+    try bulkInsert(
+      "insert \(count) models, no history", history: false, withKuraStatementSide: false)
+    try bulkInsert(
+      "insert \(count) models, one transaction", history: true, withKuraStatementSide: true)
     // The last run's databases stay: the next workloads read them.
     guard let context, let raw, let kuraDatabase else { return }
 
