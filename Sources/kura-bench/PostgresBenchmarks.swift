@@ -116,8 +116,9 @@
         + " or COPY on either side. libpq's upsert is INSERT … ON CONFLICT; Kura's is one WITH"
         + " statement (UPDATE by id, else INSERT)")
     print(
-      "single saves: libpq sends BEGIN, the upsert, COMMIT; Kura does whatever its engine does"
-        + " per save (see the server log for the statements)")
+      "single saves: libpq sends BEGIN, the upsert, COMMIT; Kura sends what its engine sends"
+        + " per save (its writer lock, constraint checks, the history row with NOTIFY…); the"
+        + " lock's share is measured apart")
 
     // 1. Bulk insert in one transaction, each run on fresh databases (made, and connected to,
     // outside the timer).
