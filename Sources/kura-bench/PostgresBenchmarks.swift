@@ -89,9 +89,40 @@
       print("server: \(server.label)")
     }
     print("settings: \(try server.settingsSummary())")
+    printFlushLatency(server, "before")
     try storeWorkloads(on: server, rows: rows)
     try crossProcessLiveQuery(on: server)
     try concurrentWriters(on: server)
+    printFlushLatency(server, "after")
+  }
+
+  /// Prints what this machine's disk charges a commit now: the median of 50 writes of 8 kB,
+  /// each followed by `fdatasync`, in the cluster's folder (only for a cluster of its own: a
+  /// server elsewhere has disks of its own).
+  private func printFlushLatency(_ server: PostgresBenchmarkServer, _ when: String) {
+    guard let folder = server.cluster?.folder else { return }
+    let path = folder + "/kura-bench-flush-probe"
+    let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard file >= 0 else { return }
+    defer {
+      close(file)
+      unlink(path)
+    }
+    let block = [UInt8](repeating: 0x4B, count: 8192)
+    let clock = ContinuousClock()
+    var samples: [Duration] = []
+    for _ in 0..<50 {
+      samples.append(
+        clock.measure {
+          _ = block.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, 0) }
+          _ = fdatasync(file)
+        })
+    }
+    samples.sort()
+    print(
+      "disk flush \(when) (8 kB write + fdatasync beside the cluster, median of 50):"
+        + " \(milliseconds(samples[25]))  (max \(milliseconds(samples[49])))")
+    fflush(nil)
   }
 
   /// A Kura configuration of `database`, with or without the change feed.
