@@ -18,7 +18,27 @@ private let fileArgument = Argument("file", help: "The store file, such as defau
 /// Opens the inspector, turning a missing or foreign file into the library's clear error.
 private func inspector(_ invocation: Invocation) throws -> StoreInspector {
   let path: String = try invocation.argument("file")
-  return try StoreInspector(url: URL(fileURLWithPath: path))
+  return try StoreInspector(url: storeURL(path))
+}
+
+/// The store a `<file>` argument names: a file, or a PostgreSQL database by its
+/// `postgresql://` URL.
+func storeURL(_ argument: String) -> URL {
+  if argument.hasPrefix("postgresql://") || argument.hasPrefix("postgres://"),
+    let url = URL(string: argument)
+  {
+    return url
+  }
+  return URL(fileURLWithPath: argument)
+}
+
+/// How messages name the store at `url`: the file's name, or a PostgreSQL store's database and
+/// server (never its password).
+func storeName(_ url: URL) -> String {
+  if PostgresLocation.isPostgresURL(url), let location = try? PostgresLocation(url: url) {
+    return location.storeName
+  }
+  return url.lastPathComponent
 }
 
 let storeInfoCommand = Command(

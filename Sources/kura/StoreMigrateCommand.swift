@@ -60,7 +60,7 @@ let storeMigrateCommand = Command(
           + describe(error) + ")." + fix, command: invocation.commandPath)
     }
     let bar = ProgressBar(enabled: isatty(STDERR_FILENO) != 0)
-    let url = URL(fileURLWithPath: path)
+    let url = storeURL(path)
     let changed = try StoreMigration.migrate(
       storeAt: url, to: models, allowingDataLoss: invocation.flag("allow-data-loss")
     ) { progress in
@@ -69,9 +69,9 @@ let storeMigrateCommand = Command(
     bar.finish()
     if changed {
       let target = URL(fileURLWithPath: schemaPath).lastPathComponent
-      print("Migrated \(url.lastPathComponent) to the models in \(target).")
+      print("Migrated \(storeName(url)) to the models in \(target).")
     } else {
-      print("Nothing to migrate: \(url.lastPathComponent) already matches the models.")
+      print("Nothing to migrate: \(storeName(url)) already matches the models.")
     }
   })
 

@@ -6,7 +6,17 @@ import KuraCLI
 /// the app's data folder, `<data>/default.store`.
 enum WishlistStore {
   static func container() throws -> ModelContainer {
-    try ModelContainer(for: Trip.self, Activity.self, configurations: .default)
+    try ModelContainer(for: Trip.self, Activity.self, configurations: configuration)
+  }
+
+  /// The store: the PostgreSQL database `KURA_STORE_URL` names, else the default store file.
+  static var configuration: ModelConfiguration {
+    if let text = ProcessInfo.processInfo.environment["KURA_STORE_URL"], !text.isEmpty,
+      let url = URL(string: text)
+    {
+      return .postgres(url)
+    }
+    return .default
   }
 
   static func context() throws -> ModelContext { ModelContext(try container()) }
@@ -15,15 +25,23 @@ enum WishlistStore {
   /// creates or initialises a store. A store an older version wrote is brought up to date first
   /// (in one transaction, as any write would).
   static func readingContext() throws -> ModelContext? {
-    let url = try Locations.current().defaultStoreURL
-    guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else { return nil }
-    var configuration = ModelConfiguration.default
+    var configuration = configuration
+    if configuration == .default {
+      let url = try Locations.current().defaultStoreURL
+      guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else {
+        return nil
+      }
+    }
     configuration.allowsSave = false
     do {
       return ModelContext(
         try ModelContainer(for: Trip.self, Activity.self, configurations: configuration))
     } catch let error as StoreError where error.code == .outdatedStore {
       return try context()
+    } catch let error as StoreError
+      where configuration != .default && error.code == .cannotOpen && error.postgresError == nil
+    {
+      return nil  // no store in the database yet
     }
   }
 

@@ -292,9 +292,22 @@ extension PostgresLocation {
     return components.url ?? URL(string: "postgresql:///")!
   }
 
+  /// Whether `url` is a `postgresql://` (or `postgres://`) URL.
+  ///
+  /// For example: `PostgresLocation.isPostgresURL(URL(string: "postgresql:///app")!)` is true.
+  ///
+  /// - Parameter url: Any URL.
+  /// - Returns: Whether its scheme names PostgreSQL.
+  public static func isPostgresURL(_ url: URL) -> Bool {
+    let scheme = url.scheme?.lowercased()
+    return scheme == "postgresql" || scheme == "postgres"
+  }
+
   /// How store messages name this location: the database and the server (host and port, or
   /// the socket folder and port), such as `app on db.example.com:5432`. Never a password.
-  var storeName: String {
+  ///
+  /// For example: `print(try PostgresLocation("postgresql://db/app").storeName)`.
+  public var storeName: String {
     var database = parameters["dbname"]
     var host = parameters["host"] ?? parameters["hostaddr"]
     var port = parameters["port"]

@@ -32,7 +32,15 @@ struct QueryPlan<Model: PersistentModel> {
   ) -> String {
     var sql = StoreSQL.select(schema)
     if let whereClause { sql += " WHERE " + whereClause }
-    if ordering, let orderBy { sql += " ORDER BY " + orderBy }
+    // Rows equal under the order (or all rows, without one) come in the store's row order:
+    // SQLite's scans give rowid order by themselves; other engines name it.
+    let rowOrder = dialect.rowOrder(schema)
+    switch (ordering ? orderBy : nil, rowOrder) {
+    case (let orderBy?, let rowOrder?): sql += " ORDER BY " + orderBy + ", " + rowOrder
+    case (let orderBy?, nil): sql += " ORDER BY " + orderBy
+    case (nil, let rowOrder?): sql += " ORDER BY " + rowOrder
+    case (nil, nil): break
+    }
     if paging { sql += dialect.pagingClause(limit: limit, offset: offset) }
     return sql
   }

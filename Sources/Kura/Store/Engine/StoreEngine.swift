@@ -175,6 +175,23 @@ enum StoreEngine: Sendable, Hashable {
     }
   }
 
+  /// `expression`, a column holding `source` values, as values of the wider kind `target` (a
+  /// widening migration's copy).
+  func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String {
+    switch self {
+    case .sqlite:
+      let real = columnType(.real)
+      if columnType(target) == real && columnType(source) != real {
+        return cast(expression, to: .real)
+      }
+      return expression
+    case .postgres:
+      if source == .bool { return "CAST(CAST(\(expression) AS INTEGER) AS \(columnType(target)))" }
+      if columnType(target) != columnType(source) { return cast(expression, to: target) }
+      return expression
+    }
+  }
+
   /// `value` written into SQL (a column's `DEFAULT`, a copy expression), or `nil` when the
   /// engine has no literal for it.
   func literal(_ value: SQLiteValue) -> String? {

@@ -79,8 +79,11 @@ extension StoreInspector {
             "Can't dump `\(model)`: the store has no such model. Its models: "
             + (names.isEmpty ? "none" : names) + ".")
       }
+      // The table's columns as introspection reports them (an engine's hidden columns left out).
+      let stored = try connection.tableColumns(found.table).map { quoteIdentifier($0.name) }
+      let list = stored.isEmpty ? "*" : stored.joined(separator: ", ")
       let statement = try connection.prepare(
-        "SELECT * FROM \(quoteIdentifier(found.table)) ORDER BY 1")
+        "SELECT \(list) FROM \(quoteIdentifier(found.table)) ORDER BY 1")
       let columns = (0..<statement.columnCount).map { statement.columnName(at: $0) }
       let kinds = columns.map { found.kinds[$0].flatMap(ColumnKind.init(rawValue:)) }
       var rows: [[Value]] = []

@@ -19,14 +19,28 @@ public struct StoreInspector {
   /// A connection that reads the store as found (the engine seam, ``StoreConnection``).
   let connection: StoreConnection
 
-  /// Opens a store file read-only.
+  /// Opens a store file read-only, or a PostgreSQL store given its `postgresql://` URL.
   ///
   /// For example: `let inspector = try StoreInspector(url: URL(fileURLWithPath: "a.sqlite"))`.
   ///
-  /// - Parameter url: The store file.
-  /// - Throws: ``StoreError/Code/cannotOpen`` when there is no such file,
-  ///   ``StoreError/Code/notAStore`` when it is not an SQLite database.
+  /// - Parameter url: The store file, or a `postgresql://` URL.
+  /// - Throws: ``StoreError/Code/cannotOpen`` when there is no such file (or the server can't be
+  ///   reached), ``StoreError/Code/notAStore`` when it is not an SQLite database.
   public init(url: URL) throws {
+    #if canImport(CLibPQ)
+      if PostgresLocation.isPostgresURL(url) {
+        let location: PostgresLocation
+        do {
+          location = try PostgresLocation(url: url)
+        } catch let error as PostgresError {
+          throw StoreError(
+            .cannotOpen, postgresError: error,
+            message: "Can't open the PostgreSQL store: \(error.message). Check the URL.")
+        }
+        (self.url, self.connection) = try Self.openPostgres(location)
+        return
+      }
+    #endif
     self.url = url
     self.connection = try SQLiteStore.openForInspection(url)
   }
@@ -34,11 +48,19 @@ public struct StoreInspector {
   #if canImport(CLibPQ)
     /// Opens a PostgreSQL store for reading (its tables and rows as found; nothing is changed).
     init(postgres location: PostgresLocation) throws {
-      self.url = location.passwordFreeURL
+      (self.url, self.connection) = try Self.openPostgres(location)
+    }
+
+    /// A connection reading the PostgreSQL store at `location`, and its password-free URL.
+    private static func openPostgres(_ location: PostgresLocation) throws
+      -> (URL, StoreConnection)
+    {
       do {
         let connection = try PostgresConnection(location: location)
-        self.connection = .postgres(
-          PostgresStoreConnection(connection: connection, channel: ""))
+        return (
+          location.passwordFreeURL,
+          .postgres(PostgresStoreConnection(connection: connection, channel: ""))
+        )
       } catch let error as PostgresError {
         throw StoreError.wrapping(postgres: error, url: location.passwordFreeURL, doing: "open")
       }

@@ -34,13 +34,24 @@ public enum StoreMigration {
     storeAt url: URL, to models: [ModelDescription], allowingDataLoss: Bool = false,
     progress: (@Sendable (MigrationProgress) -> Void)? = nil
   ) throws -> Bool {
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      throw StoreError(
-        .cannotOpen, url: url,
-        message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
-    }
+    let pool: StorePool
+    var url = url
+    #if canImport(CLibPQ)
+      if PostgresLocation.isPostgresURL(url) {
+        do {
+          let location = try PostgresLocation(url: url)
+          url = location.passwordFreeURL
+          pool = .postgres(try PostgresStorePool(location: location, readOnly: false))
+        } catch let error as PostgresError {
+          throw StoreError.wrapping(postgres: error, url: nil, doing: "migrate")
+        }
+      } else {
+        pool = try openFile(url)
+      }
+    #else
+      pool = try openFile(url)
+    #endif
     let schemas = try models.map(schema)
-    let pool = try SQLiteStore.openForMigration(url)
     var changed = false
     do {
       try pool.writeSchemaChanges { db in
@@ -58,6 +69,16 @@ public enum StoreMigration {
       throw StoreError.wrapping(error, url: url, doing: "migrate")
     }
     return changed
+  }
+
+  /// The store file at `url`, opened for migrating.
+  private static func openFile(_ url: URL) throws -> StorePool {
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw StoreError(
+        .cannotOpen, url: url,
+        message: "Can't open store `\(url.path)`: there is no such file. Check the path.")
+    }
+    return try SQLiteStore.openForMigration(url)
   }
 
   private static func schema(_ model: ModelDescription) throws -> ModelSchema {

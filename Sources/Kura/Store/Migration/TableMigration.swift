@@ -84,10 +84,12 @@ struct TableMigration {
               + "which is not a widening, so stored values could be lost")
         }
         let real = engine.columnType(.real)
-        if engine.columnType(column.kind) == real && engine.columnType(storedKind) != real {
+        if engine.columnType(column.kind) == real && engine.columnType(storedKind) != real
+          && storedKind != .bool
+        {
           try checkExactAsDouble(source.name, property: column.name, db)
-          expression = engine.cast(expression, to: .real)
         }
+        expression = engine.widen(expression, from: storedKind, to: column.kind)
         needsRebuild = true
         descriptions.append("widening \(column.name) to \(column.kind.rawValue)")
       }

@@ -20,14 +20,15 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
       // rounded REALs above it.
       throw TranslationFailure("`\(symbol)` on `\(Output.self)` values runs in memory")
     }
+    let operation: IntegerOperation = op == .add ? .add : op == .subtract ? .subtract : .multiply
     if left.type.scalar == .integer {
-      let operation: IntegerOperation =
-        op == .add ? .add : op == .subtract ? .subtract : .multiply
       return integerFragment(translator, operation, left, right)
     }
-    return .combined(
-      ["(", .fragment(left), .text(" \(symbol) "), .fragment(right), ")"], type: left.type,
-      mayBeNaN: left.type.scalar.isFloatingPoint)
+    var result = splice(
+      translator.dialect.floatingArithmetic(operation, placeholderToken(0), placeholderToken(1)),
+      [left, right], type: left.type)
+    result.mayBeNaN = left.type.scalar.isFloatingPoint
+    return result
   }
 }
 
@@ -64,8 +65,11 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable {
         "`/` on floating point by anything but a non-zero constant (x / 0 is infinity in Swift,"
           + " NULL in SQL) runs in memory")
     }
-    return .combined(
-      ["(", .fragment(left), " / ", .fragment(right), ")"], type: left.type, mayBeNaN: true)
+    var result = splice(
+      translator.dialect.floatingArithmetic(.divide, placeholderToken(0), placeholderToken(1)),
+      [left, right], type: left.type)
+    result.mayBeNaN = true
+    return result
   }
 }
 
@@ -74,6 +78,12 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable {
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
     let operand = try translator.fragment(wrapped)
     try checkArithmetic(operand.type, "-")
+    if operand.isValueParameter, case .real(let number) = operand.arguments[0] {
+      // A constant: negated here (PostgreSQL can't type `- ?`).
+      var negated = operand
+      negated.arguments = [.real(-number)]
+      return negated
+    }
     if operand.type.scalar == .integer {
       return splice(
         translator.dialect.integerNegation(placeholderToken(0)), [operand], type: operand.type)

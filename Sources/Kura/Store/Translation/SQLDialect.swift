@@ -57,11 +57,18 @@ protocol SQLDialect: Sendable {
   var nullSafeNotEqual: String { get }
   /// The direction of an `ORDER BY` term, NULL first in the forward order (SQLite ` ASC`).
   func sortDirection(ascending: Bool) -> String
+  /// The order of a model's rows when a fetch names none, and among rows a sort calls equal:
+  /// SQLite's rowid order (the id for integer keys, else the order rows were inserted in);
+  /// `nil` when the engine's scans give it by themselves.
+  func rowOrder(_ schema: ModelSchema) -> String?
   /// Integer arithmetic on two 64-bit integer expressions with Swift's result, or NULL where
   /// Swift traps (overflow, division by zero).
   func integerArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String
   /// The negation of a 64-bit integer expression, NULL where Swift traps (`Int.min`).
   func integerNegation(_ operand: String) -> String
+  /// `Double` arithmetic (`divide` for `/`) with IEEE's result: ±infinity on overflow, ±0 on
+  /// underflow, NaN as NULL.
+  func floatingArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String
 }
 
 /// An integer operation of ``SQLDialect/integerArithmetic(_:_:_:)``.
@@ -95,6 +102,9 @@ extension SQLDialect {
   /// `LIMIT NULL`, which means no limit in standard engines.
   var noLimit: SQLiteValue { .null }
 
+  /// `nil`: scans give rowid order.
+  func rowOrder(_ schema: ModelSchema) -> String? { nil }
+
   /// ` IS `.
   var nullSafeEqual: String { " IS " }
 
@@ -103,6 +113,11 @@ extension SQLDialect {
 
   /// `(lhs op rhs)`: the engine's own integer arithmetic.
   func integerArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String {
+    "(\(lhs) \(op.symbol) \(rhs))"
+  }
+
+  /// `(lhs op rhs)`: SQLite's floating-point arithmetic is IEEE's (NaN is NULL).
+  func floatingArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String {
     "(\(lhs) \(op.symbol) \(rhs))"
   }
 

@@ -89,10 +89,23 @@ struct PostgresDialect: SQLDialect {
     ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"
   }
 
+  /// The id for integer keys, else `kura_row` (the hidden column numbering rows as they are
+  /// inserted, see ``PostgresStoreEngine/primaryKeyDefinition(_:)``): SQLite's rowid order.
+  func rowOrder(_ schema: ModelSchema) -> String? {
+    schema.primaryKey.kind == .integer
+      ? quoteIdentifier(schema.primaryKey.name) : PostgresStoreEngine.rowColumn
+  }
+
   /// `kura_int_add(a, b)` and so on: Swift's 64-bit result, or NULL where Swift traps
   /// (overflow, division by zero), so such a row matches nothing.
   func integerArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String {
     "kura_int_\(op.rawValue)(\(lhs), \(rhs))"
+  }
+
+  /// `kura_real_add(a, b)` and so on: IEEE's result (±infinity on overflow, ±0 on underflow,
+  /// which PostgreSQL reports as errors), NaN as NULL.
+  func floatingArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String {
+    "kura_real_\(op.rawValue)(\(lhs), \(rhs))"
   }
 
   /// `kura_int_neg(a)`: NULL for `Int.min`, whose negation traps in Swift.

@@ -52,9 +52,15 @@
       }
     }
 
-    /// `"id" TEXT COLLATE KURA_SWIFT NOT NULL PRIMARY KEY` (ids Swift calls equal are one row).
+    /// The hidden column numbering a table's rows in the order they were inserted (SQLite's
+    /// rowid order, which fetches without a sort follow); introspection leaves it out.
+    static let rowColumn = "kura_row"
+
+    /// `"id" TEXT COLLATE KURA_SWIFT NOT NULL PRIMARY KEY` (ids Swift calls equal are one row),
+    /// followed by the hidden ``rowColumn``.
     static func primaryKeyDefinition(_ schema: ModelSchema) -> String {
-      StoreEngine.postgres.columnDefinition(schema.primaryKey) + " PRIMARY KEY"
+      StoreEngine.postgres.columnDefinition(schema.primaryKey) + " PRIMARY KEY, "
+        + "\(rowColumn) BIGINT NOT NULL DEFAULT nextval('kura_row_numbers')"
     }
 
     /// `expression` converted to the column type of `kind`.
@@ -145,6 +151,7 @@
 
     /// The functions (and the collation) the store's SQL uses, created in its schema.
     static let functionsSQL = """
+      CREATE SEQUENCE IF NOT EXISTS kura_row_numbers;
       CREATE COLLATION IF NOT EXISTS kura_swift (provider = icu, \
       locale = 'und-u-ks-identic-kk-true', deterministic = false);
       CREATE OR REPLACE FUNCTION kura_key(text) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT \
@@ -169,6 +176,24 @@
       CREATE OR REPLACE FUNCTION kura_int_remainder(bigint, bigint) RETURNS bigint LANGUAGE sql \
       IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN $2 = 0 OR ($2 = -1 AND \
       $1 = -9223372036854775808) THEN NULL ELSE $1 % $2 END $$;
+      CREATE OR REPLACE FUNCTION kura_real_add(double precision, double precision) RETURNS \
+      double precision LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$ BEGIN \
+      RETURN NULLIF($1 + $2, 'NaN'); EXCEPTION WHEN numeric_value_out_of_range THEN \
+      RETURN sign($1) * 'Infinity'::double precision; END $$;
+      CREATE OR REPLACE FUNCTION kura_real_subtract(double precision, double precision) RETURNS \
+      double precision LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$ BEGIN \
+      RETURN NULLIF($1 - $2, 'NaN'); EXCEPTION WHEN numeric_value_out_of_range THEN \
+      RETURN sign($1) * 'Infinity'::double precision; END $$;
+      CREATE OR REPLACE FUNCTION kura_real_multiply(double precision, double precision) RETURNS \
+      double precision LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$ BEGIN \
+      RETURN NULLIF($1 * $2, 'NaN'); EXCEPTION WHEN numeric_value_out_of_range THEN \
+      RETURN sign($1) * sign($2) * CASE WHEN ln(abs($1)) + ln(abs($2)) > 0 THEN \
+      'Infinity'::double precision ELSE 0 END; END $$;
+      CREATE OR REPLACE FUNCTION kura_real_divide(double precision, double precision) RETURNS \
+      double precision LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$ BEGIN \
+      RETURN NULLIF($1 / $2, 'NaN'); EXCEPTION WHEN numeric_value_out_of_range THEN \
+      RETURN sign($1) * sign($2) * CASE WHEN ln(abs($1)) - ln(abs($2)) > 0 THEN \
+      'Infinity'::double precision ELSE 0 END; END $$;
       CREATE OR REPLACE FUNCTION kura_int_neg(bigint) RETURNS bigint LANGUAGE sql IMMUTABLE \
       STRICT PARALLEL SAFE AS $$ SELECT CASE WHEN $1 = -9223372036854775808 THEN NULL ELSE -$1 \
       END $$
@@ -176,7 +201,7 @@
 
     /// The version of ``functionsSQL``, recorded in a comment on `kura_key`: a store whose
     /// functions are older gets them again.
-    static let functionsVersion = "kura functions 1"
+    static let functionsVersion = "kura functions 2"
 
     /// Whether the store's functions exist in their current version.
     static func functionsAreCurrent(_ db: PostgresConnection) throws -> Bool {
@@ -218,11 +243,10 @@
     static func schemaObjects(_ db: PostgresConnection) throws -> [(kind: String, name: String)] {
       try db.query(
         "SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'i' THEN "
-          + "'index' WHEN 'v' THEN 'view' WHEN 'm' THEN 'view' ELSE 'sequence' END, c.relname "
-          + "\(inSchema) AND c.relkind IN ('r', 'p', 'i', 'v', 'm', 'S') AND NOT EXISTS (SELECT "
+          + "'index' ELSE 'view' END, c.relname "
+          + "\(inSchema) AND c.relkind IN ('r', 'p', 'i', 'v', 'm') AND NOT EXISTS (SELECT "
           + "1 FROM pg_catalog.pg_constraint k WHERE k.conindid = c.oid AND c.relkind = 'i') "
-          + "AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.objid = c.oid AND "
-          + "d.deptype IN ('a', 'i') AND c.relkind = 'S') ORDER BY c.relname"
+          + "ORDER BY c.relname"
       ) { (kind: $0.string(at: 0), name: $0.string(at: 1)) }
     }
 
@@ -237,6 +261,7 @@
           + "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT "
           + "a.attisdropped LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation "
           + "WHERE \(isInSchema) AND c.relname = ? AND c.relkind IN ('r', 'p') "
+          + "AND a.attname <> '\(rowColumn)' "
           + "ORDER BY a.attnum",
         [.text(table)]
       ) { row in
@@ -464,15 +489,49 @@
 
     // MARK: Migrations
 
-    /// Copies every row in one statement (PostgreSQL has no rowid to page by).
+    /// Whether `table` has the hidden ``rowColumn``.
+    private static func hasRowColumn(_ table: String, _ db: PostgresConnection) throws -> Bool {
+      try db.queryFirst(
+        "SELECT 1 \(classes)JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid WHERE "
+          + "\(isInSchema) AND c.relname = ? AND a.attname = '\(rowColumn)' AND NOT a.attisdropped",
+        [.text(table)]
+      ) { _ in true } ?? false
+    }
+
+    /// Copies in batches of 50,000 paged by ``rowColumn``, keeping each row's number (so rows
+    /// keep their order); a table without it (not made by Kura) in one statement.
     static func copyRows(
       from table: String, into temporary: String, columns: String, expressions: [String],
       progress: (Int) -> Void, _ db: PostgresConnection
     ) throws {
-      try db.execute(
-        "INSERT INTO \(quoteIdentifier(temporary)) (\(columns)) SELECT "
-          + "\(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table))")
-      if db.changes > 0 { progress(db.changes) }
+      let select = expressions.joined(separator: ", ")
+      guard try hasRowColumn(table, db), try hasRowColumn(temporary, db) else {
+        try db.execute(
+          "INSERT INTO \(quoteIdentifier(temporary)) (\(columns)) SELECT \(select) FROM "
+            + quoteIdentifier(table))
+        if db.changes > 0 { progress(db.changes) }
+        return
+      }
+      let copy = try db.prepare(
+        "WITH kura_copied AS (INSERT INTO \(quoteIdentifier(temporary)) (\(rowColumn), \(columns)) "
+          + "SELECT \(rowColumn), \(select) FROM \(quoteIdentifier(table)) WHERE \(rowColumn) > ? "
+          + "ORDER BY \(rowColumn) LIMIT 50000 RETURNING \(rowColumn)) "
+          + "SELECT count(*), max(\(rowColumn)) FROM kura_copied")
+      var last: Int64 = .min
+      var done = 0
+      while true {
+        copy.reset()
+        try copy.bind(last, at: 1)
+        guard try copy.step() else { break }
+        let copied = Int(copy.int64(at: 0))
+        let newest = copy.isNull(at: 1) ? nil : copy.int64(at: 1)
+        copy.rewind()
+        guard copied > 0, let newest else { break }
+        done += copied
+        last = newest
+        progress(done)
+        if copied < 50_000 { break }
+      }
     }
 
     /// Replaces `table` with `temporary`: the foreign keys of other tables that point at
@@ -491,6 +550,9 @@
           }
         }
       }
+      // Checks waiting for the commit would keep the tables from being altered: run them now.
+      try db.execute("SET CONSTRAINTS ALL IMMEDIATE")
+      try db.execute("SET CONSTRAINTS ALL DEFERRED")
       for key in referring {
         try db.execute(
           "ALTER TABLE \(quoteIdentifier(key.table)) DROP CONSTRAINT \(quoteIdentifier(key.name))")
