@@ -42,8 +42,8 @@
       + "\"createdAt\" = excluded.\"createdAt\", note = excluded.note"
 
     /// The upsert Kura's engine runs (PostgresStoreEngine.upsertSQL for this table: update by
-    /// id, else insert, returning which), to show that statement's share of the bulk insert
-    /// apart from the client's.
+    /// id, else insert, returning which), to show the server's share of the bulk insert apart
+    /// from the client's (on a table made with ``Table/createAsKura``).
     static let kuraUpsertSQL =
       "WITH kura_by_id AS (UPDATE raw SET name = $2, score = $3, \"isFavorite\" = $4, "
       + "\"createdAt\" = $5, note = $6 WHERE id = $1 RETURNING id), kura_insert AS (INSERT INTO "
@@ -51,9 +51,9 @@
       + "WHERE NOT EXISTS (SELECT 1 FROM kura_by_id) RETURNING id) SELECT 2 AS kura_op, id FROM "
       + "kura_by_id UNION ALL SELECT 1, id FROM kura_insert"
 
-    /// Every row.
+    /// Every row, in the order of ids (the order Kura's fetch gives: SQLite's rowid order).
     static let selectAllSQL =
-      "SELECT id, name, score, \"isFavorite\", \"createdAt\", note FROM raw"
+      "SELECT id, name, score, \"isFavorite\", \"createdAt\", note FROM raw ORDER BY id"
 
     /// One row by its primary key.
     static let selectByIDSQL =
@@ -69,6 +69,9 @@
       case none
       /// Creates it, then prepares the statements.
       case create
+      /// Creates it with the hidden row-number column Kura's tables have (`kura_row`, numbered
+      /// by a sequence), then prepares the statements.
+      case createAsKura
       /// Prepares the statements on the table another connection created.
       case existing
     }
@@ -90,6 +93,12 @@
       for index in 0..<6 { formats[index] = 1 }
       if table == .none { return }
       if table == .create { try execute(Self.createTableSQL) }
+      if table == .createAsKura {
+        try execute("CREATE SEQUENCE IF NOT EXISTS kura_row_numbers")
+        try execute(
+          String(Self.createTableSQL.dropLast())
+            + ", kura_row bigint NOT NULL DEFAULT nextval('kura_row_numbers'))")
+      }
       // Types as Kura's statements have them: int8, text, float8, bool, float8, text.
       try prepare("upsert", Self.upsertSQL, types: [20, 25, 701, 16, 701, 25])
       try prepare("kura_upsert", Self.kuraUpsertSQL, types: [20, 25, 701, 16, 701, 25])
