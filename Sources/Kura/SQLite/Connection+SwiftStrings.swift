@@ -61,10 +61,14 @@ extension Connection {
         handle, SwiftStringSQL.realFunction, 1,
         SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, exactReal, nil, nil, nil)
     }
-    let integerFunctions: [(String, Int32, @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)] = [
-      ("add", 2, integerAdd), ("subtract", 2, integerSubtract), ("multiply", 2, integerMultiply),
-      ("divide", 2, integerDivide), ("remainder", 2, integerRemainder), ("neg", 1, integerNegate),
-    ]
+    let integerFunctions:
+      [(
+        String, Int32,
+        @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+      )] = [
+        ("add", 2, integerAdd), ("subtract", 2, integerSubtract), ("multiply", 2, integerMultiply),
+        ("divide", 2, integerDivide), ("remainder", 2, integerRemainder), ("neg", 1, integerNegate),
+      ]
     for (name, arity, function) in integerFunctions where result == SQLITE_OK {
       result = sqlite3_create_function_v2(
         handle, SwiftStringSQL.integerFunctionPrefix + name, arity,

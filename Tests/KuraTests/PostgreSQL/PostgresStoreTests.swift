@@ -58,7 +58,8 @@
         }
         // A wrong password: refused, naming the database and the server, never the password.
         let wrong = URL(
-          string: cluster.url(database: database, user: cluster.passwordRole, password: "wrong-secret"))!
+          string: cluster.url(
+            database: database, user: cluster.passwordRole, password: "wrong-secret"))!
         do {
           _ = try ModelContainer(for: Memo.self, configurations: .postgres(wrong))
           Issue.record("a wrong password opened the store")
@@ -138,7 +139,8 @@
 
       @Test func fourProcessesIncrementingTheSameCounterLoseNoIncrement() throws {
         let store = try freshStore(.postgres)
-        let container = try ModelContainer(for: SharedCounter.self, configurations: store.configuration)
+        let container = try ModelContainer(
+          for: SharedCounter.self, configurations: store.configuration)
         let helper = try executable("kura-testhelper")
         let children = try (0..<4).map { _ in
           try ChildProcess(
@@ -247,7 +249,8 @@
       @Test func aLiveQuerySeesAnotherProcessesSaveThroughNotify() async throws {
         let store = try relationStore(.postgres)
         let container = try relationContainer(store)
-        let query = try LiveQuery(FetchDescriptor<RTrip>(sortBy: [SortDescriptor(\.name)]), in: container)
+        let query = try LiveQuery(
+          FetchDescriptor<RTrip>(sortBy: [SortDescriptor(\.name)]), in: container)
         let inbox = Inbox(query.changes)
         #expect(await inbox.next() == [])
         try runHelper(["relations-insert", store.argument, "trip", "Nara"], store: store)

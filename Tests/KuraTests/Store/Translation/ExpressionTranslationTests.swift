@@ -24,7 +24,8 @@ struct ExpressionTranslationTests {
       engine,
       #Predicate<Item> { $0.count % 3 == -1 }, #"(kura_int_remainder("count", ?) = ?)"#,
       [.integer(3), .integer(-1)])
-    try expectSQL(engine, #Predicate<Item> { -$0.count > 0 }, #"(kura_int_neg("count") > ?)"#, [.integer(0)])
+    try expectSQL(
+      engine, #Predicate<Item> { -$0.count > 0 }, #"(kura_int_neg("count") > ?)"#, [.integer(0)])
     try expectSQL(
       engine,
       #Predicate<Item> { $0.score / 2 >= 1 }, #"coalesce((kura_real("score") / ?) >= ?, 0)"#,
