@@ -13,7 +13,9 @@ enum StudentStore {
 
   /// The PostgreSQL store `KURA_STORE_URL` names, if any (used instead of the file).
   static var serverURL: URL? {
-    ProcessInfo.processInfo.environment["KURA_STORE_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    ProcessInfo.processInfo.environment["KURA_STORE_URL"].flatMap {
+      $0.isEmpty ? nil : URL(string: $0)
+    }
   }
 
   /// The store's configuration: the server `KURA_STORE_URL` names, else the file.
@@ -39,7 +41,8 @@ enum StudentStore {
         return ModelContext(try ModelContainer(for: Student.self, configurations: configuration))
       } catch let error as StoreError where error.code == .outdatedStore {
         return try context()
-      } catch let error as StoreError where error.code == .cannotOpen && error.postgresError == nil {
+      } catch let error as StoreError where error.code == .cannotOpen && error.postgresError == nil
+      {
         return nil  // no store in the database yet
       }
     }
