@@ -41,6 +41,9 @@ let package = Package(
         "CKuraSupport",
       ]
     ),
+    // A throwaway PostgreSQL server (initdb, a Unix socket, cleanup at exit) for the tests and
+    // `kura-bench postgres` (internal: not a product).
+    .target(name: "KuraPostgresCluster", dependencies: ["Kura"]),
     // Argument parsing and output shared by every executable (internal: not a product).
     .target(name: "KuraCLI", dependencies: ["Kura", "TerminalUI"]),
     .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI"]),
@@ -56,8 +59,9 @@ let package = Package(
     .executableTarget(
       name: "kura-bench",
       dependencies: [
-        "Kura", "CKuraSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
+        "Kura", "CKuraSupport", "WarikanKit", "TerminalUI", "WarikanTUI", "KuraPostgresCluster",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
+        .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
       ]
     ),
     // Seed §1's customer list (and its three fields) on Kura preferences.
@@ -71,7 +75,9 @@ let package = Package(
       name: "kura-testhelper", dependencies: ["Kura", "WarikanKit", "TerminalUI"]),
     .testTarget(
       name: "KuraTests",
-      dependencies: ["Kura", "KuraCLI", "WarikanKit", "TerminalUI", "WarikanTUI"]),
+      dependencies: [
+        "Kura", "KuraCLI", "WarikanKit", "TerminalUI", "WarikanTUI", "KuraPostgresCluster",
+      ]),
     // Test-only (not products): stand-ins with SwiftUI's and SwiftData's public names, and tests
     // that compile the README's examples next to them, as an app's files import them. On a Mac
     // the tests import the real frameworks instead.

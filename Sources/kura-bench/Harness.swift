@@ -88,3 +88,73 @@ func benchmarkDirectory(_ name: String) -> URL {
   try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   return url
 }
+
+/// One side of an alternating measurement: its name, what runs before each of its measured runs
+/// (outside the timer: a fresh database, a new connection), and the measured work.
+struct MeasuredSide {
+  /// The name printed for the side (`kura`, `libpq`).
+  var name: String
+  /// Runs before each measured run, untimed.
+  var prepare: () throws -> Void = {}
+  /// The measured work.
+  var run: () throws -> Void
+}
+
+/// The measured runs of one side: wall-clock durations and this thread's CPU time, each sorted.
+struct MeasuredSamples {
+  /// Wall-clock durations, shortest first.
+  var wall: [Duration]
+  /// The measuring thread's CPU time of each run (the client's share, not a server's), least
+  /// first.
+  var cpu: [Duration]
+
+  /// The median wall-clock duration.
+  var median: Duration { wall[wall.count / 2] }
+  /// The median CPU time.
+  var medianCPU: Duration { cpu[cpu.count / 2] }
+}
+
+/// Times each side `runs` times, taking turns and rotating which side goes first (for two
+/// sides: kura, baseline, then baseline, kura, …, as ``medians(runs:kura:baseline:)`` does), so
+/// that drift in the machine's load affects every side alike.
+func alternatingSamples(runs: Int, _ sides: [MeasuredSide]) throws -> [MeasuredSamples] {
+  let clock = ContinuousClock()
+  var wall = Array(repeating: [Duration](), count: sides.count)
+  var cpu = wall
+  for run in 0..<runs {
+    for step in 0..<sides.count {
+      let index = (run + step) % sides.count
+      try sides[index].prepare()
+      let startCPU = threadCPUTime()
+      wall[index].append(try clock.measure { try sides[index].run() })
+      cpu[index].append(threadCPUTime() - startCPU)
+    }
+  }
+  return sides.indices.map { MeasuredSamples(wall: wall[$0].sorted(), cpu: cpu[$0].sorted()) }
+}
+
+/// Prints one comparison line with each side's median and range (shortest–longest run), the
+/// ratio and the target, then a line with each side's median CPU time in this thread.
+func reportRanges(
+  _ name: String, kura: MeasuredSamples, baseline: MeasuredSamples, baselineName: String,
+  target: Double?, kuraName: String = "kura"
+) {
+  func range(_ samples: MeasuredSamples) -> String {
+    String(
+      format: "%.1f ms [%.1f–%.1f]", seconds(samples.median) * 1000,
+      seconds(samples.wall[0]) * 1000, seconds(samples.wall[samples.wall.count - 1]) * 1000)
+  }
+  let ratio = seconds(kura.median) / max(seconds(baseline.median), 1e-12)
+  var line =
+    "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(kuraName) \(range(kura))"
+    + "  \(baselineName) \(range(baseline))  ratio \(String(format: "%.2f", ratio))×"
+  if let target {
+    line += "  (target ≤ \(String(format: "%.2f", target))×: \(ratio <= target ? "met" : "MISSED"))"
+  }
+  print(line)
+  print(
+    "  (client CPU in this thread, median)".padding(toLength: 44, withPad: " ", startingAt: 0)
+      + " \(kuraName) \(String(format: "%.1f ms", seconds(kura.medianCPU) * 1000))"
+      + "  \(baselineName) \(String(format: "%.1f ms", seconds(baseline.medianCPU) * 1000))")
+  fflush(nil)
+}

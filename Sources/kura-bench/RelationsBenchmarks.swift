@@ -63,8 +63,8 @@ func runRelationsBenchmarks() throws {
   try migration()
 }
 
-/// Waits for a live query's next result set with `count` models.
-private final class UpdateWaiter: Sendable {
+/// Waits for a live query's next result set.
+final class UpdateWaiter: Sendable {
   private let semaphore = DispatchSemaphore(value: 0)
   private let task: Task<Void, Never>
 
@@ -78,6 +78,10 @@ private final class UpdateWaiter: Sendable {
   }
 
   func wait() { semaphore.wait() }
+
+  /// Waits at most `seconds` for the next result set; whether it came.
+  func wait(seconds: Double) -> Bool { semaphore.wait(timeout: .now() + seconds) == .success }
+
   deinit { task.cancel() }
 }
 

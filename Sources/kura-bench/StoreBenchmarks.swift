@@ -31,7 +31,8 @@ struct IndexedTrip: PersistentModel, Equatable {
   static var schema: Schema<IndexedTrip> { Schema(.index(\.name)) }
 }
 
-private func makeTrips(_ count: Int, from start: Int = 0) -> [BenchTrip] {
+/// `count` trips with ids from `start`: every third a favourite, every other one with a note.
+func makeTrips(_ count: Int, from start: Int = 0) -> [BenchTrip] {
   (start..<(start + count)).map { index in
     BenchTrip(
       id: index, name: "trip-\(index)", score: Double(index) * 0.5, isFavorite: index % 3 == 0,
@@ -146,7 +147,7 @@ private final class RawStore {
 }
 
 /// The CPU time this thread has used, which other processes' load does not inflate.
-private func threadCPUTime() -> Duration {
+func threadCPUTime() -> Duration {
   var time = timespec()
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
   return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
@@ -224,7 +225,8 @@ struct StoreBenchmarkOptions {
 @inline(never)
 func profiledRegion(_ body: () throws -> Void) rethrows { try body() }
 
-private func formatted(_ count: Int) -> String {
+/// `count` with thousands separators: `100,000`.
+func formatted(_ count: Int) -> String {
   let digits = Array(String(count))
   var text = ""
   for (index, digit) in digits.enumerated() {

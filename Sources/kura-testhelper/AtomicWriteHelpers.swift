@@ -18,7 +18,7 @@ let atomicWriteHelperCommands: [HelperCommand] = [
       throw HelperUsage("store-increment <store> <times>")
     }
     let container = try ModelContainer(
-      for: SharedCounter.self, configurations: .url(URL(fileURLWithPath: arguments[0])))
+      for: SharedCounter.self, configurations: storeConfiguration(arguments[0]))
     print("ready")
     fflush(nil)
     _ = readLine()

@@ -289,7 +289,7 @@ extension PostgresLocation {
     components.path = "/"
     components.queryItems = parameters.filter { Self.publicKeywords.contains($0.key) }
       .sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
-    return components.url ?? URL(string: "postgresql:///")!
+    return components.url ?? URL(string: "postgresql:///") ?? URL(fileURLWithPath: "/")
   }
 
   /// Whether `url` is a `postgresql://` (or `postgres://`) URL.
@@ -321,7 +321,8 @@ extension PostgresLocation {
         database = database ?? defaults["dbname"] ?? user
       }
     #endif
-    let server = (host.map { $0.isEmpty ? "localhost" : $0 } ?? "localhost") + ":" + (port ?? "5432")
+    let server =
+      (host.map { $0.isEmpty ? "localhost" : $0 } ?? "localhost") + ":" + (port ?? "5432")
     return "\(database ?? "(default)") on \(server)"
   }
 

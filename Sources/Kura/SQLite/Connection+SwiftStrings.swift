@@ -31,6 +31,12 @@ public enum SwiftStringSQL {
   /// INTEGER is itself; the exact BLOB of `-0.0` (`Double.exactSQLiteBlob`) is `0.0`
   /// (equal in Swift too); NaN, which SQL has no value for, and NULL are NULL.
   public static let realFunction = "kura_real"
+
+  /// `kura_int_add(a, b)`, `kura_int_subtract`, `kura_int_multiply`, `kura_int_divide`,
+  /// `kura_int_remainder` and `kura_int_neg(a)`: Swift's 64-bit integer arithmetic, NULL where
+  /// Swift traps (overflow, division by zero, `Int.min / -1`, `Int.min % -1`), so a row whose
+  /// arithmetic traps matches nothing (SQLite itself turns an overflow into a rounded REAL).
+  static let integerFunctionPrefix = "kura_int_"
 }
 
 extension Connection {
@@ -55,8 +61,93 @@ extension Connection {
         handle, SwiftStringSQL.realFunction, 1,
         SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, exactReal, nil, nil, nil)
     }
+    let integerFunctions:
+      [(
+        String, Int32,
+        @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+      )] = [
+        ("add", 2, integerAdd), ("subtract", 2, integerSubtract), ("multiply", 2, integerMultiply),
+        ("divide", 2, integerDivide), ("remainder", 2, integerRemainder), ("neg", 1, integerNegate),
+      ]
+    for (name, arity, function) in integerFunctions where result == SQLITE_OK {
+      result = sqlite3_create_function_v2(
+        handle, SwiftStringSQL.integerFunctionPrefix + name, arity,
+        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, function, nil, nil, nil)
+    }
     if result != SQLITE_OK { throw SQLiteError(handle: handle, result: result, sql: nil) }
   }
+}
+
+/// Calls `operation` on two INTEGER arguments; NULL when either is not an integer or
+/// `operation` has no result (Swift would trap).
+@inline(__always)
+private func integerResult(
+  _ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?,
+  _ operation: (Int64, Int64) -> Int64?
+) {
+  guard let left = arguments?[0], let right = arguments?[1],
+    sqlite3_value_type(left) == SQLITE_INTEGER, sqlite3_value_type(right) == SQLITE_INTEGER,
+    let value = operation(sqlite3_value_int64(left), sqlite3_value_int64(right))
+  else { return sqlite3_result_null(context) }
+  sqlite3_result_int64(context, value)
+}
+
+private func integerAdd(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  integerResult(context, arguments) { a, b in
+    let (value, overflow) = a.addingReportingOverflow(b)
+    return overflow ? nil : value
+  }
+}
+
+private func integerSubtract(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  integerResult(context, arguments) { a, b in
+    let (value, overflow) = a.subtractingReportingOverflow(b)
+    return overflow ? nil : value
+  }
+}
+
+private func integerMultiply(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  integerResult(context, arguments) { a, b in
+    let (value, overflow) = a.multipliedReportingOverflow(by: b)
+    return overflow ? nil : value
+  }
+}
+
+private func integerDivide(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  integerResult(context, arguments) { a, b in
+    guard b != 0 else { return nil }
+    let (value, overflow) = a.dividedReportingOverflow(by: b)
+    return overflow ? nil : value
+  }
+}
+
+private func integerRemainder(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  integerResult(context, arguments) { a, b in
+    guard b != 0 else { return nil }
+    let (value, overflow) = a.remainderReportingOverflow(dividingBy: b)
+    return overflow ? nil : value
+  }
+}
+
+private func integerNegate(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  guard let operand = arguments?[0], sqlite3_value_type(operand) == SQLITE_INTEGER else {
+    return sqlite3_result_null(context)
+  }
+  let value = sqlite3_value_int64(operand)
+  guard value != .min else { return sqlite3_result_null(context) }
+  sqlite3_result_int64(context, -value)
 }
 
 /// Orders two UTF-8 texts by ``SwiftStringSQL/order(_:_:)``.

@@ -326,20 +326,8 @@ struct SwiftSemanticsTests {
         expected(remainder) { $0 != 0 }
       ),
     ]
-    // Known bug on SQLite (Sources/Kura can't be changed from the tests): an overflowing
-    // integer becomes a REAL (and `Int.min / -1`, `Int.min % -1` give a value), so the row can
-    // still match, against "Querying Models". A division by zero is NULL and does not match.
-    let overflowMatchesOnSQLite = [
-      "count + 1 > 0", "count * 2 > 0", "count * 2 <= 0", "count - 1 < 0", "-count > 0",
-      "count / divisor > 0", "count % divisor == 0",
-    ]
     for (name, predicate, ids) in cases {
-      let stored = try storeIDs(context, predicate)
-      withKnownIssue("SQLite matches rows whose integer arithmetic overflows") {
-        #expect(stored == ids, "\(name)")
-      } when: {
-        engine == .sqlite && overflowMatchesOnSQLite.contains(name)
-      }
+      #expect(try storeIDs(context, predicate) == ids, "\(name)")
     }
   }
 }

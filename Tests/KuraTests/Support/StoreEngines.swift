@@ -165,7 +165,7 @@ private func sqliteBacking(_ location: SQLiteLocation, in folder: TemporaryDirec
 // MARK: - PostgreSQL
 
 /// A PostgreSQL store: a new, empty database of the test run's cluster
-/// (`Support/PostgresCluster.swift`), dropped when the test store is released.
+/// (`Sources/KuraPostgresCluster`), dropped when the test store is released.
 private func postgresBacking(in folder: TemporaryDirectory) throws -> StoreBacking {
   #if canImport(CLibPQ)
     let cluster = try PostgresCluster.shared()

@@ -56,7 +56,8 @@ extension StoreConnection {
   func tableExists(_ name: String) throws -> Bool {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.tableExists(name, connection)
-    case .postgres(let connection): return try PostgresStoreEngine.tableExists(name, connection.connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.tableExists(name, connection.connection)
     }
   }
 
@@ -65,7 +66,8 @@ extension StoreConnection {
   func schemaObjects() throws -> [(kind: String, name: String)] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.schemaObjects(connection)
-    case .postgres(let connection): return try PostgresStoreEngine.schemaObjects(connection.connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.schemaObjects(connection.connection)
     }
   }
 
@@ -78,7 +80,8 @@ extension StoreConnection {
   func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.tableColumns(table, connection)
-    case .postgres(let connection): return try PostgresStoreEngine.tableColumns(table, connection.connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.tableColumns(table, connection.connection)
     }
   }
 
@@ -86,7 +89,8 @@ extension StoreConnection {
   func foreignKeys(of table: String) throws -> [StoreForeignKey] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.foreignKeys(table, connection)
-    case .postgres(let connection): return try PostgresStoreEngine.foreignKeys(table, connection.connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.foreignKeys(table, connection.connection)
     }
   }
 
@@ -94,7 +98,8 @@ extension StoreConnection {
   func indexes(of table: String) throws -> [StoreIndexInfo] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.indexes(table, connection)
-    case .postgres(let connection): return try PostgresStoreEngine.indexes(table, connection.connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.indexes(table, connection.connection)
     }
   }
 
@@ -103,7 +108,8 @@ extension StoreConnection {
   func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.indexDefinitions(table, connection)
-    case .postgres(let connection): return try PostgresStoreEngine.indexDefinitions(table, connection.connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.indexDefinitions(table, connection.connection)
     }
   }
 
@@ -111,7 +117,8 @@ extension StoreConnection {
   func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.foreignKeyViolations(connection)
-    case .postgres(let connection): return try PostgresStoreEngine.foreignKeyViolations(connection.connection)
+    case .postgres(let connection):
+      return try PostgresStoreEngine.foreignKeyViolations(connection.connection)
     }
   }
 

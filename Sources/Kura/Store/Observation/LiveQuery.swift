@@ -173,7 +173,12 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     } catch {
       let storeError =
         error as? StoreError
-        ?? StoreError(.sqlite, url: container.storeURL, message: "Can't refresh a live query: \(error).")
+        ?? (error as? PostgresError).map {
+          StoreError.wrapping(
+            postgres: $0, url: container.storeURL, doing: "refresh a live query on")
+        }
+        ?? StoreError(
+          .sqlite, url: container.storeURL, message: "Can't refresh a live query: \(error).")
       registrar.withMutation(of: self, keyPath: \.error) {
         state.withLock {
           $0.error = storeError

@@ -78,11 +78,19 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable {
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
     let operand = try translator.fragment(wrapped)
     try checkArithmetic(operand.type, "-")
-    if operand.isValueParameter, case .real(let number) = operand.arguments[0] {
-      // A constant: negated here (PostgreSQL can't type `- ?`).
+    if operand.isValueParameter {
+      // A constant (such as `-1`): negated here (PostgreSQL can't type `- ?`); `Int.min`, whose
+      // negation traps, is left to SQL.
       var negated = operand
-      negated.arguments = [.real(-number)]
-      return negated
+      switch operand.arguments[0] {
+      case .real(let number):
+        negated.arguments = [.real(-number)]
+        return negated
+      case .integer(let number) where number != .min:
+        negated.arguments = [.integer(-number)]
+        return negated
+      default: break
+      }
     }
     if operand.type.scalar == .integer {
       return splice(

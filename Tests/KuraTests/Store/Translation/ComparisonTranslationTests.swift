@@ -16,7 +16,7 @@ struct ComparisonTranslationTests {
   func orderingOperators(_ engine: TestEngine) throws {
     try expectSQL(engine, #Predicate<Item> { $0.count < 3 }, #"("count" < ?)"#, [.integer(3)])
     try expectSQL(engine, #Predicate<Item> { $0.count <= 3 }, #"("count" <= ?)"#, [.integer(3)])
-    try expectSQL(engine, #Predicate<Item> { $0.count > -1 }, #"("count" > (- ?))"#, [.integer(1)])
+    try expectSQL(engine, #Predicate<Item> { $0.count > -1 }, #"("count" > ?)"#, [.integer(-1)])
     try expectSQL(engine, #Predicate<Item> { $0.count >= 0 }, #"("count" >= ?)"#, [.integer(0)])
     try expectSQL(
       engine,

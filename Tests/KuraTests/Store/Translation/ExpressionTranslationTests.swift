@@ -9,20 +9,23 @@ struct ExpressionTranslationTests {
   func arithmetic(_ engine: TestEngine) throws {
     try expectSQL(
       engine,
-      #Predicate<Item> { $0.count + 2 > 5 }, #"(("count" + ?) > ?)"#, [.integer(2), .integer(5)])
+      #Predicate<Item> { $0.count + 2 > 5 }, #"(kura_int_add("count", ?) > ?)"#,
+      [.integer(2), .integer(5)])
     try expectSQL(
       engine,
-      #Predicate<Item> { $0.count - $0.count * 2 == -3 }, #"(("count" - ("count" * ?)) = (- ?))"#,
-      [.integer(2), .integer(3)])
+      #Predicate<Item> { $0.count - $0.count * 2 == -3 },
+      #"(kura_int_subtract("count", kura_int_multiply("count", ?)) = ?)"#,
+      [.integer(2), .integer(-3)])
     try expectSQL(
       engine,
-      #Predicate<Item> { $0.count / 2 == -2 }, #"(("count" / ?) = (- ?))"#,
-      [.integer(2), .integer(2)])
+      #Predicate<Item> { $0.count / 2 == -2 }, #"(kura_int_divide("count", ?) = ?)"#,
+      [.integer(2), .integer(-2)])
     try expectSQL(
       engine,
-      #Predicate<Item> { $0.count % 3 == -1 }, #"(("count" % ?) = (- ?))"#,
-      [.integer(3), .integer(1)])
-    try expectSQL(engine, #Predicate<Item> { -$0.count > 0 }, #"((- "count") > ?)"#, [.integer(0)])
+      #Predicate<Item> { $0.count % 3 == -1 }, #"(kura_int_remainder("count", ?) = ?)"#,
+      [.integer(3), .integer(-1)])
+    try expectSQL(
+      engine, #Predicate<Item> { -$0.count > 0 }, #"(kura_int_neg("count") > ?)"#, [.integer(0)])
     try expectSQL(
       engine,
       #Predicate<Item> { $0.score / 2 >= 1 }, #"coalesce((kura_real("score") / ?) >= ?, 0)"#,
@@ -72,7 +75,7 @@ struct ExpressionTranslationTests {
     try expectSQL(
       engine,
       #Predicate<Item> { $0.rank.flatMap { $0 * 2 } == 10 },
-      #"((CASE WHEN "rank" IS NULL THEN NULL ELSE ("rank" * ?) END) IS ?)"#,
+      #"((CASE WHEN "rank" IS NULL THEN NULL ELSE kura_int_multiply("rank", ?) END) IS ?)"#,
       [.integer(2), .integer(10)])
     try expectSQL(
       engine,
@@ -150,7 +153,7 @@ struct ExpressionTranslationTests {
     try expectSQL(
       engine,
       #Predicate<Item> { ($0.isActive ? $0.count : -$0.count) > 2 },
-      #"((CASE WHEN "isActive" THEN "count" ELSE (- "count") END) > ?)"#, [.integer(2)])
+      #"((CASE WHEN "isActive" THEN "count" ELSE kura_int_neg("count") END) > ?)"#, [.integer(2)])
     try expectSQL(
       engine,
       #Predicate<Item> { $0.count > 0 ? $0.isActive : $0.name.isEmpty },

@@ -59,9 +59,10 @@
             + "and Kura stores Swift's text only in UTF8 databases. Create the database with "
             + "`createdb --encoding=UTF8 --template=template0`.")
       }
-      let icu = try db.queryFirst(
-        "SELECT 1 FROM pg_catalog.pg_collation WHERE collname = 'und-x-icu'"
-      ) { _ in true } ?? false
+      let icu =
+        try db.queryFirst(
+          "SELECT 1 FROM pg_catalog.pg_collation WHERE collname = 'und-x-icu'"
+        ) { _ in true } ?? false
       guard icu else {
         throw StoreError(
           .cannotOpen, url: location.passwordFreeURL,

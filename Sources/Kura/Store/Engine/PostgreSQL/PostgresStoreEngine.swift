@@ -379,7 +379,9 @@
             "SELECT 1 FROM \(quoteIdentifier(table)) AS kura_row WHERE \(danglingCondition(key)) "
               + "LIMIT 1"
           ) { _ in true } ?? false
-        if broken { violations.append(StoreForeignKeyViolation(table: table, target: key.targetTable)) }
+        if broken {
+          violations.append(StoreForeignKeyViolation(table: table, target: key.targetTable))
+        }
       }
       return violations
     }

@@ -66,9 +66,11 @@
       self.isReadOnly = readOnly
       let connection = try PostgresConnection(location: location)
       guard
-        let schema = try connection.queryFirst("SELECT current_schema()", row: { row in
-          row.isNull(at: 0) ? nil : row.string(at: 0)
-        }), let schema
+        let schema = try connection.queryFirst(
+          "SELECT current_schema()",
+          row: { row in
+            row.isNull(at: 0) ? nil : row.string(at: 0)
+          }), let schema
       else {
         throw StoreError(
           .cannotOpen, url: location.passwordFreeURL,

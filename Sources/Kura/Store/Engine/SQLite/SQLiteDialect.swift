@@ -67,6 +67,17 @@ struct SQLiteDialect: SQLDialect {
     return ("SELECT value FROM json_each(\(parameter))", .text(json + "]"))
   }
 
+  /// `kura_int_add(a, b)` and so on (``SwiftStringSQL/integerFunctionPrefix``): Swift's result,
+  /// NULL where Swift traps (SQLite's own `+` turns an overflow into a rounded REAL).
+  func integerArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String {
+    "\(SwiftStringSQL.integerFunctionPrefix)\(op.rawValue)(\(lhs), \(rhs))"
+  }
+
+  /// `kura_int_neg(a)`: NULL for `Int.min`.
+  func integerNegation(_ operand: String) -> String {
+    "\(SwiftStringSQL.integerFunctionPrefix)neg(\(operand))"
+  }
+
   /// SQLite takes a negative limit as none.
   var noLimit: SQLiteValue { .integer(-1) }
 }

@@ -1,16 +1,16 @@
 #if canImport(CLibPQ)
   import Foundation
   import Synchronization
-  import Testing
 
-  @testable import Kura
+  import Kura
 
-  /// One throwaway PostgreSQL cluster for the whole test process, started on first use: `initdb`
-  /// into a temporary folder, a server listening only on a Unix socket in that folder, run as
-  /// the `postgres` user when the tests run as root.
+  /// A throwaway PostgreSQL cluster: `initdb` into a temporary folder, a server listening only
+  /// on a Unix socket in that folder, run as the `postgres` user when the process runs as root.
+  /// The tests share one (``shared()``, started on first use); `kura-bench postgres` starts its
+  /// own with ``start(fsync:)``.
   ///
-  /// It is stopped and its folder removed when the test process exits — normally (an `atexit`
-  /// handler), or killed (a watchdog process that reads a pipe only the test process holds, and
+  /// It is stopped and its folder removed when the process exits — normally (an `atexit`
+  /// handler), or killed (a watchdog process that reads a pipe only this process holds, and
   /// cleans up when the pipe closes).
   ///
   /// Tests get a database of their own with ``freshDatabaseURL(_:)``:
@@ -19,34 +19,86 @@
   /// let url = try PostgresCluster.freshDatabaseURL()
   /// let connection = try PostgresConnection(url)
   /// ```
-  final class PostgresCluster: Sendable {
+  public final class PostgresCluster: Sendable {
     /// The folder holding the data directory, the socket and the server's log.
-    let folder: String
+    ///
+    /// For example: `print(try PostgresCluster.shared().folder)`.
+    public let folder: String
     /// The port, which names the socket file (`.s.PGSQL.5432`); no TCP port is opened.
-    let port = 5432
+    ///
+    /// For example: `let socket = "\(cluster.folder)/.s.PGSQL.\(cluster.port)"`.
+    public let port = 5432
     /// The superuser's name.
-    let superuser = "postgres"
+    ///
+    /// For example: `let url = cluster.url(database: "postgres", user: cluster.superuser)`.
+    public let superuser = "postgres"
     /// A role that must log in with a password (scram-sha-256), for authentication tests.
-    let passwordRole = "kura_password_test"
+    ///
+    /// For example: `let url = cluster.url(database: "postgres", user: cluster.passwordRole)`.
+    public let passwordRole = "kura_password_test"
     /// That role's password.
-    let passwordRolePassword = "correct horse battery staple"
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let url = cluster.url(
+    ///   database: "postgres", user: cluster.passwordRole, password: cluster.passwordRolePassword)
+    /// ```
+    public let passwordRolePassword = "correct horse battery staple"
+    /// Whether the server syncs its writes to disk (`fsync`); off for the tests, on for
+    /// benchmarks, so that a commit costs what it costs in production.
+    ///
+    /// For example: `print(cluster.fsync ? "durable" : "fsync off")`.
+    public let fsync: Bool
     private let administrator: Mutex<PostgresConnection>
     private let databaseCount = Atomic<Int>(0)
 
-    /// The cluster, started on first use (once per test process, also when tests ask for it
-    /// at the same time).
-    static func shared() throws -> PostgresCluster { try startup.get() }
+    /// The cluster of the tests, started on first use (once per process, also when tests ask
+    /// for it at the same time), with `fsync=off`.
+    ///
+    /// For example: `let cluster = try PostgresCluster.shared()`.
+    ///
+    /// - Returns: The cluster.
+    /// - Throws: ``StartError`` when the server programs are missing or the server can't start.
+    public static func shared() throws -> PostgresCluster { try startup.get() }
 
-    private static let startup = Result<PostgresCluster, any Error> { try PostgresCluster() }
+    private static let startup = Result<PostgresCluster, any Error> {
+      try PostgresCluster(fsync: false)
+    }
+
+    /// Starts a cluster of its own (not the shared one), stopped and removed when the process
+    /// exits, as the shared one is.
+    ///
+    /// For example: `let cluster = try PostgresCluster.start(fsync: true)`.
+    ///
+    /// - Parameter fsync: Whether the server syncs commits to disk (PostgreSQL's default);
+    ///   `false` makes writes faster and a crash of the machine lose them.
+    /// - Returns: The running cluster.
+    /// - Throws: ``StartError`` when the server programs are missing or the server can't start.
+    public static func start(fsync: Bool) throws -> PostgresCluster {
+      try PostgresCluster(fsync: fsync)
+    }
 
     /// A `postgresql://` URL of a new, empty database of its own on the shared cluster, as the
     /// superuser; usable in this process and, through the environment, by child processes.
-    static func freshDatabaseURL(_ name: String = #function) throws -> String {
+    ///
+    /// For example: `let connection = try PostgresConnection(PostgresCluster.freshDatabaseURL())`.
+    ///
+    /// - Parameter name: Words for the database's name (the calling function's by default).
+    /// - Returns: The URL, as a string.
+    /// - Throws: ``StartError`` or a `PostgresError` when the database can't be created.
+    public static func freshDatabaseURL(_ name: String = #function) throws -> String {
       try shared().freshDatabaseURL(name)
     }
 
     /// A `postgresql://` URL of a new, empty database of its own, as the superuser.
-    func freshDatabaseURL(_ name: String = #function) throws -> String {
+    ///
+    /// For example: `let url = try cluster.freshDatabaseURL("kura side")`.
+    ///
+    /// - Parameter name: Words for the database's name (the calling function's by default).
+    /// - Returns: The URL, as a string.
+    /// - Throws: A `PostgresError` when the database can't be created.
+    public func freshDatabaseURL(_ name: String = #function) throws -> String {
       let number = databaseCount.add(1, ordering: .relaxed).newValue
       let label = name.lowercased().filter { ($0.isASCII && $0.isLetter) || $0.isNumber }
       let database = "kura_\(number)_\(label.prefix(40))"
@@ -56,7 +108,15 @@
 
     /// The URL of `database` on this cluster, as `user` (the superuser by default), with a
     /// password when one is given.
-    func url(database: String, user: String? = nil, password: String? = nil) -> String {
+    ///
+    /// For example: `let url = cluster.url(database: "postgres")`.
+    ///
+    /// - Parameters:
+    ///   - database: The database's name.
+    ///   - user: The role to log in as; the superuser when `nil`.
+    ///   - password: The role's password, if it needs one.
+    /// - Returns: The URL, as a string.
+    public func url(database: String, user: String? = nil, password: String? = nil) -> String {
       let user = user ?? superuser
       var userInfo = user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? user
       if let password {
@@ -69,12 +129,22 @@
 
     /// Runs SQL as the superuser, connected to the `postgres` database (create or drop
     /// databases, terminate backends…).
-    func runAsSuperuser(_ sql: String) throws {
+    ///
+    /// For example: `try cluster.runAsSuperuser("DROP DATABASE kura_1_old")`.
+    ///
+    /// - Parameter sql: The SQL (no parameters).
+    /// - Throws: A `PostgresError` naming the SQL.
+    public func runAsSuperuser(_ sql: String) throws {
       try administrator.withLock { try $0.execute(sql) }
     }
 
     /// Ends a server backend (and so breaks the connection it serves), waiting until it is gone.
-    func terminateBackend(_ processID: Int32) throws {
+    ///
+    /// For example: `try cluster.terminateBackend(connection.processID)`.
+    ///
+    /// - Parameter processID: The backend's process id.
+    /// - Throws: A `PostgresError` when the server can't be asked.
+    public func terminateBackend(_ processID: Int32) throws {
       try administrator.withLock { connection in
         _ = try connection.queryFirst(
           "SELECT pg_terminate_backend(?, 10000)", [.integer(Int64(processID))]
@@ -85,22 +155,36 @@
     // MARK: Starting and stopping
 
     /// Why the cluster can't start.
-    struct StartError: Error, CustomStringConvertible {
-      var description: String
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// do { _ = try PostgresCluster.shared() } catch let error as PostgresCluster.StartError {
+    ///   print(error)
+    /// }
+    /// ```
+    public struct StartError: Error, CustomStringConvertible {
+      /// What failed, and the command that installs what is missing.
+      ///
+      /// For example: `print(error.description)`.
+      public var description: String
     }
 
     /// The command that installs the server programs.
-    static let installHint =
+    ///
+    /// For example: `print("PostgreSQL is missing: \(PostgresCluster.installHint)")`.
+    public static let installHint =
       "install PostgreSQL's server programs with `./scripts/setup` or"
       + " `apt-get install postgresql libpq-dev`"
 
-    private init() throws {
+    private init(fsync: Bool) throws {
+      self.fsync = fsync
       guard let initdb = Self.findProgram("initdb"),
         let pgCtl = Self.findProgram("pg_ctl", preferring: initdb.deletingLastPathComponent())
       else {
         throw StartError(
           description:
-            "The PostgreSQL tests need `initdb` and `pg_ctl` (looked in PATH and"
+            "A throwaway PostgreSQL server needs `initdb` and `pg_ctl` (looked in PATH and"
             + " /usr/lib/postgresql/*/bin): \(Self.installHint)")
       }
       let owner = try Self.serverUser()
@@ -127,7 +211,7 @@
       try rules.write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
       let options =
         "-c listen_addresses='' -c unix_socket_directories='\(folder)' -c port=\(port)"
-        + " -c fsync=off -c max_connections=200"
+        + (fsync ? "" : " -c fsync=off") + " -c max_connections=200"
       try Self.run(
         owner,
         [
@@ -165,14 +249,14 @@
       return nil
     }
 
-    /// The user the server runs as: `postgres` when the tests run as root (the server refuses
+    /// The user the server runs as: `postgres` when this process runs as root (the server refuses
     /// to run as root), else nobody in particular (the current user).
     private static func serverUser() throws -> (uid: uid_t, gid: gid_t)? {
       guard geteuid() == 0 else { return nil }
       guard let entry = getpwnam("postgres") else {
         throw StartError(
           description:
-            "The tests run as root, so the PostgreSQL server must run as the `postgres` user,"
+            "This process runs as root, so the PostgreSQL server must run as the `postgres` user,"
             + " which does not exist: \(installHint) (the package creates it)")
       }
       return (entry.pointee.pw_uid, entry.pointee.pw_gid)
@@ -293,16 +377,19 @@
       _ = try spawn(command, input: descriptors[0], output: null)
     }
 
-    /// Runs `stopCommand` when the test process exits normally, before it returns, so no
-    /// server outlives `swift test`.
+    /// Runs `stopCommand` when the process exits normally, before it returns, so no server
+    /// outlives `swift test` (or the benchmark).
     private static func registerExitCleanup(_ stopCommand: String) {
-      exitCleanup.withLock { $0 = stopCommand }
+      let first = exitCleanup.withLock { commands in
+        commands.append(stopCommand)
+        return commands.count == 1
+      }
+      guard first else { return }
       atexit {
-        guard let command = PostgresCluster.exitCleanup.withLock({ $0 }) else { return }
-        _ = system(command)
+        for command in PostgresCluster.exitCleanup.withLock({ $0 }) { _ = system(command) }
       }
     }
 
-    private static let exitCleanup = Mutex<String?>(nil)
+    private static let exitCleanup = Mutex<[String]>([])
   }
 #endif

@@ -1,0 +1,560 @@
+#if canImport(CLibPQ)
+  import Foundation
+  import Kura
+
+  // The model store on PostgreSQL against the same statements through libpq's C API, on the
+  // same server in the same run: `swift run -c release kura-bench postgres [--url <url>]`.
+
+  /// The `postgres` suite's own option: `--url` (`--rows` is the store suite's).
+  struct PostgresBenchmarkOptions {
+    /// The server to measure on; `nil`: `KURA_BENCH_POSTGRES_URL`, else a cluster of its own.
+    var url: String?
+
+    /// The options in `arguments`, the arguments that are not these options, and what is wrong
+    /// with them, if anything.
+    static func parse(_ arguments: [String]) -> (
+      options: PostgresBenchmarkOptions, rest: [String], error: String?
+    ) {
+      var options = PostgresBenchmarkOptions()
+      var rest: [String] = []
+      var error: String?
+      var index = 0
+      while index < arguments.count {
+        let argument = arguments[index]
+        if argument == "--url" {
+          guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else {
+            error = "`--url` needs a value, such as `--url postgresql://user@host/database`"
+            index += 1
+            continue
+          }
+          options.url = arguments[index + 1]
+          index += 2
+        } else if argument.hasPrefix("--url=") {
+          options.url = String(argument.dropFirst("--url=".count))
+          index += 1
+        } else {
+          rest.append(argument)
+          index += 1
+        }
+      }
+      if let url = options.url, error == nil {
+        do {
+          _ = try PostgresLocation(url)
+        } catch {
+          return (options, rest, "`--url` is not a PostgreSQL URL or connection string: \(error)")
+        }
+      }
+      return (options, rest, error)
+    }
+
+    /// The suite's usage text (`kura-bench postgres --help`).
+    static let usage = """
+      OVERVIEW: Kura's model store on PostgreSQL against the same statements through libpq's
+      C API, on the same server in the same run, each side on fresh databases; then
+      cross-process live-query latency over LISTEN/NOTIFY and concurrent writer processes.
+
+      USAGE: kura-bench postgres [--url <url>] [--rows <n>]
+
+      OPTIONS:
+        --url <url>         The server to measure on: a postgresql:// URL or a libpq
+                            connection string; its role must be allowed to CREATE DATABASE
+                            (each side of each run gets a database of its own, dropped at the
+                            end). Default: KURA_BENCH_POSTGRES_URL, else a throwaway cluster
+                            started for the run (initdb in /tmp, Unix socket only, fsync on),
+                            removed when the benchmark exits.
+        --rows <n>          Rows of the bulk insert and the fetch (default 100,000; at least
+                            1,000).
+        -h, --help          Shows this text.
+
+      EXIT STATUS: 0 on success, 1 when the benchmark fails, 64 for a bad argument.
+      Build with `-c release` for meaningful figures.
+      """
+  }
+
+  /// Saves per writer process in the concurrent-writers measurement.
+  private let savesPerWriter = 300
+  /// Saves the child makes in the cross-process live-query measurement.
+  private let liveQuerySaves = 50
+
+  func runPostgresBenchmarks() throws {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    let rows = StoreBenchmarkOptions.parse(arguments).0.rows
+    let options = PostgresBenchmarkOptions.parse(arguments).options
+    let url = options.url ?? ProcessInfo.processInfo.environment["KURA_BENCH_POSTGRES_URL"]
+    let server = try PostgresBenchmarkServer(url: url)
+    defer { server.dropAll() }
+    if let cluster = server.cluster {
+      print("server: a throwaway cluster in \(cluster.folder) (Unix socket only, fsync on)")
+    } else {
+      print("server: \(server.label)")
+    }
+    print("settings: \(try server.settingsSummary())")
+    printFlushLatency(server, "before")
+    try storeWorkloads(on: server, rows: rows)
+    try crossProcessLiveQuery(on: server)
+    try concurrentWriters(on: server)
+    printFlushLatency(server, "after")
+  }
+
+  /// Prints what this machine's disk charges a commit now: the median of 50 writes of 8 kB,
+  /// each followed by `fdatasync`, in the cluster's folder (only for a cluster of its own: a
+  /// server elsewhere has disks of its own).
+  private func printFlushLatency(_ server: PostgresBenchmarkServer, _ when: String) {
+    guard let folder = server.cluster?.folder else { return }
+    let path = folder + "/kura-bench-flush-probe"
+    let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard file >= 0 else { return }
+    defer {
+      close(file)
+      unlink(path)
+    }
+    let block = [UInt8](repeating: 0x4B, count: 8192)
+    let clock = ContinuousClock()
+    var samples: [Duration] = []
+    for _ in 0..<50 {
+      samples.append(
+        clock.measure {
+          _ = block.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, 0) }
+          _ = fdatasync(file)
+        })
+    }
+    samples.sort()
+    print(
+      "disk flush \(when) (8 kB write + fdatasync beside the cluster, median of 50):"
+        + " \(milliseconds(samples[25]))  (max \(milliseconds(samples[49])))")
+    fflush(nil)
+  }
+
+  /// A Kura configuration of `database`, with or without the change feed.
+  private func kuraConfiguration(_ database: BenchmarkDatabase, history: Bool = true) throws
+    -> ModelConfiguration
+  {
+    var configuration = try ModelConfiguration.postgres(
+      connectionString: database.connectionString)
+    if !history { configuration.historyRetention = .off }
+    return configuration
+  }
+
+  // MARK: The four store workloads
+
+  private func storeWorkloads(on server: PostgresBenchmarkServer, rows: Int) throws {
+    let trips = makeTrips(rows)
+    let count = formatted(rows)
+    print("rows: \(count)")
+    print(
+      "bulk insert: both sides send one prepared upsert per row (a round trip each) in one"
+        + " transaction, as Kura's engine saves row by row; no pipelining, multi-row statements"
+        + " or COPY on either side. libpq's upsert is INSERT … ON CONFLICT; Kura's is one WITH"
+        + " statement (UPDATE by id, else INSERT) on a table with a hidden row number")
+    print(
+      "fetch: both sides send the same SELECT … ORDER BY id (Kura's engine names the row order"
+        + " SQLite gives by itself)")
+    print(
+      "single saves: libpq sends BEGIN, the upsert, COMMIT; Kura sends what its engine sends"
+        + " per save (its writer lock, constraint checks, the history row with NOTIFY…); the"
+        + " lock's share is measured apart")
+
+    // 1. Bulk insert in one transaction, each run on fresh databases (made, and connected to,
+    // outside the timer).
+    var kuraDatabase: BenchmarkDatabase?
+    var rawDatabase: BenchmarkDatabase?
+    var context: ModelContext?
+    var raw: RawPostgres?
+    func freshKura(history: Bool) throws {
+      context = nil
+      if let kuraDatabase { server.drop(kuraDatabase) }
+      let database = try server.freshDatabase("kura")
+      kuraDatabase = database
+      context = ModelContext(
+        try ModelContainer(
+          for: BenchTrip.self,
+          configurations: kuraConfiguration(database, history: history)))
+    }
+    func freshRaw(asKura: Bool) throws {
+      raw = nil
+      if let rawDatabase { server.drop(rawDatabase) }
+      let database = try server.freshDatabase("libpq")
+      rawDatabase = database
+      raw = try RawPostgres(
+        database.connectionString, label: "database `\(database.name)`",
+        table: asKura ? .createAsKura : .create)
+    }
+    func bulkInsert(_ name: String, history: Bool, withKuraStatementSide: Bool) throws {
+      var sides = [
+        MeasuredSide(
+          name: "kura", prepare: { try freshKura(history: history) },
+          run: {
+            guard let context else { return }
+            try context.transaction { for trip in trips { try context.insert(trip) } }
+          }),
+        MeasuredSide(
+          name: "libpq", prepare: { try freshRaw(asKura: false) },
+          run: {
+            guard let raw else { return }
+            try raw.execute("BEGIN")
+            for trip in trips { try raw.upsert(trip) }
+            try raw.execute("COMMIT")
+          }),
+      ]
+      if withKuraStatementSide {
+        // The same on a table of Kura's shape (its hidden row number), with the statement
+        // Kura's engine sends instead of `INSERT … ON CONFLICT`: the server's share.
+        sides.append(
+          MeasuredSide(
+            name: "libpq+kura-sql", prepare: { try freshRaw(asKura: true) },
+            run: {
+              guard let raw else { return }
+              try raw.execute("BEGIN")
+              for trip in trips { try raw.upsert(trip, kuraStatement: true) }
+              try raw.execute("COMMIT")
+            }))
+      }
+      let samples = try alternatingSamples(runs: 5, sides)
+      reportRanges(name, kura: samples[0], baseline: samples[1], baselineName: "libpq", target: 1.5)
+      if withKuraStatementSide {
+        reportRanges(
+          "  libpq sending Kura's upsert, Kura's table", kura: samples[2], baseline: samples[1],
+          baselineName: "libpq", target: nil, kuraName: "libpq+kura-sql")
+      }
+    }
+    try bulkInsert(
+      "insert \(count) models, no history", history: false, withKuraStatementSide: false)
+    try bulkInsert(
+      "insert \(count) models, one transaction", history: true, withKuraStatementSide: true)
+    // The last run's databases stay: the next workloads read them.
+    guard let context, let raw, let kuraDatabase else { return }
+
+    // Both sides hold the same rows.
+    let byID: (BenchTrip, BenchTrip) -> Bool = { $0.id < $1.id }
+    let stored = try context.fetch(FetchDescriptor<BenchTrip>()).sorted(by: byID)
+    guard stored == trips, try raw.fetchAll().sorted(by: byID) == trips else {
+      throw PostgresBenchmarkError(
+        description: "the two sides' tables don't hold the rows the bulk insert wrote")
+    }
+
+    // 2. Fetch all into structs.
+    var fetched = 0
+    let fetch = try alternatingSamples(
+      runs: 7,
+      [
+        MeasuredSide(
+          name: "kura", run: { fetched = try context.fetch(FetchDescriptor<BenchTrip>()).count }),
+        MeasuredSide(name: "libpq", run: { fetched = try raw.fetchAll().count }),
+      ])
+    guard fetched == rows else {
+      throw PostgresBenchmarkError(description: "fetched \(fetched) of \(rows) rows")
+    }
+    reportRanges(
+      "fetch all \(count) models", kura: fetch[0], baseline: fetch[1], baselineName: "libpq",
+      target: 2.0)
+
+    // 3. 1,000 single-model saves, each its own transaction. The baseline: BEGIN; the upsert;
+    // COMMIT. A third side adds the statement Kura's engine runs in every write transaction
+    // (its cross-process writer lock), to show that lock's share apart.
+    var batch = 0
+    func nextTrips() -> [BenchTrip] {
+      batch += 1
+      return makeTrips(1_000, from: 1_000_000 * batch + rows)
+    }
+    func singleSaves(_ name: String, context: ModelContext, withLockedSide: Bool) throws {
+      var sides = [
+        MeasuredSide(
+          name: "kura",
+          run: {
+            for trip in nextTrips() {
+              try context.insert(trip)
+              try context.save()
+            }
+          }),
+        MeasuredSide(
+          name: "libpq",
+          run: {
+            for trip in nextTrips() {
+              try raw.execute("BEGIN")
+              try raw.upsert(trip)
+              try raw.execute("COMMIT")
+            }
+          }),
+      ]
+      if withLockedSide {
+        sides.append(
+          MeasuredSide(
+            name: "libpq+lock",
+            run: {
+              for trip in nextTrips() {
+                try raw.execute("BEGIN")
+                try raw.takeWriterLock()
+                try raw.upsert(trip)
+                try raw.execute("COMMIT")
+              }
+            }))
+      }
+      let samples = try alternatingSamples(runs: 5, sides)
+      reportRanges(
+        name, kura: samples[0], baseline: samples[1], baselineName: "libpq",
+        target: withLockedSide ? 1.3 : nil)
+      if withLockedSide {
+        reportRanges(
+          "  libpq + Kura's writer-lock statement", kura: samples[2],
+          baseline: samples[1], baselineName: "libpq", target: nil, kuraName: "libpq+lock")
+      }
+    }
+    try singleSaves("1,000 single-model saves", context: context, withLockedSide: true)
+    // The same store without the change feed: what the feed itself costs.
+    let quiet = ModelContext(
+      try ModelContainer(
+        for: BenchTrip.self, configurations: kuraConfiguration(kuraDatabase, history: false)))
+    try singleSaves("1,000 single-model saves, no history", context: quiet, withLockedSide: false)
+
+    // 4. 1,000 fetches by id, each its own statement.
+    let ids = (0..<1_000).map { ($0 * 97) % rows }
+    var found = 0
+    let lookups = try alternatingSamples(
+      runs: 9,
+      [
+        MeasuredSide(
+          name: "kura",
+          run: {
+            for id in ids where try context.model(for: id, as: BenchTrip.self) != nil {
+              found += 1
+            }
+          }),
+        MeasuredSide(
+          name: "libpq",
+          run: { for id in ids where try raw.trip(id: id)?.id == id { found += 1 } }),
+      ])
+    guard found == 18 * ids.count else {
+      throw PostgresBenchmarkError(description: "found \(found) of \(18 * ids.count) lookups")
+    }
+    reportRanges(
+      "1,000 fetches by id, each its own statement", kura: lookups[0], baseline: lookups[1],
+      baselineName: "libpq", target: 1.3)
+  }
+
+  // MARK: Cross-process live queries
+
+  /// A child process running this program again with `environment` added (the child modes of
+  /// main.swift), spoken to by lines on its standard input and output.
+  private final class BenchmarkChild {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var pending = Data()
+
+    init(_ environment: [String: String]) throws {
+      process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+      process.standardInput = input
+      process.standardOutput = output
+      try process.run()
+    }
+
+    /// Sends one line.
+    func send(_ line: String) {
+      input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// The next line, or `nil` when the child closed its output (it ended).
+    func readLine() -> String? {
+      while true {
+        if let newline = pending.firstIndex(of: 10) {
+          let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+          pending.removeSubrange(pending.startIndex...newline)
+          return line
+        }
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { return nil }
+        pending.append(chunk)
+      }
+    }
+
+    /// Reads the next line, which must be `expected`.
+    func expect(_ expected: String) throws {
+      let line = readLine()
+      guard line == expected else {
+        throw PostgresBenchmarkError(
+          description: "a child process said \(line.map { "`\($0)`" } ?? "nothing"), not"
+            + " `\(expected)` (its error is above)")
+      }
+    }
+
+    /// Closes its input and waits until it ends; whether it ended well.
+    @discardableResult
+    func finish() -> Bool {
+      input.fileHandleForWriting.closeFile()
+      process.waitUntilExit()
+      return process.terminationStatus == 0
+    }
+  }
+
+  /// The writer child of the cross-process live-query measurement: saves one model per `go`
+  /// line and prints the monotonic times taken before and after each save.
+  func runPostgresLiveWriterChild(_ connectionString: String) throws {
+    let configuration = try ModelConfiguration.postgres(connectionString: connectionString)
+    let context = ModelContext(
+      try ModelContainer(for: BenchPlace.self, configurations: configuration))
+    print("ready")
+    fflush(nil)
+    var next = 1_000_000
+    while let line = readLine(), line == "go" {
+      next += 1
+      let start = monotonicNanoseconds()
+      try context.insert(BenchPlace(id: next, name: "child", score: 2))
+      try context.save()
+      print("\(start) \(monotonicNanoseconds())")
+      fflush(nil)
+    }
+  }
+
+  /// From another process's save to this process's live query showing it: the child's save
+  /// commits, NOTIFY wakes this process's listener, which reads the change feed and fetches.
+  private func crossProcessLiveQuery(on server: PostgresBenchmarkServer) throws {
+    let database = try server.freshDatabase("live")
+    defer { server.drop(database) }
+    let container = try ModelContainer(
+      for: BenchPlace.self, configurations: kuraConfiguration(database))
+    let query = try LiveQuery(
+      FetchDescriptor<BenchPlace>(sortBy: [SortDescriptor(\.id, order: .reverse)], fetchLimit: 10),
+      in: container)
+    defer { query.cancel() }
+    let waiter = UpdateWaiter(query)
+    let child = try BenchmarkChild([
+      "KURA_BENCH_CHILD": "postgres-live-writer", "KURA_BENCH_STORE": database.connectionString,
+    ])
+    defer { child.finish() }
+    try child.expect("ready")
+    var latencies: [UInt64] = []
+    var saves: [UInt64] = []
+    for _ in 0..<liveQuerySaves {
+      child.send("go")
+      guard waiter.wait(seconds: 30) else {
+        throw PostgresBenchmarkError(
+          description: "the live query did not see the other process's save within 30 s")
+      }
+      let received = monotonicNanoseconds()
+      guard let line = child.readLine() else { break }
+      let times = line.split(separator: " ").compactMap { UInt64($0) }
+      guard times.count == 2 else { break }
+      latencies.append(received - times[0])
+      saves.append(times[1] - times[0])
+    }
+    latencies.sort()
+    saves.sort()
+    func ms(_ nanoseconds: UInt64) -> String {
+      String(format: "%.3f ms", Double(nanoseconds) / 1e6)
+    }
+    let median = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
+    print(
+      "live query: other process's save → results updated (NOTIFY)  median \(ms(median))"
+        + "  max \(ms(latencies.last ?? 0))  (\(latencies.count) saves; from the child's"
+        + " save() call, whose commit took median \(ms(saves.isEmpty ? 0 : saves[saves.count / 2])))"
+    )
+    fflush(nil)
+  }
+
+  // MARK: Concurrent writers
+
+  /// A writer child of the concurrent-writers measurement: opens the store (Kura) or a
+  /// connection (libpq), says `ready`, waits for `go`, makes its single saves and prints the
+  /// monotonic times of its first save's start and its last save's end.
+  func runPostgresWriterChild(_ environment: [String: String]) throws {
+    let connectionString = environment["KURA_BENCH_STORE"] ?? ""
+    let writer = Int(environment["KURA_BENCH_WRITER"] ?? "") ?? 0
+    let saves = Int(environment["KURA_BENCH_SAVES"] ?? "") ?? 0
+    let trips = makeTrips(saves, from: 10_000_000 * (writer + 1))
+    func measure(_ body: () throws -> Void) throws {
+      print("ready")
+      fflush(nil)
+      guard readLine() == "go" else { return }
+      let start = monotonicNanoseconds()
+      try body()
+      print("\(start) \(monotonicNanoseconds())")
+      fflush(nil)
+    }
+    if environment["KURA_BENCH_SIDE"] == "kura" {
+      let context = ModelContext(
+        try ModelContainer(
+          for: BenchTrip.self,
+          configurations: ModelConfiguration.postgres(connectionString: connectionString)))
+      try measure {
+        for trip in trips {
+          try context.insert(trip)
+          try context.save()
+        }
+      }
+    } else {
+      let raw = try RawPostgres(connectionString, label: "the writers' database", table: .existing)
+      try measure {
+        for trip in trips {
+          try raw.execute("BEGIN")
+          try raw.upsert(trip)
+          try raw.execute("COMMIT")
+        }
+      }
+    }
+  }
+
+  /// Saves per second of `writers` processes each making `savesPerWriter` single saves at
+  /// once, on a fresh database: from the first save's start to the last one's end.
+  private func writerThroughput(
+    side: String, writers: Int, on server: PostgresBenchmarkServer
+  ) throws -> Double {
+    let database = try server.freshDatabase("\(side)_writers")
+    defer { server.drop(database) }
+    // The schema exists before the writers start.
+    if side == "kura" {
+      _ = try ModelContainer(for: BenchTrip.self, configurations: kuraConfiguration(database))
+    } else {
+      _ = try RawPostgres(
+        database.connectionString, label: "database `\(database.name)`", table: .create)
+    }
+    let children = try (0..<writers).map { writer in
+      try BenchmarkChild([
+        "KURA_BENCH_CHILD": "postgres-writer", "KURA_BENCH_STORE": database.connectionString,
+        "KURA_BENCH_SIDE": side, "KURA_BENCH_WRITER": String(writer),
+        "KURA_BENCH_SAVES": String(savesPerWriter),
+      ])
+    }
+    defer { for child in children { child.finish() } }
+    for child in children { try child.expect("ready") }
+    for child in children { child.send("go") }
+    var first = UInt64.max
+    var last = UInt64.min
+    for child in children {
+      let times = (child.readLine() ?? "").split(separator: " ").compactMap { UInt64($0) }
+      guard times.count == 2 else {
+        throw PostgresBenchmarkError(description: "a \(side) writer process failed")
+      }
+      first = min(first, times[0])
+      last = max(last, times[1])
+    }
+    return Double(writers * savesPerWriter) / (Double(last - first) / 1e9)
+  }
+
+  /// Single saves from 1 and from 4 processes at once, Kura and libpq, 3 rounds.
+  private func concurrentWriters(on server: PostgresBenchmarkServer) throws {
+    let configurations = [("kura", 1), ("libpq", 1), ("kura", 4), ("libpq", 4)]
+    var rates = Array(repeating: [Double](), count: configurations.count)
+    for _ in 0..<3 {
+      for (index, (side, writers)) in configurations.enumerated() {
+        rates[index].append(try writerThroughput(side: side, writers: writers, on: server))
+      }
+    }
+    let medians = rates.map { $0.sorted()[$0.count / 2] }
+    print(
+      "concurrent writer processes, single saves (\(savesPerWriter) each; median of 3 rounds,"
+        + " [slowest–fastest])")
+    for (index, (side, writers)) in configurations.enumerated() {
+      let sorted = rates[index].sorted()
+      var line =
+        "  \(side.padding(toLength: 6, withPad: " ", startingAt: 0)) \(writers) process"
+        + (writers == 1 ? " " : "es") + String(format: "  %7.0f saves/s total", medians[index])
+        + String(format: " [%.0f–%.0f]", sorted[0], sorted[sorted.count - 1])
+      if writers > 1 {
+        line += String(format: "  ×%.2f of 1 process", medians[index] / medians[index - 2])
+      }
+      print(line)
+    }
+    fflush(nil)
+  }
+#endif
