@@ -135,6 +135,18 @@
         }
       }
 
+      @Test func modelsListedBeforeTheModelsTheyReferToAreCreated() throws {
+        let store = try relationStore(.postgres)
+        let container = try ModelContainer(
+          for: relationModels.reversed(), configurations: store.configuration)
+        let context = ModelContext(container)
+        let trip = RTrip(name: "Kyoto")
+        try context.insert(trip)
+        try context.insert(RNote(text: "temples", trip: trip.id))
+        try context.save()
+        #expect(try context.related(RNote.self, of: trip, via: \.trip).map(\.text) == ["temples"])
+      }
+
       // MARK: Writers
 
       @Test func fourProcessesIncrementingTheSameCounterLoseNoIncrement() throws {

@@ -114,10 +114,19 @@ public final class ModelContainer: Sendable {
       opened = try SQLiteStore.open(
         try Self.resolve { try Locations.current().defaultStoreURL },
         configuration: configuration, schemas: ordered, graph: graph, migration: migration)
-    case .postgres(let location):
-      opened = try PostgresStore.open(
-        location, configuration: configuration, schemas: ordered, graph: graph,
-        migration: migration)
+    #if canImport(CLibPQ)
+      case .postgres(let location):
+        opened = try PostgresStore.open(
+          location, configuration: configuration, schemas: ordered, graph: graph,
+          migration: migration)
+    #else
+      case .postgres(let location):
+        throw StoreError(
+          .cannotOpen,
+          message:
+            "Can't open the PostgreSQL store `\(location.database ?? "(default)")`: this platform "
+            + "has no PostgreSQL client library (libpq). Use an SQLite store here.")
+    #endif
     case .invalidPostgres(let why):
       throw StoreError(
         .cannotOpen,

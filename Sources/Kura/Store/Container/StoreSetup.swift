@@ -60,7 +60,7 @@ struct StoreSetup {
           ])
         let migrator = StoreMigrator(url: url, graph: graph, options: migration)
         let migrated = try migrator.migrate(db, schemas: schemas)
-        for schema in schemas { try prepare(schema, in: db) }
+        for schema in creationOrder(schemas) { try prepare(schema, in: db) }
         try StoreExtensions(graph: graph).prepare(db, schemas: schemas)
         if migrated { try migrator.checkForeignKeys(db) }
       }
@@ -69,6 +69,28 @@ struct StoreSetup {
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "prepare")
     }
+  }
+
+  /// `schemas` with every model after the models it refers to (PostgreSQL creates a foreign key
+  /// only to a table that exists; SQLite takes either order), otherwise in the order given; a
+  /// cycle of references keeps the given order.
+  func creationOrder(_ schemas: [ModelSchema]) -> [ModelSchema] {
+    var ordered: [ModelSchema] = []
+    var placed = Set<String>()
+    var remaining = schemas
+    while !remaining.isEmpty {
+      let tables = Set(remaining.map(\.tableName))
+      let ready = remaining.firstIndex { schema in
+        (graph.attributesByTable[schema.tableName]?.references ?? []).allSatisfy {
+          $0.targetTable == schema.tableName || placed.contains($0.targetTable)
+            || !tables.contains($0.targetTable)
+        }
+      }
+      let next = remaining.remove(at: ready ?? 0)
+      ordered.append(next)
+      placed.insert(next.tableName)
+    }
+    return ordered
   }
 
   /// Brings a store written in an earlier format of Kura's metadata to ``storeFormat``, inside

@@ -4,14 +4,18 @@ import Foundation
 /// of one table: how many changes, and the operation and row of the last one.
 enum StoreRowTracker {
   case sqlite(RowChangeTracker)
-  case postgres(PostgresRowTracker)
+  #if canImport(CLibPQ)
+    case postgres(PostgresRowTracker)
+  #endif
 
   /// How many changes to the table were reported so far.
   @inline(__always)
   var count: Int {
     switch self {
     case .sqlite(let tracker): return tracker.count
-    case .postgres(let tracker): return tracker.count
+    #if canImport(CLibPQ)
+      case .postgres(let tracker): return tracker.count
+    #endif
     }
   }
 
@@ -20,7 +24,9 @@ enum StoreRowTracker {
   var lastOperation: RowOperation? {
     switch self {
     case .sqlite(let tracker): return tracker.lastOperation
-    case .postgres(let tracker): return tracker.lastOperation
+    #if canImport(CLibPQ)
+      case .postgres(let tracker): return tracker.lastOperation
+    #endif
     }
   }
 
@@ -30,9 +36,11 @@ enum StoreRowTracker {
   var lastIntegerKey: Int64 {
     switch self {
     case .sqlite(let tracker): return tracker.lastRowID
-    case .postgres(let tracker):
-      if case .integer(let key) = tracker.lastKey { return key }
-      return 0
+    #if canImport(CLibPQ)
+      case .postgres(let tracker):
+        if case .integer(let key) = tracker.lastKey { return key }
+        return 0
+    #endif
     }
   }
 }
@@ -48,11 +56,13 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.trackingRowChanges(in: table) { try body(.sqlite($0)) }
-    case .postgres(let connection):
-      let tracker = PostgresRowTracker()
-      connection.tracker = tracker
-      defer { connection.tracker = nil }
-      return try body(.postgres(tracker))
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        let tracker = PostgresRowTracker()
+        connection.tracker = tracker
+        defer { connection.tracker = nil }
+        return try body(.postgres(tracker))
+    #endif
     }
   }
 
@@ -68,9 +78,11 @@ extension StoreConnection {
         "SELECT \(quoteIdentifier(schema.primaryKey.name)) FROM \(schema.quotedTable) "
           + "WHERE rowid = ?", [.integer(tracker.lastIntegerKey)]
       ) { $0.value(at: 0) }
-    case .postgres:
-      guard case .postgres(let tracker) = tracker else { return nil }
-      return tracker.lastKey == .null ? nil : tracker.lastKey
+    #if canImport(CLibPQ)
+      case .postgres:
+        guard case .postgres(let tracker) = tracker else { return nil }
+        return tracker.lastKey == .null ? nil : tracker.lastKey
+    #endif
     }
   }
 
@@ -82,9 +94,11 @@ extension StoreConnection {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.appendHistory(
         time: time, models: models, changes: changes, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.appendHistory(
-        time: time, models: models, changes: changes, connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.appendHistory(
+          time: time, models: models, changes: changes, connection)
+    #endif
     }
   }
 
@@ -95,9 +109,11 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.changedModelNames(after: after, through: through, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.changedModelNames(
-        after: after, through: through, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.changedModelNames(
+          after: after, through: through, connection.connection)
+    #endif
     }
   }
 
@@ -115,10 +131,12 @@ extension StoreConnection {
       try SQLiteStoreEngine.copyRows(
         from: table, into: temporary, columns: columns, expressions: expressions,
         progress: progress, connection)
-    case .postgres(let connection):
-      try PostgresStoreEngine.copyRows(
-        from: table, into: temporary, columns: columns, expressions: expressions,
-        progress: progress, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        try PostgresStoreEngine.copyRows(
+          from: table, into: temporary, columns: columns, expressions: expressions,
+          progress: progress, connection.connection)
+    #endif
     }
   }
 
@@ -130,8 +148,10 @@ extension StoreConnection {
       try connection.execute("DROP TABLE IF EXISTS \(quoteIdentifier(table))")
       try connection.execute(
         "ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table))")
-    case .postgres(let connection):
-      try PostgresStoreEngine.replaceTable(table, with: temporary, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        try PostgresStoreEngine.replaceTable(table, with: temporary, connection.connection)
+    #endif
     }
   }
 
@@ -142,8 +162,10 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       if format == 1 { try SQLiteFormatUpgrade.upgradeIfNeeded(connection, url: url) }
-    case .postgres:
-      break  // PostgreSQL stores begin at format 2
+    #if canImport(CLibPQ)
+      case .postgres:
+        break  // PostgreSQL stores begin at format 2
+    #endif
     }
   }
 
@@ -154,8 +176,10 @@ extension StoreConnection {
   func searchIndexIsCurrent(_ index: SearchIndex) throws -> Bool {
     switch self {
     case .sqlite(let connection): return try SQLiteSearchIndex(index).isCurrent(in: connection)
-    case .postgres(let connection):
-      return try PostgresSearchIndex(index).isCurrent(in: connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresSearchIndex(index).isCurrent(in: connection.connection)
+    #endif
     }
   }
 
@@ -164,7 +188,9 @@ extension StoreConnection {
   func prepareSearchIndex(_ index: SearchIndex) throws {
     switch self {
     case .sqlite(let connection): try SQLiteSearchIndex(index).prepare(connection)
-    case .postgres(let connection): try PostgresSearchIndex(index).prepare(connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection): try PostgresSearchIndex(index).prepare(connection.connection)
+    #endif
     }
   }
 }

@@ -56,8 +56,10 @@ extension StoreConnection {
   func tableExists(_ name: String) throws -> Bool {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.tableExists(name, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.tableExists(name, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.tableExists(name, connection.connection)
+    #endif
     }
   }
 
@@ -66,8 +68,10 @@ extension StoreConnection {
   func schemaObjects() throws -> [(kind: String, name: String)] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.schemaObjects(connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.schemaObjects(connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.schemaObjects(connection.connection)
+    #endif
     }
   }
 
@@ -80,8 +84,10 @@ extension StoreConnection {
   func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.tableColumns(table, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.tableColumns(table, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.tableColumns(table, connection.connection)
+    #endif
     }
   }
 
@@ -89,8 +95,10 @@ extension StoreConnection {
   func foreignKeys(of table: String) throws -> [StoreForeignKey] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.foreignKeys(table, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.foreignKeys(table, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.foreignKeys(table, connection.connection)
+    #endif
     }
   }
 
@@ -98,8 +106,10 @@ extension StoreConnection {
   func indexes(of table: String) throws -> [StoreIndexInfo] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.indexes(table, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.indexes(table, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.indexes(table, connection.connection)
+    #endif
     }
   }
 
@@ -108,8 +118,10 @@ extension StoreConnection {
   func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.indexDefinitions(table, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.indexDefinitions(table, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.indexDefinitions(table, connection.connection)
+    #endif
     }
   }
 
@@ -117,8 +129,10 @@ extension StoreConnection {
   func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.foreignKeyViolations(connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.foreignKeyViolations(connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.foreignKeyViolations(connection.connection)
+    #endif
     }
   }
 
@@ -130,9 +144,11 @@ extension StoreConnection {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.firstDanglingReference(
         in: table, primaryKey: primaryKey, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.firstDanglingReference(
-        in: table, primaryKey: primaryKey, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.firstDanglingReference(
+          in: table, primaryKey: primaryKey, connection.connection)
+    #endif
     }
   }
 
@@ -141,8 +157,10 @@ extension StoreConnection {
   var hasForeignKeyViolations: Bool {
     switch self {
     case .sqlite(let connection): return connection.hasForeignKeyViolations
-    case .postgres(let connection):
-      return PostgresStoreEngine.hasForeignKeyViolations(connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return PostgresStoreEngine.hasForeignKeyViolations(connection)
+    #endif
     }
   }
 
@@ -150,7 +168,9 @@ extension StoreConnection {
   func integrityProblems() throws -> [String] {
     switch self {
     case .sqlite(let connection): return try SQLiteStoreEngine.integrityProblems(connection)
-    case .postgres: return []  // no page-level check: the server keeps its files consistent
+    #if canImport(CLibPQ)
+      case .postgres: return []  // no page-level check: the server keeps its files consistent
+    #endif
     }
   }
 
@@ -160,9 +180,11 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try SQLiteStoreEngine.recordedColumnsText(table: table, model: model, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.recordedColumnsText(
-        table: table, model: model, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.recordedColumnsText(
+          table: table, model: model, connection.connection)
+    #endif
     }
   }
 
@@ -173,9 +195,11 @@ extension StoreConnection {
     case .sqlite(let connection):
       return try SQLiteFormatUpgrade.primaryKeyCollation(table, connection)
         == SwiftStringSQL.collation
-    case .postgres(let connection):
-      return try PostgresStoreEngine.textKeyComparesLikeSwift(
-        table: table, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.textKeyComparesLikeSwift(
+          table: table, connection.connection)
+    #endif
     }
   }
 
@@ -185,9 +209,11 @@ extension StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try SQLiteFormatUpgrade.equivalentKeys(table: table, key: key, connection)
-    case .postgres(let connection):
-      return try PostgresStoreEngine.equivalentTextKeys(
-        table: table, key: key, connection.connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try PostgresStoreEngine.equivalentTextKeys(
+          table: table, key: key, connection.connection)
+    #endif
     }
   }
 }

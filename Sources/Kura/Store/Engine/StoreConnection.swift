@@ -8,13 +8,17 @@ import Foundation
 /// A connection is used by one thread at a time, inside a ``StorePool`` operation.
 enum StoreConnection {
   case sqlite(Connection)
-  case postgres(PostgresStoreConnection)
+  #if canImport(CLibPQ)
+    case postgres(PostgresStoreConnection)
+  #endif
 
   /// The engine of this connection.
   var engine: StoreEngine {
     switch self {
     case .sqlite: return .sqlite
-    case .postgres: return .postgres
+    #if canImport(CLibPQ)
+      case .postgres: return .postgres
+    #endif
     }
   }
 
@@ -27,7 +31,9 @@ enum StoreConnection {
   func execute(_ sql: String) throws {
     switch self {
     case .sqlite(let connection): try connection.execute(sql)
-    case .postgres(let connection): try connection.execute(sql)
+    #if canImport(CLibPQ)
+      case .postgres(let connection): try connection.execute(sql)
+    #endif
     }
   }
 
@@ -35,8 +41,10 @@ enum StoreConnection {
   func prepare(_ sql: String) throws -> StoreStatement {
     switch self {
     case .sqlite(let connection): return .sqlite(try connection.prepare(sql))
-    case .postgres(let connection):
-      return .postgres(try connection.connection.prepare(sql), connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return .postgres(try connection.connection.prepare(sql), connection)
+    #endif
     }
   }
 
@@ -46,8 +54,10 @@ enum StoreConnection {
   func cachedStatement(_ sql: String) throws -> StoreStatement {
     switch self {
     case .sqlite(let connection): return .sqlite(try connection.cachedStatement(sql))
-    case .postgres(let connection):
-      return .postgres(try connection.connection.cachedStatement(sql), connection)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return .postgres(try connection.connection.cachedStatement(sql), connection)
+    #endif
     }
   }
 
@@ -55,7 +65,9 @@ enum StoreConnection {
   func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
     switch self {
     case .sqlite(let connection): try connection.run(sql, arguments)
-    case .postgres(let connection): try connection.connection.run(sql, arguments)
+    #if canImport(CLibPQ)
+      case .postgres(let connection): try connection.connection.run(sql, arguments)
+    #endif
     }
   }
 
@@ -66,8 +78,12 @@ enum StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.query(sql, arguments) { try row(.sqlite($0)) }
-    case .postgres(let connection):
-      return try connection.connection.query(sql, arguments) { try row(.postgres($0, connection)) }
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try connection.connection.query(sql, arguments) {
+          try row(.postgres($0, connection))
+        }
+    #endif
     }
   }
 
@@ -78,10 +94,12 @@ enum StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.queryFirst(sql, arguments) { try row(.sqlite($0)) }
-    case .postgres(let connection):
-      return try connection.connection.queryFirst(sql, arguments) {
-        try row(.postgres($0, connection))
-      }
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try connection.connection.queryFirst(sql, arguments) {
+          try row(.postgres($0, connection))
+        }
+    #endif
     }
   }
 
@@ -91,7 +109,9 @@ enum StoreConnection {
   var changes: Int {
     switch self {
     case .sqlite(let connection): return connection.changes
-    case .postgres(let connection): return connection.connection.changes
+    #if canImport(CLibPQ)
+      case .postgres(let connection): return connection.connection.changes
+    #endif
     }
   }
 
@@ -99,7 +119,9 @@ enum StoreConnection {
   var totalChanges: Int64 {
     switch self {
     case .sqlite(let connection): return connection.totalChanges
-    case .postgres(let connection): return connection.totalChanges
+    #if canImport(CLibPQ)
+      case .postgres(let connection): return connection.totalChanges
+    #endif
     }
   }
 
@@ -107,7 +129,9 @@ enum StoreConnection {
   var isInTransaction: Bool {
     switch self {
     case .sqlite(let connection): return connection.isInTransaction
-    case .postgres(let connection): return connection.connection.isInTransaction
+    #if canImport(CLibPQ)
+      case .postgres(let connection): return connection.connection.isInTransaction
+    #endif
     }
   }
 
@@ -121,8 +145,10 @@ enum StoreConnection {
     switch self {
     case .sqlite(let connection):
       return try connection.transaction(kind == .write ? .immediate : .deferred, body)
-    case .postgres(let connection):
-      return try connection.transaction(kind, body)
+    #if canImport(CLibPQ)
+      case .postgres(let connection):
+        return try connection.transaction(kind, body)
+    #endif
     }
   }
 
@@ -131,7 +157,9 @@ enum StoreConnection {
   func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let connection): return try connection.savepoint(body)
-    case .postgres(let connection): return try connection.connection.savepoint(body)
+    #if canImport(CLibPQ)
+      case .postgres(let connection): return try connection.connection.savepoint(body)
+    #endif
     }
   }
 }

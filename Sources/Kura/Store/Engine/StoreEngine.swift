@@ -29,7 +29,11 @@ import Foundation
 /// engine's parts live in `Store/Engine/SQLite/` and only there: ``SQLiteStoreEngine`` (SQL),
 /// ``SQLiteDialect``, ``SQLiteSearchIndex`` (FTS5), ``SQLiteFormatUpgrade`` (format 1, which
 /// only SQLite stores have), and the file-level opening (`SQLiteStore`, ``StoreProbe``,
-/// ``StoreFile``). An engine provides:
+/// ``StoreFile``). The PostgreSQL engine's live in `Store/Engine/PostgreSQL/` (compiled where
+/// libpq is, `#if canImport(CLibPQ)`): `PostgresStoreEngine` (SQL, introspection, history,
+/// migrations), `PostgresDialect`, `PostgresSearchIndex`, `PostgresStorePool` (the write lock,
+/// lost commits, the LISTEN/NOTIFY change signal), `PostgresStoreConnection` and
+/// `PostgresStore` (opening). An engine provides:
 ///
 /// 1. Statements (``StoreStatement``), 1-based parameters, 0-based columns:
 ///    `bind(_: Int64|Int|Double|String|Data|SQLiteValue, at:)`, `bindNull(at:)`,
@@ -94,14 +98,18 @@ import Foundation
 enum StoreEngine: Sendable, Hashable {
   /// An SQLite file, or an SQLite database in memory (``DatabasePool``).
   case sqlite
-  /// A PostgreSQL database (``PostgresStorePool``).
-  case postgres
+  #if canImport(CLibPQ)
+    /// A PostgreSQL database (``PostgresStorePool``).
+    case postgres
+  #endif
 
   /// The SQL dialect predicates and sorts are translated to.
   var dialect: any SQLDialect {
     switch self {
     case .sqlite: return SQLiteDialect()
-    case .postgres: return PostgresDialect()
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresDialect()
+    #endif
     }
   }
 
@@ -109,7 +117,9 @@ enum StoreEngine: Sendable, Hashable {
   var databaseDescription: String {
     switch self {
     case .sqlite: return "an SQLite database"
-    case .postgres: return "a PostgreSQL database"
+    #if canImport(CLibPQ)
+      case .postgres: return "a PostgreSQL database"
+    #endif
     }
   }
 
@@ -125,7 +135,9 @@ enum StoreEngine: Sendable, Hashable {
   func columnType(_ kind: ColumnKind) -> String {
     switch self {
     case .sqlite: return SQLiteStoreEngine.columnType(kind)
-    case .postgres: return PostgresStoreEngine.columnType(kind)
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresStoreEngine.columnType(kind)
+    #endif
     }
   }
 
@@ -133,7 +145,9 @@ enum StoreEngine: Sendable, Hashable {
   func columnKind(ofDeclaredType type: String) -> ColumnKind? {
     switch self {
     case .sqlite: return SQLiteStoreEngine.columnKind(ofDeclaredType: type)
-    case .postgres: return PostgresStoreEngine.columnKind(ofDeclaredType: type)
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresStoreEngine.columnKind(ofDeclaredType: type)
+    #endif
     }
   }
 
@@ -147,7 +161,9 @@ enum StoreEngine: Sendable, Hashable {
   func primaryKeyDefinition(_ schema: ModelSchema) -> String {
     switch self {
     case .sqlite: return SQLiteStoreEngine.primaryKeyDefinition(schema)
-    case .postgres: return PostgresStoreEngine.primaryKeyDefinition(schema)
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresStoreEngine.primaryKeyDefinition(schema)
+    #endif
     }
   }
 
@@ -155,7 +171,9 @@ enum StoreEngine: Sendable, Hashable {
   func upsertSQL(_ schema: ModelSchema) -> String {
     switch self {
     case .sqlite: return schema.sqliteUpsertSQL
-    case .postgres: return schema.postgresUpsertSQL
+    #if canImport(CLibPQ)
+      case .postgres: return schema.postgresUpsertSQL
+    #endif
     }
   }
 
@@ -163,7 +181,9 @@ enum StoreEngine: Sendable, Hashable {
   var historyTableSQL: String {
     switch self {
     case .sqlite: return SQLiteStoreEngine.historyTableSQL
-    case .postgres: return PostgresStoreEngine.historyTableSQL
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresStoreEngine.historyTableSQL
+    #endif
     }
   }
 
@@ -171,7 +191,9 @@ enum StoreEngine: Sendable, Hashable {
   func cast(_ expression: String, to kind: ColumnKind) -> String {
     switch self {
     case .sqlite: return "CAST(\(expression) AS \(columnType(kind)))"
-    case .postgres: return PostgresStoreEngine.cast(expression, to: kind)
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresStoreEngine.cast(expression, to: kind)
+    #endif
     }
   }
 
@@ -185,10 +207,14 @@ enum StoreEngine: Sendable, Hashable {
         return cast(expression, to: .real)
       }
       return expression
-    case .postgres:
-      if source == .bool { return "CAST(CAST(\(expression) AS INTEGER) AS \(columnType(target)))" }
-      if columnType(target) != columnType(source) { return cast(expression, to: target) }
-      return expression
+    #if canImport(CLibPQ)
+      case .postgres:
+        if source == .bool {
+          return "CAST(CAST(\(expression) AS INTEGER) AS \(columnType(target)))"
+        }
+        if columnType(target) != columnType(source) { return cast(expression, to: target) }
+        return expression
+    #endif
     }
   }
 
@@ -197,7 +223,9 @@ enum StoreEngine: Sendable, Hashable {
   func literal(_ value: SQLiteValue) -> String? {
     switch self {
     case .sqlite: return SQLiteStoreEngine.literal(value)
-    case .postgres: return PostgresStoreEngine.literal(value)
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresStoreEngine.literal(value)
+    #endif
     }
   }
 
@@ -205,7 +233,9 @@ enum StoreEngine: Sendable, Hashable {
   func integerTest(_ expression: String) -> String {
     switch self {
     case .sqlite: return "typeof(\(expression)) = 'integer'"
-    case .postgres: return "TRUE"  // an integer column holds only integers
+    #if canImport(CLibPQ)
+      case .postgres: return "TRUE"  // an integer column holds only integers
+    #endif
     }
   }
 
@@ -214,10 +244,12 @@ enum StoreEngine: Sendable, Hashable {
   func isConstraintViolation(_ error: any Error) -> Bool {
     switch self {
     case .sqlite: return (error as? SQLiteError)?.code == .constraint
-    case .postgres:
-      guard let kind = (error as? PostgresError)?.kind else { return false }
-      return [.uniqueViolation, .foreignKeyViolation, .notNullViolation, .checkViolation]
-        .contains(kind)
+    #if canImport(CLibPQ)
+      case .postgres:
+        guard let kind = (error as? PostgresError)?.kind else { return false }
+        return [.uniqueViolation, .foreignKeyViolation, .notNullViolation, .checkViolation]
+          .contains(kind)
+    #endif
     }
   }
 
@@ -230,7 +262,9 @@ enum StoreEngine: Sendable, Hashable {
   ) {
     switch self {
     case .sqlite: return SQLiteSearchIndex(index).condition(words: words)
-    case .postgres: return PostgresSearchIndex(index).condition(words: words)
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresSearchIndex(index).condition(words: words)
+    #endif
     }
   }
 
@@ -241,7 +275,9 @@ enum StoreEngine: Sendable, Hashable {
   )? {
     switch self {
     case .sqlite: return SQLiteSearchIndex(index).order(words: words)
-    case .postgres: return PostgresSearchIndex(index).order(words: words)
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresSearchIndex(index).order(words: words)
+    #endif
     }
   }
 }

@@ -7,13 +7,17 @@ import Foundation
 /// length of the call; a body must not keep it (nor statements prepared on it).
 enum StorePool: Sendable {
   case sqlite(DatabasePool)
-  case postgres(PostgresStorePool)
+  #if canImport(CLibPQ)
+    case postgres(PostgresStorePool)
+  #endif
 
   /// The engine of this store.
   var engine: StoreEngine {
     switch self {
     case .sqlite: return .sqlite
-    case .postgres: return .postgres
+    #if canImport(CLibPQ)
+      case .postgres: return .postgres
+    #endif
     }
   }
 
@@ -21,7 +25,9 @@ enum StorePool: Sendable {
   var isReadOnly: Bool {
     switch self {
     case .sqlite(let pool): return pool.isReadOnly
-    case .postgres(let pool): return pool.isReadOnly
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return pool.isReadOnly
+    #endif
     }
   }
 
@@ -29,7 +35,9 @@ enum StorePool: Sendable {
   var isInMemory: Bool {
     switch self {
     case .sqlite(let pool): return pool.isInMemory
-    case .postgres: return false
+    #if canImport(CLibPQ)
+      case .postgres: return false
+    #endif
     }
   }
 
@@ -37,7 +45,9 @@ enum StorePool: Sendable {
   func read<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let pool): return try pool.read { try body(.sqlite($0)) }
-    case .postgres(let pool): return try pool.read(body)
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return try pool.read(body)
+    #endif
     }
   }
 
@@ -45,7 +55,9 @@ enum StorePool: Sendable {
   func readSnapshot<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let pool): return try pool.readSnapshot { try body(.sqlite($0)) }
-    case .postgres(let pool): return try pool.readSnapshot(body)
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return try pool.readSnapshot(body)
+    #endif
     }
   }
 
@@ -54,7 +66,9 @@ enum StorePool: Sendable {
   func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let pool): return try pool.write { try body(.sqlite($0)) }
-    case .postgres(let pool): return try pool.write(body)
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return try pool.write(body)
+    #endif
     }
   }
 
@@ -64,7 +78,9 @@ enum StorePool: Sendable {
   {
     switch self {
     case .sqlite(let pool): return try pool.writeWithoutTransaction { try body(.sqlite($0)) }
-    case .postgres(let pool): return try pool.writeWithoutTransaction(body)
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return try pool.writeWithoutTransaction(body)
+    #endif
     }
   }
 
@@ -80,7 +96,9 @@ enum StorePool: Sendable {
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         return try connection.transaction(.immediate) { try body(.sqlite(connection)) }
       }
-    case .postgres(let pool): return try pool.writeSchemaChanges(body)
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return try pool.writeSchemaChanges(body)
+    #endif
     }
   }
 
@@ -89,7 +107,9 @@ enum StorePool: Sendable {
   var changeCount: UInt64 {
     switch self {
     case .sqlite(let pool): return pool.changeCount
-    case .postgres(let pool): return pool.changeCount
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return pool.changeCount
+    #endif
     }
   }
 
@@ -98,7 +118,9 @@ enum StorePool: Sendable {
   func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
     switch self {
     case .sqlite(let pool): return pool.observeChanges(handler)
-    case .postgres(let pool): return pool.observeChanges(handler)
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return pool.observeChanges(handler)
+    #endif
     }
   }
 }

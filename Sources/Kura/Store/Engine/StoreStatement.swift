@@ -8,14 +8,18 @@ import Foundation
 /// own call.
 enum StoreStatement {
   case sqlite(Statement)
-  /// A PostgreSQL statement and the connection it runs on (whose row tracker it reports to).
-  case postgres(PostgresStatement, PostgresStoreConnection)
+  #if canImport(CLibPQ)
+    /// A PostgreSQL statement and the connection it runs on (whose row tracker it reports to).
+    case postgres(PostgresStatement, PostgresStoreConnection)
+  #endif
 
   /// Identifies the statement (row coders are cached by it).
   var identity: ObjectIdentifier {
     switch self {
     case .sqlite(let statement): return ObjectIdentifier(statement)
-    case .postgres(let statement, _): return ObjectIdentifier(statement)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return ObjectIdentifier(statement)
+    #endif
     }
   }
 
@@ -23,7 +27,9 @@ enum StoreStatement {
   var sql: String {
     switch self {
     case .sqlite(let statement): return statement.sql
-    case .postgres(let statement, _): return statement.sql
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.sql
+    #endif
     }
   }
 
@@ -34,7 +40,9 @@ enum StoreStatement {
   func bind(_ value: Int64, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
-    case .postgres(let statement, _): try statement.bind(value, at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bind(value, at: index)
+    #endif
     }
   }
 
@@ -43,7 +51,9 @@ enum StoreStatement {
   func bind(_ value: Int, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
-    case .postgres(let statement, _): try statement.bind(value, at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bind(value, at: index)
+    #endif
     }
   }
 
@@ -52,7 +62,9 @@ enum StoreStatement {
   func bind(_ value: Double, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
-    case .postgres(let statement, _): try statement.bind(value, at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bind(value, at: index)
+    #endif
     }
   }
 
@@ -61,7 +73,9 @@ enum StoreStatement {
   func bindExact(_ value: Double, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bindExact(value, at: index)
-    case .postgres(let statement, _): try statement.bindExact(value, at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bindExact(value, at: index)
+    #endif
     }
   }
 
@@ -70,7 +84,9 @@ enum StoreStatement {
   func bind(_ value: String, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
-    case .postgres(let statement, _): try statement.bind(value, at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bind(value, at: index)
+    #endif
     }
   }
 
@@ -79,7 +95,9 @@ enum StoreStatement {
   func bind(_ value: Data, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
-    case .postgres(let statement, _): try statement.bind(value, at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bind(value, at: index)
+    #endif
     }
   }
 
@@ -88,7 +106,9 @@ enum StoreStatement {
   func bindNull(at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bindNull(at: index)
-    case .postgres(let statement, _): try statement.bindNull(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bindNull(at: index)
+    #endif
     }
   }
 
@@ -97,7 +117,9 @@ enum StoreStatement {
   func bind(_ value: SQLiteValue, at index: Int) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(value, at: index)
-    case .postgres(let statement, _): try statement.bind(value, at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bind(value, at: index)
+    #endif
     }
   }
 
@@ -105,7 +127,9 @@ enum StoreStatement {
   func bind(_ values: [SQLiteValue]) throws {
     switch self {
     case .sqlite(let statement): try statement.bind(values)
-    case .postgres(let statement, _): try statement.bind(values)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): try statement.bind(values)
+    #endif
     }
   }
 
@@ -114,7 +138,9 @@ enum StoreStatement {
   func rewind() {
     switch self {
     case .sqlite(let statement): statement.rewind()
-    case .postgres(let statement, _): statement.rewind()
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): statement.rewind()
+    #endif
     }
   }
 
@@ -123,7 +149,9 @@ enum StoreStatement {
   func reset() {
     switch self {
     case .sqlite(let statement): statement.reset()
-    case .postgres(let statement, _): statement.reset()
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): statement.reset()
+    #endif
     }
   }
 
@@ -135,7 +163,9 @@ enum StoreStatement {
   func step() throws -> Bool {
     switch self {
     case .sqlite(let statement): return try statement.step()
-    case .postgres(let statement, _): return try statement.step()
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return try statement.step()
+    #endif
     }
   }
 
@@ -144,12 +174,14 @@ enum StoreStatement {
   func execute() throws {
     switch self {
     case .sqlite(let statement): try statement.execute()
-    case .postgres(let statement, let connection):
-      if let tracker = connection.tracker {
-        try tracker.execute(statement, on: connection.connection)
-      } else {
-        try statement.execute()
-      }
+    #if canImport(CLibPQ)
+      case .postgres(let statement, let connection):
+        if let tracker = connection.tracker {
+          try tracker.execute(statement, on: connection.connection)
+        } else {
+          try statement.execute()
+        }
+    #endif
     }
   }
 
@@ -159,7 +191,9 @@ enum StoreStatement {
   var columnCount: Int {
     switch self {
     case .sqlite(let statement): return statement.columnCount
-    case .postgres(let statement, _): return statement.columnCount
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.columnCount
+    #endif
     }
   }
 
@@ -167,7 +201,9 @@ enum StoreStatement {
   func columnName(at index: Int) -> String {
     switch self {
     case .sqlite(let statement): return statement.columnName(at: index)
-    case .postgres(let statement, _): return statement.columnName(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.columnName(at: index)
+    #endif
     }
   }
 
@@ -176,7 +212,9 @@ enum StoreStatement {
   func isNull(at index: Int) -> Bool {
     switch self {
     case .sqlite(let statement): return statement.isNull(at: index)
-    case .postgres(let statement, _): return statement.isNull(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.isNull(at: index)
+    #endif
     }
   }
 
@@ -185,7 +223,9 @@ enum StoreStatement {
   func int64(at index: Int) -> Int64 {
     switch self {
     case .sqlite(let statement): return statement.int64(at: index)
-    case .postgres(let statement, _): return statement.int64(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.int64(at: index)
+    #endif
     }
   }
 
@@ -194,7 +234,9 @@ enum StoreStatement {
   func double(at index: Int) -> Double {
     switch self {
     case .sqlite(let statement): return statement.double(at: index)
-    case .postgres(let statement, _): return statement.double(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.double(at: index)
+    #endif
     }
   }
 
@@ -203,7 +245,9 @@ enum StoreStatement {
   func exactDouble(at index: Int) -> Double {
     switch self {
     case .sqlite(let statement): return statement.exactDouble(at: index)
-    case .postgres(let statement, _): return statement.exactDouble(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.exactDouble(at: index)
+    #endif
     }
   }
 
@@ -212,7 +256,9 @@ enum StoreStatement {
   func string(at index: Int) -> String {
     switch self {
     case .sqlite(let statement): return statement.string(at: index)
-    case .postgres(let statement, _): return statement.string(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.string(at: index)
+    #endif
     }
   }
 
@@ -221,7 +267,9 @@ enum StoreStatement {
   func data(at index: Int) -> Data {
     switch self {
     case .sqlite(let statement): return statement.data(at: index)
-    case .postgres(let statement, _): return statement.data(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.data(at: index)
+    #endif
     }
   }
 
@@ -229,7 +277,9 @@ enum StoreStatement {
   func value(at index: Int) -> SQLiteValue {
     switch self {
     case .sqlite(let statement): return statement.value(at: index)
-    case .postgres(let statement, _): return statement.value(at: index)
+    #if canImport(CLibPQ)
+      case .postgres(let statement, _): return statement.value(at: index)
+    #endif
     }
   }
 }

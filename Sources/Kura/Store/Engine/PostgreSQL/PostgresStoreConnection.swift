@@ -16,7 +16,12 @@
     /// The channel writers notify after appending history (see ``PostgresStorePool``).
     let channel: String
     /// The pool's schema generation this connection's statement cache was made in.
-    var schemaGeneration = 0
+    var schemaGeneration = 0 {
+      didSet { hasForeignKeys = nil }
+    }
+    /// Whether the schema has foreign keys (learnt on first need, forgotten when the schema
+    /// changes): a save in a schema without any skips checking them.
+    var hasForeignKeys: Bool?
 
     init(connection: PostgresConnection, channel: String) {
       self.connection = connection

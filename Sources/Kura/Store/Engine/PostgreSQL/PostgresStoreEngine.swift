@@ -404,8 +404,16 @@
 
     /// Whether deferred references written in the open transaction point at nothing: checks
     /// them now (`SET CONSTRAINTS ALL IMMEDIATE` in a savepoint), then defers them again.
-    static func hasForeignKeyViolations(_ db: PostgresConnection) -> Bool {
+    static func hasForeignKeyViolations(_ store: PostgresStoreConnection) -> Bool {
+      let db = store.connection
       guard db.isInTransaction else { return false }
+      if store.hasForeignKeys == nil {
+        store.hasForeignKeys = try? db.queryFirst(
+          "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_namespace "
+            + "n ON n.oid = k.connamespace WHERE k.contype = 'f' AND \(isInSchema))"
+        ) { $0.int64(at: 0) != 0 }
+      }
+      if store.hasForeignKeys == false { return false }
       do {
         try db.savepoint { try db.execute("SET CONSTRAINTS ALL IMMEDIATE") }
         try db.execute("SET CONSTRAINTS ALL DEFERRED")
