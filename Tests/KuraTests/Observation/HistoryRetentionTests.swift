@@ -130,9 +130,10 @@ struct HistoryRetentionTests {
     #expect(try historyRows(everything).count == 5)
   }
 
-  @Test func savesTrimHistoryOlderThanTheKeptAge() throws {
-    let folder = TemporaryDirectory()
-    var configuration = ModelConfiguration.url(folder.file("h.store"))
+  @Test(arguments: TestEngine.enabled)
+  func savesTrimHistoryOlderThanTheKeptAge(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("h.store"))
+    var configuration = store.configuration
     configuration.historyRetention = HistoryRetention(maximumAge: 3_600, maximumCount: nil)
     let container = try ModelContainer(for: Entry.self, configurations: configuration)
     let context = ModelContext(container)

@@ -256,6 +256,33 @@
         #expect(try context.fetch(FetchDescriptor<Memo>()).map(\.text) == ["saved"])
       }
 
+      /// `BEGIN` and the write lock go in one round trip: a lock that can't be taken fails the
+      /// save, the transaction it opened is rolled back, and the next save works.
+      @Test func aSaveWhoseWriteLockTimesOutIsRolledBackAndTheNextSaveWorks() throws {
+        let store = try freshStore(.postgres)
+        let admin = try administrator(store)
+        try admin.execute("ALTER DATABASE \(try database(store)) SET lock_timeout = '200ms'")
+        let container = try ModelContainer(for: Memo.self, configurations: store.configuration)
+        let context = ModelContext(container)
+        try context.insert(Memo(id: 1, text: "first"))
+        try context.save()
+        try admin.execute(
+          "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresStorePool.lockKey), "
+            + "hashtext(current_schema()))")
+        try context.insert(Memo(id: 2, text: "blocked"))
+        #expect(throws: (any Error).self) { try context.save() }
+        try admin.execute("ROLLBACK")
+        let other = ModelContext(container)
+        #expect(try other.fetch(FetchDescriptor<Memo>()).map(\.id) == [1])
+        try other.insert(Memo(id: 3, text: "after"))
+        try other.save()
+        #expect(
+          try other.fetch(FetchDescriptor<Memo>(sortBy: [SortDescriptor(\.id)])).map(\.id) == [
+            1, 3,
+          ])
+        #expect(try container.history(since: .start).count == 2)
+      }
+
       // MARK: Change feed across processes
 
       @Test func aLiveQuerySeesAnotherProcessesSaveThroughNotify() async throws {

@@ -88,16 +88,21 @@ extension StoreConnection {
 
   // MARK: History
 
-  /// Appends a row to `kura_history` and returns its token, larger than every token before it.
-  func appendHistory(time: Double, models: String, changes: [UInt8]) throws -> Int64 {
+  /// Appends a row to `kura_history` and returns its token, larger than every token before it,
+  /// and the oldest history row after the append when the engine read it in the same statement.
+  func appendHistory(time: Double, models: String, changes: [UInt8]) throws -> (
+    token: Int64, oldest: (token: Int64, time: Double)?
+  ) {
     switch self {
     case .sqlite(let connection):
-      return try SQLiteStoreEngine.appendHistory(
+      let token = try SQLiteStoreEngine.appendHistory(
         time: time, models: models, changes: changes, connection)
+      return (token, nil)
     #if canImport(CLibPQ)
       case .postgres(let connection):
-        return try PostgresStoreEngine.appendHistory(
+        let appended = try PostgresStoreEngine.appendHistory(
           time: time, models: models, changes: changes, connection)
+        return (appended.token, appended.oldest)
     #endif
     }
   }

@@ -6,12 +6,14 @@ import Synchronization
 /// and how a token is handed out are the engine's (``StoreEngine/historyTableSQL``,
 /// ``StoreConnection/appendHistory(time:models:changes:)``).
 enum ChangeHistory {
-  /// Writes a change set; returns its token. The change set is written compactly (see
-  /// `ChangeHistoryFormat`); rows written as JSON text before are still read.
+  /// Writes a change set; returns its token, and the oldest history row after it when the
+  /// engine read it along (for ``trim(_:keeping:latest:now:state:oldest:)``). The change set is
+  /// written compactly (see `ChangeHistoryFormat`); rows written as JSON text before are still
+  /// read.
   static func record(
     _ changes: [String: ChangeSet.ModelChanges], order: [String], date: Date,
     in db: StoreConnection
-  ) throws -> HistoryToken {
+  ) throws -> (token: HistoryToken, oldest: (token: Int64, time: Double)?) {
     var capacity = 2
     for model in order {
       guard let modelChanges = changes[model] else { continue }
@@ -34,18 +36,25 @@ enum ChangeHistory {
       appendJSONString(model, to: &models)
     }
     models.append(UInt8(ascii: "]"))
-    let token = try db.appendHistory(
+    let appended = try db.appendHistory(
       time: date.timeIntervalSince1970, models: String(decoding: models, as: UTF8.self),
       changes: bytes)
-    return HistoryToken(rawValue: token)
+    return (HistoryToken(rawValue: appended.token), appended.oldest)
   }
 
   /// Deletes the history `retention` no longer keeps (at most a bounded number of rows per
   /// save, so a save stays cheap), never the newest row, and records what was deleted.
+  /// `oldest` is the oldest history row when the caller read it in this transaction after
+  /// `latest` was written (then it is not read again).
   static func trim(
     _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
-    state: HistoryState
+    state: HistoryState, oldest knownOldest: (token: Int64, time: Double)? = nil
   ) throws {
+    if let knownOldest {
+      state.oldest = knownOldest
+      try trim(db, keeping: retention, latest: latest, now: now, state: state, from: knownOldest)
+      return
+    }
     // History is only ever deleted from its oldest end and tokens only grow, so the oldest token
     // seen before is a lower bound of the oldest token now: while the count keeps it, the save
     // skips the check. (An age limit is checked every save: a row's time is not a bound.)
@@ -61,8 +70,17 @@ enum ChangeHistory {
     {
       ($0.int64(at: 0), $0.double(at: 1))
     }
-    guard let (oldest, oldestTime) = oldestRow else { return }
-    state.oldest = (oldest, oldestTime)
+    guard let oldestRow else { return }
+    state.oldest = oldestRow
+    try trim(db, keeping: retention, latest: latest, now: now, state: state, from: oldestRow)
+  }
+
+  /// Deletes what `retention` no longer keeps, the oldest history row being `oldestRow`.
+  private static func trim(
+    _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
+    state: HistoryState, from oldestRow: (token: Int64, time: Double)
+  ) throws {
+    let (oldest, oldestTime) = oldestRow
     var through: Int64 = 0
     if let count = retention.maximumCount {
       through = latest.rawValue - Int64(max(count, 1))

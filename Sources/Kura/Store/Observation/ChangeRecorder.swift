@@ -110,10 +110,11 @@ struct ChangeRecorder {
       state.latest = token.rawValue
       return ChangeSet(token: token, date: date, changes: changes)
     }
-    let token = try ChangeHistory.record(changes, order: order, date: date, in: db)
+    let (token, oldest) = try ChangeHistory.record(changes, order: order, date: date, in: db)
     container.historyState.latest = token.rawValue
     try ChangeHistory.trim(
-      db, keeping: retention, latest: token, now: date, state: container.historyState)
+      db, keeping: retention, latest: token, now: date, state: container.historyState,
+      oldest: oldest)
     return ChangeSet(token: token, date: date, changes: changes)
   }
 }

@@ -460,17 +460,21 @@
     // MARK: History
 
     /// Appends the row with token `max + 1` (never below a trimmed token) and a new save id,
-    /// and notifies the store's channel (delivered when the transaction commits).
+    /// and notifies the store's channel (delivered when the transaction commits). Also returns
+    /// the oldest history row after the append (the one before it, else the new row), so the
+    /// history trim needs no statement of its own.
     static func appendHistory(
       time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
-    ) throws -> Int64 {
+    ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
       let saveID = UUID().uuidString
       let statement = try db.connection.cachedStatement(
         "WITH kura_row AS (INSERT INTO kura_history (token, time, models, changes, save_id) "
           + "SELECT greatest(coalesce(max(token), 0), coalesce((SELECT CAST(value AS bigint) "
           + "FROM kura_metadata WHERE key = 'historyTrimmedThrough'), 0)) + 1, ?, ?, ?, ? FROM "
-          + "kura_history RETURNING token) SELECT token, pg_notify(?, CAST(token AS text)) "
-          + "FROM kura_row")
+          + "kura_history RETURNING token, time) SELECT kura_row.token, pg_notify(?, "
+          + "CAST(kura_row.token AS text)), coalesce(kura_oldest.token, kura_row.token), "
+          + "coalesce(kura_oldest.time, kura_row.time) FROM kura_row LEFT JOIN (SELECT token, "
+          + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true")
       defer { statement.rewind() }
       try statement.bind(time, at: 1)
       try statement.bind(models, at: 2)
@@ -483,7 +487,7 @@
           server: db.connection.location.description, sql: statement.sql)
       }
       db.pendingSaveID = saveID
-      return statement.int64(at: 0)
+      return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }
 
     /// The model names of the history rows after `after` up to `through`.

@@ -59,6 +59,11 @@
     /// Takes the store's write lock for the open transaction.
     static let lockSQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
 
+    /// Opens a write transaction and takes the store's write lock in one round trip (a
+    /// `BEGIN` in a simple query keeps the transaction open after it).
+    static let beginAndLockSQL =
+      "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema()))"
+
     /// Opens the store's first connection (the writer), reading its schema.
     init(location: PostgresLocation, readOnly: Bool) throws {
       self.location = location
@@ -225,23 +230,21 @@
       return connection
     }
 
-    /// `BEGIN`, the write lock, `body`, `COMMIT`; a broken connection found by `BEGIN` is
-    /// connected again first, and a commit whose outcome the broken connection hid is resolved.
+    /// `BEGIN` and the write lock (one round trip), `body`, `COMMIT`; a broken connection found
+    /// by the first is connected again first, and a commit whose outcome the broken connection
+    /// hid is resolved.
     private func transaction<Result>(
       _ writer: PostgresStoreConnection, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var result: Result?
-      var began = false
       writer.pendingSaveID = nil
       do {
         do {
-          try writer.connection.execute("BEGIN")
+          try writer.connection.execute(Self.beginAndLockSQL)
         } catch let error as PostgresError where error.kind == .connectionLost {
           try writer.connection.reconnect()
-          try writer.connection.execute("BEGIN")
+          try writer.connection.execute(Self.beginAndLockSQL)
         }
-        began = true
-        try writer.connection.run(Self.lockSQL, [.integer(Self.lockKey)])
         result = try body(.postgres(writer))
         try writer.connection.commitOpenTransaction()
       } catch let error as PostgresError where error.isCommitOutcomeUnknown {
@@ -254,7 +257,8 @@
             + "while the save was committing, and the server shows it did not commit. Nothing "
             + "of it was written; retry it.")
       } catch {
-        if began && writer.connection.isInTransaction {
+        // Also after a failed lock: the `BEGIN` before it left the transaction open (aborted).
+        if writer.connection.isInTransaction {
           try? writer.connection.execute("ROLLBACK")
         }
         throw error
