@@ -74,7 +74,7 @@ let signalHelperCommands: [HelperCommand] = [
 
 /// Prints a line for each value of `stream` as it comes (flushed, for the test reading it) and
 /// returns when the stream ends.
-private func printEachValue<Element: Sendable>(
+func printEachValue<Element: Sendable>(
   of stream: AsyncStream<Element>, _ line: @escaping @Sendable (Element) -> String
 ) {
   fflush(nil)

@@ -60,6 +60,20 @@ enum PreferenceTable {
   /// - Throws: ``ForeignDatabase`` for another program's database, or a `kura_preference` table
   ///   with other columns; ``SQLiteError`` for a file that is not a database or is damaged.
   static func checkBeforeOpening(path: String) throws {
+    // Another process may set up or remove the `-wal` and `-shm` files between two reads of a
+    // connection that leaves them as found: such a read is made again.
+    for attempt in 1... {
+      do {
+        return try checkOnce(path: path)
+      } catch let error as SQLiteError
+        where attempt < 5 && [.readOnly, .busy, .locked, .cannotOpen].contains(error.code)
+      {
+        usleep(UInt32(2000 * attempt))
+      }
+    }
+  }
+
+  private static func checkOnce(path: String) throws {
     var info = stat()
     guard stat(path, &info) == 0, info.st_size > 0 else { return }
     let db = try Connection(path: path, mode: .inspect)

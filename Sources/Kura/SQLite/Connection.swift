@@ -106,28 +106,18 @@ public final class Connection: @unchecked Sendable {
   ) throws {
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
     let existed = FileManager.default.fileExists(atPath: path)
-    var openPath = path
-    var copy: URL?
     switch mode {
     case .readWrite(let create):
       flags |= SQLITE_OPEN_READWRITE
       if create { flags |= SQLITE_OPEN_CREATE }
-    case .readOnly:
+    case .readOnly, .inspect:
       flags |= SQLITE_OPEN_READONLY
-    case .inspect:
-      flags |= SQLITE_OPEN_READONLY
-      (openPath, copy) = try Self.inspectionURI(path)
     }
-    var handle: OpaquePointer?
-    let result = sqlite3_open_v2(openPath, &handle, flags, nil)
-    privateCopy = copy
-    guard result == SQLITE_OK, let handle else {
-      if let copy { try? FileManager.default.removeItem(at: copy) }
-      let error = SQLiteError(handle: handle, result: result, sql: nil)
-      sqlite3_close_v2(handle)
-      throw SQLiteError(
-        code: error.code, extendedCode: error.extendedCode,
-        message: "\(error.message) (file `\(path)`)", sql: nil)
+    let handle: OpaquePointer
+    if case .inspect = mode {
+      (handle, privateCopy) = try Self.openForInspection(path: path, flags: flags)
+    } else {
+      handle = try Self.open(path, naming: path, flags: flags)
     }
     self.handle = handle
     self.path = path
@@ -171,6 +161,68 @@ public final class Connection: @unchecked Sendable {
     transactionStatements.removeAll()
     sqlite3_close_v2(handle)
     if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
+  }
+
+  /// Opens `openPath` (a path or a `file:` URI) with `flags`.
+  ///
+  /// - Throws: ``SQLiteError`` naming `path`.
+  private static func open(_ openPath: String, naming path: String, flags: Int32) throws
+    -> OpaquePointer
+  {
+    var handle: OpaquePointer?
+    let result = sqlite3_open_v2(openPath, &handle, flags, nil)
+    guard result == SQLITE_OK, let handle else {
+      let error = SQLiteError(handle: handle, result: result, sql: nil)
+      sqlite3_close_v2(handle)
+      throw SQLiteError(
+        code: error.code, extendedCode: error.extendedCode,
+        message: "\(error.message) (file `\(path)`)", sql: nil)
+    }
+    return handle
+  }
+
+  /// Opens `path` for ``OpenMode/inspect`` and reads its header once.
+  ///
+  /// A reader that leaves the `-shm` file as found can't repair its index, so it fails while
+  /// another process sets the index up or removes the files, and for as long as the index stays
+  /// torn (a writer killed while updating it, with other connections still open). Such a look
+  /// is tried again a few times, then made with a plain read-only connection: that one waits for
+  /// the other connections' locks and repairs the index in shared memory like any reader, but
+  /// never writes the database or its `-wal` file.
+  private static func openForInspection(path: String, flags: Int32) throws -> (
+    OpaquePointer, URL?
+  ) {
+    for attempt in 0..<6 {
+      let (uri, copy) = try inspectionURI(path)
+      let handle: OpaquePointer
+      do {
+        handle = try open(uri, naming: path, flags: flags)
+      } catch let error as SQLiteError {
+        if let copy { try? FileManager.default.removeItem(at: copy) }
+        guard isTransientForInspection(error.extendedCode) else { throw error }
+        usleep(UInt32(1000 * (attempt + 1)))
+        continue
+      }
+      sqlite3_extended_result_codes(handle, 1)
+      let result = sqlite3_exec(handle, "PRAGMA schema_version", nil, nil, nil)
+      // Any other failure (not a database, damaged) is reported by the caller's own read.
+      if result == SQLITE_OK || !isTransientForInspection(sqlite3_extended_errcode(handle)) {
+        return (handle, copy)
+      }
+      sqlite3_close_v2(handle)
+      if let copy { try? FileManager.default.removeItem(at: copy) }
+      usleep(UInt32(1000 * (attempt + 1)))
+    }
+    return (try open(path, naming: path, flags: flags), nil)
+  }
+
+  /// Whether an inspecting look that failed with `extendedCode` may succeed again: the index in
+  /// shared memory is being set up, is torn, or the `-wal`/`-shm` files came or went.
+  private static func isTransientForInspection(_ extendedCode: Int32) -> Bool {
+    switch extendedCode & 0xff {
+    case SQLITE_READONLY, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_CANTOPEN, SQLITE_PROTOCOL: return true
+    default: return false
+    }
   }
 
   /// The URI that opens `path` for ``OpenMode/inspect``: with no `-wal` file the database is
