@@ -173,13 +173,18 @@
     @inline(__always)
     private func store(
       _ slot: Int, count: Int, format: Int32, _ write: (UnsafeMutableRawPointer) -> Void
-    ) {
+    ) throws {
       let needed = count + 1
       var buffer = buffers[slot]
       if capacities[slot] < needed || buffer == nil {
         let capacity = max(needed, 32)
         guard let grown = realloc(buffer, capacity) else {
-          fatalError("Out of memory for a \(count)-byte PostgreSQL parameter")
+          throw PostgresError(
+            kind: .other,
+            message:
+              "out of memory for a \(count)-byte value of parameter \(slot + 1); bind a smaller"
+              + " value",
+            server: session.server, sql: sql)
         }
         buffer = grown
         buffers[slot] = grown
@@ -194,14 +199,14 @@
     }
 
     @inline(__always)
-    private func storeBinary<Value: FixedWidthInteger>(_ slot: Int, _ value: Value) {
-      store(slot, count: MemoryLayout<Value>.size, format: 1) {
+    private func storeBinary<Value: FixedWidthInteger>(_ slot: Int, _ value: Value) throws {
+      try store(slot, count: MemoryLayout<Value>.size, format: 1) {
         $0.storeBytes(of: value.bigEndian, as: Value.self)
       }
     }
 
-    private func storeBytes(_ slot: Int, _ bytes: UnsafeRawBufferPointer, format: Int32) {
-      store(slot, count: bytes.count, format: format) { buffer in
+    private func storeBytes(_ slot: Int, _ bytes: UnsafeRawBufferPointer, format: Int32) throws {
+      try store(slot, count: bytes.count, format: format) { buffer in
         if let base = bytes.baseAddress, bytes.count > 0 {
           buffer.copyMemory(from: base, byteCount: bytes.count)
         }
@@ -220,7 +225,7 @@
               + " can't store",
             server: session.server, sql: sql)
         }
-        storeBytes(slot, UnsafeRawBufferPointer(bytes), format: 0)
+        try storeBytes(slot, UnsafeRawBufferPointer(bytes), format: 0)
       }
     }
 
@@ -235,14 +240,14 @@
     public func bind(_ value: Int64, at index: Int) throws {
       let slot = try slot(index)
       switch parameterTypes[slot] {
-      case PostgresType.int8: storeBinary(slot, value)
+      case PostgresType.int8: try storeBinary(slot, value)
       case PostgresType.int4 where Int32(exactly: value) != nil:
-        storeBinary(slot, Int32(truncatingIfNeeded: value))
+        try storeBinary(slot, Int32(truncatingIfNeeded: value))
       case PostgresType.int2 where Int16(exactly: value) != nil:
-        storeBinary(slot, Int16(truncatingIfNeeded: value))
-      case PostgresType.float8: storeBinary(slot, Double(value).bitPattern)
-      case PostgresType.float4: storeBinary(slot, Float(value).bitPattern)
-      case PostgresType.bool: storeBinary(slot, UInt8(value != 0 ? 1 : 0))
+        try storeBinary(slot, Int16(truncatingIfNeeded: value))
+      case PostgresType.float8: try storeBinary(slot, Double(value).bitPattern)
+      case PostgresType.float4: try storeBinary(slot, Float(value).bitPattern)
+      case PostgresType.bool: try storeBinary(slot, UInt8(value != 0 ? 1 : 0))
       default:
         // Any other type (and an integer too large for a smaller one, which the server then
         // refuses) reads the decimal text.
@@ -275,14 +280,14 @@
     public func bind(_ value: Double, at index: Int) throws {
       let slot = try slot(index)
       switch parameterTypes[slot] {
-      case PostgresType.float8: storeBinary(slot, value.bitPattern)
-      case PostgresType.float4: storeBinary(slot, Float(value).bitPattern)
+      case PostgresType.float8: try storeBinary(slot, value.bitPattern)
+      case PostgresType.float4: try storeBinary(slot, Float(value).bitPattern)
       case PostgresType.int8 where Int64(exactly: value) != nil:
-        storeBinary(slot, Int64(value))
+        try storeBinary(slot, Int64(value))
       case PostgresType.int4 where Int32(exactly: value) != nil:
-        storeBinary(slot, Int32(value))
+        try storeBinary(slot, Int32(value))
       case PostgresType.int2 where Int16(exactly: value) != nil:
-        storeBinary(slot, Int16(value))
+        try storeBinary(slot, Int16(value))
       default:
         try storeText(slot, PostgresType.text(of: value), index: index)
       }
@@ -309,7 +314,7 @@
       let slot = try slot(index)
       if PostgresType.takesRawText(parameterTypes[slot]) {
         var value = value
-        value.withUTF8 { storeBytes(slot, UnsafeRawBufferPointer($0), format: 1) }
+        try value.withUTF8 { try storeBytes(slot, UnsafeRawBufferPointer($0), format: 1) }
       } else {
         try storeText(slot, value, index: index)
       }
@@ -344,7 +349,7 @@
             + " bind them to a bytea parameter",
           server: session.server, sql: sql)
       }
-      storeBytes(slot, bytes, format: 1)
+      try storeBytes(slot, bytes, format: 1)
     }
 
     /// Binds NULL to parameter `index` (from 1).

@@ -88,6 +88,25 @@ enum IntegerOperation: String, Sendable {
 }
 
 extension SQLDialect {
+  /// Standard SQL's `"quoted"` identifiers (both engines).
+  func quoteIdentifier(_ name: String) -> String { Kura.quoteIdentifier(name) }
+
+  /// `?` parameters (SQLite's own; the PostgreSQL statements rewrite them as `$N`).
+  func placeholder(_ index: Int) -> String { "?" }
+
+  /// `\`, `%` and `_` escaped with a backslash, for ``likeEscapeClause``.
+  func escapeLikePattern(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+      if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+      escaped.append(character)
+    }
+    return escaped
+  }
+
+  /// The backslash as `LIKE`'s escape character.
+  var likeEscapeClause: String { " ESCAPE '\\'" }
+
   /// A comparison of two wrapped operands, unless the dialect says otherwise.
   var wrapsOneOperandOfAComparison: Bool { false }
 

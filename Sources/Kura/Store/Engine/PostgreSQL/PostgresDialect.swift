@@ -6,23 +6,6 @@
   /// in its schema (``PostgresStoreEngine/functionsSQL``): `kura_key` (text as Swift compares it:
   /// the NFC form's UTF-8 bytes) and `kura_real` (NaN as NULL).
   struct PostgresDialect: SQLDialect {
-    func quoteIdentifier(_ name: String) -> String {
-      "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    func placeholder(_ index: Int) -> String { "?" }
-
-    func escapeLikePattern(_ text: String) -> String {
-      var escaped = ""
-      for character in text {
-        if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-        escaped.append(character)
-      }
-      return escaped
-    }
-
-    var likeEscapeClause: String { " ESCAPE '\\'" }
-
     func booleanLiteral(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
 
     /// `kura_key(expression)`: equal exactly when Swift's `==` says so (canonical equivalence),

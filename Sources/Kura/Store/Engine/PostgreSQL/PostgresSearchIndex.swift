@@ -71,34 +71,38 @@
 
     /// Every word a substring of a searchable column.
     func condition(words: [String]) -> (sql: String, arguments: [SQLiteValue]) {
-      var parts: [String] = []
-      var arguments: [SQLiteValue] = []
-      let dialect = PostgresDialect()
-      for word in words {
-        let pattern = dialect.escapeLikePattern(word)
-        let alternatives = columns.map { column -> String in
-          arguments.append(.text(pattern))
-          return "\(folded(column)) LIKE ('%' || kura_fold(?) || '%') ESCAPE '\\'"
-        }
-        parts.append("(" + alternatives.joined(separator: " OR ") + ")")
+      let (tests, arguments) = wordTests(words) { column in
+        "\(column) LIKE ('%' || kura_fold(?) || '%') ESCAPE '\\'"
       }
-      return (parts.joined(separator: " AND "), arguments)
+      return (tests.map { "(" + $0 + ")" }.joined(separator: " AND "), arguments)
     }
 
     /// Rows where more words start a word come first.
     func order(words: [String]) -> (sql: String, arguments: [SQLiteValue]) {
-      var terms: [String] = []
+      let (tests, arguments) = wordTests(words) { column in
+        "(' ' || \(column)) LIKE ('% ' || kura_fold(?) || '%') ESCAPE '\\'"
+      }
+      let terms = tests.map { "CASE WHEN " + $0 + " THEN 1 ELSE 0 END" }
+      return ("(0 - " + terms.joined(separator: " - ") + ")", arguments)
+    }
+
+    /// For each word, `test` of every searchable column's folded text joined by `OR`, its `?`
+    /// bound to the word escaped for `LIKE`.
+    private func wordTests(
+      _ words: [String], _ test: (_ foldedColumn: String) -> String
+    ) -> (tests: [String], arguments: [SQLiteValue]) {
+      var tests: [String] = []
       var arguments: [SQLiteValue] = []
       let dialect = PostgresDialect()
       for word in words {
         let pattern = dialect.escapeLikePattern(word)
         let alternatives = columns.map { column -> String in
           arguments.append(.text(pattern))
-          return "(' ' || \(folded(column))) LIKE ('% ' || kura_fold(?) || '%') ESCAPE '\\'"
+          return test(folded(column))
         }
-        terms.append("CASE WHEN " + alternatives.joined(separator: " OR ") + " THEN 1 ELSE 0 END")
+        tests.append(alternatives.joined(separator: " OR "))
       }
-      return ("(0 - " + terms.joined(separator: " - ") + ")", arguments)
+      return (tests, arguments)
     }
   }
 #endif
