@@ -78,7 +78,10 @@ public final class Connection: @unchecked Sendable {
     /// Reading only, leaving the files exactly as found: no `-wal` or `-shm` file is created or
     /// changed and nothing is checkpointed on close, even for a damaged file (what inspecting a
     /// store and checking it before opening it for writing need). A `-wal` file without its
-    /// `-shm` file is read from a private copy.
+    /// `-shm` file is read from a private copy. When the index in the `-shm` file can't be read
+    /// without writing it (another process is setting it up, or left it for a writer to repair)
+    /// and tries a moment apart don't help, the file is read as ``readOnly`` does, which may
+    /// repair that index but never writes the database or its `-wal` file.
     ///
     /// For example: `let connection = try Connection(path: path, mode: .inspect)`.
     case inspect
