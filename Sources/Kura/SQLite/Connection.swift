@@ -195,6 +195,7 @@ public final class Connection: @unchecked Sendable {
   private static func openForInspection(path: String, flags: Int32) throws -> (
     OpaquePointer, URL?
   ) {
+    var lastFailure: Int32 = SQLITE_OK
     for attempt in 0..<6 {
       let (uri, copy) = try inspectionURI(path)
       let handle: OpaquePointer
@@ -202,14 +203,19 @@ public final class Connection: @unchecked Sendable {
         handle = try open(uri, naming: path, flags: flags)
       } catch let error as SQLiteError {
         if let copy { try? FileManager.default.removeItem(at: copy) }
-        guard isTransientForInspection(error.extendedCode) else { throw error }
+        guard isTransientForInspection(error.extendedCode), attempt < 5 else { throw error }
+        lastFailure = error.extendedCode
         usleep(UInt32(1000 * (attempt + 1)))
         continue
       }
       sqlite3_extended_result_codes(handle, 1)
       let result = sqlite3_exec(handle, "PRAGMA schema_version", nil, nil, nil)
-      // Any other failure (not a database, damaged) is reported by the caller's own read.
-      if result == SQLITE_OK || !isTransientForInspection(sqlite3_extended_errcode(handle)) {
+      lastFailure = sqlite3_extended_errcode(handle)
+      // Any other failure (not a database, damaged) is reported by the caller's own read, and
+      // so is one that lasts and is not about the index (a `-shm` file of another format).
+      if result == SQLITE_OK || !isTransientForInspection(lastFailure)
+        || (attempt == 5 && lastFailure & 0xff == SQLITE_CANTOPEN)
+      {
         return (handle, copy)
       }
       sqlite3_close_v2(handle)
