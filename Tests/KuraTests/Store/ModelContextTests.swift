@@ -36,6 +36,14 @@ struct ModelContextTests {
     try context.insert(value)
     #expect(try context.model(for: value.id, as: Everything.self)?.string == "changed")
     #expect(try context.fetchCount(QueryPlan<Everything>()) == 2)
+    // A pending change of one model leaves the other read from the store; an unsaved delete
+    // hides the stored model; after the save, the store answers again.
+    #expect(try context.model(for: other.id, as: Everything.self) == other)
+    try context.delete(other)
+    #expect(try context.model(for: other.id, as: Everything.self) == nil)
+    try context.save()
+    #expect(try context.model(for: other.id, as: Everything.self) == nil)
+    #expect(try context.model(for: value.id, as: Everything.self)?.string == "changed")
   }
 
   @Test(arguments: TestEngine.enabled)

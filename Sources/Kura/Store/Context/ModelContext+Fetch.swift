@@ -14,36 +14,66 @@ extension ModelContext {
   ///   - type: The model type.
   /// - Returns: The model, or `nil` when there is none (or it was deleted and not yet saved).
   /// - Throws: ``StoreError``.
+  @inlinable
   public func model<Model: PersistentModel>(for id: Model.ID, as type: Model.Type = Model.self)
     throws -> Model?
   {
+    // Inlined into the caller, where `Model?` is a known type: in this module's generic code
+    // every call would look up its type metadata.
+    var found: Model?
+    try lookUp(id, as: type) { found = $0 }
+    return found
+  }
+
+  /// Passes the model with this id (with unsaved changes applied) to `found`, if there is one.
+  @usableFromInline
+  func lookUp<Model: PersistentModel>(
+    _ id: Model.ID, as type: Model.Type, _ found: (Model) -> Void
+  ) throws {
     let schema = try container.schema(for: Model.self)
-    if let pending = pendingChanges(Model.self), let change = pending.change(for: id) {
-      switch change {
-      case .upsert(let model): return model
-      case .delete: return nil
-      }
+    // Checked by type identity first: the generic types that looking into the pending changes
+    // uses would otherwise have their metadata looked up on every call.
+    if pending[ObjectIdentifier(type)]?.isEmpty == false, try lookUpPending(id, as: type, found) {
+      return
     }
-    guard let key = schema.keyValue(id) else { return nil }
-    return try read(schema) { db in
+    guard let key = schema.keyValue(id) else { return }
+    try read(schema) { db in
       let statement = try db.cachedStatement(StoreSQL.selectByID(schema))
       // Rewound only (ends the read); the next use resets and rebinds it anyway.
       defer { statement.rewind() }
       try statement.bind(key, at: 1)
-      guard try statement.step() else { return nil }
-      return try rowDecoder(schema, statement).decode(Model.self)
+      guard try statement.step() else { return }
+      found(try rowDecoder(schema, statement).decode(Model.self))
     }
+  }
+
+  /// Passes the unsaved version of the model with this id to `found`, if there is one; returns
+  /// whether the pending changes decide (an unsaved insert, update or delete).
+  private func lookUpPending<Model: PersistentModel>(
+    _ id: Model.ID, as type: Model.Type, _ found: (Model) -> Void
+  ) throws -> Bool {
+    guard let pending = pendingChanges(Model.self), let change = pending.change(for: id) else {
+      return false
+    }
+    if case .upsert(let model) = change { found(model) }
+    return true
   }
 
   /// The decoder for a cached statement of the store's connections, made once per statement
   /// (the statement outlives it: the decoder holds it, and connections keep their statements).
   func rowDecoder(_ schema: ModelSchema, _ statement: StoreStatement) -> RowDecoder {
     let key = statement.identity
-    if let decoder = decoders[key] { return decoder }
-    let decoder = RowDecoder(schema: schema, statement: statement)
-    // Bounded: reader connections come and go, and each has its own statements.
-    if decoders.count >= 64 { decoders.removeAll(keepingCapacity: true) }
-    decoders[key] = decoder
+    if let last = lastDecoder, last.key == key { return last.decoder }
+    let decoder: RowDecoder
+    if let known = decoders[key] {
+      decoder = known
+    } else {
+      decoder = RowDecoder(schema: schema, statement: statement)
+      // Bounded: reader connections come and go, and each has its own statements.
+      if decoders.count >= 64 { decoders.removeAll(keepingCapacity: true) }
+      decoders[key] = decoder
+    }
+    lastDecoder = (key, decoder)
     return decoder
   }
 

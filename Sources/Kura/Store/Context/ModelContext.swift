@@ -35,6 +35,10 @@ public final class ModelContext {
   var decoders: [ObjectIdentifier: RowDecoder] = [:]
   /// Row encoders by the cached statement they bind.
   var encoders: [ObjectIdentifier: RowEncoder] = [:]
+  /// The decoder and encoder used last, found without hashing (one statement used over and
+  /// over is the common case).
+  @exclusivity(unchecked) var lastDecoder: (key: ObjectIdentifier, decoder: RowDecoder)?
+  @exclusivity(unchecked) var lastEncoder: (key: ObjectIdentifier, encoder: RowEncoder)?
   /// The write transaction this context reads and saves in (a context ``ModelContainer/write(_:)``
   /// gives its body), or `nil` for a context that reads the store and saves in its own
   /// transactions.
@@ -117,7 +121,10 @@ public final class ModelContext {
 
   /// The unsaved changes of one model type.
   func pendingChanges<Model: PersistentModel>(_ type: Model.Type) -> PendingChanges<Model>? {
-    guard let table = pending[ObjectIdentifier(type)] as? PendingChanges<Model>, !table.isEmpty
+    // Looked up before the cast: casting looks up `PendingChanges<Model>`'s type metadata, a
+    // cost every read would pay when nothing is pending.
+    guard let any = pending[ObjectIdentifier(type)], !any.isEmpty,
+      let table = any as? PendingChanges<Model>
     else { return nil }
     return table
   }
@@ -215,10 +222,16 @@ public final class ModelContext {
   /// `rowDecoder(_:_:)`).
   private func rowEncoder(_ schema: ModelSchema, _ statement: StoreStatement) -> RowEncoder {
     let key = statement.identity
-    if let encoder = encoders[key] { return encoder }
-    let encoder = RowEncoder(schema: schema, statement: statement)
-    if encoders.count >= 64 { encoders.removeAll(keepingCapacity: true) }
-    encoders[key] = encoder
+    if let last = lastEncoder, last.key == key { return last.encoder }
+    let encoder: RowEncoder
+    if let known = encoders[key] {
+      encoder = known
+    } else {
+      encoder = RowEncoder(schema: schema, statement: statement)
+      if encoders.count >= 64 { encoders.removeAll(keepingCapacity: true) }
+      encoders[key] = encoder
+    }
+    lastEncoder = (key, encoder)
     return encoder
   }
 

@@ -16,6 +16,8 @@ final class RowDecoder: Decoder {
   private lazy var json = ColumnJSON.decoder()
   /// The row plan of the model type decoded last (`nil` plan: that type keeps `Codable`).
   @exclusivity(unchecked) private var plan: (key: ObjectIdentifier, plan: RowPlan?)?
+  /// Where the row plan builds each model before moving it out.
+  @exclusivity(unchecked) private var scratch = RowScratch()
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -30,6 +32,7 @@ final class RowDecoder: Decoder {
   }
 
   deinit {
+    scratch.deallocate()
     cursor.deallocate()
     names.deinitialize()
     names.deallocate()
@@ -51,7 +54,7 @@ final class RowDecoder: Decoder {
       plan = RowPlan.of(Model.self, schema: schema)
       self.plan = (key, plan)
     }
-    if let plan { return try plan.decode(Model.self, from: statement) }
+    if let plan { return try plan.decode(Model.self, from: statement, in: &scratch) }
     cursor.pointee = 0
     do {
       return try Model(from: self)

@@ -208,14 +208,23 @@ final class RowPlan: Sendable {
 
   // MARK: Reading rows
 
-  /// The model in the statement's current row (columns in schema order).
+  /// The model in the statement's current row (columns in schema order), built in `scratch`
+  /// and moved out.
   @inline(__always)
-  func decode<Model>(_ type: Model.Type, from statement: StoreStatement) throws -> Model {
-    try withUnsafeTemporaryAllocation(of: Model.self, capacity: 1) { buffer in
-      let base = buffer.baseAddress.unsafelyUnwrapped
-      try initialize(UnsafeMutableRawPointer(base), from: statement)
-      return base.move()
+  func decode<Model>(
+    _ type: Model.Type, from statement: StoreStatement, in scratch: inout RowScratch
+  ) throws -> Model {
+    guard let memory = scratch.memory(for: Model.self) else {
+      return try withUnsafeTemporaryAllocation(of: Model.self, capacity: 1) { buffer in
+        let base = buffer.baseAddress.unsafelyUnwrapped
+        try initialize(UnsafeMutableRawPointer(base), from: statement)
+        return base.move()
+      }
     }
+    let model = memory.bindMemory(to: Model.self, capacity: 1)
+    // On a failure `initialize` leaves the memory as it found it: uninitialized.
+    try initialize(memory, from: statement)
+    return model.move()
   }
 
   /// Initializes every property of the model at `base` from the statement's current row; on a
@@ -602,4 +611,28 @@ private final class ProbeDecoder: Decoder {
     func superDecoder() throws -> any Decoder { throw decoder.refuse() }
     func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.refuse() }
   }
+}
+
+/// Memory a row plan builds one model in, reused row after row by one decoder: a temporary
+/// allocation per row (`withUnsafeTemporaryAllocation`) looks a generic type's metadata up every
+/// time. The owner calls ``deallocate()``.
+struct RowScratch {
+  private var memory: UnsafeMutableRawPointer?
+  private var byteCount = 0
+
+  /// Memory for one `Model`, or `nil` for a type aligned beyond 16 bytes.
+  @inline(__always)
+  mutating func memory<Model>(for type: Model.Type) -> UnsafeMutableRawPointer? {
+    guard MemoryLayout<Model>.alignment <= 16 else { return nil }
+    let size = MemoryLayout<Model>.size
+    if let memory, size <= byteCount { return memory }
+    memory?.deallocate()
+    byteCount = max(size, 16)
+    let grown = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
+    memory = grown
+    return grown
+  }
+
+  /// Frees the memory (nothing may be initialized in it).
+  func deallocate() { memory?.deallocate() }
 }
