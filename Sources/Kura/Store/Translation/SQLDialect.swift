@@ -195,3 +195,56 @@ extension SQLDialect {
     return ("\(tested) IN (\(items.joined(separator: ", ")))", values)
   }
 }
+
+/// The values of a ``SQLDialect/boundList(_:parameter:)`` as one JSON array, and whether they
+/// are integers (else texts); `nil` when they mix the two, hold another kind of value, or a text
+/// holds a NUL character (left to parameters: JSON text functions stop at it).
+func boundListJSON(_ values: [SQLiteValue]) -> (json: String, integers: Bool)? {
+  var json = "["
+  json.reserveCapacity(values.count * 24 + 2)
+  var kind: Int?
+  for (index, value) in values.enumerated() {
+    if index > 0 { json += "," }
+    switch value {
+    case .integer(let integer) where kind != 1:
+      kind = 0
+      json += String(integer)
+    case .text(let text) where kind != 0 && !text.utf8.contains(0):
+      kind = 1
+      appendJSONString(text, to: &json)
+    default:
+      return nil
+    }
+  }
+  return (json + "]", kind == 0)
+}
+
+/// Appends `text` as a JSON string literal.
+func appendJSONString(_ text: String, to json: inout String) {
+  // Ids are almost always plain (UUIDs, digits): copy them whole.
+  if !text.utf8.contains(where: {
+    $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+  }) {
+    json += "\""
+    json += text
+    json += "\""
+    return
+  }
+  json += "\""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\"": json += "\\\""
+    case "\\": json += "\\\\"
+    case "\n": json += "\\n"
+    case "\r": json += "\\r"
+    case "\t": json += "\\t"
+    default:
+      if scalar.value < 0x20 {
+        json += String(format: "\\u%04x", scalar.value)
+      } else {
+        json.unicodeScalars.append(scalar)
+      }
+    }
+  }
+  json += "\""
+}

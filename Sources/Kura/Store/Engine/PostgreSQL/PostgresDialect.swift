@@ -30,31 +30,16 @@
     func stringStartsWith(_ text: String, _ prefix: String) -> String? { nil }
 
     /// `SELECT value FROM json_array_elements_text(?::json)` over a JSON array of the integers or
-    /// texts, cast back to `bigint` for integers.
+    /// texts (see `boundListJSON(_:)`), cast back to `bigint` for integers.
     func boundList(_ values: [SQLiteValue], parameter: String) -> (
       subquery: String, argument: SQLiteValue
     )? {
-      var json = "["
-      json.reserveCapacity(values.count * 24 + 2)
-      var kind: Int?
-      for (index, value) in values.enumerated() {
-        if index > 0 { json += "," }
-        switch value {
-        case .integer(let integer) where kind != 1:
-          kind = 0
-          json += String(integer)
-        case .text(let text) where kind != 0 && !text.utf8.contains(0):
-          kind = 1
-          appendJSONString(text, to: &json)
-        default:
-          return nil
-        }
-      }
-      let value = kind == 0 ? "kura_item::bigint" : "kura_item"
+      guard let list = boundListJSON(values) else { return nil }
+      let value = list.integers ? "kura_item::bigint" : "kura_item"
       return (
         "SELECT \(value) AS value FROM json_array_elements_text(CAST(\(parameter) AS json)) "
           + "AS kura_list(kura_item)",
-        .text(json + "]")
+        .text(list.json)
       )
     }
 

@@ -26,28 +26,13 @@ struct SQLiteDialect: SQLDialect {
     "\(SwiftStringSQL.startsWithFunction)(\(text), \(prefix))"
   }
 
-  /// `SELECT value FROM json_each(?)` over a JSON array of the integers or texts (text holding
-  /// a NUL character is left to parameters: JSON text functions stop at it).
+  /// `SELECT value FROM json_each(?)` over a JSON array of the integers or texts (see
+  /// `boundListJSON(_:)`).
   func boundList(_ values: [SQLiteValue], parameter: String) -> (
     subquery: String, argument: SQLiteValue
   )? {
-    var json = "["
-    json.reserveCapacity(values.count * 24 + 2)
-    var kind: Int?
-    for (index, value) in values.enumerated() {
-      if index > 0 { json += "," }
-      switch value {
-      case .integer(let integer) where kind != 1:
-        kind = 0
-        json += String(integer)
-      case .text(let text) where kind != 0 && !text.utf8.contains(0):
-        kind = 1
-        appendJSONString(text, to: &json)
-      default:
-        return nil
-      }
-    }
-    return ("SELECT value FROM json_each(\(parameter))", .text(json + "]"))
+    guard let list = boundListJSON(values) else { return nil }
+    return ("SELECT value FROM json_each(\(parameter))", .text(list.json))
   }
 
   /// `kura_int_add(a, b)` and so on (``SwiftStringSQL/integerFunctionPrefix``): Swift's result,
@@ -63,34 +48,4 @@ struct SQLiteDialect: SQLDialect {
 
   /// SQLite takes a negative limit as none.
   var noLimit: SQLiteValue { .integer(-1) }
-}
-
-/// Appends `text` as a JSON string literal.
-func appendJSONString(_ text: String, to json: inout String) {
-  // Ids are almost always plain (UUIDs, digits): copy them whole.
-  if !text.utf8.contains(where: {
-    $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-  }) {
-    json += "\""
-    json += text
-    json += "\""
-    return
-  }
-  json += "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": json += "\\\""
-    case "\\": json += "\\\\"
-    case "\n": json += "\\n"
-    case "\r": json += "\\r"
-    case "\t": json += "\\t"
-    default:
-      if scalar.value < 0x20 {
-        json += String(format: "\\u%04x", scalar.value)
-      } else {
-        json.unicodeScalars.append(scalar)
-      }
-    }
-  }
-  json += "\""
 }
