@@ -62,19 +62,7 @@ extension ModelContext {
   /// The decoder for a cached statement of the store's connections, made once per statement
   /// (the statement outlives it: the decoder holds it, and connections keep their statements).
   func rowDecoder(_ schema: ModelSchema, _ statement: StoreStatement) -> RowDecoder {
-    let key = statement.identity
-    if let last = lastDecoder, last.key == key { return last.decoder }
-    let decoder: RowDecoder
-    if let known = decoders[key] {
-      decoder = known
-    } else {
-      decoder = RowDecoder(schema: schema, statement: statement)
-      // Bounded: reader connections come and go, and each has its own statements.
-      if decoders.count >= 64 { decoders.removeAll(keepingCapacity: true) }
-      decoders[key] = decoder
-    }
-    lastDecoder = (key, decoder)
-    return decoder
+    decoders.coder(for: statement) { RowDecoder(schema: schema, statement: statement) }
   }
 
   /// The SQL dialect of the store's engine.
@@ -347,4 +335,31 @@ func stableSorted<Element>(
     if areInIncreasingOrder(rhs.element, lhs.element) { return false }
     return lhs.offset < rhs.offset
   }.map(\.element)
+}
+
+/// A context's row decoders or encoders by the cached statement each serves, made once per
+/// statement (the statement outlives its coder: the coder holds it, and connections keep their
+/// statements). The one used last is found without hashing, since one statement used over and
+/// over is the common case; the others are bounded, since reader connections come and go, each
+/// with its own statements.
+struct StatementCoders<Coder: AnyObject> {
+  private var byStatement: [ObjectIdentifier: Coder] = [:]
+  private var last: (key: ObjectIdentifier, coder: Coder)?
+
+  /// The coder of `statement`, made by `make` the first time.
+  @inline(__always)
+  mutating func coder(for statement: StoreStatement, make: () -> Coder) -> Coder {
+    let key = statement.identity
+    if let last, last.key == key { return last.coder }
+    let coder: Coder
+    if let known = byStatement[key] {
+      coder = known
+    } else {
+      coder = make()
+      if byStatement.count >= 64 { byStatement.removeAll(keepingCapacity: true) }
+      byStatement[key] = coder
+    }
+    last = (key, coder)
+    return coder
+  }
 }

@@ -32,13 +32,9 @@ public final class ModelContext {
   /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
   private var lastTable: (key: ObjectIdentifier, table: AnyObject)?
   /// Row decoders by the cached statement they read.
-  var decoders: [ObjectIdentifier: RowDecoder] = [:]
+  @exclusivity(unchecked) var decoders = StatementCoders<RowDecoder>()
   /// Row encoders by the cached statement they bind.
-  var encoders: [ObjectIdentifier: RowEncoder] = [:]
-  /// The decoder and encoder used last, found without hashing (one statement used over and
-  /// over is the common case).
-  @exclusivity(unchecked) var lastDecoder: (key: ObjectIdentifier, decoder: RowDecoder)?
-  @exclusivity(unchecked) var lastEncoder: (key: ObjectIdentifier, encoder: RowEncoder)?
+  @exclusivity(unchecked) var encoders = StatementCoders<RowEncoder>()
   /// The write transaction this context reads and saves in (a context ``ModelContainer/write(_:)``
   /// gives its body), or `nil` for a context that reads the store and saves in its own
   /// transactions.
@@ -221,18 +217,7 @@ public final class ModelContext {
   /// The encoder for a cached statement of the writer, made once per statement (see
   /// `rowDecoder(_:_:)`).
   private func rowEncoder(_ schema: ModelSchema, _ statement: StoreStatement) -> RowEncoder {
-    let key = statement.identity
-    if let last = lastEncoder, last.key == key { return last.encoder }
-    let encoder: RowEncoder
-    if let known = encoders[key] {
-      encoder = known
-    } else {
-      encoder = RowEncoder(schema: schema, statement: statement)
-      if encoders.count >= 64 { encoders.removeAll(keepingCapacity: true) }
-      encoders[key] = encoder
-    }
-    lastEncoder = (key, encoder)
-    return encoder
+    encoders.coder(for: statement) { RowEncoder(schema: schema, statement: statement) }
   }
 
   /// Drops every unsaved change.

@@ -14,8 +14,8 @@ final class RowDecoder: Decoder {
   // memory this decoder owns so the hot path pays no dynamic exclusivity checks.
   private let cursor = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   private lazy var json = ColumnJSON.decoder()
-  /// The row plan of the model type decoded last (`nil` plan: that type keeps `Codable`).
-  @exclusivity(unchecked) private var plan: (key: ObjectIdentifier, plan: RowPlan?)?
+  /// The row plan of the model type decoded last.
+  @exclusivity(unchecked) private var lastPlan = LastRowPlan()
   /// Where the row plan builds each model before moving it out.
   @exclusivity(unchecked) private var scratch = RowScratch()
   var codingPath: [any CodingKey] { [] }
@@ -46,15 +46,9 @@ final class RowDecoder: Decoder {
 
   /// The model in the statement's current row.
   func decode<Model: PersistentModel>(_ type: Model.Type) throws -> Model {
-    let key = ObjectIdentifier(Model.self)
-    let plan: RowPlan?
-    if let cached = self.plan, cached.key == key {
-      plan = cached.plan
-    } else {
-      plan = RowPlan.of(Model.self, schema: schema)
-      self.plan = (key, plan)
+    if let plan = lastPlan.plan(for: Model.self, schema: schema) {
+      return try plan.decode(Model.self, from: statement, in: &scratch)
     }
-    if let plan { return try plan.decode(Model.self, from: statement, in: &scratch) }
     cursor.pointee = 0
     do {
       return try Model(from: self)
@@ -111,12 +105,7 @@ final class RowDecoder: Decoder {
   }
 
   func typeFailure(_ type: Any.Type, at index: Int) -> StoreError {
-    let column = schema.columns[index].name
-    return StoreError(
-      .decodingFailed, model: schema.modelName, property: column, column: column,
-      message:
-        "Can't read `\(schema.modelName).\(column)`: the value in column `\(column)` of table "
-        + "`\(schema.tableName)` is not a valid `\(type)`.")
+    schema.readFailure(type, at: index)
   }
 
   @inline(__always)
@@ -361,5 +350,17 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   }
   func superDecoder(forKey key: Key) throws -> any Decoder {
     try decoderReference._withUnsafeGuaranteedRef { decoder in throw decoder.shapeFailure() }
+  }
+}
+
+extension ModelSchema {
+  /// The error for column `index` of a row holding a value that is not a valid `type`.
+  func readFailure(_ type: Any.Type, at index: Int) -> StoreError {
+    let column = columns[index].name
+    return StoreError(
+      .decodingFailed, model: modelName, property: column, column: column,
+      message:
+        "Can't read `\(modelName).\(column)`: the value in column `\(column)` of table "
+        + "`\(tableName)` is not a valid `\(type)`.")
   }
 }

@@ -15,8 +15,8 @@ final class RowEncoder: Encoder {
   // names (synthesized `Codable` encodes in order); slots 1… are the bound flags (0 or 1).
   private let state: UnsafeMutableBufferPointer<Int>
   private lazy var json = ColumnJSON.encoder()
-  /// The row plan of the model type encoded last (`nil` plan: that type keeps `Codable`).
-  @exclusivity(unchecked) private var plan: (key: ObjectIdentifier, plan: RowPlan?)?
+  /// The row plan of the model type encoded last.
+  @exclusivity(unchecked) private var lastPlan = LastRowPlan()
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -38,15 +38,9 @@ final class RowEncoder: Encoder {
 
   /// Binds every column of `model`; properties left out by the encoding are NULL.
   func bind<Model: PersistentModel>(_ model: Model) throws {
-    let key = ObjectIdentifier(Model.self)
-    let plan: RowPlan?
-    if let cached = self.plan, cached.key == key {
-      plan = cached.plan
-    } else {
-      plan = RowPlan.of(Model.self, schema: schema)
-      self.plan = (key, plan)
+    if let plan = lastPlan.plan(for: Model.self, schema: schema) {
+      return try plan.bind(model, to: statement)
     }
-    if let plan { return try plan.bind(model, to: statement) }
     state.update(repeating: 0)
     do {
       try model.encode(to: self)

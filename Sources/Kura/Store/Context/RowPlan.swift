@@ -262,7 +262,7 @@ final class RowPlan: Sendable {
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
       guard let value = T(exactly: statement.int64(at: index)) else {
-        throw typeFailure(T.self, at: index)
+        throw schema.readFailure(T.self, at: index)
       }
       return value
     }
@@ -286,14 +286,14 @@ final class RowPlan: Sendable {
     case .uuid:
       try put(UUID.self) {
         guard let uuid = UUID(uuidString: statement.string(at: index)) else {
-          throw typeFailure(UUID.self, at: index)
+          throw schema.readFailure(UUID.self, at: index)
         }
         return uuid
       }
     case .url:
       try put(URL.self) {
         guard let url = URL(string: statement.string(at: index)) else {
-          throw typeFailure(URL.self, at: index)
+          throw schema.readFailure(URL.self, at: index)
         }
         return url
       }
@@ -316,15 +316,6 @@ final class RowPlan: Sendable {
     case .data: drop(Data.self)
     default: break  // trivial values
     }
-  }
-
-  private func typeFailure(_ type: Any.Type, at index: Int) -> StoreError {
-    let column = schema.columns[index].name
-    return StoreError(
-      .decodingFailed, model: schema.modelName, property: column, column: column,
-      message:
-        "Can't read `\(schema.modelName).\(column)`: the value in column `\(column)` of table "
-        + "`\(schema.tableName)` is not a valid `\(type)`.")
   }
 
   // MARK: Binding rows
@@ -635,4 +626,24 @@ struct RowScratch {
 
   /// Frees the memory (nothing may be initialized in it).
   func deallocate() { memory?.deallocate() }
+}
+
+/// The row plan of the model type a row coder used last, so the next row of that type finds it
+/// without a lookup (`nil` plan: that type keeps `Codable`).
+struct LastRowPlan {
+  private var key: ObjectIdentifier?
+  private var plan: RowPlan?
+
+  /// The plan of `Model` in `schema`.
+  @inline(__always)
+  mutating func plan<Model: PersistentModel>(for type: Model.Type, schema: ModelSchema)
+    -> RowPlan?
+  {
+    let key = ObjectIdentifier(type)
+    if self.key != key {
+      plan = RowPlan.of(type, schema: schema)
+      self.key = key
+    }
+    return plan
+  }
 }
