@@ -314,7 +314,7 @@ extension PostgresLocation {
     var user = parameters["user"]
     #if canImport(CLibPQ)
       if database == nil || host == nil || port == nil {
-        let defaults = Self.publicDefaults()
+        let defaults = Self.environmentDefaults()
         host = host ?? defaults["host"]
         port = port ?? defaults["port"]
         user = user ?? defaults["user"]
@@ -324,23 +324,5 @@ extension PostgresLocation {
     let server =
       (host.map { $0.isEmpty ? "localhost" : $0 } ?? "localhost") + ":" + (port ?? "5432")
     return "\(database ?? "(default)") on \(server)"
-  }
-
-  /// libpq's defaults for the host, port, user and database (never a password).
-  private static func publicDefaults() -> [String: String] {
-    var defaults: [String: String] = [:]
-    #if canImport(CLibPQ)
-      guard let options = PQconndefaults() else { return defaults }
-      defer { PQconninfoFree(options) }
-      var option = options
-      while let keyword = option.pointee.keyword {
-        let name = String(cString: keyword)
-        if ["host", "port", "dbname", "user"].contains(name), let value = option.pointee.val {
-          defaults[name] = String(cString: value)
-        }
-        option += 1
-      }
-    #endif
-    return defaults
   }
 }

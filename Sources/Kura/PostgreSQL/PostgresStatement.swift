@@ -154,16 +154,19 @@
     /// For example: `statement.parameterCount` is `2` for `SELECT * FROM t WHERE a = ? AND b = ?`.
     public var parameterCount: Int { parameterTypes.count }
 
+    /// The error for a value or parameter this statement can't take (`message` says which and
+    /// why), naming the server and the SQL.
+    private func refusal(_ message: String) -> PostgresError {
+      PostgresError(kind: .other, message: message, server: session.server, sql: sql)
+    }
+
     /// The slot (from 0) of parameter `index` (from 1).
     @inline(__always)
     private func slot(_ index: Int) throws -> Int {
       guard index >= 1 && index <= parameterTypes.count else {
-        throw PostgresError(
-          kind: .other,
-          message:
-            "parameter \(index) is out of range: the statement has \(parameterTypes.count)"
-            + " parameter(s)",
-          server: session.server, sql: sql)
+        throw refusal(
+          "parameter \(index) is out of range: the statement has \(parameterTypes.count)"
+            + " parameter(s)")
       }
       return index - 1
     }
@@ -179,12 +182,9 @@
       if capacities[slot] < needed || buffer == nil {
         let capacity = max(needed, 32)
         guard let grown = realloc(buffer, capacity) else {
-          throw PostgresError(
-            kind: .other,
-            message:
-              "out of memory for a \(count)-byte value of parameter \(slot + 1); bind a smaller"
-              + " value",
-            server: session.server, sql: sql)
+          throw refusal(
+            "out of memory for a \(count)-byte value of parameter \(slot + 1); bind a smaller"
+              + " value")
         }
         buffer = grown
         buffers[slot] = grown
@@ -218,12 +218,9 @@
       var text = text
       try text.withUTF8 { bytes in
         if bytes.contains(0) {
-          throw PostgresError(
-            kind: .other,
-            message:
-              "the text bound to parameter \(index) contains a NUL character, which PostgreSQL"
-              + " can't store",
-            server: session.server, sql: sql)
+          throw refusal(
+            "the text bound to parameter \(index) contains a NUL character, which PostgreSQL"
+              + " can't store")
         }
         try storeBytes(slot, UnsafeRawBufferPointer(bytes), format: 0)
       }
@@ -342,12 +339,9 @@
       let slot = try slot(index)
       let type = parameterTypes[slot]
       guard PostgresType.takesRawText(type) else {
-        throw PostgresError(
-          kind: .other,
-          message:
-            "can't bind bytes to parameter \(index), of type \(PostgresType.name(of: type));"
-            + " bind them to a bytea parameter",
-          server: session.server, sql: sql)
+        throw refusal(
+          "can't bind bytes to parameter \(index), of type \(PostgresType.name(of: type));"
+            + " bind them to a bytea parameter")
       }
       try storeBytes(slot, bytes, format: 1)
     }

@@ -274,13 +274,8 @@
       -> Bool
     {
       guard let saveID = writer.pendingSaveID else {
-        throw StoreError(
-          .commitOutcomeUnknown, url: url, sql: error.sql, postgresError: error,
-          message:
-            "Can't tell whether the save to store `\(location.storeName)` committed: the "
-            + "connection to the server broke while it was committing, and the store keeps no "
-            + "history to look it up in (`HistoryRetention.off`). It may or may not have been "
-            + "saved; read the data back before retrying.")
+        throw outcomeUnknown(
+          error, because: "the store keeps no history to look it up in (`HistoryRetention.off`)")
       }
       var lastError: any Error = error
       for attempt in 0..<5 {
@@ -297,13 +292,18 @@
           usleep(UInt32(100_000 * (attempt + 1)))
         }
       }
-      throw StoreError(
+      throw outcomeUnknown(error, because: "connecting again to look it up failed (\(lastError))")
+    }
+
+    /// The error for a save whose commit `error` interrupted when its outcome can't be looked
+    /// up, `reason` saying why.
+    private func outcomeUnknown(_ error: PostgresError, because reason: String) -> StoreError {
+      StoreError(
         .commitOutcomeUnknown, url: url, sql: error.sql, postgresError: error,
         message:
           "Can't tell whether the save to store `\(location.storeName)` committed: the "
-          + "connection to the server broke while it was committing, and connecting again to "
-          + "look it up failed (\(lastError)). It may or may not have been saved; read the data "
-          + "back before retrying.")
+          + "connection to the server broke while it was committing, and \(reason). It may or "
+          + "may not have been saved; read the data back before retrying.")
     }
 
     // MARK: Change signal
