@@ -22,37 +22,44 @@ private func expectWatching(
 @Suite("One file watcher per process")
 struct FileWatcherTests {
   @Test func aThousandObservedSuitesShareOneWatcher() throws {
-    let folder = TemporaryDirectory()
-    let child = try ChildProcess(
-      try executable("kura-testhelper"), ["watch-suites", folder.url.path, "1000"],
-      environment: folder.environment)
-    defer {
-      child.send(SIGKILL)
-      _ = child.waitForExit()
+    try watchAThousand("watch-suites") { folder in
+      // The last suite, changed by another process, still wakes its observer.
+      let url = folder.url.appendingPathComponent("group-9/suite-999.sqlite")
+      let result = try run(
+        try executable("kura-testhelper"), ["prefs-increment", url.path, "count", "1"],
+        environment: folder.environment)
+      #expect(result.stdout == "done\n")
     }
-    expectWatching(child.waitForLine(timeout: 120) { $0.hasPrefix("watching") }, 1000)
-    #expect(child.waitForLine { $0 == "seen 0" } != nil)
-    // The last suite, changed by another process, still wakes its observer.
-    let url = folder.url.appendingPathComponent("group-9/suite-999.sqlite")
-    let result = try run(
-      try executable("kura-testhelper"), ["prefs-increment", url.path, "count", "1"],
-      environment: folder.environment)
-    #expect(result.stdout == "done\n")
-    #expect(child.waitForLine { $0 == "seen 1" } != nil)
   }
 
   @Test func aThousandObservedDocumentsShareOneWatcher() throws {
+    try watchAThousand("watch-documents") { folder in
+      try Data(#"{"count":1}"#.utf8).write(to: folder.file("document-999.json"), options: .atomic)
+    }
+  }
+
+  /// Starts the helper `command` over 1,000 files in a new folder, checks that they share one
+  /// watcher and that the last one's observer saw its first value (0), runs `change` (which
+  /// makes the last file's value 1) and checks that the observer sees it.
+  private func watchAThousand(
+    _ command: String, sourceLocation: SourceLocation = #_sourceLocation,
+    change: (TemporaryDirectory) throws -> Void
+  ) throws {
     let folder = TemporaryDirectory()
     let child = try ChildProcess(
-      try executable("kura-testhelper"), ["watch-documents", folder.url.path, "1000"],
+      try executable("kura-testhelper"), [command, folder.url.path, "1000"],
       environment: folder.environment)
     defer {
       child.send(SIGKILL)
       _ = child.waitForExit()
     }
-    expectWatching(child.waitForLine(timeout: 120) { $0.hasPrefix("watching") }, 1000)
-    #expect(child.waitForLine { $0 == "seen 0" } != nil)
-    try Data(#"{"count":1}"#.utf8).write(to: folder.file("document-999.json"), options: .atomic)
-    #expect(child.waitForLine { $0 == "seen 1" } != nil)
+    func line(timeout: TimeInterval = 30, _ predicate: (String) -> Bool) -> String? {
+      child.waitForLine(timeout: timeout, where: predicate, sourceLocation: sourceLocation)
+    }
+    expectWatching(
+      line(timeout: 120) { $0.hasPrefix("watching") }, 1000, sourceLocation: sourceLocation)
+    #expect(line { $0 == "seen 0" } != nil, sourceLocation: sourceLocation)
+    try change(folder)
+    #expect(line { $0 == "seen 1" } != nil, sourceLocation: sourceLocation)
   }
 }
