@@ -26,10 +26,7 @@
   // one caller under a lock.
   public final class PostgresConnection: @unchecked Sendable {
     let session: PostgresSession
-    private var statementCache: [String: PostgresStatement] = [:]
-    /// The statements used most recently, found without hashing their SQL.
-    private var recentStatements: [(sql: String, statement: PostgresStatement)] = []
-    private var nextRecentSlot = 0
+    @exclusivity(unchecked) private var statementCache = StatementCache<PostgresStatement>()
     private var savepointDepth = 0
 
     /// Where the connection goes.
@@ -71,7 +68,6 @@
 
     deinit {
       statementCache.removeAll()
-      recentStatements.removeAll()
       session.close()
     }
 
@@ -147,32 +143,14 @@
     /// - Returns: The statement, ready to bind.
     /// - Throws: ``PostgresError`` naming the SQL.
     public func cachedStatement(_ sql: String) throws -> PostgresStatement {
-      let length = sql.utf8.count
-      for recent in recentStatements where recent.sql.utf8.count == length && recent.sql == sql {
-        if recent.statement.isBusy { return PostgresStatement(sharing: recent.statement) }
-        recent.statement.reset()
-        return recent.statement
-      }
-      if let statement = statementCache[sql] {
+      if let statement = statementCache.statement(for: sql) {
         if statement.isBusy { return PostgresStatement(sharing: statement) }
         statement.reset()
-        remember(sql, statement)
         return statement
       }
       let statement = try PostgresStatement(session: session, sql: sql)
-      statementCache[sql] = statement
-      remember(sql, statement)
+      statementCache.insert(statement, for: sql)
       return statement
-    }
-
-    /// Keeps a cached statement among the recent ones (8, replaced in turn).
-    private func remember(_ sql: String, _ statement: PostgresStatement) {
-      if recentStatements.count < 8 {
-        recentStatements.append((sql, statement))
-      } else {
-        recentStatements[nextRecentSlot] = (sql, statement)
-        nextRecentSlot = (nextRecentSlot + 1) % 8
-      }
     }
 
     /// Forgets every cached statement; do this after changing the schema (a prepared
@@ -181,8 +159,6 @@
     /// For example: `connection.clearStatementCache()`.
     public func clearStatementCache() {
       statementCache.removeAll()
-      recentStatements.removeAll()
-      nextRecentSlot = 0
       session.deallocateUnusedStatements(all: true)
     }
 

@@ -30,11 +30,7 @@ public final class Connection: @unchecked Sendable {
   let handle: OpaquePointer
   /// The file path, or `":memory:"`.
   public let path: String
-  private var statementCache: [String: Statement] = [:]
-  /// The statements used most recently, found without hashing their SQL: the store's own SQL
-  /// strings are built once per schema, so comparing one with itself is a pointer comparison.
-  private var recentStatements: [(sql: String, statement: Statement)] = []
-  private var nextRecentSlot = 0
+  @exclusivity(unchecked) private var statementCache = StatementCache<Statement>()
   private var savepointDepth = 0
   /// BEGIN/COMMIT/ROLLBACK statements, kept apart so a transaction costs no dictionary lookups.
   private var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
@@ -149,7 +145,6 @@ public final class Connection: @unchecked Sendable {
     } catch {
       // Finalize cached statements now so deinit can close the handle cleanly.
       statementCache.removeAll()
-      recentStatements.removeAll()
       throw error
     }
   }
@@ -157,10 +152,9 @@ public final class Connection: @unchecked Sendable {
   deinit {
     // Finalized here, not when the last reference goes: a statement still referenced elsewhere
     // would otherwise keep the connection open (a "zombie") with its file locks.
-    for statement in statementCache.values { statement.finalize() }
+    for statement in statementCache.statements { statement.finalize() }
     for statement in transactionStatements { statement?.finalize() }
     statementCache.removeAll()
-    recentStatements.removeAll()
     transactionStatements.removeAll()
     sqlite3_close_v2(handle)
     if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
@@ -331,21 +325,12 @@ public final class Connection: @unchecked Sendable {
   /// - Returns: The statement, ready to bind.
   /// - Throws: ``SQLiteError`` naming the SQL.
   public func cachedStatement(_ sql: String) throws -> Statement {
-    let length = sql.utf8.count
-    for recent in recentStatements where recent.sql.utf8.count == length && recent.sql == sql {
+    if let statement = statementCache.statement(for: sql) {
       // Still stepping through its rows (a query run again from its own row closure): the
       // caller gets one of its own, so the outer loop is not reset.
-      if sqlite3_stmt_busy(recent.statement.handle) != 0 { return try prepare(sql) }
-      sqlite3_reset(recent.statement.handle)
-      sqlite3_clear_bindings(recent.statement.handle)
-      return recent.statement
-    }
-    if let statement = statementCache[sql] {
-      // Still stepping through its rows: the caller gets one of its own.
       if sqlite3_stmt_busy(statement.handle) != 0 { return try prepare(sql) }
       sqlite3_reset(statement.handle)
       sqlite3_clear_bindings(statement.handle)
-      remember(sql, statement)
       return statement
     }
     var statement: OpaquePointer?
@@ -356,19 +341,8 @@ public final class Connection: @unchecked Sendable {
         handle: handle, result: result == SQLITE_OK ? SQLITE_MISUSE : result, sql: sql)
     }
     let prepared = Statement(handle: statement, sql: sql)
-    statementCache[sql] = prepared
-    remember(sql, prepared)
+    statementCache.insert(prepared, for: sql)
     return prepared
-  }
-
-  /// Keeps a cached statement among the recent ones (8, replaced in turn).
-  private func remember(_ sql: String, _ statement: Statement) {
-    if recentStatements.count < 8 {
-      recentStatements.append((sql, statement))
-    } else {
-      recentStatements[nextRecentSlot] = (sql, statement)
-      nextRecentSlot = (nextRecentSlot + 1) % 8
-    }
   }
 
   /// Forgets every cached statement (after a schema change they would be re-prepared anyway).
@@ -376,7 +350,6 @@ public final class Connection: @unchecked Sendable {
   /// For example: `connection.clearStatementCache()`.
   public func clearStatementCache() {
     statementCache.removeAll()
-    recentStatements.removeAll()
   }
 
   /// Runs one statement with bound values, ignoring any rows.
