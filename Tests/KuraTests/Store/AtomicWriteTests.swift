@@ -26,16 +26,21 @@ private struct BodyFailed: Error {}
 
 @Suite("Atomic read-modify-write")
 struct AtomicWriteTests {
-  @Test func fourProcessesIncrementingTheSameCounterLoseNoIncrement() throws {
-    let folder = TemporaryDirectory()
-    let store = folder.file("counter.store")
-    let container = try ModelContainer(for: SharedCounter.self, configurations: .url(store))
+  @Test(arguments: TestEngine.enabled)
+  func fourProcessesIncrementingTheSameCounterLoseNoIncrement(_ engine: TestEngine) throws {
+    let store = try freshStore(engine)
+    let container = try ModelContainer(
+      for: SharedCounter.self, configurations: store.configuration)
     let helper = try executable("kura-testhelper")
     let children = try (0..<4).map { _ in
       try ChildProcess(
-        helper, ["store-increment", store.path, "50"], environment: folder.environment)
+        helper, ["store-increment", store.argument, "50"], environment: store.environment)
     }
-    for child in children { try #require(child.waitForLine(where: { $0 == "ready" }) != nil) }
+    // Connecting to the test cluster takes longer than opening a file.
+    let ready: TimeInterval = engine == .postgres ? 60 : 30
+    for child in children {
+      try #require(child.waitForLine(timeout: ready, where: { $0 == "ready" }) != nil)
+    }
     for child in children { child.send(line: "go") }
     for child in children { #expect(child.waitForExit() == 0) }
     // Each increment read the value the one before it wrote: every value from 1 to 200 was
