@@ -14,6 +14,15 @@ private func historyRows(_ container: ModelContainer) throws -> [Int64] {
   }
 }
 
+/// Saves entries 1 to 10, one save each; returns the saves' tokens.
+private func saveTenEntries(_ container: ModelContainer) throws -> [HistoryToken] {
+  let context = ModelContext(container)
+  return try (1...10).map { id in
+    try context.insert(Entry(id: id, text: "entry \(id)"))
+    return try context.save().token
+  }
+}
+
 @Suite("History retention")
 struct HistoryRetentionTests {
   @Test func historyIsBoundedByDefault() throws {
@@ -52,12 +61,7 @@ struct HistoryRetentionTests {
     var configuration = store.configuration
     configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 3)
     let container = try ModelContainer(for: Entry.self, configurations: configuration)
-    let context = ModelContext(container)
-    var tokens: [HistoryToken] = []
-    for id in 1...10 {
-      try context.insert(Entry(id: id, text: "entry \(id)"))
-      tokens.append(try context.save().token)
-    }
+    let tokens = try saveTenEntries(container)
     // A reader that saw save 7 gets saves 8 to 10; one that saw save 6 or 2 is told to refetch.
     #expect(try container.history(since: tokens[6]).map(\.token) == Array(tokens.suffix(3)))
     #expect(throws: StoreError.self) { try container.history(since: tokens[5]) }
@@ -106,12 +110,7 @@ struct HistoryRetentionTests {
     var configuration = ModelConfiguration.url(folder.file("kept.store"))
     configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 3)
     let container = try ModelContainer(for: Entry.self, configurations: configuration)
-    let context = ModelContext(container)
-    var tokens: [HistoryToken] = []
-    for id in 1...10 {
-      try context.insert(Entry(id: id, text: "entry \(id)"))
-      tokens.append(try context.save().token)
-    }
+    let tokens = try saveTenEntries(container)
     #expect(try historyRows(container) == tokens.suffix(3).map(\.rawValue))
     let changed = try container.pool.read {
       try ChangeHistory.changedModels(since: tokens[1], in: $0)
