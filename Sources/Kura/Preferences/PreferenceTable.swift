@@ -65,9 +65,7 @@ enum PreferenceTable {
     for attempt in 1... {
       do {
         return try checkOnce(path: path)
-      } catch let error as SQLiteError
-        where attempt < 5 && [.readOnly, .busy, .locked, .cannotOpen].contains(error.code)
-      {
+      } catch let error as SQLiteError where attempt < 5 && error.code.isTransientForInspection {
         usleep(UInt32(2000 * attempt))
       }
     }

@@ -219,13 +219,9 @@ public final class Connection: @unchecked Sendable {
     return (try open(path, naming: path, flags: flags), nil)
   }
 
-  /// Whether an inspecting look that failed with `extendedCode` may succeed again: the index in
-  /// shared memory is being set up, is torn, or the `-wal`/`-shm` files came or went.
+  /// Whether an inspecting look that failed with `extendedCode` may succeed again.
   private static func isTransientForInspection(_ extendedCode: Int32) -> Bool {
-    switch extendedCode & 0xff {
-    case SQLITE_READONLY, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_CANTOPEN, SQLITE_PROTOCOL: return true
-    default: return false
-    }
+    SQLiteError.ResultCode(rawValue: extendedCode & 0xff).isTransientForInspection
   }
 
   /// The URI that opens `path` for ``OpenMode/inspect``: with no `-wal` file the database is

@@ -138,3 +138,12 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { name }
   }
 }
+
+extension SQLiteError.ResultCode {
+  /// Whether a read-only look at a file that leaves it as found (``Connection/OpenMode/inspect``)
+  /// may succeed a moment later after failing with this code: another process is setting up,
+  /// repairing or removing the `-wal` and `-shm` files, or holds a lock.
+  var isTransientForInspection: Bool {
+    self == .readOnly || self == .busy || self == .locked || self == .cannotOpen
+  }
+}

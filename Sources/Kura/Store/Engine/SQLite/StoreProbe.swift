@@ -46,8 +46,7 @@ struct StoreProbe {
   /// Whether a failed look may succeed a moment later: the `-wal`/`-shm` files were being set up
   /// or removed by another process.
   private static func isTransient(_ error: StoreError) -> Bool {
-    guard let code = error.underlying?.code else { return false }
-    return [.readOnly, .cannotOpen, .busy, .locked].contains(code)
+    error.underlying?.code.isTransientForInspection ?? false
   }
 
   private func examineOnce(mode: Connection.OpenMode) throws -> Outcome {
