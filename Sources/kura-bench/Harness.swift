@@ -158,3 +158,63 @@ func reportRanges(
       + "  \(baselineName) \(String(format: "%.1f ms", seconds(baseline.medianCPU) * 1000))")
   fflush(nil)
 }
+
+/// A child process running this program again with `environment` added (the child modes of
+/// main.swift), spoken to by lines on its standard input and output.
+final class BenchmarkChild {
+  private let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  private var pending = Data()
+
+  /// A line the child was not expected to say.
+  struct UnexpectedLine: Error, CustomStringConvertible {
+    /// What it said, and what was expected.
+    var description: String
+  }
+
+  init(_ environment: [String: String]) throws {
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+  }
+
+  /// Sends one line.
+  func send(_ line: String) {
+    input.fileHandleForWriting.write(Data((line + "\n").utf8))
+  }
+
+  /// The next line, or `nil` when the child closed its output (it ended).
+  func readLine() -> String? {
+    while true {
+      if let newline = pending.firstIndex(of: 10) {
+        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+        pending.removeSubrange(pending.startIndex...newline)
+        return line
+      }
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { return nil }
+      pending.append(chunk)
+    }
+  }
+
+  /// Reads the next line, which must be `expected`.
+  func expect(_ expected: String) throws {
+    let line = readLine()
+    guard line == expected else {
+      throw UnexpectedLine(
+        description: "a child process said \(line.map { "`\($0)`" } ?? "nothing"), not"
+          + " `\(expected)` (its error is above)")
+    }
+  }
+
+  /// Closes its input and waits until it ends; whether it ended well.
+  @discardableResult
+  func finish() -> Bool {
+    input.fileHandleForWriting.closeFile()
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+  }
+}

@@ -125,11 +125,12 @@ private func liveQueryLatency() throws {
   query.cancel()
 }
 
-/// The child side of the cross-process latency benchmark: saves one model per `go` line and
-/// prints the monotonic time taken just before each save.
-func runLiveQueryWriterChild(_ path: String) throws {
+/// The writer child of the cross-process live-query measurements (this suite's and the postgres
+/// suite's): saves one model per `go` line into the store `configuration` opens and prints the
+/// monotonic times taken before and after each save.
+func runLiveWriterChild(_ configuration: ModelConfiguration) throws {
   let context = ModelContext(
-    try ModelContainer(for: BenchPlace.self, configurations: .url(URL(fileURLWithPath: path))))
+    try ModelContainer(for: BenchPlace.self, configurations: configuration))
   print("ready")
   fflush(nil)
   var next = 1_000_000
@@ -138,7 +139,7 @@ func runLiveQueryWriterChild(_ path: String) throws {
     let start = monotonicNanoseconds()
     try context.insert(BenchPlace(id: next, name: "child", score: 2))
     try context.save()
-    print(start)
+    print("\(start) \(monotonicNanoseconds())")
     fflush(nil)
   }
 }
@@ -150,40 +151,19 @@ private func crossProcessLiveQueryLatency() throws {
   let container = try ModelContainer(for: BenchPlace.self, configurations: .url(url))
   let query = try LiveQuery(FetchDescriptor<BenchPlace>(fetchLimit: 50), in: container)
   let waiter = UpdateWaiter(query)
-  let child = Process()
-  child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  child.environment = ProcessInfo.processInfo.environment.merging(
-    ["KURA_BENCH_CHILD": "live-writer", "KURA_BENCH_STORE": url.path]) { $1 }
-  let input = Pipe()
-  let output = Pipe()
-  child.standardInput = input
-  child.standardOutput = output
-  try child.run()
-  let reader = output.fileHandleForReading
-  var pending = Data()
-  func readChildLine() -> String? {
-    while true {
-      if let newline = pending.firstIndex(of: 10) {
-        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-        pending.removeSubrange(pending.startIndex...newline)
-        return line
-      }
-      let chunk = reader.availableData
-      if chunk.isEmpty { return nil }
-      pending.append(chunk)
-    }
-  }
-  guard readChildLine() == "ready" else { throw CocoaError(.fileReadUnknown) }
+  let child = try BenchmarkChild(["KURA_BENCH_CHILD": "live-writer", "KURA_BENCH_STORE": url.path])
+  try child.expect("ready")
   var latencies: [UInt64] = []
   for _ in 0..<30 {
-    input.fileHandleForWriting.write(Data("go\n".utf8))
+    child.send("go")
     waiter.wait()
     let received = monotonicNanoseconds()
-    guard let line = readChildLine(), let start = UInt64(line) else { break }
-    latencies.append(received - start)
+    guard let line = child.readLine(), let start = line.split(separator: " ").first,
+      let startTime = UInt64(start)
+    else { break }
+    latencies.append(received - startTime)
   }
-  input.fileHandleForWriting.closeFile()
-  child.waitUntilExit()
+  child.finish()
   latencies.sort()
   let median = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
   let worst = latencies.last ?? 0

@@ -25,14 +25,16 @@ if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "store-streaming" 
   exit(0)
 }
 if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "live-writer" {
-  try runLiveQueryWriterChild(ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? "")
+  try runLiveWriterChild(
+    .url(URL(fileURLWithPath: ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? "")))
   exit(0)
 }
 
 #if canImport(CLibPQ)
   // The children of the postgres suite's cross-process measurements (PostgresBenchmarks.swift).
   if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "postgres-live-writer" {
-    try runPostgresLiveWriterChild(ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? "")
+    try runLiveWriterChild(
+      .postgres(connectionString: ProcessInfo.processInfo.environment["KURA_BENCH_STORE"] ?? ""))
     exit(0)
   }
   if ProcessInfo.processInfo.environment["KURA_BENCH_CHILD"] == "postgres-writer" {
