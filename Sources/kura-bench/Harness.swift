@@ -50,11 +50,12 @@ func seconds(_ duration: Duration) -> Double {
 
 /// Prints one comparison line: the workload, both medians, the ratio and the target.
 func report(
-  _ name: String, kura: Duration, baseline: Duration, baselineName: String, target: Double?
+  _ name: String, kura: Duration, baseline: Duration, baselineName: String, target: Double?,
+  kuraName: String = "kura"
 ) {
   let ratio = seconds(kura) / max(seconds(baseline), 1e-12)
   var line =
-    "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) kura \(milliseconds(kura))"
+    "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(kuraName) \(milliseconds(kura))"
     + "  \(baselineName) \(milliseconds(baseline))  ratio \(String(format: "%.2f", ratio))×"
   if let target {
     line += "  (target ≤ \(String(format: "%.2f", target))×: \(ratio <= target ? "met" : "MISSED"))"

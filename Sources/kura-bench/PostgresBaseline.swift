@@ -63,6 +63,23 @@
     /// key), for the line that says what that lock costs.
     static let writerLockSQL = "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))"
 
+    /// The change feed's table, as a C programmer writing Kura's feed by hand makes it (the
+    /// shape of Kura's `kura_history`).
+    static let createHistorySQL =
+      "CREATE TABLE IF NOT EXISTS history (token bigint PRIMARY KEY, "
+      + "time double precision NOT NULL, models text NOT NULL, changes bytea NOT NULL)"
+
+    /// One save's feed row: the next token under the write lock, the time, the model names, the
+    /// change set; and the wake-up of other processes' listeners (`NOTIFY`), in one statement.
+    static let appendHistorySQL =
+      "WITH appended AS (INSERT INTO history (token, time, models, changes) "
+      + "SELECT coalesce(max(token), 0) + 1, $1, $2, $3 FROM history RETURNING token) "
+      + "SELECT pg_notify('raw_changes', CAST(token AS text)) FROM appended"
+
+    /// `BEGIN` and Kura's write lock in one simple query (one round trip), as Kura sends them.
+    static let beginLockedSQL =
+      "BEGIN; SELECT pg_advisory_xact_lock(1263882817, hashtext(current_schema()))"
+
     /// What a new connection does with the table `raw`.
     enum Table {
       /// Nothing: the connection creates and drops databases.
@@ -93,6 +110,7 @@
       for index in 0..<6 { formats[index] = 1 }
       if table == .none { return }
       if table == .create { try execute(Self.createTableSQL) }
+      if table == .create || table == .createAsKura { try execute(Self.createHistorySQL) }
       if table == .createAsKura {
         try execute("CREATE SEQUENCE IF NOT EXISTS kura_row_numbers")
         try execute(
@@ -105,6 +123,7 @@
       try prepare("select_all", Self.selectAllSQL, types: [])
       try prepare("select_id", Self.selectByIDSQL, types: [20])
       try prepare("writer_lock", Self.writerLockSQL, types: [23])
+      try prepare("append_history", Self.appendHistorySQL, types: [701, 25, 17])
     }
 
     deinit {
@@ -217,6 +236,33 @@
       values[0] = UnsafeRawPointer(scratch).assumingMemoryBound(to: CChar.self)
       lengths[0] = 4
       PQclear(try runPrepared("writer_lock", count: 1, sql: Self.writerLockSQL))
+    }
+
+    /// Appends the feed's row for a save of `trip` (``appendHistorySQL``): its time, the model
+    /// name as a JSON array, and the change set as bytes (the model's name and the inserted id,
+    /// length-prefixed, as Kura writes it).
+    func appendHistory(for trip: BenchTrip) throws {
+      var changes: [UInt8] = [1, 9]
+      changes.append(contentsOf: "BenchTrip".utf8)
+      let id = String(trip.id)
+      changes.append(1)
+      changes.append(UInt8(id.utf8.count))
+      changes.append(contentsOf: id.utf8)
+      changes.append(contentsOf: [0, 0])
+      scratch.storeBytes(
+        of: Date().timeIntervalSince1970.bitPattern.bigEndian, toByteOffset: 0, as: UInt64.self)
+      values[0] = UnsafeRawPointer(scratch).assumingMemoryBound(to: CChar.self)
+      lengths[0] = 8
+      var models = "[\"BenchTrip\"]"
+      try models.withUTF8 { models in
+        values[1] = text(models)
+        lengths[1] = Int32(models.count)
+        try changes.withUnsafeBufferPointer { changes in
+          values[2] = text(changes)
+          lengths[2] = Int32(changes.count)
+          PQclear(try runPrepared("append_history", count: 3, sql: Self.appendHistorySQL))
+        }
+      }
     }
 
     /// Every row, decoded into trips.

@@ -152,7 +152,8 @@
     print(
       "single saves: libpq sends BEGIN, the upsert, COMMIT; Kura sends what its engine sends"
         + " per save (its writer lock, constraint checks, the history row with NOTIFY…); the"
-        + " lock's share is measured apart")
+        + " lock's share is measured apart, and so is libpq doing what Kura does (lock, upsert,"
+        + " the feed's row with NOTIFY)")
 
     // 1. Bulk insert in one transaction, each run on fresh databases (made, and connected to,
     // outside the timer).
@@ -288,6 +289,20 @@
                 try raw.execute("COMMIT")
               }
             }))
+        // What the change feed costs any implementation: libpq doing what Kura's save does
+        // (BEGIN and the write lock in one round trip, the upsert, the feed's row with its
+        // NOTIFY, COMMIT), with the one-statement upsert and nothing else.
+        sides.append(
+          MeasuredSide(
+            name: "libpq+feed",
+            run: {
+              for trip in nextTrips() {
+                try raw.execute(RawPostgres.beginLockedSQL)
+                try raw.upsert(trip)
+                try raw.appendHistory(for: trip)
+                try raw.execute("COMMIT")
+              }
+            }))
       }
       let samples = try alternatingSamples(runs: 5, sides)
       reportRanges(
@@ -297,6 +312,12 @@
         reportRanges(
           "  libpq + Kura's writer-lock statement", kura: samples[2],
           baseline: samples[1], baselineName: "libpq", target: nil, kuraName: "libpq+lock")
+        reportRanges(
+          "  libpq doing the same with the feed's row", kura: samples[3],
+          baseline: samples[1], baselineName: "libpq", target: nil, kuraName: "libpq+feed")
+        reportRanges(
+          "  kura against that libpq with the feed", kura: samples[0],
+          baseline: samples[3], baselineName: "libpq+feed", target: nil)
       }
     }
     try singleSaves("1,000 single-model saves", context: context, withLockedSide: true)

@@ -65,6 +65,9 @@ private final class RawStore {
     exec(
       "CREATE TABLE IF NOT EXISTS raw (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, "
         + "score REAL NOT NULL, isFavorite INTEGER NOT NULL, createdAt REAL NOT NULL, note TEXT)")
+    exec(
+      "CREATE TABLE IF NOT EXISTS history (token INTEGER PRIMARY KEY, time REAL NOT NULL, "
+        + "models TEXT NOT NULL, changes TEXT NOT NULL)")
     begin = prepare("BEGIN IMMEDIATE")
     commit = prepare("COMMIT")
   }
@@ -118,6 +121,30 @@ private final class RawStore {
     sqlite3_reset(statement)
   }
 
+  /// Appends the row a change feed needs for a save of `trip` to the table `history` (the shape
+  /// of Kura's `kura_history`: the token is the rowid; the time; the model names as a JSON
+  /// array; the change set as bytes: the model's name and the inserted id, length-prefixed).
+  /// What a C programmer writing the same feed by hand writes, for the line that shows what the
+  /// feed's row costs any implementation; `statement` is ``historySQL`` prepared.
+  func appendHistory(for trip: BenchTrip, statement: OpaquePointer?) {
+    var changes: [UInt8] = [1, 9]
+    changes.append(contentsOf: "BenchTrip".utf8)
+    let id = String(trip.id)
+    changes.append(1)
+    changes.append(UInt8(id.utf8.count))
+    changes.append(contentsOf: id.utf8)
+    changes.append(contentsOf: [0, 0])
+    sqlite3_bind_double(statement, 1, Date().timeIntervalSince1970)
+    bindText(statement, 2, "[\"BenchTrip\"]")
+    _ = changes.withUnsafeBytes {
+      sqlite3_bind_blob(statement, 3, $0.baseAddress, Int32($0.count), transientDestructor)
+    }
+    sqlite3_step(statement)
+    sqlite3_reset(statement)
+  }
+
+  static let historySQL = "INSERT INTO history (time, models, changes) VALUES (?, ?, ?)"
+
   static let insertSQL =
     "INSERT INTO raw (id, name, score, isFavorite, createdAt, note) VALUES (?, ?, ?, ?, ?, ?) "
     + "ON CONFLICT (id) DO UPDATE SET name = excluded.name, score = excluded.score, "
@@ -160,6 +187,7 @@ func threadCPUTime() -> Duration {
 /// next one).
 private func interleaved(
   _ name: String, target: Double?, runs: Int, prepare: (_ kura: Bool) throws -> Void = { _ in },
+  kuraName: String = "kura", baselineName: String = "C API",
   kura: () throws -> Void, baseline: () throws -> Void
 ) throws {
   let clock = ContinuousClock()
@@ -181,10 +209,12 @@ private func interleaved(
   }
   let medians = samples.map { $0.sorted()[runs / 2] }
   let fastest = samples.map { $0.min() ?? .zero }
-  report(name, kura: medians[0], baseline: medians[1], baselineName: "C API", target: target)
+  report(
+    name, kura: medians[0], baseline: medians[1], baselineName: baselineName, target: target,
+    kuraName: kuraName)
   report(
     "  (fastest run, thread CPU time)", kura: fastest[2], baseline: fastest[3],
-    baselineName: "C API", target: target)
+    baselineName: baselineName, target: target, kuraName: kuraName)
 }
 
 /// The store suite's options: `--rows N` (default 100,000) and `--profile WORKLOAD SIDE`.
@@ -337,6 +367,40 @@ func runStoreBenchmarks() throws {
       })
   }
   try singleSaves("1,000 single-model saves", target: 1.3, context: context)
+  // What the change feed's row costs any implementation: the C side writing, in each save's
+  // transaction, the same history row Kura writes (prepared, nothing else: no retention check).
+  let historyStatement = raw.prepare(RawStore.historySQL)
+  func cSavesWithHistory() {
+    batch += 1
+    for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
+      raw.run(raw.begin)
+      raw.insert(trip, statement: rawStatement)
+      raw.appendHistory(for: trip, statement: historyStatement)
+      raw.run(raw.commit)
+    }
+  }
+  try interleaved(
+    "  C API writing the same history row too", target: nil, runs: 7, kuraName: "C+row",
+    kura: cSavesWithHistory,
+    baseline: {
+      batch += 1
+      for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
+        raw.run(raw.begin)
+        raw.insert(trip, statement: rawStatement)
+        raw.run(raw.commit)
+      }
+    })
+  try interleaved(
+    "  kura against that C API + history row", target: nil, runs: 7, baselineName: "C+row",
+    kura: {
+      batch += 1
+      for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
+        try context.insert(trip)
+        try context.save()
+      }
+    },
+    baseline: cSavesWithHistory)
+  sqlite3_finalize(historyStatement)
   // The same store without the change feed: what the feed itself costs.
   if let url = context.container.url {
     let quiet = try ModelContainer(for: BenchTrip.self, configurations: historyOff(url))
