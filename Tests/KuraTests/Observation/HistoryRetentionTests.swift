@@ -144,11 +144,34 @@ struct HistoryRetentionTests {
         "UPDATE kura_history SET time = ? WHERE token = ?",
         [.real(Date().timeIntervalSince1970 - 7_200), .integer(old.rawValue)])
     }
-    try context.insert(Entry(id: 2, text: "new"))
-    let new = try context.save().token
-    #expect(try historyRows(container) == [new.rawValue])
-    #expect(throws: StoreError.self) { try container.history(since: .start) }
-    #expect(try container.history(since: old).map(\.token) == [new])
+    // The app is opened again, now.
+    let reopened = try ModelContainer(for: Entry.self, configurations: configuration)
+    let later = ModelContext(reopened)
+    try later.insert(Entry(id: 2, text: "new"))
+    let new = try later.save().token
+    #expect(try historyRows(reopened) == [new.rawValue])
+    #expect(throws: StoreError.self) { try reopened.history(since: .start) }
+    #expect(try reopened.history(since: old).map(\.token) == [new])
+  }
+
+  /// A container that keeps saving goes on trimming as its saves age (saves skip reading the
+  /// oldest row while the one they know is young enough: that must not outlive its age).
+  @Test(arguments: TestEngine.enabled)
+  func savesOfOneContainerTrimItsOwnSavesOnceTheyAge(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("h.store"))
+    var configuration = store.configuration
+    configuration.historyRetention = HistoryRetention(maximumAge: 0.5, maximumCount: nil)
+    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let context = ModelContext(container)
+    for id in 1...3 {
+      try context.insert(Entry(id: id, text: "young"))
+      try context.save()
+    }
+    #expect(try historyRows(container).count == 3)
+    Thread.sleep(forTimeInterval: 0.7)
+    try context.insert(Entry(id: 4, text: "now"))
+    let latest = try context.save().token
+    #expect(try historyRows(container) == [latest.rawValue])
   }
 
   @Test(arguments: TestEngine.enabled)

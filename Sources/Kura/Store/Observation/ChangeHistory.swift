@@ -10,9 +10,12 @@ enum ChangeHistory {
   /// engine read it along (for ``trim(_:keeping:latest:now:state:oldest:)``). The change set is
   /// written compactly (see `ChangeHistoryFormat`); rows written as JSON text before are still
   /// read.
+  ///
+  /// The `models` text of the last save is kept in `state` and used again while saves change
+  /// the same models (most saves change the same one or two).
   static func record(
     _ changes: [String: ChangeSet.ModelChanges], order: [String], date: Date,
-    in db: StoreConnection
+    in db: StoreConnection, state: HistoryState
   ) throws -> (token: HistoryToken, oldest: (token: Int64, time: Double)?) {
     var capacity = 2
     for model in order {
@@ -25,20 +28,37 @@ enum ChangeHistory {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(capacity)
     bytes.append(ChangeHistoryFormat.binary)
-    var models: [UInt8] = [UInt8(ascii: "[")]
+    let cached = state.lastModels
+    var sameModels = cached != nil
+    var changed = 0
     for model in order {
       guard let modelChanges = changes[model] else { continue }
       ChangeHistoryFormat.append(model, to: &bytes)
       ChangeHistoryFormat.append(modelChanges.inserted, to: &bytes)
       ChangeHistoryFormat.append(modelChanges.updated, to: &bytes)
       ChangeHistoryFormat.append(modelChanges.deleted, to: &bytes)
-      if models.count > 1 { models.append(UInt8(ascii: ",")) }
-      appendJSONString(model, to: &models)
+      if sameModels, let cached, changed < cached.names.count, cached.names[changed] == model {
+        changed += 1
+      } else {
+        sameModels = false
+      }
     }
-    models.append(UInt8(ascii: "]"))
+    let models: String
+    if sameModels, let cached, changed == cached.names.count {
+      models = cached.json
+    } else {
+      let names = order.filter { changes[$0] != nil }
+      var json: [UInt8] = [UInt8(ascii: "[")]
+      for name in names {
+        if json.count > 1 { json.append(UInt8(ascii: ",")) }
+        appendJSONString(name, to: &json)
+      }
+      json.append(UInt8(ascii: "]"))
+      models = String(decoding: json, as: UTF8.self)
+      state.lastModels = (names, models)
+    }
     let appended = try db.appendHistory(
-      time: date.timeIntervalSince1970, models: String(decoding: models, as: UTF8.self),
-      changes: bytes)
+      time: date.timeIntervalSince1970, models: models, changes: bytes)
     return (HistoryToken(rawValue: appended.token), appended.oldest)
   }
 
@@ -55,13 +75,17 @@ enum ChangeHistory {
       try trim(db, keeping: retention, latest: latest, now: now, state: state, from: knownOldest)
       return
     }
-    // History is only ever deleted from its oldest end and tokens only grow, so the oldest token
-    // seen before is a lower bound of the oldest token now: while the count keeps it, the save
-    // skips the check. (An age limit is checked every save: a row's time is not a bound.)
-    if retention.maximumAge == nil, let known = state.oldest {
-      guard let count = retention.maximumCount,
-        latest.rawValue - Int64(max(count, 1)) >= known.token
-      else { return }
+    // History is only ever deleted from its oldest end and tokens only grow, so the oldest row
+    // seen before is a lower bound of the oldest row now: its token of the oldest token, and its
+    // time of the oldest time (each row keeps the time its save was made, and a later save was
+    // made later; rows of a writer whose clock is behind are only trimmed a little later). While
+    // the count and the age keep that row, they keep every row, and the save reads nothing.
+    if let known = state.oldest {
+      let countKeeps = retention.maximumCount.map {
+        latest.rawValue - Int64(max($0, 1)) < known.token
+      }
+      let ageKeeps = retention.maximumAge.map { known.time >= now.timeIntervalSince1970 - $0 }
+      if countKeeps ?? true, ageKeeps ?? true { return }
     }
     state.oldest = nil
     // The oldest kept save first (one primary-key step): most saves find nothing to trim and
@@ -180,6 +204,15 @@ final class HistoryState: Sendable {
   var latest: Int64? {
     get { latestSeen.withLock { $0 } }
     set { latestSeen.withLock { $0 = newValue } }
+  }
+
+  private let models = Mutex<(names: [String], json: String)?>(nil)
+
+  /// The models the last recorded save changed, in order, and its `models` text (their names
+  /// as a JSON array), or `nil` before the first.
+  var lastModels: (names: [String], json: String)? {
+    get { models.withLock { $0 } }
+    set { models.withLock { $0 = newValue } }
   }
 
   /// A lower bound of the oldest history row (token and time), or `nil` when not known.

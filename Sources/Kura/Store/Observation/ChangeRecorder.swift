@@ -110,7 +110,8 @@ struct ChangeRecorder {
       state.latest = token.rawValue
       return ChangeSet(token: token, date: date, changes: changes)
     }
-    let (token, oldest) = try ChangeHistory.record(changes, order: order, date: date, in: db)
+    let (token, oldest) = try ChangeHistory.record(
+      changes, order: order, date: date, in: db, state: container.historyState)
     container.historyState.latest = token.rawValue
     try ChangeHistory.trim(
       db, keeping: retention, latest: token, now: date, state: container.historyState,
