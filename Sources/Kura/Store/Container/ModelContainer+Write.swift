@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ModelContainer {
   /// Reads and changes models as one step that no other writer can come between, in this
@@ -34,13 +35,15 @@ extension ModelContainer {
   ///   throws; ``StoreError/Code/nestedWrite`` when called inside another `write` on this
   ///   container; ``StoreError`` when the store can't be written.
   public func write<Result>(_ body: (ModelContext) throws -> Result) throws -> Result {
-    if let active = Self.activeWrite, active.container === self { throw nestedWrite() }
+    if activeWriteHere != nil { throw nestedWrite() }
     if !configuration.allowsSave { throw ModelContext.readOnlySave(storeURL) }
     var saved = false
     let result: Result
     do {
       result = try pool.write { db in
-        try Self.$activeWrite.withValue(ActiveWrite(container: self, connection: db)) {
+        writesUnderWay.add(1, ordering: .sequentiallyConsistent)
+        defer { writesUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
+        return try Self.$activeWrite.withValue(ActiveWrite(container: self, connection: db)) {
           let context = ModelContext(self, transaction: db)
           let result = try body(context)
           if context.hasChanges { try context.save() }
@@ -66,13 +69,20 @@ extension ModelContainer {
   /// The write transaction of ``write(_:)`` under way here.
   @TaskLocal static var activeWrite: ActiveWrite?
 
+  /// The write transaction of ``write(_:)`` on this container that the current task runs in,
+  /// or `nil` (without a task-local lookup while no `write` runs on this container).
+  var activeWriteHere: ActiveWrite? {
+    guard writesUnderWay.load(ordering: .sequentiallyConsistent) > 0,
+      let active = Self.activeWrite, active.container === self
+    else { return nil }
+    return active
+  }
+
   /// Runs `body` on a reader of the store, or on the transaction's connection when called inside
   /// ``write(_:)`` on this container (so reads see that transaction, and an in-memory store,
   /// whose one connection the transaction holds, does not wait for itself).
   func read<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-    if let active = Self.activeWrite, active.container === self {
-      return try body(active.connection)
-    }
+    if let active = activeWriteHere { return try body(active.connection) }
     return try pool.read(body)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The store of an app's models: one SQLite file (or memory) with a table per model type.
 ///
@@ -43,6 +44,9 @@ public final class ModelContainer: Sendable {
   /// What this container's saves learned about the history table (lets most saves skip the
   /// trim check).
   let historyState = HistoryState()
+  /// How many ``write(_:)`` bodies run on this container now (while none does, no task can be
+  /// inside one, and reads skip looking up the task-local ``activeWrite``).
+  let writesUnderWay = Atomic<Int>(0)
 
   /// Opens (creating when missing) the store for the given model types.
   ///

@@ -30,10 +30,10 @@ extension ModelContext {
   func lookUp<Model: PersistentModel>(
     _ id: Model.ID, as type: Model.Type, _ found: (Model) -> Void
   ) throws {
-    let schema = try container.schema(for: Model.self)
+    let schema = try schema(of: Model.self)
     // Checked by type identity first: the generic types that looking into the pending changes
     // uses would otherwise have their metadata looked up on every call.
-    if pending[ObjectIdentifier(type)]?.isEmpty == false, try lookUpPending(id, as: type, found) {
+    if hasPendingChanges(ObjectIdentifier(type)), try lookUpPending(id, as: type, found) {
       return
     }
     guard let key = schema.keyValue(id) else { return }
@@ -85,7 +85,7 @@ extension ModelContext {
 
   /// Runs a plan: the SQL part in the store, the rest in memory, unsaved changes merged.
   func fetch<Model: PersistentModel>(_ plan: QueryPlan<Model>) throws -> [Model] {
-    let schema = try container.schema(for: Model.self)
+    let schema = try schema(of: Model.self)
     let pending = pendingChanges(Model.self)
     if pending == nil && plan.isPureSQL {
       let sql = plan.sql(schema, dialect: dialect, paging: true)
@@ -134,7 +134,7 @@ extension ModelContext {
 
   /// Counts what ``fetch(_:)-(QueryPlan<Model>)`` would return, in SQL when it can.
   func fetchCount<Model: PersistentModel>(_ plan: QueryPlan<Model>) throws -> Int {
-    let schema = try container.schema(for: Model.self)
+    let schema = try schema(of: Model.self)
     guard pendingChanges(Model.self) == nil, plan.residual == nil else {
       return try fetch(plan).count
     }
@@ -152,7 +152,7 @@ extension ModelContext {
   func enumerate<Model: PersistentModel>(
     _ plan: QueryPlan<Model>, _ body: (Model) throws -> Void
   ) throws {
-    let schema = try container.schema(for: Model.self)
+    let schema = try schema(of: Model.self)
     // An in-memory store has one connection (and a write transaction one too): user code run
     // while it reads could not write.
     guard pendingChanges(Model.self) == nil, !plan.sortInMemory, !container.pool.isInMemory,

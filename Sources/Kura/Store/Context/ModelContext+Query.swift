@@ -105,7 +105,7 @@ extension ModelContext {
   func plan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> (
     plan: QueryPlan<Model>, fallback: InMemoryFallback?
   ) {
-    let schema = try container.schema(for: Model.self)
+    let schema = try schema(of: Model.self)
     let translated = try translate(descriptor, schema: schema, dialect: dialect)
     var plan = QueryPlan<Model>(
       whereClause: translated.whereClause, arguments: translated.arguments,

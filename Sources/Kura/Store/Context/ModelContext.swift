@@ -30,7 +30,9 @@ public final class ModelContext {
   var pendingOrder: [ObjectIdentifier] = []
   private var transactionDepth = 0
   /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
-  private var lastTable: (key: ObjectIdentifier, table: AnyObject)?
+  private var lastTable: (key: ObjectIdentifier, table: any AnyPendingChanges)?
+  /// The schema looked up last, found again without hashing.
+  @exclusivity(unchecked) private var lastSchema: (key: ObjectIdentifier, schema: ModelSchema)?
   /// Row decoders by the cached statement they read.
   @exclusivity(unchecked) var decoders = StatementCoders<RowDecoder>()
   /// Row encoders by the cached statement they bind.
@@ -41,6 +43,17 @@ public final class ModelContext {
   let transactionConnection: StoreConnection?
   /// Whether a save wrote changes inside ``transactionConnection``'s transaction.
   private(set) var savedInTransaction = false
+
+  /// The container's schema of `Model` (the last one asked for is kept: a context mostly works
+  /// with one model at a time, and the container's schemas never change).
+  @inline(__always)
+  func schema<Model: PersistentModel>(of model: Model.Type) throws -> ModelSchema {
+    let key = ObjectIdentifier(model)
+    if let lastSchema, lastSchema.key == key { return lastSchema.schema }
+    let schema = try container.schema(for: model)
+    lastSchema = (key, schema)
+    return schema
+  }
 
   /// Creates a context on a container.
   ///
@@ -100,7 +113,7 @@ public final class ModelContext {
     let table: PendingChanges<Model>
     if let last = lastTable, last.key == key {
       // Safety: `lastTable` holds the `PendingChanges<Model>` stored under `key`.
-      table = unsafeDowncast(last.table, to: PendingChanges<Model>.self)
+      table = unsafeDowncast(last.table as AnyObject, to: PendingChanges<Model>.self)
     } else if let existing = pending[key] as? PendingChanges<Model> {
       table = existing
     } else {
@@ -115,11 +128,21 @@ public final class ModelContext {
     if autosaveEnabled && transactionDepth == 0 { try save() }
   }
 
+  /// Whether changes of the model type with this identity are pending (the table used last is
+  /// found without hashing).
+  @inline(__always)
+  func hasPendingChanges(_ key: ObjectIdentifier) -> Bool {
+    if pending.isEmpty { return false }
+    if let last = lastTable, last.key == key { return !last.table.isEmpty }
+    return pending[key]?.isEmpty == false
+  }
+
   /// The unsaved changes of one model type.
   func pendingChanges<Model: PersistentModel>(_ type: Model.Type) -> PendingChanges<Model>? {
     // Looked up before the cast: casting looks up `PendingChanges<Model>`'s type metadata, a
     // cost every read would pay when nothing is pending.
-    guard let any = pending[ObjectIdentifier(type)], !any.isEmpty,
+    let key = ObjectIdentifier(type)
+    guard hasPendingChanges(key), let any = pending[key],
       let table = any as? PendingChanges<Model>
     else { return nil }
     return table
@@ -151,9 +174,7 @@ public final class ModelContext {
       return try container.emptyChangeSet()
     }
     if !container.configuration.allowsSave { throw Self.readOnlySave(container.storeURL) }
-    if transactionConnection == nil, let active = ModelContainer.activeWrite,
-      active.container === container
-    {
+    if transactionConnection == nil, container.activeWriteHere != nil {
       throw container.nestedWrite()
     }
     let order = pendingOrder

@@ -215,16 +215,25 @@ final class RowPlan: Sendable {
     _ type: Model.Type, from statement: StoreStatement, in scratch: inout RowScratch
   ) throws -> Model {
     guard let memory = scratch.memory(for: Model.self) else {
-      return try withUnsafeTemporaryAllocation(of: Model.self, capacity: 1) { buffer in
-        let base = buffer.baseAddress.unsafelyUnwrapped
-        try initialize(UnsafeMutableRawPointer(base), from: statement)
-        return base.move()
-      }
+      return try decodeOverAligned(Model.self, from: statement)
     }
     let model = memory.bindMemory(to: Model.self, capacity: 1)
     // On a failure `initialize` leaves the memory as it found it: uninitialized.
     try initialize(memory, from: statement)
     return model.move()
+  }
+
+  /// ``decode(_:from:in:)`` for a type aligned beyond what the scratch memory gives, in memory
+  /// of its own (apart, so the common path does not look up the metadata this one uses).
+  @inline(never)
+  private func decodeOverAligned<Model>(_ type: Model.Type, from statement: StoreStatement)
+    throws -> Model
+  {
+    try withUnsafeTemporaryAllocation(of: Model.self, capacity: 1) { buffer in
+      let base = buffer.baseAddress.unsafelyUnwrapped
+      try initialize(UnsafeMutableRawPointer(base), from: statement)
+      return base.move()
+    }
   }
 
   /// Initializes every property of the model at `base` from the statement's current row; on a

@@ -57,7 +57,7 @@ extension ModelContainer {
   /// - Parameter token: The last change set to delete.
   /// - Throws: ``StoreError`` when the store cannot be written.
   public func trimHistory(through token: HistoryToken) throws {
-    if let active = Self.activeWrite, active.container === self { throw nestedWrite() }
+    if activeWriteHere != nil { throw nestedWrite() }
     do {
       try pool.write { db in
         // The newest row stays: it keeps the next token above every token handed out.
