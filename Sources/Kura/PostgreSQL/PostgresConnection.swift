@@ -86,15 +86,17 @@
     /// - Throws: ``PostgresError`` naming the SQL.
     public func execute(_ sql: String) throws {
       let handle = try session.liveHandle(sql: sql)
-      let committing = Self.commits(
-        sql, outsideTransaction: PQtransactionStatus(handle) == PQTRANS_IDLE)
+      // Whether the SQL may commit is only worked out on a failure (from the state before it).
+      let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
       let result = PQexec(handle, sql)
       defer { PQclear(result) }
       switch PQresultStatus(result) {
       case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
         session.recordChanges(result)
       default:
-        throw session.error(result, sql: sql, committing: committing)
+        throw session.error(
+          result, sql: sql,
+          committing: Self.commits(sql, outsideTransaction: outsideTransaction))
       }
     }
 

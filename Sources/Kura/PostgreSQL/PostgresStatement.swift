@@ -45,23 +45,25 @@
     /// The session generation `name` was prepared in.
     private var generation: Int
     /// The type the server chose for each parameter.
-    private(set) var parameterTypes: [UInt32] = []
+    @exclusivity(unchecked) private(set) var parameterTypes: [UInt32] = []
     private var columnNames: [String] = []
     /// 1 (binary) when every result column has a binary form read here, else 0 (text).
     private var resultFormat: Int32 = 1
 
-    // Bound values, as libpq reads them: one buffer per parameter, reused.
-    private var values: [UnsafePointer<CChar>?] = []
-    private var lengths: [Int32] = []
-    private var formats: [Int32] = []
-    private var buffers: [UnsafeMutableRawPointer?] = []
-    private var capacities: [Int] = []
+    // Bound values, as libpq reads them: one buffer per parameter, reused. A statement is used
+    // by one thread at a time, and no access to these overlaps another (no dynamic exclusivity
+    // check, which cost each bind more than the store).
+    @exclusivity(unchecked) private var values: [UnsafePointer<CChar>?] = []
+    @exclusivity(unchecked) private var lengths: [Int32] = []
+    @exclusivity(unchecked) private var formats: [Int32] = []
+    @exclusivity(unchecked) private var buffers: [UnsafeMutableRawPointer?] = []
+    @exclusivity(unchecked) private var capacities: [Int] = []
 
     // Rows of the last execution.
-    private var result: OpaquePointer?
-    private var row: Int32 = 0
-    private var rowCount: Int32 = 0
-    private var state = State.ready
+    @exclusivity(unchecked) private var result: OpaquePointer?
+    @exclusivity(unchecked) private var row: Int32 = 0
+    @exclusivity(unchecked) private var rowCount: Int32 = 0
+    @exclusivity(unchecked) private var state = State.ready
 
     private enum State {
       /// Not executed since the last rewind (or finished with an error).
