@@ -154,6 +154,37 @@ struct HistoryRetentionTests {
     #expect(try reopened.history(since: old).map(\.token) == [new])
   }
 
+  /// Over the count, a save trims a hundredth further, so the next saves trim nothing; the
+  /// history never holds more than the count.
+  @Test(arguments: TestEngine.enabled)
+  func countTrimmingGoesAHundredthUnderTheCount(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("h.store"))
+    var configuration = store.configuration
+    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 200)
+    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let context = ModelContext(container)
+    var tokens: [Int64] = []
+    func save(_ id: Int) throws {
+      try context.insert(Entry(id: id, text: "entry"))
+      tokens.append(try context.save().token.rawValue)
+    }
+    for id in 1...200 { try save(id) }
+    #expect(try historyRows(container) == tokens)
+    try save(201)  // one over: down to 198
+    #expect(try historyRows(container) == Array(tokens.suffix(198)))
+    try save(202)
+    try save(203)  // 200 again: nothing to trim
+    #expect(try historyRows(container) == Array(tokens.suffix(200)))
+    try save(204)
+    #expect(try historyRows(container) == Array(tokens.suffix(198)))
+    // A reader that has not seen a deleted save is told to fetch again; one that saw the last
+    // deleted save reads on from the oldest kept one.
+    let missed = HistoryToken(rawValue: tokens[4])
+    #expect(throws: StoreError.self) { _ = try container.history(since: missed).count }
+    let sawLastDeleted = HistoryToken(rawValue: tokens[5])
+    #expect(try container.history(since: sawLastDeleted).count == 198)
+  }
+
   /// A container that keeps saving goes on trimming as its saves age (saves skip reading the
   /// oldest row while the one they know is young enough: that must not outlive its age).
   @Test(arguments: TestEngine.enabled)

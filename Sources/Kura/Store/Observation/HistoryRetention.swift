@@ -18,6 +18,10 @@ public struct HistoryRetention: Sendable, Hashable {
   public var maximumAge: TimeInterval?
   /// How many saves are kept at most, or `nil` for any number (the newest is always kept).
   ///
+  /// The save that goes over it deletes the oldest saves down to a hundredth under it (at most
+  /// 1,000 under it), so the saves after it have nothing to delete: with 10,000, the history
+  /// holds between 9,900 and 10,000 saves once it is full.
+  ///
   /// For example: `HistoryRetention(maximumAge: nil, maximumCount: 500)`.
   public var maximumCount: Int?
   /// Whether saves are recorded at all (`false` only for ``off``).
