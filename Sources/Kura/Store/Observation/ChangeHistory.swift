@@ -109,7 +109,7 @@ enum ChangeHistory {
     if let count = retention.maximumCount, latest.rawValue - Int64(max(count, 1)) >= oldest {
       // More saves than the count: trimmed a hundredth of it further (at most 1,000 rows), so
       // the saves after this one find nothing to trim rather than each deleting one row.
-      through = latest.rawValue - Int64(max(count, 1)) + Int64(min(count / 100, 1_000))
+      through = latest.rawValue - Int64(max(count, 1)) + Int64(max(0, min(count / 100, 1_000)))
     }
     if let age = retention.maximumAge, oldestTime < now.timeIntervalSince1970 - age {
       let old = try db.queryFirst(
