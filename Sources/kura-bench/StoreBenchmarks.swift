@@ -127,21 +127,50 @@ private final class RawStore {
   /// What a C programmer writing the same feed by hand writes, for the line that shows what the
   /// feed's row costs any implementation; `statement` is ``historySQL`` prepared.
   func appendHistory(for trip: BenchTrip, statement: OpaquePointer?) {
-    var changes: [UInt8] = [1, 9]
-    changes.append(contentsOf: "BenchTrip".utf8)
-    let id = String(trip.id)
-    changes.append(1)
-    changes.append(UInt8(id.utf8.count))
-    changes.append(contentsOf: id.utf8)
-    changes.append(contentsOf: [0, 0])
-    sqlite3_bind_double(statement, 1, Date().timeIntervalSince1970)
-    bindText(statement, 2, "[\"BenchTrip\"]")
-    _ = changes.withUnsafeBytes {
-      sqlite3_bind_blob(statement, 3, $0.baseAddress, Int32($0.count), transientDestructor)
+    // Built as C builds it: in a buffer on the stack, the id's digits written by hand; the
+    // models text is a constant bound without a copy.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+      var count = 0
+      func put(_ byte: UInt8) {
+        buffer[count] = byte
+        count += 1
+      }
+      put(1)
+      put(9)
+      for byte in "BenchTrip".utf8 { put(byte) }
+      put(1)
+      let lengthAt = count
+      put(0)
+      let digitsStart = count
+      var value = UInt64(trip.id)
+      repeat {
+        put(UInt8(ascii: "0") + UInt8(value % 10))
+        value /= 10
+      } while value > 0
+      var low = digitsStart
+      var high = count - 1
+      while low < high {
+        buffer.swapAt(low, high)
+        low += 1
+        high -= 1
+      }
+      buffer[lengthAt] = UInt8(count - digitsStart)
+      put(0)
+      put(0)
+      sqlite3_bind_double(statement, 1, Date().timeIntervalSince1970)
+      Self.models.withUTF8Buffer { models in
+        models.withMemoryRebound(to: CChar.self) {
+          _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), nil)
+        }
+      }
+      _ = sqlite3_bind_blob(statement, 3, buffer.baseAddress, Int32(count), nil)
+      sqlite3_step(statement)
+      sqlite3_reset(statement)
     }
-    sqlite3_step(statement)
-    sqlite3_reset(statement)
   }
+
+  /// The `models` text of every history row the C side writes.
+  private static let models: StaticString = "[\"BenchTrip\"]"
 
   static let historySQL = "INSERT INTO history (time, models, changes) VALUES (?, ?, ?)"
 
