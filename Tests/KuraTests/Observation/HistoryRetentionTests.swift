@@ -138,20 +138,30 @@ struct HistoryRetentionTests {
     let context = ModelContext(container)
     try context.insert(Entry(id: 1, text: "old"))
     let old = try context.save().token
-    // That save happened two hours ago.
-    try container.pool.write { db in
+    // That save happened two hours ago: another container of the store (another process, as
+    // far as this one knows) says so while this container stays open.
+    let other = try ModelContainer(for: Entry.self, configurations: configuration)
+    try other.pool.write { db in
       try db.run(
         "UPDATE kura_history SET time = ? WHERE token = ?",
         [.real(Date().timeIntervalSince1970 - 7_200), .integer(old.rawValue)])
     }
-    // The app is opened again, now.
-    let reopened = try ModelContainer(for: Entry.self, configurations: configuration)
-    let later = ModelContext(reopened)
-    try later.insert(Entry(id: 2, text: "new"))
-    let new = try later.save().token
-    #expect(try historyRows(reopened) == [new.rawValue])
-    #expect(throws: StoreError.self) { try reopened.history(since: .start) }
-    #expect(try reopened.history(since: old).map(\.token) == [new])
+    try context.insert(Entry(id: 2, text: "new"))
+    let new = try context.save().token
+    #expect(try historyRows(container) == [new.rawValue])
+    #expect(throws: StoreError.self) { try container.history(since: .start) }
+    #expect(try container.history(since: old).map(\.token) == [new])
+
+    // The app is opened again later: a new container trims what aged meanwhile too.
+    try other.pool.write { db in
+      try db.run(
+        "UPDATE kura_history SET time = ? WHERE token = ?",
+        [.real(Date().timeIntervalSince1970 - 7_200), .integer(new.rawValue)])
+    }
+    let reopened = ModelContext(try ModelContainer(for: Entry.self, configurations: configuration))
+    try reopened.insert(Entry(id: 3, text: "newer"))
+    let newer = try reopened.save().token
+    #expect(try historyRows(container) == [newer.rawValue])
   }
 
   /// Over the count, a save trims a hundredth further, so the next saves trim nothing; the

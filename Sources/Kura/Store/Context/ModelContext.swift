@@ -208,6 +208,8 @@ public final class ModelContext {
     for table in tables.values { table.clear() }
     pendingOrder.removeAll(keepingCapacity: true)
     if transactionConnection == nil {
+      // What the next save compares with, to know that nothing else wrote in between.
+      container.historyState.stampAfterSave = container.pool.changeCount
       container.hub.didSave()  // wakes live queries of this process without waiting for inotify
     } else {
       savedInTransaction = true  // `ModelContainer.write` wakes them after its commit

@@ -66,26 +66,38 @@ enum ChangeHistory {
   /// save, so a save stays cheap), never the newest row, and records what was deleted.
   /// `oldest` is the oldest history row when the caller read it in this transaction after
   /// `latest` was written (then it is not read again).
+  ///
+  /// `unchangedSinceLastSave` says that nothing but this container's last save committed to the
+  /// store since the oldest row was read (see ``HistoryState/stampAfterSave``): only then may an
+  /// age limit trust the time of the oldest row read before.
   static func trim(
     _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
-    state: HistoryState, oldest knownOldest: (token: Int64, time: Double)? = nil
+    state: HistoryState, oldest knownOldest: (token: Int64, time: Double)? = nil,
+    unchangedSinceLastSave: Bool = false
   ) throws {
     if let knownOldest {
       state.oldest = knownOldest
       try trim(db, keeping: retention, latest: latest, now: now, state: state, from: knownOldest)
       return
     }
-    // History is only ever deleted from its oldest end and tokens only grow, so the oldest row
-    // seen before is a lower bound of the oldest row now: its token of the oldest token, and its
-    // time of the oldest time (each row keeps the time its save was made, and a later save was
-    // made later; rows of a writer whose clock is behind are only trimmed a little later). While
-    // the count and the age keep that row, they keep every row, and the save reads nothing.
+    // History is only ever deleted from its oldest end and tokens only grow, so the oldest token
+    // seen before is a lower bound of the oldest token now: while the count keeps it, the count
+    // keeps every row. An age limit also needs the oldest row's time, which only this
+    // container's own saves are known to leave alone: it trusts the row read before only when
+    // nothing else committed since this container's last save (otherwise it reads the row).
     if let known = state.oldest {
       let countKeeps = retention.maximumCount.map {
         latest.rawValue - Int64(max($0, 1)) < known.token
       }
-      let ageKeeps = retention.maximumAge.map { known.time >= now.timeIntervalSince1970 - $0 }
-      if countKeeps ?? true, ageKeeps ?? true { return }
+      if let age = retention.maximumAge {
+        if unchangedSinceLastSave, known.time >= now.timeIntervalSince1970 - age,
+          countKeeps ?? true
+        {
+          return
+        }
+      } else if countKeeps ?? true {
+        return
+      }
     }
     state.oldest = nil
     // The oldest kept save first (one primary-key step): most saves find nothing to trim and
@@ -215,6 +227,16 @@ final class HistoryState: Sendable {
   var lastModels: (names: [String], json: String)? {
     get { models.withLock { $0 } }
     set { models.withLock { $0 = newValue } }
+  }
+
+  private let stamp = Mutex<UInt64?>(nil)
+
+  /// The store's change count (``StorePool/changeCount``) right after this container's last
+  /// save committed, or `nil`: while the count still reads the same, nothing else has committed
+  /// since, and the history is as that save left it.
+  var stampAfterSave: UInt64? {
+    get { stamp.withLock { $0 } }
+    set { stamp.withLock { $0 = newValue } }
   }
 
   /// A lower bound of the oldest history row (token and time), or `nil` when not known.

@@ -113,9 +113,11 @@ struct ChangeRecorder {
     let (token, oldest) = try ChangeHistory.record(
       changes, order: order, date: date, in: db, state: container.historyState)
     container.historyState.latest = token.rawValue
+    let state = container.historyState
     try ChangeHistory.trim(
-      db, keeping: retention, latest: token, now: date, state: container.historyState,
-      oldest: oldest)
+      db, keeping: retention, latest: token, now: date, state: state, oldest: oldest,
+      unchangedSinceLastSave: state.stampAfterSave.map { $0 == container.pool.changeCount }
+        ?? false)
     return ChangeSet(token: token, date: date, changes: changes)
   }
 }
