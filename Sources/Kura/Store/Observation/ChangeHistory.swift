@@ -48,13 +48,12 @@ enum ChangeHistory {
       models = cached.json
     } else {
       let names = order.filter { changes[$0] != nil }
-      var json: [UInt8] = [UInt8(ascii: "[")]
-      for name in names {
-        if json.count > 1 { json.append(UInt8(ascii: ",")) }
+      var json = "["
+      for (index, name) in names.enumerated() {
+        if index > 0 { json += "," }
         appendJSONString(name, to: &json)
       }
-      json.append(UInt8(ascii: "]"))
-      models = String(decoding: json, as: UTF8.self)
+      models = json + "]"
       state.lastModels = (names, models)
     }
     let appended = try db.appendHistory(
@@ -323,30 +322,4 @@ enum ChangeHistoryFormat {
     }
     return changes
   }
-}
-
-/// Appends `text` as a JSON string literal, as UTF-8.
-private func appendJSONString(_ text: String, to json: inout [UInt8]) {
-  json.append(UInt8(ascii: "\""))
-  var text = text
-  text.withUTF8 { bytes in
-    // Ids are almost always plain (UUIDs, digits): copy them whole.
-    if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-    {
-      json.append(contentsOf: bytes)
-      return
-    }
-    for byte in bytes {
-      switch byte {
-      case UInt8(ascii: "\""): json.append(contentsOf: "\\\"".utf8)
-      case UInt8(ascii: "\\"): json.append(contentsOf: "\\\\".utf8)
-      case UInt8(ascii: "\n"): json.append(contentsOf: "\\n".utf8)
-      case UInt8(ascii: "\r"): json.append(contentsOf: "\\r".utf8)
-      case UInt8(ascii: "\t"): json.append(contentsOf: "\\t".utf8)
-      case 0..<0x20: json.append(contentsOf: String(format: "\\u%04x", byte).utf8)
-      default: json.append(byte)
-      }
-    }
-  }
-  json.append(UInt8(ascii: "\""))
 }
