@@ -128,21 +128,26 @@ public final class ModelContext {
     if autosaveEnabled && transactionDepth == 0 { try save() }
   }
 
-  /// Whether changes of the model type with this identity are pending (the table used last is
-  /// found without hashing).
+  /// The table of pending changes of the model type with this identity when it holds any (the
+  /// table used last is found without hashing).
   @inline(__always)
-  func hasPendingChanges(_ key: ObjectIdentifier) -> Bool {
-    if pending.isEmpty { return false }
-    if let last = lastTable, last.key == key { return !last.table.isEmpty }
-    return pending[key]?.isEmpty == false
+  private func nonEmptyTable(_ key: ObjectIdentifier) -> (any AnyPendingChanges)? {
+    if pending.isEmpty { return nil }
+    let table: (any AnyPendingChanges)?
+    if let last = lastTable, last.key == key { table = last.table } else { table = pending[key] }
+    guard let table, !table.isEmpty else { return nil }
+    return table
   }
+
+  /// Whether changes of the model type with this identity are pending.
+  @inline(__always)
+  func hasPendingChanges(_ key: ObjectIdentifier) -> Bool { nonEmptyTable(key) != nil }
 
   /// The unsaved changes of one model type.
   func pendingChanges<Model: PersistentModel>(_ type: Model.Type) -> PendingChanges<Model>? {
-    // Looked up before the cast: casting looks up `PendingChanges<Model>`'s type metadata, a
-    // cost every read would pay when nothing is pending.
-    let key = ObjectIdentifier(type)
-    guard hasPendingChanges(key), let any = pending[key],
+    // Found before the cast: casting looks up `PendingChanges<Model>`'s type metadata, a cost
+    // every read would pay when nothing is pending.
+    guard let any = nonEmptyTable(ObjectIdentifier(type)),
       let table = any as? PendingChanges<Model>
     else { return nil }
     return table
