@@ -242,26 +242,16 @@
     /// name as a JSON array, and the change set as bytes (the model's name and the inserted id,
     /// length-prefixed, as Kura writes it).
     func appendHistory(for trip: BenchTrip) throws {
-      var changes: [UInt8] = [1, 9]
-      changes.append(contentsOf: "BenchTrip".utf8)
-      let id = String(trip.id)
-      changes.append(1)
-      changes.append(UInt8(id.utf8.count))
-      changes.append(contentsOf: id.utf8)
-      changes.append(contentsOf: [0, 0])
       scratch.storeBytes(
         of: Date().timeIntervalSince1970.bitPattern.bigEndian, toByteOffset: 0, as: UInt64.self)
       values[0] = UnsafeRawPointer(scratch).assumingMemoryBound(to: CChar.self)
       lengths[0] = 8
-      var models = "[\"BenchTrip\"]"
-      try models.withUTF8 { models in
-        values[1] = text(models)
-        lengths[1] = Int32(models.count)
-        try changes.withUnsafeBufferPointer { changes in
-          values[2] = text(changes)
-          lengths[2] = Int32(changes.count)
-          PQclear(try runPrepared("append_history", count: 3, sql: Self.appendHistorySQL))
-        }
+      values[1] = UnsafeRawPointer(feedModels.utf8Start).assumingMemoryBound(to: CChar.self)
+      lengths[1] = Int32(feedModels.utf8CodeUnitCount)
+      try withFeedChanges(of: trip) { changes in
+        values[2] = text(changes)
+        lengths[2] = Int32(changes.count)
+        PQclear(try runPrepared("append_history", count: 3, sql: Self.appendHistorySQL))
       }
     }
 

@@ -43,6 +43,49 @@ func makeTrips(_ count: Int, from start: Int = 0) -> [BenchTrip] {
 
 private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
+/// The `models` text of every history row the baselines write (Kura's form: the names of the
+/// changed models as a JSON array).
+let feedModels: StaticString = "[\"BenchTrip\"]"
+
+/// Calls `body` with the change set of a save inserting `trip`, in the compact form Kura writes
+/// (a format byte; the model's name; the inserted ids, then no updated and no deleted ones;
+/// lengths and counts as single bytes here), built as C builds it: in a buffer on the stack, the
+/// id's digits written by hand.
+func withFeedChanges<Result>(
+  of trip: BenchTrip, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+) rethrows -> Result {
+  try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+    var count = 0
+    func put(_ byte: UInt8) {
+      buffer[count] = byte
+      count += 1
+    }
+    put(1)
+    put(9)
+    for byte in "BenchTrip".utf8 { put(byte) }
+    put(1)
+    let lengthAt = count
+    put(0)
+    let digitsStart = count
+    var value = UInt64(trip.id)
+    repeat {
+      put(UInt8(ascii: "0") + UInt8(value % 10))
+      value /= 10
+    } while value > 0
+    var low = digitsStart
+    var high = count - 1
+    while low < high {
+      buffer.swapAt(low, high)
+      low += 1
+      high -= 1
+    }
+    buffer[lengthAt] = UInt8(count - digitsStart)
+    put(0)
+    put(0)
+    return try body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+  }
+}
+
 /// The hand-written C API baseline on one connection, opened with the flags Kura's connections
 /// use (`SQLITE_OPEN_NOMUTEX`), with prepared BEGIN IMMEDIATE and COMMIT statements, and dates
 /// stored as Kura stores them (seconds since the reference date, REAL).
@@ -127,50 +170,18 @@ private final class RawStore {
   /// What a C programmer writing the same feed by hand writes, for the line that shows what the
   /// feed's row costs any implementation; `statement` is ``historySQL`` prepared.
   func appendHistory(for trip: BenchTrip, statement: OpaquePointer?) {
-    // Built as C builds it: in a buffer on the stack, the id's digits written by hand; the
-    // models text is a constant bound without a copy.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
-      var count = 0
-      func put(_ byte: UInt8) {
-        buffer[count] = byte
-        count += 1
+    sqlite3_bind_double(statement, 1, Date().timeIntervalSince1970)
+    feedModels.withUTF8Buffer { models in
+      models.withMemoryRebound(to: CChar.self) {
+        _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), nil)
       }
-      put(1)
-      put(9)
-      for byte in "BenchTrip".utf8 { put(byte) }
-      put(1)
-      let lengthAt = count
-      put(0)
-      let digitsStart = count
-      var value = UInt64(trip.id)
-      repeat {
-        put(UInt8(ascii: "0") + UInt8(value % 10))
-        value /= 10
-      } while value > 0
-      var low = digitsStart
-      var high = count - 1
-      while low < high {
-        buffer.swapAt(low, high)
-        low += 1
-        high -= 1
-      }
-      buffer[lengthAt] = UInt8(count - digitsStart)
-      put(0)
-      put(0)
-      sqlite3_bind_double(statement, 1, Date().timeIntervalSince1970)
-      Self.models.withUTF8Buffer { models in
-        models.withMemoryRebound(to: CChar.self) {
-          _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), nil)
-        }
-      }
-      _ = sqlite3_bind_blob(statement, 3, buffer.baseAddress, Int32(count), nil)
+    }
+    withFeedChanges(of: trip) { changes in
+      _ = sqlite3_bind_blob(statement, 3, changes.baseAddress, Int32(changes.count), nil)
       sqlite3_step(statement)
       sqlite3_reset(statement)
     }
   }
-
-  /// The `models` text of every history row the C side writes.
-  private static let models: StaticString = "[\"BenchTrip\"]"
 
   static let historySQL = "INSERT INTO history (time, models, changes) VALUES (?, ?, ?)"
 
@@ -376,59 +387,38 @@ func runStoreBenchmarks() throws {
   // 3. 1,000 single-model saves, each its own transaction (prepared BEGIN/COMMIT on the C side).
   var batch = 0
   let rawStatement = raw.prepare(RawStore.insertSQL)
-  func singleSaves(_ name: String, target: Double?, context: ModelContext) throws {
-    try interleaved(
-      name, target: target, runs: 7,
-      kura: {
-        batch += 1
-        for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
-          try context.insert(trip)
-          try context.save()
-        }
-      },
-      baseline: {
-        batch += 1
-        for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
-          raw.run(raw.begin)
-          raw.insert(trip, statement: rawStatement)
-          raw.run(raw.commit)
-        }
-      })
-  }
-  try singleSaves("1,000 single-model saves", target: 1.3, context: context)
-  // What the change feed's row costs any implementation: the C side writing, in each save's
-  // transaction, the same history row Kura writes (prepared, nothing else: no retention check).
   let historyStatement = raw.prepare(RawStore.historySQL)
-  func cSavesWithHistory() {
+  func kuraSaves(_ context: ModelContext) throws {
+    batch += 1
+    for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
+      try context.insert(trip)
+      try context.save()
+    }
+  }
+  /// The C side's saves; with `history`, each also writes the change feed's row (prepared,
+  /// nothing else: no retention check).
+  func cSaves(history: OpaquePointer? = nil) {
     batch += 1
     for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
       raw.run(raw.begin)
       raw.insert(trip, statement: rawStatement)
-      raw.appendHistory(for: trip, statement: historyStatement)
+      if let history { raw.appendHistory(for: trip, statement: history) }
       raw.run(raw.commit)
     }
   }
+  func singleSaves(_ name: String, target: Double?, context: ModelContext) throws {
+    try interleaved(
+      name, target: target, runs: 7, kura: { try kuraSaves(context) }, baseline: { cSaves() })
+  }
+  try singleSaves("1,000 single-model saves", target: 1.3, context: context)
+  // What the change feed's row costs any implementation: the C side writing, in each save's
+  // transaction, the same history row Kura writes.
   try interleaved(
     "  C API writing the same history row too", target: nil, runs: 7, kuraName: "C+row",
-    kura: cSavesWithHistory,
-    baseline: {
-      batch += 1
-      for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
-        raw.run(raw.begin)
-        raw.insert(trip, statement: rawStatement)
-        raw.run(raw.commit)
-      }
-    })
+    kura: { cSaves(history: historyStatement) }, baseline: { cSaves() })
   try interleaved(
     "  kura against that C API + history row", target: nil, runs: 7, baselineName: "C+row",
-    kura: {
-      batch += 1
-      for trip in makeTrips(1_000, from: 1_000_000 * batch + rows) {
-        try context.insert(trip)
-        try context.save()
-      }
-    },
-    baseline: cSavesWithHistory)
+    kura: { try kuraSaves(context) }, baseline: { cSaves(history: historyStatement) })
   sqlite3_finalize(historyStatement)
   // The same store without the change feed: what the feed itself costs.
   if let url = context.container.url {
