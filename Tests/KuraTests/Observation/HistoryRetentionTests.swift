@@ -14,6 +14,17 @@ private func historyRows(_ container: ModelContainer) throws -> [Int64] {
   }
 }
 
+/// A fresh store on `engine` (released with the returned value, which the test keeps), its
+/// configuration keeping `retention`, and a container opened with it.
+private func retentionStore(
+  _ engine: TestEngine, keeping retention: HistoryRetention, _ testName: String = #function
+) throws -> (store: TestStore, configuration: ModelConfiguration, container: ModelContainer) {
+  let store = try freshStore(engine, sqlite: .file("h.store"), testName)
+  var configuration = store.configuration
+  configuration.historyRetention = retention
+  return (store, configuration, try ModelContainer(for: Entry.self, configurations: configuration))
+}
+
 /// Saves entries 1 to 10, one save each; returns the saves' tokens.
 private func saveTenEntries(_ container: ModelContainer) throws -> [HistoryToken] {
   let context = ModelContext(container)
@@ -57,10 +68,9 @@ struct HistoryRetentionTests {
   func savesTrimTheHistoryToTheKeptCountAndOldReadersAreToldToRefetch(_ engine: TestEngine)
     async throws
   {
-    let store = try freshStore(engine, sqlite: .file("h.store"))
-    var configuration = store.configuration
-    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 3)
-    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let fresh = try retentionStore(
+      engine, keeping: HistoryRetention(maximumAge: nil, maximumCount: 3))
+    let container = fresh.container
     let tokens = try saveTenEntries(container)
     // A reader that saw save 7 gets saves 8 to 10; one that saw save 6 or 2 is told to refetch.
     #expect(try container.history(since: tokens[6]).map(\.token) == Array(tokens.suffix(3)))
@@ -71,16 +81,18 @@ struct HistoryRetentionTests {
       let error = try #require(error as? StoreError)
       return error.code == .historyTrimmed
         && error.message
-          == "Can't read the history of store `\(store.name)` since token \(tokens[1]): the saves "
-          + "up to token \(tokens[6]) were trimmed (see `ModelConfiguration.historyRetention`). "
-          + "Fetch the models again and continue from `currentHistoryToken()`."
+          == "Can't read the history of store `\(fresh.store.name)` since token \(tokens[1]): "
+          + "the saves up to token \(tokens[6]) were trimmed (see "
+          + "`ModelConfiguration.historyRetention`). Fetch the models again and continue from "
+          + "`currentHistoryToken()`."
     }
     // A live query whose reader may fall behind the kept history (six saves by another
     // container, three kept) still ends with every model.
     let query = try LiveQuery(FetchDescriptor<Entry>(), in: container)
     let inbox = Inbox(query.changes)
     #expect(await inbox.next()?.count == 10)
-    let writer = ModelContext(try ModelContainer(for: Entry.self, configurations: configuration))
+    let writer = ModelContext(
+      try ModelContainer(for: Entry.self, configurations: fresh.configuration))
     for id in 11...16 {
       try writer.insert(Entry(id: id, text: "entry \(id)"))
       try writer.save()
@@ -131,16 +143,15 @@ struct HistoryRetentionTests {
 
   @Test(arguments: TestEngine.enabled)
   func savesTrimHistoryOlderThanTheKeptAge(_ engine: TestEngine) throws {
-    let store = try freshStore(engine, sqlite: .file("h.store"))
-    var configuration = store.configuration
-    configuration.historyRetention = HistoryRetention(maximumAge: 3_600, maximumCount: nil)
-    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let fresh = try retentionStore(
+      engine, keeping: HistoryRetention(maximumAge: 3_600, maximumCount: nil))
+    let container = fresh.container
     let context = ModelContext(container)
     try context.insert(Entry(id: 1, text: "old"))
     let old = try context.save().token
     // That save happened two hours ago: another container of the store (another process, as
     // far as this one knows) says so while this container stays open.
-    let other = try ModelContainer(for: Entry.self, configurations: configuration)
+    let other = try ModelContainer(for: Entry.self, configurations: fresh.configuration)
     try other.pool.write { db in
       try db.run(
         "UPDATE kura_history SET time = ? WHERE token = ?",
@@ -158,7 +169,8 @@ struct HistoryRetentionTests {
         "UPDATE kura_history SET time = ? WHERE token = ?",
         [.real(Date().timeIntervalSince1970 - 7_200), .integer(new.rawValue)])
     }
-    let reopened = ModelContext(try ModelContainer(for: Entry.self, configurations: configuration))
+    let reopened = ModelContext(
+      try ModelContainer(for: Entry.self, configurations: fresh.configuration))
     try reopened.insert(Entry(id: 3, text: "newer"))
     let newer = try reopened.save().token
     #expect(try historyRows(container) == [newer.rawValue])
@@ -168,10 +180,9 @@ struct HistoryRetentionTests {
   /// history never holds more than the count.
   @Test(arguments: TestEngine.enabled)
   func countTrimmingGoesAHundredthUnderTheCount(_ engine: TestEngine) throws {
-    let store = try freshStore(engine, sqlite: .file("h.store"))
-    var configuration = store.configuration
-    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 200)
-    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let fresh = try retentionStore(
+      engine, keeping: HistoryRetention(maximumAge: nil, maximumCount: 200))
+    let container = fresh.container
     let context = ModelContext(container)
     var tokens: [Int64] = []
     func save(_ id: Int) throws {
@@ -199,10 +210,9 @@ struct HistoryRetentionTests {
   /// oldest row while the one they know is young enough: that must not outlive its age).
   @Test(arguments: TestEngine.enabled)
   func savesOfOneContainerTrimItsOwnSavesOnceTheyAge(_ engine: TestEngine) throws {
-    let store = try freshStore(engine, sqlite: .file("h.store"))
-    var configuration = store.configuration
-    configuration.historyRetention = HistoryRetention(maximumAge: 0.5, maximumCount: nil)
-    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let fresh = try retentionStore(
+      engine, keeping: HistoryRetention(maximumAge: 0.5, maximumCount: nil))
+    let container = fresh.container
     let context = ModelContext(container)
     for id in 1...3 {
       try context.insert(Entry(id: id, text: "young"))
@@ -217,10 +227,8 @@ struct HistoryRetentionTests {
 
   @Test(arguments: TestEngine.enabled)
   func unlimitedRetentionKeepsEverySave(_ engine: TestEngine) throws {
-    let store = try freshStore(engine, sqlite: .file("h.store"))
-    var configuration = store.configuration
-    configuration.historyRetention = .unlimited
-    let container = try ModelContainer(for: Entry.self, configurations: configuration)
+    let fresh = try retentionStore(engine, keeping: .unlimited)
+    let container = fresh.container
     let context = ModelContext(container)
     for id in 1...5 {
       try context.insert(Entry(id: id, text: "entry"))
