@@ -56,10 +56,13 @@ let package = Package(
     .target(name: "TerminalUI", dependencies: ["CTerminalSupport"]),
     // The warikan full-screen app: screen model (testable without a terminal) and its runner.
     .target(name: "WarikanTUI", dependencies: ["Kura", "TerminalUI", "WarikanKit"]),
+    // Callgrind's client requests for kura-bench's `--profile` region (scripts/check-speed).
+    .target(name: "CBenchSupport"),
     .executableTarget(
       name: "kura-bench",
       dependencies: [
-        "Kura", "CKuraSupport", "WarikanKit", "TerminalUI", "WarikanTUI", "KuraPostgresCluster",
+        "Kura", "CKuraSupport", "CBenchSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
+        "KuraPostgresCluster",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
         .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
       ]

@@ -158,3 +158,143 @@ func runDocumentBenchmarks() throws {
     "peak memory after the document workloads".padding(toLength: 44, withPad: " ", startingAt: 0)
       + " \(peakResidentBytes() / 1_048_576) MiB")
 }
+
+/// `kura-bench documents --profile append SIDE`: 1,000 appends to a `[CashData]` document,
+/// each saved when it returns (durable against a process crash). The C side does what a C
+/// program sharing the document with other processes does for each: takes the lock file's
+/// exclusive `flock` and checks it still is the file at its path, looks at the document and
+/// the journal (`stat`) for other processes' changes, writes the entry's JSON by hand (sorted
+/// keys, as Kura writes it) framed as Kura frames a journal record (a marker, the length, an
+/// FNV-1a check), appends it with one `pwrite`, keeps the entry in memory and unlocks. Returns
+/// the number of operations the region ran.
+func profileDocuments(_ workload: String, kura: Bool) throws -> Int {
+  let folder = benchmarkDirectory("documents-profile")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let entries = (0..<1_001).map { index in
+    CashData(memo: "高速代金 \(index)", cash: 100 + index, time: "\(index % 24):\(index % 50 + 10)")
+  }
+  guard workload == "append" else { return 0 }
+  if kura {
+    let store = try DocumentStore<[CashData]>(
+      .url(folder.appendingPathComponent("cashData.json")),
+      options: DocumentOptions(observesOtherProcesses: false))
+    // The first append creates the file and the journal: outside the region.
+    try store.append(entries[0])
+    try profiledRegion { for entry in entries.dropFirst() { try store.append(entry) } }
+    try store.close()
+  } else {
+    let journal = RawJournal(folder: folder.path)
+    journal.append(entries[0])
+    profiledRegion { for entry in entries.dropFirst() { journal.append(entry) } }
+  }
+  return entries.count - 1
+}
+
+/// The C side of the document append profile (see ``profileDocuments(_:kura:)``).
+private final class RawJournal {
+  let lockPath: String
+  let documentPath: String
+  let journalPath: String
+  let lock: Int32
+  let journal: Int32
+  var end: off_t = 32
+  var entries: [CashData] = []
+  var buffer = [UInt8](repeating: 0, count: 4096)
+
+  init(folder: String) {
+    lockPath = folder + "/.cashData.json.lock"
+    documentPath = folder + "/cashData.json"
+    journalPath = folder + "/.cashData.json.journal"
+    lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    let document = open(documentPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    _ = write(document, "[]", 2)
+    close(document)
+    journal = open(journalPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    let header = [UInt8](repeating: 0, count: 32)
+    _ = pwrite(journal, header, 32, 0)
+  }
+
+  deinit {
+    close(lock)
+    close(journal)
+  }
+
+  func append(_ entry: CashData) {
+    flock(lock, LOCK_EX)
+    defer { flock(lock, LOCK_UN) }
+    var held = stat()
+    var current = stat()
+    guard fstat(lock, &held) == 0, stat(lockPath, &current) == 0, held.st_ino == current.st_ino
+    else { fatalError("the lock file moved") }
+    var document = stat()
+    var journalStatus = stat()
+    guard stat(documentPath, &document) == 0, stat(journalPath, &journalStatus) == 0,
+      journalStatus.st_size == end
+    else { fatalError("another process changed the document") }
+    let count = buffer.withUnsafeMutableBufferPointer { frame(entry, into: $0) }
+    _ = buffer.withUnsafeBufferPointer { pwrite(journal, $0.baseAddress, count, end) }
+    end += off_t(count)
+    entries.append(entry)
+  }
+
+  /// Writes the framed record of `entry` into `buffer`; returns its length.
+  private func frame(_ entry: CashData, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    var count = 13  // marker, length (4 bytes), check (8 bytes)
+    func put(_ byte: UInt8) {
+      buffer[count] = byte
+      count += 1
+    }
+    func put(_ text: StaticString) {
+      text.withUTF8Buffer { for byte in $0 { put(byte) } }
+    }
+    func putEscaped(_ text: String) {
+      var text = text
+      text.withUTF8 { bytes in
+        for byte in bytes {
+          switch byte {
+          case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            put(UInt8(ascii: "\\"))
+            put(byte)
+          case 0..<0x20:
+            let hex: StaticString = "0123456789abcdef"
+            put("\\u00")
+            put(hex.utf8Start[Int(byte >> 4)])
+            put(hex.utf8Start[Int(byte & 15)])
+          default: put(byte)
+          }
+        }
+      }
+    }
+    put(1)  // the append operation
+    put("{\"cash\":")
+    if entry.cash < 0 { put(UInt8(ascii: "-")) }
+    let digitsStart = count
+    var value = entry.cash.magnitude
+    repeat {
+      put(UInt8(ascii: "0") + UInt8(value % 10))
+      value /= 10
+    } while value > 0
+    buffer[digitsStart..<count].reverse()
+    put(",\"id\":\"")
+    let hex: StaticString = "0123456789ABCDEF"
+    withUnsafeBytes(of: entry.id.uuid) { bytes in
+      for (index, byte) in bytes.enumerated() {
+        if index == 4 || index == 6 || index == 8 || index == 10 { put(UInt8(ascii: "-")) }
+        put(hex.utf8Start[Int(byte >> 4)])
+        put(hex.utf8Start[Int(byte & 15)])
+      }
+    }
+    put("\",\"memo\":\"")
+    putEscaped(entry.memo)
+    put("\",\"time\":\"")
+    putEscaped(entry.time)
+    put("\"}")
+    var check: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in buffer[13..<count] { check = (check ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    buffer[0] = 0xA5
+    let length = UInt32(count - 13)
+    for index in 0..<4 { buffer[1 + index] = UInt8(truncatingIfNeeded: length >> (8 * index)) }
+    for index in 0..<8 { buffer[5 + index] = UInt8(truncatingIfNeeded: check >> (8 * index)) }
+    return count
+  }
+}

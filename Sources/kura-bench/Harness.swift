@@ -54,6 +54,15 @@ func report(
   kuraName: String = "kura"
 ) {
   let ratio = seconds(kura) / max(seconds(baseline), 1e-12)
+  if outputsJSON {
+    emitJSON([
+      "workload": .string(name.trimmingCharacters(in: .whitespaces)), "side": .string(kuraName),
+      "kura_ns": .integer(nanoseconds(kura)), "baseline": .string(baselineName),
+      "baseline_ns": .integer(nanoseconds(baseline)), "ratio": .number(ratio),
+      "target": target.map { .number($0) } ?? .null,
+    ])
+    return
+  }
   var line =
     "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(kuraName) \(milliseconds(kura))"
     + "  \(baselineName) \(milliseconds(baseline))  ratio \(String(format: "%.2f", ratio))×"
@@ -146,6 +155,17 @@ func reportRanges(
       seconds(samples.wall[0]) * 1000, seconds(samples.wall[samples.wall.count - 1]) * 1000)
   }
   let ratio = seconds(kura.median) / max(seconds(baseline.median), 1e-12)
+  if outputsJSON {
+    emitJSON([
+      "workload": .string(name.trimmingCharacters(in: .whitespaces)), "side": .string(kuraName),
+      "kura_ns": .integer(nanoseconds(kura.median)), "baseline": .string(baselineName),
+      "baseline_ns": .integer(nanoseconds(baseline.median)), "ratio": .number(ratio),
+      "target": target.map { .number($0) } ?? .null,
+      "kura_cpu_ns": .integer(nanoseconds(kura.medianCPU)),
+      "baseline_cpu_ns": .integer(nanoseconds(baseline.medianCPU)),
+    ])
+    return
+  }
   var line =
     "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(kuraName) \(range(kura))"
     + "  \(baselineName) \(range(baseline))  ratio \(String(format: "%.2f", ratio))×"

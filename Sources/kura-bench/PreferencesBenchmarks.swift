@@ -1,6 +1,12 @@
 import Foundation
 import Kura
 
+#if canImport(CSQLite)
+  import CSQLite
+#else
+  import SQLite3
+#endif
+
 // Preferences against Foundation's UserDefaults, measured in the same run.
 
 /// Keeps a value alive so the optimizer can't drop the work that produced it.
@@ -23,6 +29,14 @@ private func perOperation(
 ) {
   let k = microseconds(kura, per: count)
   let b = microseconds(baseline, per: count)
+  if outputsJSON {
+    return emitJSON([
+      "workload": .string(name), "side": .string("kura"), "operations": .integer(count),
+      "kura_ns": .integer(nanoseconds(kura)), "baseline": .string(baselineName),
+      "baseline_ns": .integer(nanoseconds(baseline)), "ratio": .number(k / b),
+      "target_us_per_operation": target.map { .number($0) } ?? .null,
+    ])
+  }
   var text =
     "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) kura \(String(format: "%.3f", k)) µs"
     + "  \(baselineName) \(String(format: "%.3f", b)) µs  ratio \(String(format: "%.2f", k / b))×"
@@ -241,4 +255,128 @@ private func crossProcessLatency(folder: URL, key: Preferences.Key<Int>) throws 
   line(
     "change latency, other process (set → watch line) median \(milliseconds(samples[50]))"
       + "  max \(milliseconds(samples[99]))  (target ≤ 100 ms)")
+}
+
+/// `kura-bench preferences --profile WORKLOAD SIDE`: reading an Int key, or a durable set of
+/// it, by Kura or by a C API program on a table of the same shape (`kura_preference`: key,
+/// type, value, version). C reads the stored row with a prepared SELECT on its own
+/// connection; it sets a value as Kura does, in one `BEGIN IMMEDIATE` transaction that reads
+/// the highest version and upserts the row with the next one. Returns the number of
+/// operations the region ran.
+func profilePreferences(_ workload: String, kura: Bool) throws -> Int {
+  let folder = benchmarkDirectory("preferences-profile")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let key = Preferences.Key<Int>("launchCount", default: 0)
+  let reads = 10_000
+  let writes = 200
+  var sum = 0
+  var operations = 0
+  if kura {
+    let preferences = try Preferences(fileURL: folder.appendingPathComponent("bench.sqlite"))
+    try preferences.set(7, for: key)
+    sum &+= preferences[key]
+    try profiledRegion {
+      if workload == "read" {
+        for _ in 0..<reads { sum &+= preferences[key] }
+        operations = reads
+      } else if workload == "set" {
+        for value in 0..<writes { try preferences.set(value, for: key) }
+        operations = writes
+      }
+    }
+  } else {
+    let table = RawPreferences(path: folder.appendingPathComponent("raw.sqlite").path)
+    table.set(7, key: key.name)
+    sum &+= Int(table.integer(key: key.name))
+    profiledRegion {
+      if workload == "read" {
+        for _ in 0..<reads { sum &+= Int(table.integer(key: key.name)) }
+        operations = reads
+      } else if workload == "set" {
+        for value in 0..<writes { table.set(Int64(value), key: key.name) }
+        operations = writes
+      }
+    }
+  }
+  keep(sum)
+  return operations
+}
+
+/// A preference table written and read through the C API alone, with Kura's pragmas (WAL,
+/// synchronous=NORMAL) and prepared statements.
+private final class RawPreferences {
+  private let db: OpaquePointer
+  private var statements: [OpaquePointer?] = []
+  private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  init(path: String) {
+    var handle: OpaquePointer?
+    sqlite3_open_v2(
+      path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+    guard let handle else { fatalError("cannot open \(path)") }
+    db = handle
+    sqlite3_exec(
+      db,
+      """
+      PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+      CREATE TABLE kura_preference (key TEXT NOT NULL PRIMARY KEY, type TEXT, value,
+        version INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE INDEX kura_preference_version ON kura_preference (version);
+      """, nil, nil, nil)
+    for sql in [
+      "BEGIN IMMEDIATE", "SELECT max(version) FROM kura_preference",
+      "INSERT INTO kura_preference (key, type, value, version) VALUES (?, 'integer', ?, ?) "
+        + "ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value, "
+        + "version = excluded.version",
+      "COMMIT",
+      "SELECT type, value FROM kura_preference WHERE key = ? AND type IS NOT NULL",
+    ] {
+      var statement: OpaquePointer?
+      sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+      statements.append(statement)
+    }
+  }
+
+  deinit {
+    for statement in statements { sqlite3_finalize(statement) }
+    sqlite3_close_v2(db)
+  }
+
+  private func bind(_ key: String, to statement: OpaquePointer?) {
+    var key = key
+    key.withUTF8 { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        _ = sqlite3_bind_text(statement, 1, $0.baseAddress, Int32($0.count), transient)
+      }
+    }
+  }
+
+  /// Stores `value` under `key` durably: one write transaction, the row's version one above
+  /// the highest.
+  func set(_ value: Int64, key: String) {
+    sqlite3_step(statements[0])
+    sqlite3_reset(statements[0])
+    sqlite3_step(statements[1])
+    let latest = sqlite3_column_int64(statements[1], 0)
+    sqlite3_reset(statements[1])
+    bind(key, to: statements[2])
+    sqlite3_bind_int64(statements[2], 2, value)
+    sqlite3_bind_int64(statements[2], 3, latest + 1)
+    sqlite3_step(statements[2])
+    sqlite3_reset(statements[2])
+    sqlite3_step(statements[3])
+    sqlite3_reset(statements[3])
+  }
+
+  /// The integer stored under `key` (0 when none), read from the file.
+  func integer(key: String) -> Int64 {
+    bind(key, to: statements[4])
+    var value: Int64 = 0
+    if sqlite3_step(statements[4]) == SQLITE_ROW {
+      let type = sqlite3_column_text(statements[4], 0)
+      if let type, strcmp(type, "integer") == 0 { value = sqlite3_column_int64(statements[4], 1) }
+    }
+    sqlite3_reset(statements[4])
+    return value
+  }
 }

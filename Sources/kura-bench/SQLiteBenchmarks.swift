@@ -248,3 +248,106 @@ func runSQLiteBenchmarks() throws {
   withExtendedLifetime(rows) {}
   if sink == 42 { print("") }
 }
+
+/// `kura-bench sqlite --profile WORKLOAD SIDE`: the suite's four workloads on 10,000 rows, each
+/// side on a fresh file; the reads first run once outside the region (a reader connection open,
+/// its statement prepared), as the C side's statement is prepared before it. Returns the number
+/// of operations the region ran.
+func profileSQLite(_ workload: String, kura: Bool) throws -> Int {
+  let rows = benchRows(10_000)
+  let folder = benchmarkDirectory("sqlite-profile")
+  defer { try? FileManager.default.removeItem(at: folder) }
+  let path = folder.appendingPathComponent("profile.sqlite").path
+  let pool = try DatabasePool(path: path)
+  let direct = DirectSQLite(path: path)
+  try pool.write { db in try db.execute(createSQL) }
+  if workload != "insert" {
+    direct.exec("BEGIN IMMEDIATE")
+    for row in rows { direct.insert(row) }
+    direct.exec("COMMIT")
+  }
+  let extra = benchRows(200).map { row -> BenchRow in
+    var row = row
+    row.id = "x-" + row.id
+    return row
+  }
+  let keys = (0..<1_000).map { rows[($0 * 97) % rows.count].id }
+  var sink = 0
+  func kuraLookup(_ key: String) throws {
+    let row = try pool.read { db -> BenchRow? in
+      let statement = try db.cachedStatement(selectOneSQL)
+      try statement.bind(key, at: 1)
+      return try statement.step() ? kuraReadRow(statement) : nil
+    }
+    sink &+= Int(row?.count ?? 0)
+  }
+  func directLookup(_ key: String) {
+    let statement = direct.statement(selectOneSQL)
+    var key = key
+    key.withUTF8 { buffer in
+      _ = buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+        sqlite3_bind_text(
+          statement, 1, $0, Int32(buffer.count),
+          unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+      }
+    }
+    let row = sqlite3_step(statement) == SQLITE_ROW ? direct.readRow(statement) : nil
+    sqlite3_reset(statement)
+    sink &+= Int(row?.count ?? 0)
+  }
+  func kuraFetch() throws {
+    sink &+= try pool.read { db in try db.query(selectAllSQL, row: kuraReadRow) }.count
+  }
+  func directFetch() {
+    let statement = direct.statement(selectAllSQL)
+    var fetched: [BenchRow] = []
+    while sqlite3_step(statement) == SQLITE_ROW { fetched.append(direct.readRow(statement)) }
+    sqlite3_reset(statement)
+    sink &+= fetched.count
+  }
+  switch (workload, kura) {
+  case ("fetch", true): try kuraFetch()
+  case ("fetch", false): directFetch()
+  case ("lookups", true): try kuraLookup(keys[0])
+  case ("lookups", false): directLookup(keys[0])
+  default: break
+  }
+  var operations = 0
+  try profiledRegion {
+    switch (workload, kura) {
+    case ("insert", true):
+      try pool.write { db in for row in rows { try kuraInsert(db, row) } }
+      operations = rows.count
+    case ("insert", false):
+      direct.exec("BEGIN IMMEDIATE")
+      for row in rows { direct.insert(row) }
+      direct.exec("COMMIT")
+      operations = rows.count
+    case ("fetch", true):
+      try kuraFetch()
+      operations = rows.count
+    case ("fetch", false):
+      directFetch()
+      operations = rows.count
+    case ("commits", true):
+      for row in extra { try pool.write { db in try kuraInsert(db, row) } }
+      operations = extra.count
+    case ("commits", false):
+      for row in extra {
+        direct.exec("BEGIN IMMEDIATE")
+        direct.insert(row)
+        direct.exec("COMMIT")
+      }
+      operations = extra.count
+    case ("lookups", true):
+      for key in keys { try kuraLookup(key) }
+      operations = keys.count
+    case ("lookups", false):
+      for key in keys { directLookup(key) }
+      operations = keys.count
+    default: break
+    }
+  }
+  keep(sink)
+  return operations
+}

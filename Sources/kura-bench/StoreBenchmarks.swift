@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import TerminalUI
 
 #if canImport(CSQLite)
   import CSQLite
@@ -257,31 +258,50 @@ private func interleaved(
     baselineName: baselineName, target: target, kuraName: kuraName)
 }
 
-/// The store suite's options: `--rows N` (default 100,000) and `--profile WORKLOAD SIDE`.
+/// The options every suite shares: `--rows N` (the store and postgres suites; default 100,000)
+/// and `--profile WORKLOAD SIDE`.
 struct StoreBenchmarkOptions {
   var rows = 100_000
   /// Whether `--rows` was given (the 1,000,000-row predicate and streaming runs are then left out).
   var rowsGiven = false
-  /// `--profile insert|fetch|saves|saves-no-history|lookups kura|c`: runs that one workload once,
-  /// inside `profiledRegion` (for `valgrind --tool=callgrind --toggle-collect='*profiledRegion*'`).
+  /// `--profile WORKLOAD kura|c`: runs that one workload of the named suite once, inside
+  /// `profiledRegion` (for `valgrind --tool=callgrind --toggle-collect='*profiledRegion*'`).
   var profile: (workload: String, side: String)?
+  /// What is wrong with the options, if anything (a usage error).
+  var problem: String?
 
-  /// The options in `arguments`, and the arguments that are not store options.
+  /// The options in `arguments`, and the arguments that are not these options.
   static func parse(_ arguments: [String]) -> (StoreBenchmarkOptions, [String]) {
     var options = StoreBenchmarkOptions()
     var rest: [String] = []
     var index = 0
+    func fail(_ problem: String) {
+      if options.problem == nil { options.problem = problem }
+    }
     while index < arguments.count {
       let argument = arguments[index]
-      if argument == "--rows", index + 1 < arguments.count,
-        let rows = Int(arguments[index + 1].filter { $0 != "_" && $0 != "," }), rows >= 1_000
-      {
-        options.rows = rows
-        options.rowsGiven = true
-        index += 2
-      } else if argument == "--profile", index + 2 < arguments.count {
-        options.profile = (arguments[index + 1], arguments[index + 2])
-        index += 3
+      if argument == "--rows" {
+        let value = index + 1 < arguments.count ? arguments[index + 1] : nil
+        let digits = value.map { FullWidthDigits.ascii($0).filter { $0 != "_" && $0 != "," } }
+        if let digits, let rows = Int(digits), rows >= 1_000 {
+          options.rows = rows
+          options.rowsGiven = true
+        } else {
+          fail(
+            (value.map { "`--rows \($0)` is not" } ?? "`--rows` needs")
+              + " a whole number of at least 1,000, such as `--rows 100000`")
+        }
+        index += value == nil ? 1 : 2
+      } else if argument == "--profile" {
+        let values = arguments[(index + 1)...].prefix(2).prefix { !$0.hasPrefix("-") }
+        if values.count == 2 {
+          options.profile = (values[values.startIndex], values[values.startIndex + 1])
+        } else {
+          fail(
+            "`--profile` needs a workload and a side (`kura` or `c`), such as "
+              + "`kura-bench store --profile lookups kura`")
+        }
+        index += 1 + values.count
       } else {
         rest.append(argument)
         index += 1
@@ -290,10 +310,6 @@ struct StoreBenchmarkOptions {
     return (options, rest)
   }
 }
-
-/// The region `--profile` measures (not inlined, so callgrind can collect inside it alone).
-@inline(never)
-func profiledRegion(_ body: () throws -> Void) rethrows { try body() }
 
 /// `count` with thousands separators: `100,000`.
 func formatted(_ count: Int) -> String {
@@ -325,10 +341,6 @@ func runStoreBenchmarks() throws {
     var configuration = ModelConfiguration.url(url)
     configuration.historyRetention = .off
     return configuration
-  }
-  if let profile = options.profile {
-    try runProfile(profile, trips: trips, directory: directory)
-    return
   }
   print("rows: \(count)")
 
@@ -450,21 +462,26 @@ func runStoreBenchmarks() throws {
   if !options.rowsGiven { try runLargeStoreBenchmarks(directory: directory) }
 }
 
-/// `--profile WORKLOAD SIDE`: fills a store when the workload reads, then runs the workload once
-/// inside `profiledRegion`.
-private func runProfile(
-  _ profile: (workload: String, side: String), trips: [BenchTrip], directory: URL
-) throws {
+/// `kura-bench store --profile WORKLOAD SIDE`: fills a store of `rows` models when the workload
+/// reads, then runs the workload once inside `profiledRegion`. Returns the number of operations
+/// the region ran.
+func profileStore(_ workload: String, kura: Bool, rows: Int) throws -> Int {
+  let directory = benchmarkDirectory("store-profile")
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let trips = makeTrips(rows)
   let url = directory.appendingPathComponent("profile.sqlite")
   var configuration = ModelConfiguration.url(url)
-  if profile.workload == "saves-no-history" { configuration.historyRetention = .off }
-  let kura = profile.side == "kura"
+  if workload.hasSuffix("-no-history") { configuration.historyRetention = .off }
   let container = try ModelContainer(for: BenchTrip.self, configurations: configuration)
   let context = ModelContext(container)
   let raw = try RawStore(path: directory.appendingPathComponent("profile-raw.sqlite").path)
   let statement = raw.prepare(RawStore.insertSQL)
-  defer { sqlite3_finalize(statement) }
-  if profile.workload != "insert" {
+  let history = raw.prepare(RawStore.historySQL)
+  defer {
+    sqlite3_finalize(statement)
+    sqlite3_finalize(history)
+  }
+  if !workload.hasPrefix("insert") {
     if kura {
       try context.transaction { for trip in trips { try context.insert(trip) } }
     } else {
@@ -481,41 +498,55 @@ private func runProfile(
   var count = 0
   // Kura's reader connection opens, and prepares its statement, on first use: outside the
   // region, as the C side's are.
-  if profile.workload == "lookups", kura { _ = try context.model(for: ids[0], as: BenchTrip.self) }
+  if workload == "lookups", kura { _ = try context.model(for: ids[0], as: BenchTrip.self) }
+  var operations = 0
   try profiledRegion {
-    switch (profile.workload, kura) {
-    case ("insert", true):
+    switch (workload, kura) {
+    case ("insert", true), ("insert-no-history", true):
       try context.transaction { for trip in trips { try context.insert(trip) } }
-    case ("insert", false):
+      operations = trips.count
+    case ("insert", false), ("insert-no-history", false):
       raw.run(raw.begin)
       raw.insert(trips, statement: statement)
       raw.run(raw.commit)
-    case ("fetch", true): count = try context.fetch(FetchDescriptor<BenchTrip>()).count
-    case ("fetch", false): count = raw.fetchAll().count
+      operations = trips.count
+    case ("fetch", true):
+      count = try context.fetch(FetchDescriptor<BenchTrip>()).count
+      operations = count
+    case ("fetch", false):
+      count = raw.fetchAll().count
+      operations = count
     case ("saves", true), ("saves-no-history", true):
       for trip in saves {
         try context.insert(trip)
         try context.save()
       }
+      operations = saves.count
     case ("saves", false), ("saves-no-history", false):
+      // With history, C writes the change feed's row in each transaction as Kura does.
+      let writesHistory = workload == "saves"
       for trip in saves {
         raw.run(raw.begin)
         raw.insert(trip, statement: statement)
+        if writesHistory { raw.appendHistory(for: trip, statement: history) }
         raw.run(raw.commit)
       }
+      operations = saves.count
     case ("lookups", true):
       for id in ids where try context.model(for: id, as: BenchTrip.self) != nil { count += 1 }
+      operations = ids.count
     case ("lookups", false):
       for id in ids {
         sqlite3_bind_int64(select, 1, Int64(id))
         if sqlite3_step(select) == SQLITE_ROW, raw.readTrip(select).id == id { count += 1 }
         sqlite3_reset(select)
       }
-    default:
-      print("kura-bench: unknown profile `\(profile.workload) \(profile.side)`")
+      operations = ids.count
+    default: break
     }
   }
-  print("profiled \(profile.workload) on \(profile.side): \(count)")
+  keep(count)
+  return operations
 }
 
 /// Predicate fetch and streaming over 1,000,000 rows (the rows are written with the C API).

@@ -49,72 +49,201 @@ func usageError(_ message: String, help: String = "kura-bench --help") -> Never 
   exit(64)
 }
 
-var remaining = StoreBenchmarkOptions.parse(Array(CommandLine.arguments.dropFirst())).1
+/// What each suite measures, for `kura-bench --help` and `kura-bench <suite> --help`.
+let suiteOverviews: [String: String] = [
+  "sqlite": """
+  The SQLite layer (DatabasePool, Connection, Statement) against direct C API calls on the
+  same rows and pragmas: a 100,000-row bulk insert, fetching them all into structs, 1,000
+  single-row commits and 1,000 primary-key lookups, each its own read.
+  """,
+  "documents": """
+  DocumentStore: 10,000 durable appends (and the seed's load-append-rewrite on 1,000),
+  appends durable against power loss, loading a 10,000-entry document, and the delay before
+  another store sees a change.
+  """,
+  "store": """
+  The model store on SQLite against the C API on the same rows and pragmas: bulk insert,
+  fetch all, 1,000 single saves (with the change feed's row on both sides, and without
+  history), 1,000 fetches by id; then a predicate fetch and streaming over 1,000,000 rows
+  (left out when --rows is given).
+  """,
+  "preferences": """
+  Preferences against Foundation's UserDefaults: reading a key, a durable set (with the
+  floor of a bare SQLite commit), many keys, and change latency to another instance and to
+  another process.
+  """,
+  "relations": """
+  Relationships, migrations and live queries: cascade deletes, 1,000,000-row migrations,
+  live-query latency across processes.
+  """,
+  "terminal": """
+  The terminal app's redraw per keystroke: only the changed cells against the whole screen.
+  """,
+  "watchers": """
+  The CPU an idle process spends observing 1,000 preference suites and 1,000 documents, and
+  how quickly a change to the last one reaches its observer.
+  """,
+  "postgres": """
+  The model store on PostgreSQL against the same statements through libpq's C API
+  (`kura-bench postgres --help` says more).
+  """,
+]
+
+/// `kura-bench <suite> --help`.
+func suiteHelp(_ suite: String) -> String {
+  let profiles = profileWorkloads(of: suite) != nil
+  var text = """
+    OVERVIEW: \(suiteOverviews[suite] ?? suite)
+
+    USAGE: kura-bench \(suite)\(suite == "store" ? " [--rows <n>]" : "") [--json]
+    """
+  if profiles { text += "\n       kura-bench \(suite) --profile <workload> kura|c" }
+  text += "\n\nOPTIONS:\n"
+  if suite == "store" {
+    text += """
+        --rows <n>          Rows of the workloads (default 100,000, at least 1,000; full-width
+                            digits are accepted). The 1,000,000-row runs are then left out.
+
+      """
+  }
+  if profiles {
+    text += """
+        --profile <workload> kura|c
+                            Runs one workload once, by Kura (`kura`) or by the baseline (`c`),
+                            inside a region that turns callgrind's instrumentation on and off
+                            (`valgrind --tool=callgrind --instr-atstart=no`), and prints how many
+                            operations it ran (scripts/check-speed divides by it).
+
+      """
+  }
+  text += """
+      --json              Writes each line as a JSON object (JSON Lines).
+      -h, --help          Shows this text.
+
+    """
+  if profiles {
+    text += """
+      WORKLOADS (--profile; what one operation is):
+      \(profileHelp(of: suite))
+
+
+      """
+  }
+  text += """
+    EXIT STATUS: 0 on success, 1 when the suite fails, 64 for a bad argument.
+    Build with `-c release` for meaningful figures.
+    """
+  return text
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+var (storeOptions, remaining) = StoreBenchmarkOptions.parse(arguments)
 #if canImport(CLibPQ)
   let postgresArguments = PostgresBenchmarkOptions.parse(remaining)
   remaining = postgresArguments.rest
-  if postgresArguments.options.url != nil, !remaining.isEmpty,
-    !remaining.contains("postgres"), !remaining.contains("--help"), !remaining.contains("-h")
-  {
-    usageError("`--url` is an option of the postgres suite, which is not among the suites named")
-  }
 #endif
+let wantsHelp = remaining.contains("--help") || remaining.contains("-h")
+remaining.removeAll { $0 == "--help" || $0 == "-h" || $0 == "--json" }
+if remaining.contains("--version") {
+  print("kura-bench \(KuraLibrary.version)")
+  exit(0)
+}
+if let option = remaining.first(where: { $0.hasPrefix("-") }) {
+  usageError("unknown option `\(option)`")
+}
+let suiteNames = suites.map(\.name)
+if let unknown = remaining.first(where: { !suiteNames.contains($0) }) {
+  usageError(
+    "unknown suite `\(unknown)`; suites: \(suiteNames.joined(separator: ", "))")
+}
 let requested = Set(remaining)
-#if canImport(CLibPQ)
-  if requested.contains("postgres") && (requested.contains("--help") || requested.contains("-h")) {
-    print(PostgresBenchmarkOptions.usage)
-    exit(0)
-  }
-#endif
-if requested.contains("--help") || requested.contains("-h") {
+if wantsHelp, requested.count == 1, let suite = requested.first {
+  #if canImport(CLibPQ)
+    if suite == "postgres" {
+      print(PostgresBenchmarkOptions.usage)
+      exit(0)
+    }
+  #endif
+  print(suiteHelp(suite))
+  exit(0)
+}
+if wantsHelp {
   print(
     """
     OVERVIEW: Measures Kura against plain baselines and prints each workload's medians and ratio.
 
-    USAGE: kura-bench [<suite> …] [--rows <n>] [--profile <workload> <side>] [--url <url>]
+    USAGE: kura-bench [<suite> …] [--rows <n>] [--url <url>] [--json]
+           kura-bench <suite> --profile <workload> kura|c
 
-    OPTIONS (store suite):
-      --rows <n>          Rows of the store workloads (default 100,000; the 1,000,000-row
-                          predicate and streaming runs then are left out).
+    OPTIONS:
+      --rows <n>          Rows of the store (and postgres) workloads (default 100,000, at least
+                          1,000; the 1,000,000-row predicate and streaming runs then are left
+                          out).
       --profile <workload> kura|c
-                          Runs one workload (insert, fetch, saves, saves-no-history, lookups)
-                          once inside `profiledRegion`, for
-                          `valgrind --tool=callgrind --toggle-collect='*profiledRegion*'`.
-
-    OPTIONS (postgres suite; see `kura-bench postgres --help`):
-      --url <url>         The PostgreSQL server to measure on (default: KURA_BENCH_POSTGRES_URL,
-                          else a throwaway cluster of its own, fsync on).
+                          Runs one workload of one suite once inside `profiledRegion`, for
+                          `valgrind --tool=callgrind --toggle-collect='*profiledRegion*'`
+                          (`kura-bench <suite> --help` lists the suite's workloads).
+      --url <url>         The PostgreSQL server of the postgres suite (default:
+                          KURA_BENCH_POSTGRES_URL, else a throwaway cluster of its own, fsync on).
+      --json              Writes each line as a JSON object (JSON Lines): a measurement with
+                          its exact figures (medians in nanoseconds, the ratio, the target), a
+                          note with its text.
+      -h, --help          Shows this text; `kura-bench <suite> --help` shows a suite's.
+      --version           Shows the version.
 
     SUITES (all when none is named):
-    \(suites.map { "  " + $0.name }.joined(separator: "\n"))
+    \(suiteNames.map { "  " + $0 }.joined(separator: "\n"))
 
-    EXIT STATUS: 0 on success, 1 when a suite fails, 64 for an unknown suite or option.
+    EXIT STATUS: 0 on success, 1 when a suite fails, 64 for an unknown suite or a bad argument.
     Build with `-c release` for meaningful figures.
     """)
   exit(0)
 }
-if requested.contains("--version") {
-  print("kura-bench \(KuraLibrary.version)")
-  exit(0)
-}
-if requested.contains("--rows") {
-  usageError("`--rows` needs a whole number of at least 1,000, such as `--rows 100000`")
+if let problem = storeOptions.problem {
+  usageError(problem)
 }
 #if canImport(CLibPQ)
   if let problem = postgresArguments.error {
     usageError(problem, help: "kura-bench postgres --help")
   }
+  if postgresArguments.options.url != nil, !requested.isEmpty, !requested.contains("postgres") {
+    usageError("`--url` is an option of the postgres suite, which is not among the suites named")
+  }
 #endif
-let unknown = requested.subtracting(suites.map(\.name))
-if !unknown.isEmpty {
-  FileHandle.standardError.write(
-    Data(
-      ("kura-bench: error: unknown suite `\(unknown.sorted()[0])`; suites: "
-        + "\(suites.map(\.name).joined(separator: ", ")). See `kura-bench --help`.\n").utf8))
-  exit(64)
+if let (workload, side) = storeOptions.profile {
+  guard requested.count == 1, let suite = requested.first else {
+    usageError(
+      "`--profile` runs one workload of one suite: name the suite, such as "
+        + "`kura-bench store --profile lookups kura`")
+  }
+  guard let workloads = profileWorkloads(of: suite) else {
+    usageError(
+      "the \(suite) suite has no workloads to profile; suites that have: "
+        + profileWorkloads.map(\.key).joined(separator: ", "))
+  }
+  guard workloads.contains(where: { $0.key == workload }) else {
+    usageError(
+      "unknown profile workload `\(workload)` of the \(suite) suite; workloads: "
+        + workloads.map(\.key).joined(separator: ", "), help: "kura-bench \(suite) --help")
+  }
+  guard side == "kura" || side == "c" else {
+    usageError(
+      "unknown profile side `\(side)`: `kura` (Kura) or `c` (the baseline)",
+      help: "kura-bench \(suite) --help")
+  }
+  do {
+    try runProfile(
+      ProfileRequest(suite: suite, workload: workload, kura: side == "kura"),
+      rows: storeOptions.rowsGiven ? storeOptions.rows : 10_000)
+  } catch {
+    print("kura-bench: profile `\(suite) \(workload) \(side)` failed: \(error)")
+    exit(1)
+  }
+  exit(0)
 }
 for suite in suites where requested.isEmpty || requested.contains(suite.name) {
-  print("== \(suite.name)")
+  runningSuite.withLock { $0 = suite.name }
+  if !outputsJSON { print("== \(suite.name)") }
   do {
     try suite.run()
   } catch {

@@ -1,0 +1,79 @@
+#if canImport(CLibPQ)
+  import Foundation
+  import Kura
+
+  /// `kura-bench postgres --profile WORKLOAD SIDE`: the client-side work of single saves or
+  /// lookups by id on PostgreSQL (callgrind counts this process only; the server runs in
+  /// processes of its own). Kura's saves write the change feed's row; libpq's do what Kura's
+  /// save does (BEGIN with the writer lock, the upsert, the feed's row with its NOTIFY,
+  /// COMMIT). One operation of each runs before the region (statements prepared). The server
+  /// is `KURA_BENCH_POSTGRES_URL`'s, else a throwaway cluster. Returns the number of
+  /// operations the region ran.
+  func profilePostgres(_ workload: String, kura: Bool) throws -> Int {
+    let server = try PostgresBenchmarkServer(
+      url: ProcessInfo.processInfo.environment["KURA_BENCH_POSTGRES_URL"])
+    defer { server.dropAll() }
+    let rows = 2_000
+    let trips = makeTrips(rows)
+    let saves = makeTrips(201, from: 10_000_000)
+    let ids = (0..<500).map { ($0 * 97) % rows }
+    var found = 0
+    var operations = 0
+    let database = try server.freshDatabase(kura ? "kura" : "libpq")
+    if kura {
+      let context = ModelContext(
+        try ModelContainer(
+          for: BenchTrip.self,
+          configurations: .postgres(connectionString: database.connectionString)))
+      if workload == "lookups" {
+        try context.transaction { for trip in trips { try context.insert(trip) } }
+        _ = try context.model(for: ids[0], as: BenchTrip.self)
+      } else {
+        try context.insert(saves[0])
+        try context.save()
+      }
+      try profiledRegion {
+        if workload == "lookups" {
+          for id in ids where try context.model(for: id, as: BenchTrip.self) != nil {
+            found += 1
+          }
+          operations = ids.count
+        } else {
+          for trip in saves.dropFirst() {
+            try context.insert(trip)
+            try context.save()
+          }
+          operations = saves.count - 1
+        }
+      }
+    } else {
+      let raw = try RawPostgres(
+        database.connectionString, label: "database `\(database.name)`", table: .create)
+      func save(_ trip: BenchTrip) throws {
+        try raw.execute(RawPostgres.beginLockedSQL)
+        try raw.upsert(trip)
+        try raw.appendHistory(for: trip)
+        try raw.execute("COMMIT")
+      }
+      if workload == "lookups" {
+        try raw.execute("BEGIN")
+        for trip in trips { try raw.upsert(trip) }
+        try raw.execute("COMMIT")
+        _ = try raw.trip(id: ids[0])
+      } else {
+        try save(saves[0])
+      }
+      try profiledRegion {
+        if workload == "lookups" {
+          for id in ids where try raw.trip(id: id)?.id == id { found += 1 }
+          operations = ids.count
+        } else {
+          for trip in saves.dropFirst() { try save(trip) }
+          operations = saves.count - 1
+        }
+      }
+    }
+    keep(found)
+    return operations
+  }
+#endif
