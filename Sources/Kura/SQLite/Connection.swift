@@ -341,6 +341,18 @@ public final class Connection: @unchecked Sendable {
     return prepared
   }
 
+  /// Resets every statement of this connection still in the middle of its rows (a caller that
+  /// read the first row of a cached statement and left it), so the connection holds no read
+  /// snapshot, which would keep the WAL from being checkpointed past it, and the next
+  /// ``cachedStatement(_:)`` for its SQL finds it ready instead of preparing another.
+  func resetBusyStatements() {
+    var statement = sqlite3_next_stmt(handle, nil)
+    while let current = statement {
+      if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+      statement = sqlite3_next_stmt(handle, current)
+    }
+  }
+
   /// Forgets every cached statement (after a schema change they would be re-prepared anyway).
   ///
   /// For example: `connection.clearStatementCache()`.

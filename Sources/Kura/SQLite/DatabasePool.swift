@@ -174,6 +174,9 @@ public final class DatabasePool: Sendable {
   }
 
   private func giveBack(_ reader: Connection) {
+    // A statement left after its first row (a lookup) would keep the read snapshot open, and
+    // be prepared again by the next read.
+    reader.resetBusyStatements()
     if reader.isInTransaction { try? reader.execute("ROLLBACK") }
     // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
     if FileLockActivity.shared.isSuspended { return }

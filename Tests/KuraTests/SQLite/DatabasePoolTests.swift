@@ -43,6 +43,36 @@ struct DatabasePoolTests {
     #expect(after == ["before", "during"])
   }
 
+  @Test func aReadLeavingItsStatementAfterTheFirstRowHoldsNoSnapshot() throws {
+    let pool = try makePool()
+    try pool.write { db in
+      for index in 0..<3 { try db.run("INSERT INTO t VALUES (?)", [.integer(Int64(index))]) }
+    }
+    let sql = "SELECT a FROM t ORDER BY a"
+    // A lookup reads the first row and leaves the statement in the middle of its rows.
+    let first = try pool.read { db -> Statement in
+      let statement = try db.cachedStatement(sql)
+      #expect(try statement.step())
+      return statement
+    }
+    try pool.write { db in try db.run("INSERT INTO t VALUES (3)") }
+    // A passive checkpoint copies every frame of the WAL only when no reader keeps a snapshot
+    // older than the last commit: (busy, frames in the WAL, frames checkpointed).
+    let checkpoint = try pool.writeWithoutTransaction { db in
+      try db.queryFirst("PRAGMA wal_checkpoint(PASSIVE)") {
+        [$0.int64(at: 0), $0.int64(at: 1), $0.int64(at: 2)]
+      }
+    }
+    let frames = try #require(checkpoint)[1]
+    #expect(frames > 0)
+    #expect(checkpoint == [0, frames, frames])
+    // The next read finds the same statement ready rather than preparing another.
+    let again = try pool.read { db in try db.cachedStatement(sql) }
+    #expect(again === first)
+    let rows = try pool.read { db in try db.query(sql) { $0.int64(at: 0) } }
+    #expect(rows == [0, 1, 2, 3])
+  }
+
   @Test func concurrentReadsAndWritesFromManyTasksLoseNothing() async throws {
     let pool = try makePool()
     try await withThrowingTaskGroup(of: Void.self) { group in
