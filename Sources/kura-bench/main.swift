@@ -120,6 +120,7 @@ func suiteHelp(_ suite: String) -> String {
       --json              Writes each line as a JSON object (JSON Lines).
       -h, --help          Shows this text.
 
+
     """
   if profiles {
     text += """

@@ -36,6 +36,55 @@ struct CommandLineConventionTests {
     #expect(unknown.stderr.hasPrefix("kura-bench: error: unknown suite `nosuch`; suites: sqlite"))
   }
 
+  @Test func kuraBenchSuiteHelpProfilesAndTheirUsageErrors() throws {
+    let help = try tool("kura-bench", "sqlite", "--help")
+    #expect(help.status == 0)
+    #expect(help.stdout.hasPrefix("OVERVIEW: The SQLite layer"))
+    #expect(help.stdout.contains("\n  lookups  a primary-key lookup, each its own read\n"))
+    // Full-width digits for --rows; the fetch profile's operations are the rows it read.
+    let fetch = try tool("kura-bench", "store", "--rows", "２０００", "--profile", "fetch", "c")
+    #expect(fetch.status == 0)
+    #expect(fetch.stdout == "profiled store fetch on c: 2000 operations\n")
+    let json = try tool(
+      "kura-bench", "store", "--rows", "1000", "--profile", "fetch", "c", "--json")
+    #expect(
+      json.stdout == #"{"operations":1000,"side":"c","suite":"store","workload":"fetch"}"# + "\n")
+    let failures: [([String], String)] = [
+      (
+        ["store", "--profile", "bogus", "c"],
+        "unknown profile workload `bogus` of the store suite; workloads: insert, "
+          + "insert-no-history, fetch, saves, saves-no-history, lookups. See "
+          + "`kura-bench store --help`."
+      ),
+      (
+        ["store", "--profile", "insert", "bogus"],
+        "unknown profile side `bogus`: `kura` (Kura) or `c` (the baseline). See "
+          + "`kura-bench store --help`."
+      ),
+      (
+        ["store", "--profile"],
+        "`--profile` needs a workload and a side (`kura` or `c`), such as "
+          + "`kura-bench store --profile lookups kura`. See `kura-bench --help`."
+      ),
+      (
+        ["--profile", "lookups", "kura"],
+        "`--profile` runs one workload of one suite: name the suite, such as "
+          + "`kura-bench store --profile lookups kura`. See `kura-bench --help`."
+      ),
+      (
+        ["store", "--rows", "many"],
+        "`--rows many` is not a whole number of at least 1,000, such as `--rows 100000`. See "
+          + "`kura-bench --help`."
+      ),
+    ]
+    for (arguments, message) in failures {
+      let result = try run(try executable("kura-bench"), arguments, environment: folder.environment)
+      #expect(result.status == 64, "\(arguments)")
+      #expect(result.stdout == "", "\(arguments)")
+      #expect(result.stderr == "kura-bench: error: \(message)\n", "\(arguments)")
+    }
+  }
+
   @Test func aBadValueExits64WithTheHelpHintEverywhere() throws {
     let int = try tool("kura", "defaults", "write", "customers", "count", "abc", "--int")
     #expect(int.status == 64)
