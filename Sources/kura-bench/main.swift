@@ -178,12 +178,13 @@ if wantsHelp {
 
     OPTIONS:
       --rows <n>          Rows of the store (and postgres) workloads (default 100,000, at least
-                          1,000; the 1,000,000-row predicate and streaming runs then are left
-                          out).
+                          1,000, full-width digits accepted; the 1,000,000-row predicate and
+                          streaming runs then are left out).
       --profile <workload> kura|c
-                          Runs one workload of one suite once inside `profiledRegion`, for
-                          `valgrind --tool=callgrind --toggle-collect='*profiledRegion*'`
-                          (`kura-bench <suite> --help` lists the suite's workloads).
+                          Runs one workload of one suite once, by Kura or by its baseline,
+                          inside a region that turns callgrind's instrumentation on and off
+                          (`valgrind --tool=callgrind --instr-atstart=no`; scripts/check-speed);
+                          `kura-bench <suite> --help` lists the suite's workloads.
       --url <url>         The PostgreSQL server of the postgres suite (default:
                           KURA_BENCH_POSTGRES_URL, else a throwaway cluster of its own, fsync on).
       --json              Writes each line as a JSON object (JSON Lines): a measurement with
