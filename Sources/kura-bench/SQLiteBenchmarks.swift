@@ -33,10 +33,16 @@ func benchRows(_ count: Int) -> [BenchRow] {
   }
 }
 
-/// The baseline: a careful C-API user with prepared statements.
+/// The baseline: a careful C-API user with prepared statements, kept in variables (not looked
+/// up by their SQL), on a connection opened with Kura's flags and pragmas. Creates the table
+/// when it is missing.
 final class DirectSQLite {
   let db: OpaquePointer
-  private var statements: [String: OpaquePointer] = [:]
+  let begin: OpaquePointer
+  let commit: OpaquePointer
+  let insertStatement: OpaquePointer
+  let selectAll: OpaquePointer
+  let selectOne: OpaquePointer
   private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
   init(path: String) {
@@ -46,38 +52,44 @@ final class DirectSQLite {
     guard let handle else { fatalError("cannot open \(path)") }
     db = handle
     sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nil, nil, nil)
+    sqlite3_exec(
+      db, createSQL.replacingOccurrences(of: "CREATE TABLE", with: "CREATE TABLE IF NOT EXISTS"),
+      nil, nil, nil)
+    func prepare(_ sql: String) -> OpaquePointer {
+      var statement: OpaquePointer?
+      sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+      guard let statement else { fatalError("cannot prepare \(sql)") }
+      return statement
+    }
+    begin = prepare("BEGIN IMMEDIATE")
+    commit = prepare("COMMIT")
+    insertStatement = prepare(insertSQL)
+    selectAll = prepare(selectAllSQL)
+    selectOne = prepare(selectOneSQL)
   }
 
   deinit {
-    for statement in statements.values { sqlite3_finalize(statement) }
+    for statement in [begin, commit, insertStatement, selectAll, selectOne] {
+      sqlite3_finalize(statement)
+    }
     sqlite3_close_v2(db)
   }
 
-  func statement(_ sql: String) -> OpaquePointer {
-    if let statement = statements[sql] {
-      sqlite3_reset(statement)
-      return statement
-    }
-    var statement: OpaquePointer?
-    sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-    guard let statement else { fatalError("cannot prepare \(sql)") }
-    statements[sql] = statement
-    return statement
-  }
-
-  func exec(_ sql: String) {
-    let statement = statement(sql)
-    while sqlite3_step(statement) == SQLITE_ROW {}
+  /// Runs a prepared statement that returns no rows (BEGIN, COMMIT).
+  func run(_ statement: OpaquePointer) {
+    sqlite3_step(statement)
+    sqlite3_reset(statement)
   }
 
   func insert(_ row: BenchRow) {
-    let statement = statement(insertSQL)
+    let statement = insertStatement
     bindText(statement, 1, row.id)
     bindText(statement, 2, row.name)
     sqlite3_bind_double(statement, 3, row.price)
     bindText(statement, 4, row.note)
     sqlite3_bind_int64(statement, 5, row.count)
     guard sqlite3_step(statement) == SQLITE_DONE else { fatalError("insert failed") }
+    sqlite3_reset(statement)
   }
 
   private func bindText(_ statement: OpaquePointer, _ index: Int32, _ value: String) {
@@ -140,10 +152,9 @@ func runSQLiteBenchmarks() throws {
     },
     baseline: {
       let direct = DirectSQLite(path: freshPath())
-      sqlite3_exec(direct.db, createSQL, nil, nil, nil)
-      direct.exec("BEGIN IMMEDIATE")
+      direct.run(direct.begin)
       for row in rows { direct.insert(row) }
-      direct.exec("COMMIT")
+      direct.run(direct.commit)
     })
   report(
     "bulk insert 100,000 rows, one transaction", kura: bulk.kura, baseline: bulk.baseline,
@@ -158,10 +169,9 @@ func runSQLiteBenchmarks() throws {
   }
   let directPath = freshPath()
   let direct = DirectSQLite(path: directPath)
-  sqlite3_exec(direct.db, createSQL, nil, nil, nil)
-  direct.exec("BEGIN IMMEDIATE")
+  direct.run(direct.begin)
   for row in rows { direct.insert(row) }
-  direct.exec("COMMIT")
+  direct.run(direct.commit)
 
   // 2. Fetch all 100,000 rows into structs.
   let directReader = DirectSQLite(path: directPath)
@@ -172,11 +182,12 @@ func runSQLiteBenchmarks() throws {
       sink &+= fetched.count
     },
     baseline: {
-      let statement = directReader.statement(selectAllSQL)
+      let statement = directReader.selectAll
       var fetched: [BenchRow] = []
       while sqlite3_step(statement) == SQLITE_ROW {
         fetched.append(directReader.readRow(statement))
       }
+      sqlite3_reset(statement)
       sink &+= fetched.count
     })
   report(
@@ -201,9 +212,9 @@ func runSQLiteBenchmarks() throws {
     },
     baseline: {
       for row in extra[directOffset..<directOffset + 1_000] {
-        direct.exec("BEGIN IMMEDIATE")
+        direct.run(direct.begin)
         direct.insert(row)
-        direct.exec("COMMIT")
+        direct.run(direct.commit)
       }
       directOffset += 1_000
     })
@@ -228,7 +239,7 @@ func runSQLiteBenchmarks() throws {
     },
     baseline: {
       for key in keys {
-        let statement = directReader.statement(selectOneSQL)
+        let statement = directReader.selectOne
         var key = key
         key.withUTF8 { buffer in
           _ = buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -258,13 +269,13 @@ func profileSQLite(_ workload: String, kura: Bool) throws -> Int {
   let folder = benchmarkDirectory("sqlite-profile")
   defer { try? FileManager.default.removeItem(at: folder) }
   let path = folder.appendingPathComponent("profile.sqlite").path
-  let pool = try DatabasePool(path: path)
+  // The C side's connection creates the table.
   let direct = DirectSQLite(path: path)
-  try pool.write { db in try db.execute(createSQL) }
+  let pool = try DatabasePool(path: path)
   if workload != "insert" {
-    direct.exec("BEGIN IMMEDIATE")
+    direct.run(direct.begin)
     for row in rows { direct.insert(row) }
-    direct.exec("COMMIT")
+    direct.run(direct.commit)
   }
   let extra = benchRows(200).map { row -> BenchRow in
     var row = row
@@ -282,7 +293,7 @@ func profileSQLite(_ workload: String, kura: Bool) throws -> Int {
     sink &+= Int(row?.count ?? 0)
   }
   func directLookup(_ key: String) {
-    let statement = direct.statement(selectOneSQL)
+    let statement = direct.selectOne
     var key = key
     key.withUTF8 { buffer in
       _ = buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -299,7 +310,7 @@ func profileSQLite(_ workload: String, kura: Bool) throws -> Int {
     sink &+= try pool.read { db in try db.query(selectAllSQL, row: kuraReadRow) }.count
   }
   func directFetch() {
-    let statement = direct.statement(selectAllSQL)
+    let statement = direct.selectAll
     var fetched: [BenchRow] = []
     while sqlite3_step(statement) == SQLITE_ROW { fetched.append(direct.readRow(statement)) }
     sqlite3_reset(statement)
@@ -319,9 +330,9 @@ func profileSQLite(_ workload: String, kura: Bool) throws -> Int {
       try pool.write { db in for row in rows { try kuraInsert(db, row) } }
       operations = rows.count
     case ("insert", false):
-      direct.exec("BEGIN IMMEDIATE")
+      direct.run(direct.begin)
       for row in rows { direct.insert(row) }
-      direct.exec("COMMIT")
+      direct.run(direct.commit)
       operations = rows.count
     case ("fetch", true):
       try kuraFetch()
@@ -334,9 +345,9 @@ func profileSQLite(_ workload: String, kura: Bool) throws -> Int {
       operations = extra.count
     case ("commits", false):
       for row in extra {
-        direct.exec("BEGIN IMMEDIATE")
+        direct.run(direct.begin)
         direct.insert(row)
-        direct.exec("COMMIT")
+        direct.run(direct.commit)
       }
       operations = extra.count
     case ("lookups", true):
