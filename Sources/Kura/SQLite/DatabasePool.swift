@@ -175,6 +175,8 @@ public final class DatabasePool: Sendable {
 
   private func giveBack(_ reader: Connection) {
     if reader.isInTransaction { try? reader.execute("ROLLBACK") }
+    // A reader that sees the file only as it was when opened is not kept for the next read.
+    if reader.isFrozen { return }
     // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
     if FileLockActivity.shared.isSuspended { return }
     idleReaders.withLock { readers in
