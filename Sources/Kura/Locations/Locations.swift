@@ -213,6 +213,13 @@ public struct Locations: Sendable, Equatable {
     if identifier.contains("/") { return "it contains `/`" }
     if identifier.contains("..") { return "it contains `..`" }
     if identifier == "." { return "it is `.`" }
+    return fileNameProblem(identifier)
+  }
+
+  /// Why a file name Kura is given (a store's) can't be used, or `nil`: starting with `-`, or
+  /// holding a line break or another control character (the part of ``identifierProblem(_:)``
+  /// that holds for any file name).
+  static func fileNameProblem(_ identifier: String) -> String? {
     if identifier.hasPrefix("-") { return "it starts with `-`" }
     if identifier.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" }) {
       return "it contains a line break"

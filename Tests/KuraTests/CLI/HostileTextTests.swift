@@ -173,7 +173,9 @@ struct HostileTextTests {
     _ = try tool("kura", "defaults", "write", "customers", e, e)
     let storeFolder = folder.url.appendingPathComponent("stores")
     try FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
-    let store = storeFolder.appendingPathComponent(e + ".sqlite").path
+    let store = storeFolder.appendingPathComponent("students.sqlite").path
+    // A store file of that name is refused (the rule of every name Kura turns into a file).
+    let namedStore = storeFolder.appendingPathComponent(e + ".sqlite").path
     let commands: [(tool: String, arguments: [String], succeeds: Bool)] = [
       ("customers", ["add", "1", e], true),
       ("customers", ["list"], true),
@@ -195,8 +197,10 @@ struct HostileTextTests {
       ("kura", ["defaults", "write", e, "k", "v"], false),
       ("students", ["add", "--name", e, "--store", store], true),
       ("students", ["list", "--store", store], true),
-      ("students", ["path", "--store", store], true),
-      ("kura", ["store", "info", store], true),
+      ("students", ["path", "--store", namedStore], true),
+      ("students", ["add", "--store", namedStore], false),
+      ("wishlist", ["trip", "add", "Kyoto", "--store", namedStore], false),
+      ("kura", ["store", "info", namedStore], false),
       ("students", ["delete-last", "--store", store], true),
       ("wishlist", ["trip", "add", e], true),
       ("wishlist", ["activity", "add", e, e], true),

@@ -282,6 +282,17 @@ struct ReadsNeverWriteLibraryTests {
         try SceneState(name, locations: locations)
       }
       do {
+        _ = try ModelContainer(
+          for: Counter.self, configurations: .url(folder.file(name + ".sqlite")))
+        Issue.record("`\(name)` was accepted as a store name")
+      } catch let error as StoreError {
+        #expect(error.code == .cannotOpen)
+        #expect(
+          error.message
+            == "Can't open store `\(shown).sqlite`: \(reason). Nothing was created; choose a file "
+            + "name such as `default.store`.")
+      }
+      do {
         _ = try DocumentStore<[Note]>(
           .documents(name, app: "notes", environment: folder.environment))
         Issue.record("`\(name)` was accepted as a document name")

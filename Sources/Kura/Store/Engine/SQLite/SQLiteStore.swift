@@ -24,6 +24,14 @@ enum SQLiteStore {
     _ url: URL, configuration: ModelConfiguration, schemas: [ModelSchema],
     graph: RelationshipGraph, migration: MigrationOptions?
   ) throws -> Opened {
+    // A store's file name follows the rule of every name Kura turns into a file.
+    if let problem = Locations.fileNameProblem(url.lastPathComponent) {
+      throw StoreError(
+        .cannotOpen, url: url,
+        message:
+          "Can't open store `\(LocationError.shown(url.lastPathComponent))`: \(problem). "
+          + "Nothing was created; choose a file name such as `default.store`.")
+    }
     let outcome = try StoreProbe(
       url: url, schemas: schemas, graph: graph, migration: migration,
       allowsUnrelatedModels: configuration.allowsUnrelatedModels
