@@ -86,11 +86,6 @@ public final class Connection: @unchecked Sendable {
   /// A private copy of the database and its `-wal` file, removed when the connection closes.
   private var privateCopy: URL?
 
-  /// Whether the connection reads the file as it was when opened (an ``OpenMode/inspect``
-  /// look at a file without a `-wal` file, read as immutable, or at a private copy): it does not
-  /// see later commits, so it is for one look, not to keep.
-  private(set) var isFrozen = false
-
   /// Opens a connection.
   ///
   /// For example:
@@ -119,7 +114,7 @@ public final class Connection: @unchecked Sendable {
     }
     let handle: OpaquePointer
     if case .inspect = mode {
-      (handle, privateCopy, isFrozen) = try Self.openForInspection(path: path, flags: flags)
+      (handle, privateCopy) = try Self.openForInspection(path: path, flags: flags)
     } else {
       handle = try Self.open(path, naming: path, flags: flags)
     }
@@ -192,12 +187,11 @@ public final class Connection: @unchecked Sendable {
   /// the other connections' locks and repairs the index in shared memory like any reader, but
   /// never writes the database or its `-wal` file.
   private static func openForInspection(path: String, flags: Int32) throws -> (
-    OpaquePointer, URL?, Bool
+    OpaquePointer, URL?
   ) {
     var lastFailure: Int32 = SQLITE_OK
     for attempt in 0..<6 {
       let (uri, copy) = try inspectionURI(path)
-      let frozen = copy != nil || uri.hasSuffix("immutable=1")
       let handle: OpaquePointer
       do {
         handle = try open(uri, naming: path, flags: flags)
@@ -216,13 +210,13 @@ public final class Connection: @unchecked Sendable {
       if result == SQLITE_OK || !isTransientForInspection(lastFailure)
         || (attempt == 5 && lastFailure & 0xff == SQLITE_CANTOPEN)
       {
-        return (handle, copy, frozen)
+        return (handle, copy)
       }
       sqlite3_close_v2(handle)
       if let copy { try? FileManager.default.removeItem(at: copy) }
       usleep(UInt32(1000 * (attempt + 1)))
     }
-    return (try open(path, naming: path, flags: flags), nil, false)
+    return (try open(path, naming: path, flags: flags), nil)
   }
 
   /// Whether an inspecting look that failed with `extendedCode` may succeed again.

@@ -175,8 +175,10 @@ public final class DatabasePool: Sendable {
 
   private func giveBack(_ reader: Connection) {
     if reader.isInTransaction { try? reader.execute("ROLLBACK") }
-    // A reader that sees the file only as it was when opened is not kept for the next read.
-    if reader.isFrozen { return }
+    // A read-only pool's readers leave the files as found, so each sees the file as it was when
+    // it opened (read as immutable, from a private copy, or through a private WAL index when it
+    // may not use the shared one): none is kept, and the next read sees later commits.
+    if isReadOnly { return }
     // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
     if FileLockActivity.shared.isSuspended { return }
     idleReaders.withLock { readers in
