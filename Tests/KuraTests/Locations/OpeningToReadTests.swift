@@ -212,6 +212,20 @@ struct ReadsNeverWriteLibraryTests {
     #expect(counters == [Counter(id: 1, value: 2.5)])
   }
 
+  @Test func aReadOnlyContainerSeesEverySaveMadeBeforeEachFetch() throws {
+    let url = folder.file("store.sqlite")
+    let writer = ModelContext(try ModelContainer(for: Counter.self, configurations: .url(url)))
+    try writer.insert(Counter(id: 1, value: 1))
+    try writer.save()
+    let reader = ModelContext(
+      try ModelContainer(for: Counter.self, configurations: .readOnly(url)))
+    for id in 2...4 {
+      try writer.insert(Counter(id: id, value: Double(id)))
+      try writer.save()
+      #expect(try reader.fetchCount(FetchDescriptor<Counter>()) == id)
+    }
+  }
+
   @Test func aStoreOfOtherModelsIsRefusedUnlessAllowed() throws {
     let url = folder.file("store.sqlite")
     do {
