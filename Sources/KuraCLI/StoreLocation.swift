@@ -115,13 +115,33 @@ public enum StoreLocation: Sendable, CustomStringConvertible, Encodable {
   ) throws -> StoreLocation {
     if let given: String = try invocation.option("store") {
       return try StoreLocation(given, what: "--store", command: invocation.commandPath)
+        .inExistingFolder(given, what: "--store", command: invocation.commandPath)
     }
     if let value = ProcessInfo.processInfo.environment[environmentVariable], !value.isEmpty {
-      return try StoreLocation(
-        value, what: "the environment variable \(environmentVariable)",
-        command: invocation.commandPath)
+      let what = "the environment variable \(environmentVariable)"
+      return try StoreLocation(value, what: what, command: invocation.commandPath)
+        .inExistingFolder(value, what: what, command: invocation.commandPath)
     }
     return .file(try defaultStore())
+  }
+
+  /// This location, when it is a database or a file whose folder exists: a store a person names
+  /// is never given folders of its own (the app's default store is, in its data folder).
+  private func inExistingFolder(_ text: String, what: String, command: String) throws
+    -> StoreLocation
+  {
+    guard case .file(let url) = self else { return self }
+    let folder = url.deletingLastPathComponent()
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      return self
+    }
+    throw UsageError(
+      "`\(text)` is not a valid value for \(what): the folder `\(folder.path)` "
+        + (FileManager.default.fileExists(atPath: folder.path) ? "is a file" : "doesn't exist")
+        + "; create the folder first, or give a path in an existing one.", command: command)
   }
 
   /// The configuration that opens this store (for writing; set

@@ -2,8 +2,9 @@ import Foundation
 import TerminalUI
 
 /// Stored text as a line of text output shows it: control characters, escape sequences, C1
-/// controls and bidirectional overrides are written visibly (`\u{1B}`), so a stored value can
-/// never rewrite the user's terminal. `--json` output keeps exact values instead.
+/// controls, bidirectional overrides, line separators and invisible spaces (U+200B, U+FEFF) are
+/// written visibly (`\u{1B}`), so a stored value can never rewrite the user's terminal or pass
+/// for another. `--json` output keeps exact values instead.
 ///
 /// Every tool calls this for each stored value it prints as text; the full-screen app draws
 /// through the same rule (``TerminalUI``'s `VisibleText`).

@@ -3,9 +3,12 @@
 /// such as `\u{1B}`, so text read from a file can never drive the terminal.
 ///
 /// Escaped: C0 control characters (U+0000–U+001F, tab and line feed included, so one value stays
-/// on one line), DEL (U+007F), C1 control characters (U+0080–U+009F) and the bidirectional
-/// formatting characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). Every other
-/// character, Japanese text and emoji included, is kept as it is.
+/// on one line), DEL (U+007F), C1 control characters (U+0080–U+009F), the bidirectional
+/// formatting characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), the line and
+/// paragraph separators (U+2028, U+2029, which break a line as a line feed does) and the
+/// invisible characters that hide a difference between two names (U+200B zero width space,
+/// U+2060 word joiner, U+FEFF zero width no-break space). Every other character, Japanese text
+/// and emoji included (their joiner U+200D too), is kept as it is.
 ///
 /// For example:
 ///
@@ -17,11 +20,13 @@ package enum VisibleText {
   /// Whether a scalar is written escaped.
   ///
   /// - Parameter scalar: The scalar.
-  /// - Returns: `true` for control and bidirectional formatting characters.
+  /// - Returns: `true` for control, bidirectional formatting, line separator and invisible
+  ///   characters.
   package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0x00...0x1F, 0x7F...0x9F: return true
     case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+    case 0x200B, 0x2028, 0x2029, 0x2060, 0xFEFF: return true
     default: return false
     }
   }

@@ -33,3 +33,18 @@ let fruitsGroup = "group.iOS17.M_Kaku"
 func standardPreferences() throws -> Preferences {
   try Preferences(locations: Locations.current())
 }
+
+/// The app's standard suite opened only to read, or `nil` when it has no file yet: a command
+/// that only reads creates and changes nothing.
+func readingStandardPreferences() throws -> Preferences? {
+  try readingSuite { try Preferences.readOnly(locations: Locations.current()) }
+}
+
+/// A suite opened only to read, or `nil` when it has no file.
+func readingSuite(_ open: () throws -> Preferences) throws -> Preferences? {
+  do {
+    return try open()
+  } catch PreferencesError.suiteNotFound {
+    return nil
+  }
+}

@@ -32,7 +32,7 @@ let listCommand = Command(
     """,
   supportsJSON: true,
   run: { invocation in
-    let customers = try CustomerList.read(try standardPreferences())
+    let customers = try readingStandardPreferences().map(CustomerList.read) ?? []
     if invocation.json { return try invocation.printJSON(customers) }
     if customers.isEmpty {
       print("No customers yet. Add one with `customers add <number> <name>`.")
@@ -116,8 +116,11 @@ let deleteCommand = Command(
       }
       guard byID.count == 1, let index = byID.first else {
         if byID.count > 1 {
+          // Never a guess: the candidates are listed, and nothing is deleted.
+          let candidates = byID.map { "\(customers[$0].row) (\(customers[$0].id.uuidString))" }
           throw UsageError(
-            "Several customers have an id starting with `\(text)`: give more of the id.",
+            "`\(text)` matches \(byID.count) customers: "
+              + candidates.joined(separator: ", ") + ". Give more of the id.",
             command: invocation.commandPath)
         }
         throw CustomerNotFound(reference: text, byNumber: false, count: customers.count)

@@ -43,11 +43,33 @@ struct DictionaryEditor {
 private let groupOption = Option(
   "group", help: "Use this App Group suite instead of the app's standard suite.", valueName: "id")
 
+/// The `--group` a command names: an App Group identifier (`group.…`), else a usage error (an
+/// app identifier there would silently pick another app's suite).
+private func group(_ invocation: Invocation) throws -> String? {
+  guard let group: String = try invocation.option("group") else { return nil }
+  guard group.hasPrefix("group.") else {
+    throw UsageError(
+      "`\(group)` is not a valid value for --group: an App Group identifier starts with "
+        + "`group.`, such as `\(fruitsGroup)`.", command: invocation.commandPath)
+  }
+  return group
+}
+
+/// The editor of a command that changes the dictionary (the suite is created when missing).
 private func editor(_ invocation: Invocation) throws -> DictionaryEditor {
-  if let group: String = try invocation.option("group") {
+  if let group = try group(invocation) {
     return DictionaryEditor(store: try Preferences(suite: group))
   }
   return DictionaryEditor(store: try standardPreferences())
+}
+
+/// The entries, read without creating or changing anything: the standard suite without a file
+/// holds none; a group suite without a file is an error (most likely a typo).
+private func readEntries(_ invocation: Invocation) throws -> [String: PreferenceValue] {
+  if let group = try group(invocation) {
+    return DictionaryEditor(store: try Preferences.readOnly(suite: group)).entries
+  }
+  return try readingStandardPreferences().map { DictionaryEditor(store: $0).entries } ?? [:]
 }
 
 /// `key = value` lines, sorted by key.
@@ -66,7 +88,7 @@ let dictionaryCommand = Command(
   supportsJSON: true,
   subcommands: [dictionaryAddCommand, dictionaryClearCommand, dictionaryWatchCommand],
   run: { invocation in
-    let entries = try editor(invocation).entries
+    let entries = try readEntries(invocation)
     if invocation.json { return try invocation.printJSON(entries) }
     if entries.isEmpty {
       print("The dictionary is empty. Add to it with `customers dictionary add`.")

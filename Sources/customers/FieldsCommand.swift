@@ -8,15 +8,16 @@ import KuraCLI
 let sceneOption = Option(
   "scene", help: "The scene whose `menu` to use (default: main).", valueName: "id")
 
-/// The value of one field, read from its own store.
+/// The value of one field, read from its own store (each opened only to read: a store that
+/// doesn't exist yet gives the field's default and is not created).
 func fieldValues(scene sceneID: String) throws -> [(name: String, store: String, value: String)] {
-  let scene = try SceneState(sceneID)
-  let group = try Preferences(suite: fruitsGroup)
-  let standard = try standardPreferences()
+  let scene = try SceneState.readOnly(sceneID)
+  let group = try readingSuite { try Preferences.readOnly(suite: fruitsGroup) }
+  let standard = try readingStandardPreferences()
   return [
-    ("menu", "scene \(sceneID)", scene[.menu]),
-    ("fruits", fruitsGroup, group[.fruits]),
-    ("basket", standard.suiteName, standard[.basket]),
+    ("menu", "scene \(visible(sceneID))", scene?[.menu] ?? ""),
+    ("fruits", fruitsGroup, group?[.fruits] ?? ""),
+    ("basket", try Locations.current().appIdentifier, standard?[.basket] ?? ""),
   ]
 }
 
@@ -33,7 +34,9 @@ let fieldsCommand = Command(
       return try invocation.printJSON(
         Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
-    for field in fields { print("\(field.name) = \(visible(field.value))    (\(field.store))") }
+    for field in fields {
+      print("\(field.name) = \(visible(field.value))    (\(visible(field.store)))")
+    }
   })
 
 let fieldsSetCommand = Command(
@@ -66,7 +69,7 @@ let fieldsScenesCommand = Command(
   run: { invocation in
     let scenes = try SceneState.sceneIdentifiers()
     if invocation.json { return try invocation.printJSON(scenes) }
-    for sceneID in scenes { print(sceneID) }
+    for sceneID in scenes { print(visible(sceneID)) }
   })
 
 let fieldsDiscardSceneCommand = Command(
@@ -82,7 +85,7 @@ let fieldsDiscardSceneCommand = Command(
       throw SceneNotFound(sceneID: sceneID, scenes: scenes)
     }
     try SceneState(sceneID).discard()
-    print("Discarded scene `\(sceneID)`.")
+    print("Discarded scene `\(visible(sceneID))`.")
   })
 
 /// A `customers fields discard-scene` for a scene that holds no state.

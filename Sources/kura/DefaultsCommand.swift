@@ -62,7 +62,7 @@ let defaultsReadCommand = Command(
       var failures: [String] = []
       for name in Preferences.suiteNames() {
         do {
-          let preferences = try Preferences.existing(suite: name)
+          let preferences = try Preferences.readOnly(suite: name)
           all[name] = preferences.dictionaryRepresentation()
           for key in preferences.unreadableKeys {
             do { _ = try preferences.storedValue(forKey: key) } catch {
@@ -83,13 +83,13 @@ let defaultsReadCommand = Command(
       }
       guard failures.isEmpty else {
         for failure in failures {
-          FileHandle.standardError.write(Data("kura: error: \(failure)\n".utf8))
+          CommandLineTool.printError("kura: error: \(visibleLines(failure))")
         }
         throw ExitCode.failure
       }
       return
     }
-    let preferences = try Preferences.existing(suite: suite)
+    let preferences = try Preferences.readOnly(suite: suite)
     if let key {
       guard let value = try preferences.storedValue(forKey: key) else {
         throw PreferencesError.keyNotFound(key: key, suite: suite)
@@ -153,20 +153,54 @@ let defaultsWriteCommand = Command(
 
 let defaultsDeleteCommand = Command(
   name: "delete",
-  abstract: "Removes a key, or every key of a suite.",
+  abstract: "Removes a key, or (after asking) every key of a suite; prints what was removed.",
+  discussion: """
+    Without a key, every key of the suite is removed: on a terminal it asks first, and --yes \
+    skips the question; when standard input is not a terminal, --yes is required.
+    """,
   arguments: [
     Argument("suite", help: "The suite."),
     Argument("key", help: "The key; every key when left out.", isOptional: true),
   ],
+  flags: [Flag("yes", short: "y", help: "Don't ask before removing every key of the suite.")],
   run: { invocation in
     let suite: String = try invocation.argument("suite")
     let key: String? = try invocation.optionalArgument("key")
     let preferences = try Preferences.existing(suite: suite)
-    guard let key else { return try preferences.reset() }
+    guard let key else {
+      let names = Array(Set(preferences.keys + preferences.unreadableKeys)).sorted()
+      guard !names.isEmpty else {
+        return print("`\(visible(suite))` holds no keys; nothing was removed.")
+      }
+      let what = "\(names.count) \(names.count == 1 ? "key" : "keys") of `\(visible(suite))`"
+      if !invocation.flag("yes") {
+        guard isatty(STDIN_FILENO) == 1 else {
+          throw UsageError(
+            "`kura defaults delete \(suite)` would remove every key of the suite (\(what)) and "
+              + "standard input is not a terminal to ask: run `kura defaults delete \(suite) "
+              + "--yes`, or give the key to remove.", command: invocation.commandPath)
+        }
+        print(
+          "Remove \(what) (\(names.map(visible).joined(separator: ", ")))? [y/N] ", terminator: "")
+        fflush(nil)
+        let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else {
+          print("Nothing was removed.")
+          throw ExitCode.failure
+        }
+      }
+      // Exactly the keys listed, in one transaction: a key another process adds meanwhile stays.
+      try preferences.batch { batch in
+        for name in names { try batch.setValue(nil, forKey: name) }
+      }
+      print("Removed \(what): \(names.map(visible).joined(separator: ", ")).")
+      return
+    }
     guard preferences.value(forKey: key) != nil || preferences.unreadableKeys.contains(key) else {
       throw PreferencesError.keyNotFound(key: key, suite: suite)
     }
     try preferences.removeValue(forKey: key)
+    print("Removed `\(visible(key))` from `\(visible(suite))`.")
   })
 
 let defaultsWatchCommand = Command(
@@ -195,7 +229,7 @@ let defaultsWatchCommand = Command(
             print(DefaultsFormat.change(name, value, json: json))
           } catch {
             // A value this version can't read is not shown as removed.
-            FileHandle.standardError.write(Data("kura: warning: \(error)\n".utf8))
+            CommandLineTool.printError("kura: warning: \(visibleLines("\(error)"))")
           }
         }
         fflush(nil)
@@ -213,6 +247,7 @@ let defaultsWatchCommand = Command(
       return source
     }
     CommandLineTool.printError(
-      "Watching `\(suite)`\(key.map { " key `\($0)`" } ?? "") for changes; press Ctrl-C to stop.")
+      "Watching `\(visible(suite))`\(key.map { " key `\(visible($0))`" } ?? "") for changes; "
+        + "press Ctrl-C to stop.")
     withExtendedLifetime((observation, sources)) { dispatchMain() }
   })

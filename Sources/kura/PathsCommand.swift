@@ -43,7 +43,7 @@ let pathsCommand = Command(
       try invocation.printJSON(Dictionary(rows, uniquingKeysWith: { a, _ in a }))
     } else {
       for (name, value) in rows {
-        print(name.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
+        print(name.padding(toLength: 12, withPad: " ", startingAt: 0) + visible(value))
       }
     }
   })

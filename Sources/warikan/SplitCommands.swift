@@ -121,7 +121,9 @@ let recoverCommand = Command(
         }
         print("Started an empty bill.")
       } else {
-        print("`\(book.url.path)` is fine (\(entries(book.entries.count))); nothing was moved.")
+        print(
+          "`\(visible(book.url.path))` is fine (\(entries(book.entries.count))); nothing was moved."
+        )
       }
     }
   })

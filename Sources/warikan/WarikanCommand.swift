@@ -35,7 +35,7 @@ func withBook<T>(
       try book.close()
     } catch let error as DocumentError where error.code == .compactionFailed {
       // Every change is saved (in the journal): the command did what it said.
-      CommandLineTool.printError("warikan: warning: \(error)")
+      CommandLineTool.printError("warikan: warning: \(visibleLines("\(error)"))")
     }
     return result
   } catch let error as WarikanError {

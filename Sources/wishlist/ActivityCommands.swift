@@ -8,7 +8,8 @@ let activityCommand = Command(
   abstract: "Adds activities to a trip, marks them done (or not), renames, deletes and lists them.",
   subcommands: [activityAdd, activityDone, activityRename, activityDelete, activityList])
 
-private let tripArgument = Argument("trip", help: "The trip's name or the start of its id.")
+private let tripArgument = Argument(
+  "trip", help: "The trip's name, the start of its id, or the start of its name.")
 
 private let activityAdd = Command(
   name: "add",
@@ -30,7 +31,10 @@ private let activityAdd = Command(
 private let activityDone = Command(
   name: "done",
   abstract: "Marks an activity of a trip as done (--undo: not done).",
-  arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
+  arguments: [
+    tripArgument,
+    Argument("activity", help: "The activity's name, the start of its id or of its name."),
+  ],
   options: [WishlistStore.option],
   flags: [Flag("undo", help: "Marks it as not done.")],
   supportsJSON: true,
@@ -50,7 +54,8 @@ private let activityRename = Command(
   name: "rename",
   abstract: "Renames an activity of a trip.",
   arguments: [
-    tripArgument, Argument("activity", help: "The activity's name or id start."),
+    tripArgument,
+    Argument("activity", help: "The activity's name, the start of its id or of its name."),
     Argument("new-name", help: "The new name."),
   ],
   options: [WishlistStore.option],
@@ -70,11 +75,18 @@ private let activityRename = Command(
 private let activityDelete = Command(
   name: "delete",
   abstract: "Deletes one activity of a trip.",
-  arguments: [tripArgument, Argument("activity", help: "The activity's name or id start.")],
+  discussion: """
+    The trip and the activity are named by their whole names or the start of their ids (see \
+    `wishlist activity list <trip>`), never by the start of a name alone.
+    """,
+  arguments: [
+    Argument("trip", help: "The trip's whole name or the start of its id."),
+    Argument("activity", help: "The activity's whole name or the start of its id."),
+  ],
   options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
-    let (context, trip, activity) = try WishlistStore.namedActivity(invocation)
+    let (context, trip, activity) = try WishlistStore.namedActivity(invocation, exactly: true)
     try context.delete(activity)
     try context.save()
     if invocation.json { return try invocation.printJSON(activity) }
@@ -92,18 +104,30 @@ private let activityList = Command(
   ],
   supportsJSON: true,
   run: { invocation in
-    let preferences = Preferences.standard
+    let sort: ActivitySort
     if let text: String = try invocation.option("sort") {
-      guard let sort = ActivitySort(rawValue: text.lowercased()) else {
+      guard let chosen = ActivitySort(rawValue: text.lowercased()) else {
         throw UsageError(
           "`\(text)` is not a valid value for --sort: use title, date or completion.",
           command: invocation.commandPath)
       }
-      try preferences.set(sort, for: .activitySort)
+      // Choosing an order is the one write of this command (it is remembered).
+      try Preferences(locations: Locations.current()).set(chosen, for: .activitySort)
+      sort = chosen
+    } else {
+      // Read without creating the app's preferences when no order was ever chosen.
+      do {
+        sort = try Preferences.readOnly(locations: Locations.current())[.activitySort]
+      } catch PreferencesError.suiteNotFound {
+        sort = Preferences.Key<ActivitySort>.activitySort.defaultValue
+      }
     }
-    let sort = preferences[.activitySort]
-    let context = try WishlistStore.context(invocation)
-    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    let reference: String = try invocation.argument("trip")
+    guard let context = try WishlistStore.readingContext(invocation) else {
+      throw WishlistError(
+        "There is no trip `\(reference)`. See the trips with `wishlist trip list`.")
+    }
+    let trip = try WishlistStore.trip(reference, in: context)
     let activities = try context.related(
       Activity.self, of: trip, via: \.trip, sortBy: sort.sortDescriptors)
     if invocation.json { return try invocation.printJSON(activities) }
@@ -114,6 +138,8 @@ private let activityList = Command(
           + " <name>`.")
     }
     for activity in activities {
-      print("  [\(activity.isComplete ? "x" : " ")] \(visible(activity.name))")
+      print(
+        "  [\(activity.isComplete ? "x" : " ")] \(visible(activity.name))"
+          + "  (\(WishlistStore.shortID(activity.id)))")
     }
   })

@@ -19,15 +19,16 @@ let recentCommand = Command(
     let limit = try invocation.option("limit", in: 1...) ?? 10
     let descriptor = FetchDescriptor<Trip>(
       sortBy: [SortDescriptor(\.createdAt, order: .reverse)], fetchLimit: limit)
-    let container = try WishlistStore.container(invocation)
     guard invocation.flag("watch") else {
-      let trips = try ModelContext(container).fetch(descriptor)
+      // Without a store yet there are no trips (and no store is created).
+      let trips = try WishlistStore.readingContext(invocation)?.fetch(descriptor) ?? []
       if invocation.json { return try invocation.printJSON(trips) }
       if trips.isEmpty { print("No trips yet. Add one with `wishlist trip add <name>`.") }
       for trip in trips { print(WishlistStore.line(trip)) }
       return
     }
-    let query = try LiveQuery(descriptor, in: container)
+    // Watching waits for trips to be added, so it opens (and, the first time, creates) the store.
+    let query = try LiveQuery(descriptor, in: try WishlistStore.container(invocation))
     let updates = query.changes
     let json = invocation.json
     Task {

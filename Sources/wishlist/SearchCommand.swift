@@ -19,9 +19,10 @@ let searchCommand = Command(
       throw UsageError(
         "`\(text)` is not a valid search: give at least one word.", command: invocation.commandPath)
     }
-    let context = try WishlistStore.context(invocation)
-    let trips = try context.fetch(FetchDescriptor<Trip>(), matching: text)
-    let activities = try context.fetch(FetchDescriptor<Activity>(), matching: text)
+    // Without a store yet, nothing matches (and no store is created).
+    let context = try WishlistStore.readingContext(invocation)
+    let trips = try context?.fetch(FetchDescriptor<Trip>(), matching: text) ?? []
+    let activities = try context?.fetch(FetchDescriptor<Activity>(), matching: text) ?? []
     if invocation.json {
       struct Results: Encodable {
         var trips: [Trip]
@@ -34,7 +35,7 @@ let searchCommand = Command(
       print("trip      \(visible(trip.name))  (\(WishlistStore.shortID(trip.id)))")
     }
     for activity in activities {
-      let trip = try context.model(for: activity.trip, as: Trip.self)
+      let trip = try context?.model(for: activity.trip, as: Trip.self)
       print("activity  \(visible(activity.name))  (\(visible(trip?.name ?? "?")))")
     }
   })

@@ -81,7 +81,7 @@ private let tripRename = Command(
   name: "rename",
   abstract: "Renames a trip.",
   arguments: [
-    Argument("trip", help: "The trip's name or the start of its id."),
+    Argument("trip", help: "The trip's name, the start of its id, or the start of its name."),
     Argument("new-name", help: "The new name."),
   ],
   options: [WishlistStore.option],
@@ -101,12 +101,16 @@ private let tripRename = Command(
 private let tripDelete = Command(
   name: "delete",
   abstract: "Deletes a trip and its activities.",
-  arguments: [Argument("trip", help: "The trip's name or the start of its id.")],
+  discussion: """
+    The trip is named by its whole name or the start of its id (see `wishlist trip list`), \
+    never by the start of its name alone.
+    """,
+  arguments: [Argument("trip", help: "The trip's whole name or the start of its id.")],
   options: [WishlistStore.option],
   supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context(invocation)
-    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context)
+    let trip = try WishlistStore.trip(try invocation.argument("trip"), in: context, exactly: true)
     try context.delete(trip)
     let changes = try context.save()
     let count = changes.deleted(Activity.self).count

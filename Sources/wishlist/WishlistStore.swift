@@ -40,46 +40,43 @@ enum WishlistStore {
     }
   }
 
-  /// The trip a command names: by exact name (ignoring case), or by the start of its id.
-  static func trip(_ reference: String, in context: ModelContext) throws -> Trip {
+  /// The trip a command names: by its name (the exact case first, then ignoring case), by the
+  /// start of its id (4 characters or more), or — unless the command deletes (`exactly`) — by
+  /// the start of its name when one trip's name starts so. A reference that matches several
+  /// trips is an error listing them; nothing is ever picked on a guess.
+  static func trip(_ reference: String, in context: ModelContext, exactly: Bool = false) throws
+    -> Trip
+  {
     let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.createdAt)]))
-    let named = trips.filter { $0.name.caseInsensitiveCompare(reference) == .orderedSame }
-    if named.count == 1 { return named[0] }
-    let byID = trips.filter { $0.id.uuidString.hasPrefix(reference.uppercased()) }
-    if named.isEmpty && byID.count == 1 && reference.count >= 4 { return byID[0] }
-    let starting = trips.filter { $0.name.lowercased().hasPrefix(reference.lowercased()) }
-    if named.isEmpty && byID.isEmpty && starting.count == 1 { return starting[0] }
-    if named.count > 1 || byID.count > 1 {
-      throw WishlistError(
-        "Several trips match `\(reference)`: "
-          + (named.count > 1 ? named : byID).map { "\($0.name) (\(shortID($0.id)))" }
-          .joined(separator: ", ") + ". Name the trip by the start of its id.")
-    }
+    let pick = Pick(reference: reference, kind: "trip", exactly: exactly)
+    if let trip = try pick.one(of: trips, name: \.name, id: \.id) { return trip }
     throw WishlistError(
       "There is no trip `\(reference)`. See the trips with `wishlist trip list`.")
   }
 
-  /// A context, with the trip and the activity a command's `trip` and `activity` arguments name.
-  static func namedActivity(_ invocation: Invocation) throws -> (ModelContext, Trip, Activity) {
+  /// A context, with the trip and the activity a command's `trip` and `activity` arguments name
+  /// (`exactly` for a command that deletes: see ``trip(_:in:exactly:)``).
+  static func namedActivity(_ invocation: Invocation, exactly: Bool = false) throws
+    -> (ModelContext, Trip, Activity)
+  {
     let context = try context(invocation)
-    let trip = try trip(try invocation.argument("trip"), in: context)
-    return (context, trip, try activity(try invocation.argument("activity"), of: trip, in: context))
+    let trip = try trip(try invocation.argument("trip"), in: context, exactly: exactly)
+    return (
+      context, trip,
+      try activity(try invocation.argument("activity"), of: trip, in: context, exactly: exactly)
+    )
   }
 
-  /// The activity of a trip a command names: by exact name (ignoring case) or the start of its id.
-  static func activity(_ reference: String, of trip: Trip, in context: ModelContext) throws
-    -> Activity
-  {
-    let activities = try context.related(Activity.self, of: trip, via: \.trip)
-    let named = activities.filter { $0.name.caseInsensitiveCompare(reference) == .orderedSame }
-    if named.count == 1 { return named[0] }
-    let byID = activities.filter { $0.id.uuidString.hasPrefix(reference.uppercased()) }
-    if named.isEmpty && byID.count == 1 && reference.count >= 4 { return byID[0] }
-    if named.count > 1 || byID.count > 1 {
-      throw WishlistError(
-        "Several activities of \(trip.name) match `\(reference)`. Name it by the start of its "
-          + "id (see `wishlist activity list \"\(trip.name)\"`).")
-    }
+  /// The activity of a trip a command names, by the rules of ``trip(_:in:exactly:)``.
+  static func activity(
+    _ reference: String, of trip: Trip, in context: ModelContext, exactly: Bool = false
+  ) throws -> Activity {
+    let activities = try context.related(
+      Activity.self, of: trip, via: \.trip, sortBy: [SortDescriptor(\.createdAt)])
+    let pick = Pick(
+      reference: reference, kind: "activity", exactly: exactly,
+      listing: "wishlist activity list \"\(trip.name)\"", owner: trip.name)
+    if let activity = try pick.one(of: activities, name: \.name, id: \.id) { return activity }
     throw WishlistError(
       "\(trip.name) has no activity `\(reference)`. See them with "
         + "`wishlist activity list \"\(trip.name)\"`.")
@@ -103,6 +100,74 @@ enum WishlistStore {
     if let activities { line += "  \(activities) \(activities == 1 ? "activity" : "activities")" }
     line += "  photo: \(trip.photoURL == nil ? "placeholder" : visible(trip.photo.absoluteString))"
     return line + "  (\(shortID(trip.id)))"
+  }
+}
+
+/// How a command's argument picks one trip or activity: its whole name (exact case first, then
+/// ignoring case), the start of its id, or (when not `exactly`) the start of one name.
+struct Pick {
+  var reference: String
+  var kind: String
+  var exactly: Bool
+  var listing = "wishlist trip list"
+  var owner: String?
+
+  /// The item `reference` names, `nil` when it names none, or an error listing the candidates
+  /// when it could be several (or, `exactly`, when it is only the start of a name).
+  func one<Item>(of items: [Item], name: (Item) -> String, id: (Item) -> UUID) throws -> Item? {
+    let sameCase = items.filter { name($0) == reference }
+    if sameCase.count == 1 { return sameCase[0] }
+    if sameCase.count > 1 { throw ambiguous("are named", sameCase, name, id) }
+    let ignoringCase = items.filter {
+      name($0).caseInsensitiveCompare(reference) == .orderedSame
+    }
+    if ignoringCase.count == 1 { return ignoringCase[0] }
+    if ignoringCase.count > 1 {
+      throw ambiguous("are named", ignoringCase, name, id)
+    }
+    let isIDStart = reference.count >= 4 && reference.allSatisfy { $0.isHexDigit || $0 == "-" }
+    if isIDStart {
+      let byID = items.filter { id($0).uuidString.hasPrefix(reference.uppercased()) }
+      if byID.count == 1 { return byID[0] }
+      if byID.count > 1 { throw ambiguous("have an id starting with", byID, name, id) }
+    }
+    let lowered = reference.lowercased()
+    let starting = items.filter { !lowered.isEmpty && name($0).lowercased().hasPrefix(lowered) }
+    if starting.count == 1 && !exactly { return starting[0] }
+    if starting.count == 1 {
+      throw WishlistError(
+        "`\(reference)` is not the name of \(article) \(kind)\(of): it is the start of "
+          + "\(candidates(starting, name, id)). To delete it, give its whole name or the start "
+          + "of its id.")
+    }
+    if starting.count > 1 {
+      throw WishlistError(
+        "`\(reference)` matches \(candidates(starting, name, id)): give the whole name or the "
+          + "start of an id (see `\(listing)`).")
+    }
+    return nil
+  }
+
+  private var article: String { kind.first.map { "aeiou".contains($0) } == true ? "an" : "a" }
+
+  private var of: String { owner.map { " of \($0)" } ?? "" }
+
+  private func ambiguous<Item>(
+    _ how: String, _ items: [Item], _ name: (Item) -> String, _ id: (Item) -> UUID
+  ) -> WishlistError {
+    let plural = kind == "activity" ? "activities" : "\(kind)s"
+    return WishlistError(
+      "\(items.count) \(plural)\(of) \(how) `\(reference)`: \(candidates(items, name, id)). "
+        + "Name one by the start of its id.")
+  }
+
+  /// `Kyoto (1A2B3C4D) and Kyushu (5E6F7A8B)`.
+  private func candidates<Item>(_ items: [Item], _ name: (Item) -> String, _ id: (Item) -> UUID)
+    -> String
+  {
+    let shown = items.map { "\(name($0)) (\(WishlistStore.shortID(id($0))))" }
+    guard shown.count > 1, let last = shown.last else { return shown.first ?? "" }
+    return shown.dropLast().joined(separator: ", ") + " and " + last
   }
 }
 

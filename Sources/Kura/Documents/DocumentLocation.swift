@@ -27,7 +27,8 @@ public struct DocumentLocation: Sendable {
   /// ```
   ///
   /// - Parameters:
-  ///   - name: The file name, such as `cashData.json` (no `/`; not hidden).
+  ///   - name: The file name, such as `cashData.json` (no `/`, line break or other control
+  ///     character; not hidden, not starting with `-`).
   ///   - app: The app identifier; the current program's (``Locations/current(environment:)``)
   ///     when `nil`.
   ///   - environment: Variables to resolve folders from; the process environment by default.
@@ -49,7 +50,7 @@ public struct DocumentLocation: Sendable {
   ///
   /// - Parameters:
   ///   - identifier: The App Group identifier.
-  ///   - name: The file name (no `/`; not hidden).
+  ///   - name: The file name (no `/` or control character; not hidden, not starting with `-`).
   ///   - environment: Variables to resolve folders from; the process environment by default.
   /// - Returns: The location.
   public static func group(
@@ -85,6 +86,11 @@ public struct DocumentLocation: Sendable {
   /// - Throws: ``DocumentError`` (``DocumentError/Code/invalidLocation``) for a bad name or
   ///   identifier, or when the folder cannot be created.
   public func resolve() throws -> URL {
+    try resolve(creatingFolder: true)
+  }
+
+  /// The file URL; the folder is created only with `creatingFolder` (a read creates nothing).
+  func resolve(creatingFolder: Bool) throws -> URL {
     let folder: URL
     let name: String
     switch kind {
@@ -104,12 +110,15 @@ public struct DocumentLocation: Sendable {
       }
     }
     let url = folder.appendingPathComponent(name).standardizedFileURL
-    if name.isEmpty || name.contains("/") || name.hasPrefix(".") || name.contains("\0") {
+    // The rule every identifier follows (no `/`, NUL, control character or leading `-`), and
+    // not hidden.
+    if Locations.identifierProblem(name) != nil || name.hasPrefix(".") {
       throw DocumentError(
         .invalidLocation, file: url,
-        reason: "the file name `\(name)` must be a plain, visible name such as `cashData.json`")
+        reason: "the file name `\(LocationError.shown(name))` must be a plain, visible name such "
+          + "as `cashData.json`")
     }
-    try Self.wrap(url) { try Locations.ensureDirectory(folder) }
+    if creatingFolder { try Self.wrap(url) { try Locations.ensureDirectory(folder) } }
     return url
   }
 

@@ -26,7 +26,33 @@ final class DocumentLock: @unchecked Sendable {
     self.fd = fd
   }
 
+  /// Opens the lock file of the document at `documentPath` to read under it, without creating
+  /// it: `nil` when there is none (no store ever opened the document for writing).
+  init?(existingFor documentPath: String) throws {
+    let folder = (documentPath as NSString).deletingLastPathComponent
+    let name = (documentPath as NSString).lastPathComponent
+    path = (folder as NSString).appendingPathComponent(".\(name).lock")
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 {
+      if errno == ENOENT || errno == ENOTDIR { return nil }
+      throw SystemCallError(operation: "open", path: path, code: errno)
+    }
+    self.fd = fd
+  }
+
   deinit { close(fd) }
+
+  /// Runs `body` holding the shared lock, without ever creating or reopening the lock file (for
+  /// a read that writes nothing; see ``init(existingFor:)``).
+  func withSharedLockAsFound<T>(_ body: () throws -> T) throws -> T {
+    let operation = FileLockActivity.shared.begin()  // KuraLibrary.suspend waits for it
+    defer { FileLockActivity.shared.end(operation) }
+    while flock(fd, LOCK_SH) != 0 {
+      if errno != EINTR { throw SystemCallError(operation: "lock", path: path, code: errno) }
+    }
+    defer { flock(fd, LOCK_UN) }
+    return try body()
+  }
 
   /// Runs `body` holding the lock: exclusive for writers, shared for readers.
   func withLock<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {

@@ -127,6 +127,40 @@ public final class DocumentStore<Value: Codable & Sendable>: Sendable, Observabl
     try self.init(location, defaultValue: [], options: options)
   }
 
+  /// Reads a document's current value without opening it for writing: no folder, file, lock
+  /// file or journal is created, and nothing is replayed, compacted or moved aside (a damaged
+  /// file is an error, whatever ``DocumentOptions/onDamage`` says). A reader waits for a writer
+  /// of another process that holds the document's lock, so it never sees half a change.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let entries = try DocumentStore<[CashData]>.read(.documents("cashData.json"), defaultValue: [])
+  /// print(entries.count)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - location: Where the file is.
+  ///   - defaultValue: The value when there is no file yet.
+  /// - Returns: The value, with the journal's changes applied.
+  /// - Throws: ``DocumentError``: ``DocumentError/Code/damaged``,
+  ///   ``DocumentError/Code/cannotRead`` or ``DocumentError/Code/invalidLocation``.
+  public static func read(_ location: DocumentLocation, defaultValue: Value) throws -> Value {
+    let url = try location.resolve(creatingFolder: false)
+    let real = URL(fileURLWithPath: ResolvedPath.resolve(url.path))
+    let engine = DocumentEngine(url: real, options: DocumentOptions(), defaultValue: defaultValue)
+    var state = DocumentEngine<Value>.State(value: defaultValue)
+    try engine.io(.cannotRead) {
+      if let lock = try DocumentLock(existingFor: real.path) {
+        try lock.withSharedLockAsFound { try engine.load(&state, allowQuarantine: false) }
+      } else {
+        try engine.load(&state, allowQuarantine: false)
+      }
+    }
+    engine.closeJournal(&state)
+    return state.value
+  }
+
   deinit {
     watch.withLock { $0 }?.cancel()
     try? close()

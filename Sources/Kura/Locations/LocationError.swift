@@ -33,7 +33,7 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .invalidIdentifier(let kind, let identifier, let reason):
-      let shown = identifier.replacingOccurrences(of: "\0", with: "\\0")
+      let shown = Self.shown(identifier)
       return
         "Can't use \(kind) identifier `\(shown)`: \(reason). "
         + "Use a reverse-DNS name such as `com.example.app`"
@@ -53,6 +53,23 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension LocationError {
+  /// An identifier as a message quotes it: NUL as `\0`, other control characters as `\u{0A}`,
+  /// so the message stays on one line.
+  static func shown(_ identifier: String) -> String {
+    var result = ""
+    for scalar in identifier.unicodeScalars {
+      if scalar == "\0" {
+        result += "\\0"
+      } else if Locations.isControl(scalar) {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        result += "\\u{" + (hex.count < 2 ? "0" + hex : hex) + "}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
   /// The reason given when a file stands where a folder must be created.
   static let fileInTheWay = "a file of that name is in the way"
 

@@ -194,16 +194,45 @@ public struct Locations: Sendable, Equatable {
   ///   - identifier: The identifier to check.
   ///   - kind: `"app"` or `"group"`, used in the message.
   /// - Throws: ``LocationError/invalidIdentifier(kind:identifier:reason:)`` when it is empty,
-  ///   `.` or contains `/`, `..` or NUL.
+  ///   `.`, starts with `-`, or contains `/`, `..`, NUL or another control character (such as
+  ///   a line break).
   public static func validate(_ identifier: String, kind: String) throws {
     func reject(_ reason: String) -> LocationError {
       .invalidIdentifier(kind: kind, identifier: identifier, reason: reason)
     }
-    if identifier.isEmpty { throw reject("it is empty") }
-    if identifier.contains("\0") { throw reject("it contains a NUL character") }
-    if identifier.contains("/") { throw reject("it contains `/`") }
-    if identifier.contains("..") { throw reject("it contains `..`") }
-    if identifier == "." { throw reject("it is `.`") }
+    if let reason = identifierProblem(identifier) { throw reject(reason) }
+  }
+
+  /// Why a name can't name a file of Kura's (an app, group, suite, scene, document or store
+  /// name), or `nil` when it can: empty, `.`, holding `/`, `..`, a NUL or another control
+  /// character (a line break among them), or starting with `-` (a tool would read it as an
+  /// option).
+  static func identifierProblem(_ identifier: String) -> String? {
+    if identifier.isEmpty { return "it is empty" }
+    if identifier.contains("\0") { return "it contains a NUL character" }
+    if identifier.contains("/") { return "it contains `/`" }
+    if identifier.contains("..") { return "it contains `..`" }
+    if identifier == "." { return "it is `.`" }
+    return fileNameProblem(identifier)
+  }
+
+  /// Why a file name Kura is given (a store's) can't be used, or `nil`: starting with `-`, or
+  /// holding a line break or another control character (the part of ``identifierProblem(_:)``
+  /// that holds for any file name).
+  static func fileNameProblem(_ identifier: String) -> String? {
+    if identifier.hasPrefix("-") { return "it starts with `-`" }
+    if identifier.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" }) {
+      return "it contains a line break"
+    }
+    if identifier.unicodeScalars.contains(where: isControl) {
+      return "it contains a control character"
+    }
+    return nil
+  }
+
+  /// C0 and C1 control characters and DEL.
+  static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
   }
 
   /// Creates a folder and any missing parents with mode 0700 if it does not exist yet.

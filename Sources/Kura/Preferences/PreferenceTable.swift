@@ -91,6 +91,13 @@ enum PreferenceTable {
   }
 
   /// The highest version written so far (0 for a new file).
+  /// Whether the file has the table (one opened only to read may not).
+  static func exists(_ db: Connection) throws -> Bool {
+    try db.queryFirst(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kura_preference'"
+    ) { $0.int64(at: 0) } != nil
+  }
+
   static func latestVersion(_ db: Connection) throws -> Int64 {
     try db.queryFirst("SELECT max(version) FROM kura_preference") { $0.int64(at: 0) } ?? 0
   }

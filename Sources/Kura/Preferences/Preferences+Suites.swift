@@ -90,6 +90,75 @@ extension Preferences {
     return try Preferences(fileURL: url, suiteName: suite, sceneID: nil)
   }
 
+  /// Opens an existing suite only to read it: opening and reading never create, initialise or
+  /// change a file or folder (a zero-length file reads as an empty suite and stays so; a
+  /// dangling symbolic link is a suite that doesn't exist). It is for looking: a read sees what
+  /// other processes committed before it, but to follow a suite over time (observers,
+  /// ``changes(of:)``) open it with ``init(suite:environment:)``, whose connection to the file
+  /// lets every commit be noticed. A write through it throws
+  /// ``PreferencesError/cannotSave(path:reason:)`` and changes nothing.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let shared = try Preferences.readOnly(suite: "group.iOS17.M_Kaku")
+  /// print(shared[.fruits])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - suite: An App Group identifier (`group.…`) or an app identifier.
+  ///   - environment: Variables locating the files; the process's by default.
+  /// - Returns: The suite.
+  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)`` when it has no file,
+  ///   ``PreferencesError/invalidSuiteName(suite:reason:)`` or
+  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  public static func readOnly(
+    suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> Preferences {
+    let url = try fileURL(forSuite: suite, environment: environment)
+    return try Preferences(fileURL: url, suiteName: suite, sceneID: nil, readOnly: true)
+  }
+
+  /// Opens an app's existing standard suite only to read it (see
+  /// ``readOnly(suite:environment:)``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let preferences = try Preferences.readOnly(locations: Locations.app("customers"))
+  /// ```
+  ///
+  /// - Parameter locations: The app's locations.
+  /// - Returns: The suite.
+  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)`` when it has no file,
+  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  public static func readOnly(locations: Locations) throws -> Preferences {
+    let url = locations.preferencesDirectory.appendingPathComponent(
+      locations.appIdentifier + ".sqlite")
+    return try Preferences(
+      fileURL: url, suiteName: locations.appIdentifier, sceneID: nil, readOnly: true)
+  }
+
+  /// Opens an existing suite file only to read it (see ``readOnly(suite:environment:)``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let preferences = try Preferences.readOnly(fileURL: folder.appendingPathComponent("a.sqlite"))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - fileURL: The SQLite file.
+  ///   - suiteName: The name to show; the file name without its extension by default.
+  /// - Returns: The suite.
+  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)`` when there is no file,
+  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  public static func readOnly(fileURL: URL, suiteName: String? = nil) throws -> Preferences {
+    try Preferences(
+      fileURL: fileURL, suiteName: suiteName ?? fileURL.deletingPathExtension().lastPathComponent,
+      sceneID: nil, readOnly: true)
+  }
+
   /// The file that holds a suite (nothing is created).
   ///
   /// For example:
@@ -108,7 +177,8 @@ extension Preferences {
     forSuite suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> URL {
     do {
-      if suite.hasPrefix("-") { throw reject(suite, "it starts with `-`") }
+      // The rule of every identifier first (a line break is reported as one), then no spaces.
+      if let problem = Locations.identifierProblem(suite) { throw reject(suite, problem) }
       if suite.contains(where: \.isWhitespace) { throw reject(suite, "it contains white space") }
       if suite.hasPrefix("group.") {
         guard suite.count > "group.".count else { throw reject(suite, "it names no group") }

@@ -18,7 +18,11 @@ extension Preferences {
       if count == lastSeenChangeCount.load(ordering: .acquiring) { return [] }
       let loaded = state.withLock { $0.loadedVersion }
       // On failure the old values keep being served and the next read tries again.
-      guard let rows = try? pool.read({ db in try PreferenceTable.rows(db, after: loaded) }) else {
+      guard
+        let rows = try? pool.read({ db in
+          try PreferenceTable.exists(db) ? try PreferenceTable.rows(db, after: loaded) : []
+        })
+      else {
         return []
       }
       let changed = apply(rows, upTo: nil)

@@ -139,6 +139,13 @@ extension Preferences {
     if let sceneID, state.withLock({ $0.isDiscarded }) {
       throw PreferencesError.sceneDiscarded(sceneID: sceneID)
     }
+    if pool.isReadOnly {
+      throw PreferencesError.cannotSave(
+        path: fileURL?.path ?? suiteName,
+        reason:
+          "the suite was opened only to read (`Preferences.readOnly`), so nothing was written; "
+          + "open it with `Preferences(suite:)` to change it")
+    }
     let thread = CurrentThread.identifier
     if writingThread.load(ordering: .relaxed) == thread {
       throw PreferencesError.nestedWrite(suite: suiteName)

@@ -86,14 +86,31 @@ public final class Preferences: Sendable {
       sceneID: nil)
   }
 
-  init(fileURL: URL, suiteName: String, sceneID: String?) throws {
+  /// Opens a suite's file; with `readOnly`, one that exists, leaving it and its folder exactly as
+  /// found (a zero-length file reads as an empty suite and stays zero-length).
+  init(fileURL: URL, suiteName: String, sceneID: String?, readOnly: Bool = false) throws {
     let path = fileURL.path
     do {
-      try Locations.ensureDirectory(fileURL.deletingLastPathComponent())
-      try PreferenceTable.checkBeforeOpening(path: path)
-      let pool = try DatabasePool(path: path)
-      try pool.write { db in try PreferenceTable.createSchema(db) }
-      self.pool = pool
+      if readOnly {
+        // `stat` follows a symbolic link: a dangling one is a suite that doesn't exist.
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+          // Only a missing file is a suite that doesn't exist; a file where a folder should be,
+          // or a folder that can't be searched, is a suite that can't be opened.
+          guard errno == ENOENT else {
+            throw PreferencesError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+          }
+          throw PreferencesError.suiteNotFound(suite: suiteName, path: path)
+        }
+        try PreferenceTable.checkBeforeOpening(path: path)
+        self.pool = try DatabasePool(path: path, readOnly: true)
+      } else {
+        try Locations.ensureDirectory(fileURL.deletingLastPathComponent())
+        try PreferenceTable.checkBeforeOpening(path: path)
+        let pool = try DatabasePool(path: path)
+        try pool.write { db in try PreferenceTable.createSchema(db) }
+        self.pool = pool
+      }
     } catch let error as LocationError {
       throw PreferencesError.cannotOpen(path: path, reason: Self.reason(error))
     } catch let error as SQLiteError {
@@ -152,7 +169,10 @@ public final class Preferences: Sendable {
   private func loadEverything(path: String) throws {
     let count = pool.changeCount
     do {
-      let rows = try pool.read { db in try PreferenceTable.rows(db, after: 0) }
+      // A file opened to read may have no table yet (zero-length, or made by SQLite alone).
+      let rows = try pool.read { db in
+        try PreferenceTable.exists(db) ? try PreferenceTable.rows(db, after: 0) : []
+      }
       _ = apply(rows, upTo: nil)
       lastSeenChangeCount.store(count, ordering: .releasing)
     } catch let error as SQLiteError {

@@ -93,12 +93,12 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
   public var description: String {
     switch self {
     case .invalidSuiteName(let suite, let reason):
-      let shown = suite.replacingOccurrences(of: "\0", with: "\\0")
+      let shown = LocationError.shown(suite)
       return
         "Can't use suite name `\(shown)`: \(reason). Use an app identifier such as "
         + "`com.example.app` or an App Group identifier such as `group.com.example`."
     case .invalidSceneIdentifier(let sceneID, let reason):
-      let shown = sceneID.replacingOccurrences(of: "\0", with: "\\0")
+      let shown = LocationError.shown(sceneID)
       return
         "Can't use scene identifier `\(shown)`: \(reason). Use a name such as `main` or a UUID."
     case .suiteNotFound(let suite, let path):

@@ -72,6 +72,13 @@ final class DatabaseChangeSignal: Sendable {
   private static func mapWALIndex(_ writer: Connection) -> UnsafeRawPointer? {
     // A read opens the WAL and its index (SQLite sizes and maps it with real writes).
     guard (try? writer.dataVersion()) != nil else { return nil }
+    // Mapping the index opens the `-shm` file, creating it when missing: a read-only connection
+    // maps only an index a writer made (reads never write; the stamp then comes from the files).
+    if sqlite3_db_readonly(writer.handle, "main") == 1,
+      access(writer.path + "-shm", F_OK) != 0
+    {
+      return nil
+    }
     var file: UnsafeMutablePointer<sqlite3_file>?
     guard
       sqlite3_file_control(writer.handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,

@@ -178,6 +178,10 @@ public final class DatabasePool: Sendable {
     // be prepared again by the next read.
     reader.resetBusyStatements()
     if reader.isInTransaction { try? reader.execute("ROLLBACK") }
+    // A read-only pool's readers leave the files as found, so each sees the file as it was when
+    // it opened (read as immutable, from a private copy, or through a private WAL index when it
+    // may not use the shared one): none is kept, and the next read sees later commits.
+    if isReadOnly { return }
     // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
     if FileLockActivity.shared.isSuspended { return }
     idleReaders.withLock { readers in

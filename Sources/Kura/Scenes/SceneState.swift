@@ -42,6 +42,43 @@ public final class SceneState: Sendable {
     self.preferences = try Preferences(fileURL: url, suiteName: sceneID, sceneID: sceneID)
   }
 
+  /// Opens the state of a scene only to read it, or returns `nil` when the scene has none (no
+  /// file): nothing is created or written, not even the scene-state folder (see
+  /// ``Preferences/readOnly(suite:environment:)``). A write through it throws
+  /// ``PreferencesError/cannotSave(path:reason:)`` and changes nothing.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let menu = try SceneState.readOnly("main")?[.menu] ?? ""
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - sceneID: The scene's identifier.
+  ///   - locations: The app's locations; the current app's by default.
+  /// - Returns: The scene's state, or `nil`.
+  /// - Throws: ``PreferencesError/invalidSceneIdentifier(sceneID:reason:)`` or
+  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  public static func readOnly(_ sceneID: String, locations: Locations? = nil) throws
+    -> SceneState?
+  {
+    let locations = try locations ?? Self.currentLocations()
+    let url = try Self.fileURL(sceneID: sceneID, locations: locations)
+    do {
+      return SceneState(
+        sceneID: sceneID,
+        preferences: try Preferences(
+          fileURL: url, suiteName: sceneID, sceneID: sceneID, readOnly: true))
+    } catch PreferencesError.suiteNotFound {
+      return nil
+    }
+  }
+
+  private init(sceneID: String, preferences: Preferences) {
+    self.sceneID = sceneID
+    self.preferences = preferences
+  }
+
   /// A scene's value for a key (its default when none is stored); setting it stores the value.
   ///
   /// For example: `scene[.menu] = "Ramen"`.
@@ -77,7 +114,8 @@ public final class SceneState: Sendable {
     preferences.state.withLock { $0.isDiscarded = true }
   }
 
-  /// The identifiers of the scenes of an app that hold state (at least one value), sorted.
+  /// The identifiers of the scenes of an app that hold state (at least one value), sorted. Each
+  /// file is opened only to read: listing creates and changes nothing.
   ///
   /// For example: `let scenes = try SceneState.sceneIdentifiers()`.
   ///
@@ -90,7 +128,9 @@ public final class SceneState: Sendable {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     return names.filter { $0.hasSuffix(".sqlite") }.sorted().compactMap { name in
       let url = folder.appendingPathComponent(name)
-      guard let scene = try? Preferences(fileURL: url), !scene.keys.isEmpty else { return nil }
+      guard let scene = try? Preferences.readOnly(fileURL: url), !scene.keys.isEmpty else {
+        return nil
+      }
       return String(name.dropLast(".sqlite".count))
     }
   }

@@ -147,4 +147,90 @@ struct HostileTextTests {
     expectSafe(missing.stderr)
     #expect(missing.stderr.contains("`\\u{1B}[2Jnope`"))
   }
+
+  /// The issue's string: a colour change, a bidi override, and the invisible and line-breaking
+  /// characters that used to pass through raw (U+200B, U+FEFF, U+2028, U+2029).
+  static let sneaky = "\u{1B}[31mRED\u{202E}abc\u{200B}d\u{FEFF}e\u{2028}f\u{2029}g"
+  static let sneakyShown = #"\u{1B}[31mRED\u{202E}abc\u{200B}d\u{FEFF}e\u{2028}f\u{2029}g"#
+
+  @Test func theInvisibleAndLineBreakingCharactersAreEscapedToo() {
+    #expect(visible(Self.sneaky) == Self.sneakyShown)
+    // Emoji sequences keep their joiner (U+200D).
+    #expect(visible("👩\u{200D}💻") == "👩\u{200D}💻")
+  }
+
+  /// Every command that echoes what it was given, or what is stored, with the issue's string:
+  /// nothing reaches the terminal raw, on standard output or standard error, whether the
+  /// command accepts the input or refuses it.
+  @Test func everyCommandThatEchoesInputEscapesIt() throws {
+    let e = Self.sneaky
+    // A scene file of that name, made by hand (no Kura call accepts the name any more).
+    let scenes = folder.url.appendingPathComponent("kura-home/apps/customers/Scenes")
+    try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
+    try Preferences(fileURL: scenes.appendingPathComponent(e + ".sqlite"))
+      .setValue(.string("Ramen"), forKey: "menu")
+    // A key and value of that text (`write` prints nothing: the commands below show them).
+    _ = try tool("kura", "defaults", "write", "customers", e, e)
+    let storeFolder = folder.url.appendingPathComponent("stores")
+    try FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
+    let store = storeFolder.appendingPathComponent("students.sqlite").path
+    // A store file of that name is refused (the rule of every name Kura turns into a file).
+    let namedStore = storeFolder.appendingPathComponent(e + ".sqlite").path
+    let commands: [(tool: String, arguments: [String], succeeds: Bool)] = [
+      ("customers", ["add", "1", e], true),
+      ("customers", ["list"], true),
+      ("customers", ["fields", "set", "basket", e], true),
+      ("customers", ["fields"], true),
+      ("customers", ["fields", "scenes"], true),
+      ("customers", ["fields", "--scene", e], false),
+      ("customers", ["fields", "set", "menu", "x", "--scene", e], false),
+      ("customers", ["fields", "discard-scene", "--scene", e], false),
+      ("customers", ["dictionary", "--group", "group." + e], false),
+      ("customers", ["delete", "1"], true),
+      ("kura", ["paths", "--app", e], false),
+      ("kura", ["paths", "--group", "group." + e], false),
+      ("kura", ["defaults", "read", "customers", e], true),
+      ("kura", ["defaults", "read", "customers"], true),
+      ("kura", ["defaults", "read", e], false),
+      ("kura", ["defaults", "watch", e], false),
+      ("kura", ["defaults", "delete", "customers", e], true),
+      ("kura", ["defaults", "write", e, "k", "v"], false),
+      ("students", ["add", "--name", e, "--store", store], true),
+      ("students", ["list", "--store", store], true),
+      ("students", ["path", "--store", namedStore], true),
+      ("students", ["add", "--store", namedStore], false),
+      ("wishlist", ["trip", "add", "Kyoto", "--store", namedStore], false),
+      ("kura", ["store", "info", namedStore], false),
+      ("students", ["delete-last", "--store", store], true),
+      ("wishlist", ["trip", "add", e], true),
+      ("wishlist", ["activity", "add", e, e], true),
+      ("wishlist", ["activity", "list", e], true),
+      ("wishlist", ["activity", "done", e, e], true),
+      ("wishlist", ["trip", "list"], true),
+      ("wishlist", ["recent"], true),
+      ("wishlist", ["search", e], true),
+      ("wishlist", ["activity", "rename", e, e, e + "2"], true),
+      ("wishlist", ["activity", "delete", e, e + "2"], true),
+      ("wishlist", ["trip", "delete", e + "x"], false),
+      ("wishlist", ["trip", "rename", e, e + "2"], true),
+      ("wishlist", ["trip", "delete", e + "2"], true),
+      ("warikan", ["add", "100", e], true),
+      ("warikan", ["list"], true),
+      ("warikan", ["delete", "1"], true),
+    ]
+    for command in commands {
+      let result = try run(
+        try executable(command.tool), command.arguments, environment: folder.environment)
+      let label = "\(command.tool) \(command.arguments)"
+      // A refusal may be a usage error (64) or another failure (1): either is not 0.
+      #expect((result.status == 0) == command.succeeds, "\(label): \(result.stderr)")
+      expectSafe(result.stdout + result.stderr)
+      let output = result.stdout + result.stderr
+      // Each echoes the string (the scene listing, its file name); `recent` and `trip list`
+      // show the trip's name, `search` the activity's.
+      #expect(
+        output.contains(#"\u{1B}[31mRED\u{202E}abc"#) && output.contains(#"\u{2028}f\u{2029}g"#),
+        "\(label) did not echo the string escaped: \(output)")
+    }
+  }
 }

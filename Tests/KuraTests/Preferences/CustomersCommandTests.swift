@@ -74,6 +74,28 @@ struct CustomersCommandTests {
     #expect(preferences.value(forKey: "顧客情報保存") == .string("garbage"))
   }
 
+  @Test func anIDStartThatMatchesSeveralCustomersListsThemAndDeletesNothing() throws {
+    let list =
+      #"[{"id":"3F4D0000-0000-0000-0000-000000000001","customerName":"Ann","customerNumber":1},"#
+      + #"{"id":"3F4D0000-0000-0000-0000-000000000002","customerName":"Bob","customerNumber":2}]"#
+    let written = try run(
+      try executable("kura"), ["defaults", "write", "customers", "顧客情報保存", list, "--json"],
+      environment: folder.environment)
+    try #require(written.status == 0, "\(written.stderr)")
+    let both = try customers("delete", "3f4d")
+    #expect(both.status == 64)
+    #expect(
+      both.stderr
+        == "customers: error: `3f4d` matches 2 customers: No.1: Ann "
+        + "(3F4D0000-0000-0000-0000-000000000001), No.2: Bob "
+        + "(3F4D0000-0000-0000-0000-000000000002). Give more of the id.\n"
+        + "See `customers delete --help`.\n")
+    #expect(try customers("list").stdout == "1  No.1: Ann\n2  No.2: Bob\n")
+    #expect(
+      try customers("delete", "3F4D0000-0000-0000-0000-000000000002").stdout
+        == "Deleted No.2: Bob\n")
+  }
+
   @Test func aSuiteThatCanNotBeOpenedIsAnErrorNotAWarning() throws {
     // A file where the preferences folder should be: the suite can't be created.
     let home = folder.url.appendingPathComponent("kura-home")

@@ -104,15 +104,55 @@ struct DefaultsCommandTests {
         """)
   }
 
-  @Test func deleteRemovesAKeyOrEveryKey() throws {
+  @Test func deleteRemovesAKeyOrEveryKeyAndSaysWhat() throws {
     _ = try kura("write", "customers", "a", "1")
     _ = try kura("write", "customers", "b", "2")
-    #expect(try kura("delete", "customers", "a").status == 0)
-    #expect(try kura("read", "customers").stdout == "b = 2\n")
-    #expect(try kura("delete", "customers").status == 0)
+    _ = try kura("write", "customers", "c", "3")
+    let one = try kura("delete", "customers", "a")
+    #expect(one.status == 0)
+    #expect(one.stdout == "Removed `a` from `customers`.\n")
+    #expect(try kura("read", "customers").stdout == "b = 2\nc = 3\n")
+    // Every key of a suite: not without a question or --yes (standard input is a pipe here).
+    let unasked = try kura("delete", "customers")
+    #expect(unasked.status == 64)
+    #expect(
+      unasked.stderr
+        == "kura: error: `kura defaults delete customers` would remove every key of the suite "
+        + "(2 keys of `customers`) and standard input is not a terminal to ask: run `kura "
+        + "defaults delete customers --yes`, or give the key to remove.\n"
+        + "See `kura defaults delete --help`.\n")
+    #expect(try kura("read", "customers").stdout == "b = 2\nc = 3\n")
+    let all = try kura("delete", "customers", "--yes")
+    #expect(all.status == 0)
+    #expect(all.stdout == "Removed 2 keys of `customers`: b, c.\n")
     #expect(try kura("read", "customers").stdout == "")
+    #expect(
+      try kura("delete", "customers").stdout == "`customers` holds no keys; nothing was removed.\n")
     #expect(try kura("domains").stdout == "customers\n")
   }
+
+  #if os(Linux)
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func deletingEveryKeyAsksOnATerminal() throws {
+      _ = try kura("write", "customers", "a", "1")
+      let path = try executable("kura").path
+      func onTerminal(_ input: String) throws -> ProcessResult {
+        try run(
+          URL(fileURLWithPath: "/usr/bin/script"),
+          ["-qec", "\(path) defaults delete customers", "/dev/null"],
+          environment: folder.environment, input: input)
+      }
+      let declined = try onTerminal("n\n")
+      #expect(declined.status == 1)
+      #expect(declined.stdout.contains("Remove 1 key of `customers` (a)? [y/N] "))
+      #expect(declined.stdout.contains("Nothing was removed."))
+      #expect(try kura("read", "customers").stdout == "a = 1\n")
+      let accepted = try onTerminal("y\n")
+      #expect(accepted.status == 0)
+      #expect(accepted.stdout.contains("Removed 1 key of `customers`: a."))
+      #expect(try kura("read", "customers").stdout == "")
+    }
+  #endif
 
   @Test func readingEverySuiteShowsTheReadableOnesAndReportsTheOthers() throws {
     _ = try kura("write", "customers", "count", "1", "--int")

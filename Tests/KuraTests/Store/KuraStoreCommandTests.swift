@@ -101,6 +101,12 @@ struct KuraStoreCommandTests {
     let store = try wishlistStore(engine)
     var environment = store.environment
     environment["KURA_STORE_URL"] = store.argument
+    if engine == .sqlite {
+      // A store named by KURA_STORE_URL is never given folders of its own.
+      try FileManager.default.createDirectory(
+        at: URL(fileURLWithPath: store.argument).deletingLastPathComponent(),
+        withIntermediateDirectories: true)
+    }
     let wishlist = try executable("wishlist")
     for arguments in [["trip", "add", "Kyoto"], ["activity", "add", "Kyoto", "Tea ceremony"]] {
       #expect(try run(wishlist, arguments, environment: environment).status == 0)

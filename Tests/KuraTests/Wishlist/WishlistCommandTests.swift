@@ -9,6 +9,12 @@ func wishlistStore(_ engine: TestEngine, _ testName: String = #function) throws 
   try freshStore(engine, sqlite: .file("kura-home/apps/wishlist/Data/default.store"), testName)
 }
 
+/// A text listing without the short ids that end its activity lines (`  (1A2B3C4D)`).
+private func withoutIDs(_ listing: String) -> String {
+  listing.replacingOccurrences(
+    of: #"  \([0-9A-F]{8}\)\n"#, with: "\n", options: .regularExpression)
+}
+
 /// Runs `wishlist` on `store`; `ok` requires success and returns the output.
 private struct Wishlist {
   let store: TestStore
@@ -95,17 +101,17 @@ struct WishlistCommandTests {
     }
     try ok(["activity", "done", "Kyoto", "Bamboo grove"], store)
     #expect(
-      try ok(["activity", "list", "Kyoto"], store)
+      withoutIDs(try ok(["activity", "list", "Kyoto"], store))
         == "Kyoto, by title:\n  [x] Bamboo grove\n  [ ] Ryokan\n  [ ] Tea ceremony\n")
     #expect(
-      try ok(["activity", "list", "Kyoto", "--sort", "date"], store)
+      withoutIDs(try ok(["activity", "list", "Kyoto", "--sort", "date"], store))
         == "Kyoto, by date:\n  [ ] Tea ceremony\n  [x] Bamboo grove\n  [ ] Ryokan\n")
     // The next run, without --sort, keeps the order chosen last.
     #expect(
-      try ok(["activity", "list", "Kyoto"], store)
+      withoutIDs(try ok(["activity", "list", "Kyoto"], store))
         == "Kyoto, by date:\n  [ ] Tea ceremony\n  [x] Bamboo grove\n  [ ] Ryokan\n")
     #expect(
-      try ok(["activity", "list", "Kyoto", "--sort", "completion"], store)
+      withoutIDs(try ok(["activity", "list", "Kyoto", "--sort", "completion"], store))
         == "Kyoto, by completion:\n  [ ] Ryokan\n  [ ] Tea ceremony\n  [x] Bamboo grove\n")
     #expect(try ok(["activity", "list", "Kyoto"], store).hasPrefix("Kyoto, by completion:\n"))
     let bad = try wishlist(["activity", "list", "Kyoto", "--sort", "price"], store)
@@ -203,10 +209,80 @@ struct WishlistActionTests {
     #expect(
       try wishlist.ok("activity", "delete", "Kyoto", "temple") == "Deleted Temple from Kyoto.\n")
     #expect(
-      try wishlist.ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [ ] Tea ceremony\n")
+      withoutIDs(try wishlist.ok("activity", "list", "Kyoto"))
+        == "Kyoto, by title:\n  [ ] Tea ceremony\n")
     let missing = try wishlist.run(["activity", "delete", "Kyoto", "Temple"])
     #expect(missing.status == 1)
     #expect(missing.stderr.hasPrefix("wishlist: error: Kyoto has no activity `Temple`."))
+  }
+
+  /// The short id (the first 8 characters) of what a `--json` command printed.
+  private func shortID(_ wishlist: Wishlist, _ arguments: String...) throws -> String {
+    let result = try wishlist.run(arguments + ["--json"])
+    try #require(result.status == 0, "wishlist \(arguments) failed: \(result.stderr)")
+    let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    let id = try #require((object as? [String: Any])?["id"] as? String)
+    return String(id.prefix(8))
+  }
+
+  @Test(arguments: TestEngine.enabled)
+  func deletingATripNeedsItsWholeNameOrTheStartOfItsID(_ engine: TestEngine) throws {
+    let wishlist = Wishlist(store: try wishlistStore(engine))
+    let kyoto = try shortID(wishlist, "trip", "add", "Kyoto")
+    let kyushu = try shortID(wishlist, "trip", "add", "Kyushu")
+    try wishlist.ok("activity", "add", "Kyushu", "Onsen")
+    let both = try wishlist.run(["trip", "delete", "Ky"])
+    #expect(both.status == 1)
+    #expect(
+      both.stderr
+        == "wishlist: error: `Ky` matches Kyoto (\(kyoto)) and Kyushu (\(kyushu)): give the whole "
+        + "name or the start of an id (see `wishlist trip list`).\n")
+    let start = try wishlist.run(["trip", "delete", "Kyu"])
+    #expect(start.status == 1)
+    #expect(
+      start.stderr
+        == "wishlist: error: `Kyu` is not the name of a trip: it is the start of Kyushu "
+        + "(\(kyushu)). To delete it, give its whole name or the start of its id.\n")
+    #expect(try wishlist.ok("trip", "list").split(separator: "\n").count == 2)
+    // A command that deletes nothing still takes the start of one name.
+    #expect(try wishlist.ok("trip", "rename", "Kyu", "Kyūshū") == "Renamed Kyushu to Kyūshū.\n")
+    #expect(
+      try wishlist.ok("trip", "delete", String(kyushu.prefix(5)))
+        == "Deleted trip Kyūshū and its 1 activity.\n")
+    #expect(
+      try wishlist.ok("trip", "delete", "kyoto") == "Deleted trip Kyoto and its 0 activities.\n")
+  }
+
+  @Test(arguments: TestEngine.enabled)
+  func activitiesOfTheSameNameArePickedByExactCaseThenByID(_ engine: TestEngine) throws {
+    let wishlist = Wishlist(store: try wishlistStore(engine))
+    try wishlist.ok("trip", "add", "Kyoto")
+    let first = try shortID(wishlist, "activity", "add", "Kyoto", "Tea")
+    let second = try shortID(wishlist, "activity", "add", "Kyoto", "Tea")
+    let lower = try shortID(wishlist, "activity", "add", "Kyoto", "tea")
+    #expect(
+      try wishlist.ok("activity", "list", "Kyoto")
+        == "Kyoto, by title:\n  [ ] Tea  (\(first))\n  [ ] Tea  (\(second))\n"
+        + "  [ ] tea  (\(lower))\n")
+    #expect(try wishlist.ok("activity", "delete", "Kyoto", "tea") == "Deleted tea from Kyoto.\n")
+    let two = try wishlist.run(["activity", "delete", "Kyoto", "Tea"])
+    #expect(two.status == 1)
+    #expect(
+      two.stderr
+        == "wishlist: error: 2 activities of Kyoto are named `Tea`: Tea (\(first)) and Tea "
+        + "(\(second)). Name one by the start of its id.\n")
+    let start = try wishlist.run(["activity", "delete", "Kyoto", "Te"])
+    #expect(start.status == 1)
+    #expect(
+      start.stderr
+        == "wishlist: error: `Te` matches Tea (\(first)) and Tea (\(second)): give the whole name "
+        + "or the start of an id (see `wishlist activity list \"Kyoto\"`).\n")
+    #expect(
+      try wishlist.ok("activity", "delete", "Kyoto", second.lowercased())
+        == "Deleted Tea from Kyoto.\n")
+    #expect(try wishlist.ok("activity", "done", "Kyoto", "TEA") == "Done: Tea (Kyoto).\n")
+    #expect(
+      try wishlist.ok("activity", "list", "Kyoto") == "Kyoto, by title:\n  [x] Tea  (\(first))\n")
   }
 
   @Test(arguments: TestEngine.enabled)

@@ -33,6 +33,21 @@ public struct ModelConfiguration: Sendable, Hashable {
   /// ```
   public var allowsSave = true
 
+  /// Whether the container may open a store that holds only other models (most likely another
+  /// app's store, or a mistyped path) and add its own models' tables to it. `false` by default:
+  /// such a store is refused with ``StoreError/Code/schemaMismatch`` and nothing is changed. A
+  /// store that holds at least one of the container's models, or one a migration plan migrates,
+  /// is opened as usual (a model new to it gets its table).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// var configuration = ModelConfiguration.url(sharedStoreURL)
+  /// configuration.allowsUnrelatedModels = true  // add Trip's tables to a store of other models
+  /// let container = try ModelContainer(for: Trip.self, configurations: configuration)
+  /// ```
+  public var allowsUnrelatedModels = false
+
   /// How much change history the store keeps (trimmed as part of saves); ``HistoryRetention/default``
   /// keeps the last 7 days, at most 10,000 saves.
   ///

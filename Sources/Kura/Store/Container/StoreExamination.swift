@@ -24,6 +24,9 @@ struct StoreExamination {
   let schemas: [ModelSchema]
   let graph: RelationshipGraph
   let migration: MigrationOptions?
+  /// Whether a store that holds only other models may be opened
+  /// (``ModelConfiguration/allowsUnrelatedModels``).
+  var allowsUnrelatedModels = false
 
   private var file: String { storeLabel(url) }
 
@@ -77,6 +80,7 @@ struct StoreExamination {
     guard let (tables, format, version) = try metadata(db, schemaVersionLimit: known) else {
       return .new
     }
+    try refuseUnrelatedModels(db, tables: tables)
     var outcome = Outcome.current
     if format != StoreSetup.storeFormat || version == nil { outcome = .needsChanges }
     // A plan whose stages still have to run changes the tables in the write transaction.
@@ -102,6 +106,27 @@ struct StoreExamination {
       }
     }
     return outcome
+  }
+
+  /// Refuses a store whose models are all other models than these (most likely another app's
+  /// store, or a mistyped path): opening it would add these models' tables to it. A migration
+  /// plan knows the models' earlier names, so a store it migrates is not refused here.
+  private func refuseUnrelatedModels(_ db: StoreConnection, tables: Set<String>) throws {
+    guard !allowsUnrelatedModels, migration?.plan == nil, !schemas.isEmpty else { return }
+    let stored = try db.query("SELECT model, table_name FROM kura_models ORDER BY model") {
+      (model: $0.string(at: 0), table: $0.string(at: 1))
+    }
+    let ours = Set(schemas.map(\.tableName))
+    guard !stored.isEmpty, !stored.contains(where: { ours.contains($0.table) }) else { return }
+    let theirs = stored.map { "`\($0.model)`" }.joined(separator: ", ")
+    let these = schemas.map { "`\($0.modelName)`" }.joined(separator: ", ")
+    throw StoreError(
+      .schemaMismatch, url: url,
+      message:
+        "Can't open store \(file): it holds other models (\(theirs)) and none of these "
+        + "(\(these)), so it is most likely another app's store. Nothing was changed; choose "
+        + "this app's store, or set `allowsUnrelatedModels` on the configuration to add these "
+        + "models to it.")
   }
 
   private func number(_ metadata: [String: String], _ key: String) throws -> Int? {

@@ -19,9 +19,10 @@
         let outcome = try pool.read { db -> StoreExamination.Outcome in
           guard case .postgres(let connection) = db else { return .new }
           try checkServer(connection.connection, location: location)
-          var outcome = try StoreExamination(
-            url: url, schemas: schemas, graph: graph, migration: migration
-          ).outcome(db)
+          var examination = StoreExamination(
+            url: url, schemas: schemas, graph: graph, migration: migration)
+          examination.allowsUnrelatedModels = configuration.allowsUnrelatedModels
+          var outcome = try examination.outcome(db)
           if outcome == .current,
             try !PostgresStoreEngine.functionsAreCurrent(connection.connection)
           {

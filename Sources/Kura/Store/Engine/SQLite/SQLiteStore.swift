@@ -24,8 +24,17 @@ enum SQLiteStore {
     _ url: URL, configuration: ModelConfiguration, schemas: [ModelSchema],
     graph: RelationshipGraph, migration: MigrationOptions?
   ) throws -> Opened {
+    // A store's file name follows the rule of every name Kura turns into a file.
+    if let problem = Locations.fileNameProblem(url.lastPathComponent) {
+      throw StoreError(
+        .cannotOpen, url: url,
+        message:
+          "Can't open store `\(LocationError.shown(url.lastPathComponent))`: \(problem). "
+          + "Nothing was created; choose a file name such as `default.store`.")
+    }
     let outcome = try StoreProbe(
-      url: url, schemas: schemas, graph: graph, migration: migration
+      url: url, schemas: schemas, graph: graph, migration: migration,
+      allowsUnrelatedModels: configuration.allowsUnrelatedModels
     ).examine()
     if !configuration.allowsSave && outcome != .current {
       throw readOnlyRefusal(url, outcome)
@@ -46,11 +55,8 @@ enum SQLiteStore {
           + "changed; make it writable, or open the store with `allowsSave` off to read it.")
     }
     do {
-      // A store that only reads, in a file or folder it can't write, is read as found.
-      let readOnly =
-        !configuration.allowsSave
-        && (access(url.path, W_OK) != 0
-          || access(url.deletingLastPathComponent().path, W_OK) != 0)
+      // A store that only reads is read as found: no `-wal` or `-shm` file is created beside it.
+      let readOnly = !configuration.allowsSave
       return (url, .sqlite(try DatabasePool(path: url.path, readOnly: readOnly)), outcome)
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")

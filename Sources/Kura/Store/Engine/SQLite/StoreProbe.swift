@@ -12,9 +12,13 @@ struct StoreProbe {
   let schemas: [ModelSchema]
   let graph: RelationshipGraph
   let migration: MigrationOptions?
+  var allowsUnrelatedModels = false
 
   private var examination: StoreExamination {
-    StoreExamination(url: url, schemas: schemas, graph: graph, migration: migration)
+    var examination = StoreExamination(
+      url: url, schemas: schemas, graph: graph, migration: migration)
+    examination.allowsUnrelatedModels = allowsUnrelatedModels
+    return examination
   }
 
   func examine() throws -> Outcome {
