@@ -66,7 +66,16 @@ let dictionaryCommand = Command(
   supportsJSON: true,
   subcommands: [dictionaryAddCommand, dictionaryClearCommand, dictionaryWatchCommand],
   run: { invocation in
-    let entries = try editor(invocation).entries
+    let editor = try editor(invocation)
+    // A value of another type is reported (as `customers list` does), not shown as empty.
+    let store = editor.$entries.store
+    let name = Preferences.Key<[String: PreferenceValue]>.myDictionary.name
+    if let stored = try store.storedValue(forKey: name) {
+      guard case .dictionary = stored else {
+        throw UnreadableDictionary(suite: store.suiteName, storedType: stored.typeName)
+      }
+    }
+    let entries = editor.entries
     if invocation.json { return try invocation.printJSON(entries) }
     if entries.isEmpty {
       print("The dictionary is empty. Add to it with `customers dictionary add`.")
@@ -136,3 +145,14 @@ private let dictionaryWatchCommand = Command(
     CommandLineTool.printError("Watching `my_dict`; press Ctrl-C to stop.")
     withExtendedLifetime(source) { dispatchMain() }
   })
+
+/// A stored `my_dict` that is not a dictionary (written by hand or by another app).
+struct UnreadableDictionary: Error, CustomStringConvertible {
+  var suite: String
+  var storedType: String
+  var description: String {
+    let key = Preferences.Key<[String: PreferenceValue]>.myDictionary.name
+    return "Can't show the dictionary: the value under key `\(key)` (\(storedType)) is not a"
+      + " dictionary. Nothing was changed; look at it with `kura defaults read \(suite) \(key)`."
+  }
+}

@@ -31,9 +31,29 @@ func storeLocation(_ invocation: Invocation) throws -> StoreLocation {
   return try StoreLocation(text, what: "<store>", command: invocation.commandPath)
 }
 
-/// Opens the inspector, turning a missing or foreign store into the library's clear error.
+/// Opens the inspector, turning a missing or foreign store into the library's clear error, and
+/// a folder into a usage error that names the store files in it.
 private func inspector(_ invocation: Invocation) throws -> StoreInspector {
-  try StoreInspector(configuration: try storeLocation(invocation).configuration)
+  let location = try storeLocation(invocation)
+  if case .file(let url) = location {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder),
+      isFolder.boolValue
+    {
+      let stores = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
+        .filter { $0.hasSuffix(".store") || $0.hasSuffix(".sqlite") }.sorted()
+      let hint =
+        stores.isEmpty
+        ? "give the path of a store file, such as `\(url.path)/default.store`"
+        : "give the path of a store file in it: "
+          + stores.prefix(5).map { "`\(url.appendingPathComponent($0).path)`" }
+          .joined(separator: ", ")
+      throw UsageError(
+        "`\(url.path)` is not a valid value for <store>: it is a folder; \(hint).",
+        command: invocation.commandPath)
+    }
+  }
+  return try StoreInspector(configuration: try location.configuration)
 }
 
 let storeInfoCommand = Command(
@@ -69,8 +89,15 @@ let storeSchemaCommand = Command(
   arguments: [storeArgument],
   supportsJSON: true,
   run: { invocation in
-    let tables = try inspector(invocation).schema()
+    let inspector = try inspector(invocation)
+    let tables = try inspector.schema()
     if invocation.json { return try invocation.printJSON(tables) }
+    if tables.isEmpty {
+      print(
+        try inspector.isEmpty
+          ? "No models: the store is empty (nothing has been saved in it yet)."
+          : "No models: the store has no model tables.")
+    }
     for (number, table) in tables.enumerated() {
       if number > 0 { print("") }
       print(visible("\(table.model) (table \(table.table))"))
