@@ -25,16 +25,11 @@ let storeArgument = Argument(
   help: "The store: a file such as default.store, or a PostgreSQL URL such as "
     + "postgresql://host/app.")
 
-/// The store the `<store>` argument names.
+/// The store the `<store>` argument names; a folder is a usage error that names the store files
+/// in it.
 func storeLocation(_ invocation: Invocation) throws -> StoreLocation {
   let text: String = try invocation.argument("store")
-  return try StoreLocation(text, what: "<store>", command: invocation.commandPath)
-}
-
-/// Opens the inspector, turning a missing or foreign store into the library's clear error, and
-/// a folder into a usage error that names the store files in it.
-private func inspector(_ invocation: Invocation) throws -> StoreInspector {
-  let location = try storeLocation(invocation)
+  let location = try StoreLocation(text, what: "<store>", command: invocation.commandPath)
   if case .file(let url) = location {
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder),
@@ -53,7 +48,12 @@ private func inspector(_ invocation: Invocation) throws -> StoreInspector {
         command: invocation.commandPath)
     }
   }
-  return try StoreInspector(configuration: try location.configuration)
+  return location
+}
+
+/// Opens the inspector, turning a missing or foreign store into the library's clear error.
+private func inspector(_ invocation: Invocation) throws -> StoreInspector {
+  try StoreInspector(configuration: try storeLocation(invocation).configuration)
 }
 
 let storeInfoCommand = Command(
