@@ -65,3 +65,20 @@ struct WarikanEdgeTests {
     #expect(state.people == 100_000)
   }
 }
+
+/// The full-screen app started in a real terminal (tmux) with a `TZ` it doesn't know.
+@Suite(
+  "Warikan terminal app at its edges", .serialized,
+  .enabled(if: TmuxSession.isAvailable, "tmux is not installed: run scripts/setup to install it"))
+struct WarikanTerminalEdgeTests {
+  @Test func anUnknownTimeZoneIsSaidOnTheStatusLine() throws {
+    let directory = TemporaryDirectory()
+    var environment = directory.environment
+    environment["TZ"] = "Bogus/Zone"
+    let app = try TmuxSession(
+      "exec " + shellQuoted(try executable("warikan").path), environment: environment,
+      columns: 100, rows: 24)
+    let screen = try app.waitFor("TZ=Bogus/Zone names no time zone")
+    #expect(screen.contains(" Total  ¥0"))
+  }
+}
