@@ -8,8 +8,9 @@ import Kura
 #endif
 
 /// Parses a command line against a ``Command`` tree, prints help, runs the action and maps errors
-/// to exit codes: 0 on success, 64 for a ``UsageError``, the given status for ``ExitCode``, 1 for
-/// any other error (printed as `<tool>: error: <message>`).
+/// to exit codes: 0 on success, 64 for a ``UsageError`` or a refused identifier (an app, suite or
+/// scene name the library won't use), the given status for ``ExitCode``, 1 for any other error
+/// (printed as `<tool>: error: <message>`).
 ///
 /// For example:
 ///
@@ -50,6 +51,7 @@ public enum CommandLineTool {
   ///   - arguments: The words after the executable's name.
   /// - Returns: The exit status.
   public static func run(_ root: Command, arguments: [String]) -> Int32 {
+    var commandPath = root.name
     do {
       switch try parse(root, arguments: arguments) {
       case .help(let text):
@@ -57,6 +59,7 @@ public enum CommandLineTool {
         return 0
       case .run(let command, let invocation):
         guard let action = command.run else { return 0 }
+        commandPath = invocation.commandPath
         try action(invocation)
         fflush(nil)
         return 0
@@ -70,9 +73,26 @@ public enum CommandLineTool {
       return error.status
     } catch {
       fflush(nil)
-      printError("\(root.name): error: \(visibleLines(redacted("\(error)", arguments)))")
-      return 1
+      // A refused identifier (an app, suite or scene name) is a bad argument: 64, with the
+      // pointer to the command's help.
+      let usage = refusesIdentifier(error, givenIn: arguments)
+      let message = usage ? "\(UsageError("\(error)", command: commandPath))" : "\(error)"
+      printError("\(root.name): error: \(visibleLines(redacted(message, arguments)))")
+      return usage ? 64 : 1
     }
+  }
+
+  /// Whether `error` refuses an identifier (empty, with `/` or `..`) that is one of the command
+  /// line's words (not one from the environment, such as `KURA_APP_ID`).
+  static func refusesIdentifier(_ error: any Error, givenIn arguments: [String]) -> Bool {
+    let identifier: String
+    switch error {
+    case LocationError.invalidIdentifier(_, let given, _): identifier = given
+    case PreferencesError.invalidSuiteName(let given, _): identifier = given
+    case PreferencesError.invalidSceneIdentifier(let given, _): identifier = given
+    default: return false
+    }
+    return arguments.contains { $0 == identifier || $0.hasSuffix("=" + identifier) }
   }
 
   /// `message` without any password the command line or `KURA_STORE_URL` holds (a store URL
@@ -114,6 +134,9 @@ public enum CommandLineTool {
     var command = root
     var path = [root.name]
     var index = 0
+    // Options given before the subcommand (`students --store x list`), read with the final
+    // command's own.
+    var carried: [String] = []
     // Walk down the subcommands.
     while index < arguments.count, !command.subcommands.isEmpty {
       let word = arguments[index]
@@ -125,7 +148,12 @@ public enum CommandLineTool {
         }
         return .help(help(for: command, path: path))
       }
-      if word.hasPrefix("-") { break }
+      if word.hasPrefix("-") {
+        guard let count = carriedWordCount(arguments, at: index, below: command) else { break }
+        carried += arguments[index..<(index + count)]
+        index += count
+        continue
+      }
       guard let sub = command.subcommands.first(where: { $0.name == word }) else {
         // A command with an action takes the word as an argument, if it takes arguments.
         if command.run != nil && !command.arguments.isEmpty { break }
@@ -141,14 +169,16 @@ public enum CommandLineTool {
       index += 1
     }
     let commandPath = path.joined(separator: " ")
+    let words = carried + arguments[index...]
+    index = 0
     if command.run == nil {
-      if index < arguments.count, arguments[index] == "--help" || arguments[index] == "-h" {
+      if index < words.count, words[index] == "--help" || words[index] == "-h" {
         return .help(help(for: command, path: path))
       }
       let names = command.subcommands.map(\.name)
-      if index < arguments.count {
+      if index < words.count {
         throw UsageError(
-          "Unknown option `\(arguments[index])` for `\(commandPath)`: it needs a command first."
+          "Unknown option `\(words[index])` for `\(commandPath)`: it needs a command first."
             + " Commands: \(names.joined(separator: ", ")).", command: commandPath)
       }
       throw UsageError(
@@ -162,8 +192,8 @@ public enum CommandLineTool {
     let optionNames =
       command.options.map { "--" + $0.name } + command.flags.map { "--" + $0.name }
       + (command.supportsJSON ? ["--json"] : []) + ["--help"]
-    while index < arguments.count {
-      let word = arguments[index]
+    while index < words.count {
+      let word = words[index]
       index += 1
       if onlyPositional || !word.hasPrefix("-") || word == "-" || isNegativeNumber(word) {
         positionalWords.append(word)
@@ -200,8 +230,8 @@ public enum CommandLineTool {
       if command.options.contains(where: { $0.name == name }) {
         if let inlineValue {
           options[name] = inlineValue
-        } else if index < arguments.count {
-          options[name] = arguments[index]
+        } else if index < words.count {
+          options[name] = words[index]
           index += 1
         } else {
           throw UsageError("Option `--\(name)` needs a value.", command: commandPath)
@@ -244,6 +274,43 @@ public enum CommandLineTool {
     return .run(
       command,
       Invocation(commandPath: commandPath, positional: positional, options: options, flags: flags))
+  }
+
+  /// How many words at `index` (1, or 2 with the value) are an option or flag that `command`
+  /// or one of its subcommands declares, to be read once the subcommand is known; `nil` when
+  /// the word is none of theirs (or its value is missing).
+  private static func carriedWordCount(_ arguments: [String], at index: Int, below command: Command)
+    -> Int?
+  {
+    let word = arguments[index]
+    guard word != "--", !isNegativeNumber(word) else { return nil }
+    let takesValue: Bool?
+    var hasInlineValue = false
+    if word.hasPrefix("--") {
+      let name = String(word.dropFirst(2).prefix { $0 != "=" })
+      hasInlineValue = word.contains("=")
+      takesValue = declares(command, { $0.name == name }, { $0.name == name }, json: name == "json")
+    } else if word.count == 2, let letter = word.last {
+      takesValue = declares(command, { $0.short == letter }, { $0.short == letter }, json: false)
+    } else {
+      takesValue = nil
+    }
+    guard let takesValue else { return nil }
+    if !takesValue || hasInlineValue { return 1 }
+    return index + 1 < arguments.count ? 2 : nil
+  }
+
+  /// Whether `command` or a command below it declares a matching option (`true`: it takes a
+  /// value) or flag (`false`); `nil` when none does.
+  private static func declares(
+    _ command: Command, _ option: (Option) -> Bool, _ flag: (Flag) -> Bool, json: Bool
+  ) -> Bool? {
+    if command.options.contains(where: option) { return true }
+    if command.flags.contains(where: flag) || json && command.supportsJSON { return false }
+    for sub in command.subcommands {
+      if let found = declares(sub, option, flag, json: json) { return found }
+    }
+    return nil
   }
 
   private static func isNegativeNumber(_ word: String) -> Bool {

@@ -109,6 +109,23 @@ public struct Invocation: Sendable {
     return try integer(word, in: range.lowerBound...Int.max, what: "<\(name)>")
   }
 
+  /// A required whole-number argument within a closed range, such as `1...100_000`; the error
+  /// for a word that is not a whole number in it states that range.
+  ///
+  /// For example: `let people = try invocation.argument("people", in: 1...100_000)`.
+  ///
+  /// - Parameters:
+  ///   - name: The argument's name.
+  ///   - range: The values that make sense.
+  /// - Returns: The value.
+  /// - Throws: ``UsageError`` quoting the word and the range.
+  public func argument(_ name: String, in range: ClosedRange<Int>) throws -> Int {
+    guard let word = positional[name]?.first else {
+      throw UsageError("Missing argument <\(name)>.", command: commandPath)
+    }
+    return try integer(word, in: range, what: "<\(name)>")
+  }
+
   /// An option's whole-number value within a range; `nil` when not given.
   ///
   /// For example: `let limit = try invocation.option("limit", in: 1...) ?? 10`.
@@ -138,11 +155,18 @@ public struct Invocation: Sendable {
   public func integer(_ word: String, in range: ClosedRange<Int>, what: String) throws -> Int {
     if let value = Int(argument: word), range.contains(value) { return value }
     let expected: String
+    // A whole number too large for any whole-number type is told the whole range.
+    let overflows = Int(argument: word) == nil && Int.problem(with: word) != nil
     switch (range.lowerBound, range.upperBound) {
+    case (let lower, let upper) where overflows:
+      throw UsageError(
+        "`\(word)` is not a valid value for \(what): it is out of range; expected a whole number"
+          + " from \(grouped(lower)) to \(grouped(upper)).", command: commandPath)
     case (Int.min, Int.max): expected = "a whole number such as 3"
-    case (let lower, Int.max): expected = "a whole number of \(lower) or more"
-    case (Int.min, let upper): expected = "a whole number of \(upper) or less"
-    case (let lower, let upper): expected = "a whole number from \(lower) to \(upper)"
+    case (let lower, Int.max): expected = "a whole number of \(grouped(lower)) or more"
+    case (Int.min, let upper): expected = "a whole number of \(grouped(upper)) or less"
+    case (let lower, let upper):
+      expected = "a whole number from \(grouped(lower)) to \(grouped(upper))"
     }
     throw UsageError(
       "`\(word)` is not a valid value for \(what): expected \(expected).", command: commandPath)
@@ -193,4 +217,16 @@ public struct Invocation: Sendable {
     encoder.dateEncodingStrategy = .iso8601
     return String(decoding: try encoder.encode(value), as: UTF8.self)
   }
+}
+
+/// A bound of a range as a person reads it: `100,000` (with separators from five digits on).
+private func grouped(_ value: Int) -> String {
+  let digits = String(value.magnitude)
+  guard digits.count > 4 else { return String(value) }
+  var result = ""
+  for (index, digit) in digits.enumerated() {
+    if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+    result.append(digit)
+  }
+  return (value < 0 ? "-" : "") + result
 }

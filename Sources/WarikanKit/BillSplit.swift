@@ -8,6 +8,12 @@
 /// print(split.shares)  // [3334, 3333, 3333]
 /// ```
 public struct BillSplit: Equatable, Sendable {
+  /// The most people a bill is split among: one hundred thousand (a stadium's worth), so every
+  /// number shown stays readable.
+  ///
+  /// For example: `try BillSplit(total: 100, people: BillSplit.maximumPeople + 1)` throws.
+  public static let maximumPeople = 100_000
+
   /// The bill in yen.
   public let total: Int
   /// How many people share it (1 or more).
@@ -28,10 +34,13 @@ public struct BillSplit: Equatable, Sendable {
   /// - Parameters:
   ///   - total: The bill in yen (0 or more).
   ///   - people: How many people share it.
-  /// - Throws: ``WarikanError/invalidPeople(_:)`` when `people` is below 1,
+  /// - Throws: ``WarikanError/invalidPeople(_:)`` when `people` is below 1 or above
+  ///   ``maximumPeople``,
   ///   ``WarikanError/negativeTotal(_:)`` when `total` is below 0.
   public init(total: Int, people: Int) throws {
-    guard people >= 1 else { throw WarikanError.invalidPeople(people) }
+    guard (1...Self.maximumPeople).contains(people) else {
+      throw WarikanError.invalidPeople(people)
+    }
     guard total >= 0 else { throw WarikanError.negativeTotal(total) }
     self.total = total
     self.people = people

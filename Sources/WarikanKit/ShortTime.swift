@@ -53,6 +53,34 @@ public enum ShortTime {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> TimeZone {
     guard let value = environment["TZ"], !value.isEmpty else { return TimeZone.current }
+    return zone(named: value) ?? TimeZone.current
+  }
+
+  /// What is wrong with `TZ` when it is set but names no time zone warikan understands (times
+  /// are then written in the system's time zone); `nil` when it is unset or understood.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// ShortTime.timeZoneProblem(environment: ["TZ": "Bogus/Zone"])
+  /// // "TZ=Bogus/Zone names no time zone: …"
+  /// ```
+  ///
+  /// - Parameter environment: Variables to read `TZ` from; the process environment by default.
+  /// - Returns: The warning, naming the value, the zone used instead and the fix.
+  public static func timeZoneProblem(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String? {
+    guard let value = environment["TZ"], !value.isEmpty, zone(named: value) == nil else {
+      return nil
+    }
+    return "TZ=\(value) names no time zone: times are written in the system's time zone"
+      + " (\(TimeZone.current.identifier)). Set TZ to a zone such as Asia/Tokyo or a rule such"
+      + " as JST-9, or unset it."
+  }
+
+  /// The time zone a `TZ` value names, or `nil` when it names none.
+  private static func zone(named value: String) -> TimeZone? {
     var name = value
     if name.hasPrefix(":") { name.removeFirst() }
     if name.hasPrefix("/"), let range = name.range(of: "zoneinfo/") {
@@ -69,10 +97,9 @@ public enum ShortTime {
       {
         return TimeZone(secondsFromGMT: offset) ?? TimeZone.current
       }
-      return TimeZone(secondsFromGMT: rule.standardOffset) ?? TimeZone.current
+      return TimeZone(secondsFromGMT: rule.standardOffset)
     }
-    if let zone = TimeZone(abbreviation: name) { return zone }
-    return TimeZone.current
+    return TimeZone(abbreviation: name)
   }
 
   /// This process's own `TZ`, as the C library sees it.

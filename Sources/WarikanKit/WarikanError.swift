@@ -21,7 +21,7 @@ public enum WarikanError: Error, Equatable, Sendable, CustomStringConvertible {
   case invalidAmount(input: String, reason: String)
   /// An entry of zero yen (the seed app registers only amounts above zero).
   case zeroAmount(input: String)
-  /// A number of people below one.
+  /// A number of people below one or above ``BillSplit/maximumPeople``.
   case invalidPeople(Int)
   /// No entry matches an index or identifier prefix.
   ///
@@ -44,6 +44,8 @@ public enum WarikanError: Error, Equatable, Sendable, CustomStringConvertible {
   /// What is wrong, quoting the input, and how to fix it.
   public var description: String {
     switch self {
+    case .invalidAmount(let input, _) where input.allSatisfy(\.isWhitespace):
+      return "The amount is empty: write a whole number of yen such as 2800, 2,800 or ¥2,800."
     case .invalidAmount(let input, let reason):
       return
         "`\(input)` is not an amount in yen: \(reason). Write a whole number of yen such as"
@@ -51,7 +53,9 @@ public enum WarikanError: Error, Equatable, Sendable, CustomStringConvertible {
     case .zeroAmount(let input):
       return "`\(input)` is zero yen: an entry needs an amount above zero."
     case .invalidPeople(let people):
-      return "`\(people)` is not a number of people: use 1 or more."
+      return
+        "`\(people)` is not a number of people: use 1 to"
+        + " \(Amount.grouped(BillSplit.maximumPeople))."
     case .noSuchEntry(let reference, let count):
       let entries = count == 1 ? "1 entry" : "\(count) entries"
       if reference.trimmingCharacters(in: .whitespaces).isEmpty {

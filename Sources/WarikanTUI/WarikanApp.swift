@@ -38,6 +38,10 @@ package final class WarikanApp {
   /// - Throws: ``TerminalError`` when there is no usable terminal.
   package func run() throws {
     var state = WarikanState(draft: scene.load() ?? WarikanDraft(), entries: book.entries)
+    if let problem = ShortTime.timeZoneProblem() {
+      // Said where the user looks, until the first key.
+      state.message = WarikanState.Message(text: problem, isError: true)
+    }
     let terminal = try Terminal()
     let wakeUp = terminal.wakeUpSignal
     let changes = book.changes()

@@ -32,16 +32,29 @@ package enum WarikanRules {
     }
   }
 
-  /// The number of people a custom field holds: a whole number, 1 or more.
+  /// The most people a bill is split among (WarikanKit's `BillSplit.maximumPeople`).
+  package static var maximumPeople: Int { BillSplit.maximumPeople }
+
+  /// The number of people a custom field holds: a whole number from 1 to ``maximumPeople``.
   ///
   /// - Parameter text: What was typed.
-  /// - Returns: The number, or `nil` when it is not a whole number ≥ 1.
+  /// - Returns: The number, or `nil` when it is not a whole number in that range.
   package static func people(_ text: String) -> Int? {
     let text = FullWidthDigits.ascii(text)
     guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }),
-      let value = Int(text), value >= 1
+      let value = Int(text), (1...maximumPeople).contains(value)
     else { return nil }
     return value
+  }
+
+  /// Whether the text is all digits and more than ``maximumPeople``.
+  ///
+  /// - Parameter text: What was typed.
+  /// - Returns: `true` for a number of people above the cap.
+  package static func isAboveMaximumPeople(_ text: String) -> Bool {
+    let text = FullWidthDigits.ascii(text)
+    guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+    return Int(text).map { $0 > maximumPeople } ?? true
   }
 
   /// Yen written with a sign and thousands separators: `¥12,800`.

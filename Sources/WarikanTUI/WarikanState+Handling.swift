@@ -275,8 +275,7 @@ extension WarikanState {
           calcFocus = .customPeople
           customPeopleText = ""
           cursorFromEnd = 0
-          edit(\.customPeopleText, with: key)
-          if let count = WarikanRules.people(customPeopleText) { people = count }
+          editCustomPeople(with: key)
         } else {
           message = Message(
             text: "Buttons take Enter; type a number of people in Custom.", isError: false)
@@ -290,18 +289,33 @@ extension WarikanState {
         } else {
           message = Message(
             text: customPeopleText.isEmpty
-              ? "Type the number of people, 1 or more."
-              : "`\(customPeopleText)` is not a number of people: type a whole number, 1 or more.",
+              ? "Type the number of people, 1 to \(Amount.grouped(WarikanRules.maximumPeople))."
+              : "`\(customPeopleText)` is not a number of people: type a whole number from 1 to"
+                + " \(Amount.grouped(WarikanRules.maximumPeople)).",
             isError: true)
         }
         return []
       }
-      edit(\.customPeopleText, with: key)
-      if let count = WarikanRules.people(customPeopleText) { people = count }
+      editCustomPeople(with: key)
     default:
       break
     }
     return []
+  }
+
+  /// Edits the custom number of people; a digit that would take it above
+  /// ``WarikanRules/maximumPeople`` is refused with a message saying the cap.
+  private mutating func editCustomPeople(with key: Key) {
+    let (text, cursor) = (customPeopleText, cursorFromEnd)
+    edit(\.customPeopleText, with: key)
+    if WarikanRules.isAboveMaximumPeople(customPeopleText) {
+      (customPeopleText, cursorFromEnd) = (text, cursor)
+      message = Message(
+        text: "A bill is split among at most \(Amount.grouped(WarikanRules.maximumPeople)) people.",
+        isError: true)
+      return
+    }
+    if let count = WarikanRules.people(customPeopleText) { people = count }
   }
 
   // MARK: Dialog

@@ -4,10 +4,14 @@ import WarikanKit
 extension WarikanView {
   /// The Add tab: total, amount and memo fields, buttons, the latest entries.
   static func drawAdd(_ state: WarikanState, rows: Range<Int>, into screen: inout ScreenBuffer) {
+    // The full layout takes 8 rows before the entries; on a short window (40×12) the blank
+    // lines go, so that up to three entries still show.
+    let wanted = min(max(1, state.entries.count), 3)
+    let gap = rows.count < 8 + wanted ? 1 : 2
     var row = rows.lowerBound
     let column = screen.write(" Total  ", row: row, column: 0)
     screen.write(WarikanRules.yen(state.total), row: row, column: column, style: accent)
-    row += 2
+    row += gap
     let fieldWidth = min(28, screen.width - 16)
     let focus = state.addFocus
     for (label, text, field) in [
@@ -27,7 +31,7 @@ extension WarikanView {
       }
       row += 1
     }
-    row += 1
+    row += gap - 1
     var column2 = drawButton(
       "Register", focused: focus == .register, row: row, column: 3, into: &screen)
     column2 = drawButton(
@@ -38,12 +42,12 @@ extension WarikanView {
         "All \(count) \(count == 1 ? "entry" : "entries")", focused: focus == .showList, row: row,
         column: column2 + 2, into: &screen)
     }
-    row += 2
-    guard row < rows.upperBound else { return }
+    row += gap
+    guard row + 1 < rows.upperBound else { return }
     screen.write(" Latest entries", row: row, column: 0, style: Style(bold: true))
     row += 1
     let latest = state.newestFirst.prefix(max(0, rows.upperBound - row))
-    if latest.isEmpty {
+    if state.entries.isEmpty {
       screen.write("   None yet.", row: row, column: 0, style: dimmed)
       return
     }
@@ -111,26 +115,28 @@ extension WarikanView {
     }
     let customFocused = state.calcFocus == .customPeople
     // On a narrow window the custom field goes on a line of its own, under the buttons.
-    if column + DisplayWidth.of(" Custom [     ]") >= screen.width {
+    if column + DisplayWidth.of(" Custom [       ]") >= screen.width {
       row += 1
       column = 8
     }
     column = screen.write(
       " Custom ", row: row, column: column, style: Style(bold: customFocused))
     let end = drawField(
-      state.customPeopleText, width: 5, focused: customFocused,
+      state.customPeopleText, width: 7, focused: customFocused,
       invalid: state.customPeopleIsInvalid, cursor: customFocused ? state.cursorIndex : nil,
       row: row, column: column, into: &screen)
     if state.customPeopleIsInvalid {
       screen.write(
-        DisplayWidth.truncate(" 1 or more", toWidth: screen.width - end), row: row, column: end,
-        style: error)
+        DisplayWidth.truncate(
+          " 1 to \(Amount.grouped(WarikanRules.maximumPeople))", toWidth: screen.width - end),
+        row: row, column: end, style: error)
     }
     row += 2
     guard let split = state.split else { return }
     let people = split.people
     screen.write(
-      " Split between \(people) \(people == 1 ? "person" : "people"):", row: row, column: 0,
+      " Split between \(Amount.grouped(people)) \(people == 1 ? "person" : "people"):", row: row,
+      column: 0,
       style: Style(bold: true))
     row += 1
     screen.write(
@@ -142,7 +148,7 @@ extension WarikanView {
       let sum =
         people <= 8
         ? (0..<people).map { WarikanRules.yen(share(of: $0, in: split)) }.joined(separator: " + ")
-        : split.groups.map { "\(WarikanRules.yen($0.yen)) × \($0.people)" }.joined(
+        : split.groups.map { "\(WarikanRules.yen($0.yen)) × \(Amount.grouped($0.people))" }.joined(
           separator: " + ")
       screen.write(
         DisplayWidth.truncate(
@@ -156,12 +162,14 @@ extension WarikanView {
     let listed = people <= room ? people : max(0, room - 1)
     for index in 0..<listed {
       screen.write(
-        "   Person \(index + 1)  \(WarikanRules.yen(share(of: index, in: split)))", row: row,
+        "   Person \(Amount.grouped(index + 1))  \(WarikanRules.yen(share(of: index, in: split)))",
+        row: row,
         column: 0)
       row += 1
     }
     if listed < people {
-      screen.write("   … \(people - listed) more", row: row, column: 0, style: dimmed)
+      screen.write(
+        "   … \(Amount.grouped(people - listed)) more", row: row, column: 0, style: dimmed)
     }
   }
 
@@ -173,7 +181,7 @@ extension WarikanView {
   /// `¥3,334 × 1 + ¥3,333 × 2 (remainder ¥1 spread)`, or `¥5,000 each` when the split is even.
   static func summary(_ split: BillSplit) -> String {
     guard split.remainder > 0 else { return "\(WarikanRules.yen(split.baseShare)) each" }
-    let groups = split.groups.map { "\(WarikanRules.yen($0.yen)) × \($0.people)" }
+    let groups = split.groups.map { "\(WarikanRules.yen($0.yen)) × \(Amount.grouped($0.people))" }
     return groups.joined(separator: " + ")
       + " (remainder \(WarikanRules.yen(split.remainder)) spread)"
   }

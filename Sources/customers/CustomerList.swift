@@ -31,7 +31,8 @@ enum CustomerList {
     // `storedValue` throws for a value this version can't read at all (an unknown type).
     guard let stored = try preferences.storedValue(forKey: key) else { return [] }
     guard let customers = decode(stored) else {
-      throw UnreadableCustomerList(suite: preferences.suiteName, storedType: stored.typeName)
+      throw UnreadableCustomerList(
+        suite: preferences.suiteName, storedType: stored.typeName, action: "list")
     }
     return customers
   }
@@ -47,9 +48,8 @@ enum CustomerList {
       var customers: [Customer] = []
       if let stored {
         guard let decoded = decode(stored) else {
-          throw PreferencesError.undecodableValue(
-            key: key, suite: preferences.suiteName, storedType: stored.typeName,
-            expectedType: "\([Customer].self)")
+          throw UnreadableCustomerList(
+            suite: preferences.suiteName, storedType: stored.typeName, action: "change")
         }
         customers = decoded
       }
@@ -68,8 +68,10 @@ enum CustomerList {
 struct UnreadableCustomerList: Error, CustomStringConvertible {
   var suite: String
   var storedType: String
+  /// What could not be done: `list` or `change` customers.
+  var action: String
   var description: String {
-    "Can't list customers: the value under key `\(CustomerList.key)` (\(storedType)) is"
+    "Can't \(action) customers: the value under key `\(CustomerList.key)` (\(storedType)) is"
       + " not a customer list. Nothing was changed; look at it with `kura defaults read"
       + " \(suite) \(CustomerList.key)`."
   }

@@ -6,12 +6,12 @@ let addCommand = Command(
   name: "add",
   abstract: "Adds a customer to the end of the list.",
   arguments: [
-    Argument("number", help: "The customer number, a whole number such as 12."),
+    Argument("number", help: "The customer number, a whole number of 0 or more such as 12."),
     Argument("name", help: "The customer's name.", isRepeating: true),
   ],
   supportsJSON: true,
   run: { invocation in
-    let number: Int = try invocation.argument("number")
+    let number = try invocation.argument("number", in: 0...)
     let name = invocation.words("name").joined(separator: " ")
       .trimmingCharacters(in: .whitespacesAndNewlines)
     guard !name.isEmpty else {
@@ -55,7 +55,7 @@ struct CustomerNotFound: Error, CustomStringConvertible {
         + "See the numbers with `customers list`."
     }
     let rows = count == 0 ? "the list is empty" : "rows go from 1 to \(count)"
-    return "Can't delete row `\(reference)`: no row is numbered so and no customer id starts "
+    return "Can't delete row `\(reference)`: there is no such row and no customer id starts "
       + "with it (\(rows)). See the rows with `customers list`."
   }
 }

@@ -66,10 +66,21 @@ private func editor(_ invocation: Invocation) throws -> DictionaryEditor {
 /// The entries, read without creating or changing anything: the standard suite without a file
 /// holds none; a group suite without a file is an error (most likely a typo).
 private func readEntries(_ invocation: Invocation) throws -> [String: PreferenceValue] {
+  let store: Preferences?
   if let group = try group(invocation) {
-    return DictionaryEditor(store: try Preferences.readOnly(suite: group)).entries
+    store = try Preferences.readOnly(suite: group)
+  } else {
+    store = try readingStandardPreferences()
   }
-  return try readingStandardPreferences().map { DictionaryEditor(store: $0).entries } ?? [:]
+  guard let store else { return [:] }
+  // A value of another type is reported (as `customers list` does), not shown as empty.
+  let name = Preferences.Key<[String: PreferenceValue]>.myDictionary.name
+  if let stored = try store.storedValue(forKey: name) {
+    guard case .dictionary = stored else {
+      throw UnreadableDictionary(suite: store.suiteName, storedType: stored.typeName)
+    }
+  }
+  return DictionaryEditor(store: store).entries
 }
 
 /// `key = value` lines, sorted by key.
@@ -158,3 +169,14 @@ private let dictionaryWatchCommand = Command(
     CommandLineTool.printError("Watching `my_dict`; press Ctrl-C to stop.")
     withExtendedLifetime(source) { dispatchMain() }
   })
+
+/// A stored `my_dict` that is not a dictionary (written by hand or by another app).
+struct UnreadableDictionary: Error, CustomStringConvertible {
+  var suite: String
+  var storedType: String
+  var description: String {
+    let key = Preferences.Key<[String: PreferenceValue]>.myDictionary.name
+    return "Can't show the dictionary: the value under key `\(key)` (\(storedType)) is not a"
+      + " dictionary. Nothing was changed; look at it with `kura defaults read \(suite) \(key)`."
+  }
+}

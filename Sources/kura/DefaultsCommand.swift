@@ -143,6 +143,12 @@ let defaultsWriteCommand = Command(
     do {
       let type = types.first ?? .string
       let numeric = type == .integer || type == .double
+      if type == .integer, Int64(argument: text) == nil, let problem = Int64.problem(with: text) {
+        // A whole number too large to store: say the range.
+        throw UsageError(
+          "`\(text)` is not a valid value for <value>: \(problem).", command: invocation.commandPath
+        )
+      }
       value = try PreferenceValue(parsing: numeric ? text.withASCIIDigits : text, as: type)
     } catch let error as PreferencesError {
       // A value that doesn't read as the type asked for is a bad argument: exit 64.

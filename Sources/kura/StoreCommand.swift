@@ -25,10 +25,30 @@ let storeArgument = Argument(
   help: "The store: a file such as default.store, or a PostgreSQL URL such as "
     + "postgresql://host/app.")
 
-/// The store the `<store>` argument names.
+/// The store the `<store>` argument names; a folder is a usage error that names the store files
+/// in it.
 func storeLocation(_ invocation: Invocation) throws -> StoreLocation {
   let text: String = try invocation.argument("store")
-  return try StoreLocation(text, what: "<store>", command: invocation.commandPath)
+  let location = try StoreLocation(text, what: "<store>", command: invocation.commandPath)
+  if case .file(let url) = location {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder),
+      isFolder.boolValue
+    {
+      let stores = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
+        .filter { $0.hasSuffix(".store") || $0.hasSuffix(".sqlite") }.sorted()
+      let hint =
+        stores.isEmpty
+        ? "give the path of a store file, such as `\(url.path)/default.store`"
+        : "give the path of a store file in it: "
+          + stores.prefix(5).map { "`\(url.appendingPathComponent($0).path)`" }
+          .joined(separator: ", ")
+      throw UsageError(
+        "`\(url.path)` is not a valid value for <store>: it is a folder; \(hint).",
+        command: invocation.commandPath)
+    }
+  }
+  return location
 }
 
 /// Opens the inspector, turning a missing or foreign store into the library's clear error.
@@ -69,8 +89,15 @@ let storeSchemaCommand = Command(
   arguments: [storeArgument],
   supportsJSON: true,
   run: { invocation in
-    let tables = try inspector(invocation).schema()
+    let inspector = try inspector(invocation)
+    let tables = try inspector.schema()
     if invocation.json { return try invocation.printJSON(tables) }
+    if tables.isEmpty {
+      print(
+        try inspector.isEmpty
+          ? "No models: the store is empty (nothing has been saved in it yet)."
+          : "No models: the store has no model tables.")
+    }
     for (number, table) in tables.enumerated() {
       if number > 0 { print("") }
       print(visible("\(table.model) (table \(table.table))"))

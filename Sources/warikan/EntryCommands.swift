@@ -48,16 +48,18 @@ let listCommand = Command(
         print("No entries yet. Add one with `warikan add <yen> [memo]`.")
         return
       }
+      // Numbers, times (`6:06` under `22:38`) and amounts are right-aligned in their columns.
+      func padded(_ text: String, to width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+      }
       let indexWidth = String(list.count).count
+      let timeWidth = list.map { visible($0.time).count }.max() ?? 0
       let amountWidth = list.map { Amount.format($0.cash).count }.max() ?? 0
       for (offset, entry) in list.enumerated() {
-        let index = String(offset + 1)
-        let amount = Amount.format(entry.cash)
-        let time = visible(entry.time)
         let line =
-          String(repeating: " ", count: indexWidth - index.count) + index + "  "
-          + time.padding(toLength: max(5, time.count), withPad: " ", startingAt: 0)
-          + "  " + String(repeating: " ", count: amountWidth - amount.count) + amount + "  "
+          padded(String(offset + 1), to: indexWidth) + "  "
+          + padded(visible(entry.time), to: timeWidth) + "  "
+          + padded(Amount.format(entry.cash), to: amountWidth) + "  "
           + entry.id.uuidString.prefix(8) + (entry.memo.isEmpty ? "" : "  " + visible(entry.memo))
         print(line)
       }

@@ -13,10 +13,14 @@ import WarikanKit
 let splitCommand = Command(
   name: "split",
   abstract: "Splits the total among people exactly; the remainder is spread one yen each.",
-  arguments: [Argument("people", help: "How many people share the bill (1 or more)")],
+  arguments: [
+    Argument(
+      "people",
+      help: "How many people share the bill (1 to \(Amount.grouped(BillSplit.maximumPeople)))")
+  ],
   supportsJSON: true,
   run: { invocation in
-    let count = try invocation.argument("people", in: 1...)
+    let count = try invocation.argument("people", in: 1...BillSplit.maximumPeople)
     try withBook(invocation) { book in
       let split = try book.split(among: count)
       if invocation.json {

@@ -27,6 +27,9 @@ func withBook<T>(
   _ invocation: Invocation, options: DocumentOptions = DocumentOptions(),
   check: () throws -> Void = {}, _ body: (EntryBook) throws -> T
 ) throws -> T {
+  if let problem = ShortTime.timeZoneProblem() {
+    CommandLineTool.printError("warikan: warning: \(visible(problem))")
+  }
   do {
     try check()
     let book = try EntryBook(options: options)
@@ -42,6 +45,9 @@ func withBook<T>(
     switch error {
     case .totalTooLarge, .negativeTotal:
       // The file's content, not the command line, is the problem.
+      throw WarikanFailure(message: "\(error)")
+    case .noSuchEntry(let reference, _) where !reference.allSatisfy(\.isWhitespace):
+      // A well-formed reference to an entry that isn't there (as `customers delete 9`).
       throw WarikanFailure(message: "\(error)")
     default:
       throw UsageError("\(error)", command: invocation.commandPath)
@@ -60,10 +66,14 @@ struct WarikanFailure: Error, CustomStringConvertible {
 }
 
 /// "1 entry", "3 entries".
-func entries(_ count: Int) -> String { count == 1 ? "1 entry" : "\(count) entries" }
+func entries(_ count: Int) -> String {
+  count == 1 ? "1 entry" : "\(Amount.grouped(count)) entries"
+}
 
 /// "1 person", "3 people".
-func people(_ count: Int) -> String { count == 1 ? "1 person" : "\(count) people" }
+func people(_ count: Int) -> String {
+  count == 1 ? "1 person" : "\(Amount.grouped(count)) people"
+}
 
 /// One entry on one line: amount, memo, time and short id.
 func describe(_ entry: CashData) -> String {

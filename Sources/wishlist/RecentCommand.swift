@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import Kura
 import KuraCLI
+import Observation
+import Synchronization
 
 /// `wishlist recent [--limit n] [--watch]`: the newest trips first, from a live query.
 let recentCommand = Command(
@@ -50,8 +52,49 @@ let recentCommand = Command(
         fflush(nil)
       }
     }
+    reportReachability(of: query, store: try WishlistStore.location(invocation).name)
     withExtendedLifetime(query) { dispatchMain() }
   })
+
+/// While watching, says on standard error when the query's fetch starts failing (the store is
+/// unreachable: a PostgreSQL server down, a file gone) and when it works again, as
+/// ``LiveQuery/error`` reports it; the listing goes on from where it was.
+private func reportReachability(of query: LiveQuery<Trip>, store: String) {
+  ReachabilityReport(query: query, store: store).check()
+}
+
+/// What `reportReachability` last said: whether the store was unreachable.
+private final class ReachabilityReport: Sendable {
+  let query: LiveQuery<Trip>
+  let store: String
+  let unreachable = Mutex(false)
+
+  init(query: LiveQuery<Trip>, store: String) {
+    self.query = query
+    self.store = store
+  }
+
+  /// Reports a change of ``LiveQuery/error`` and waits for the next one.
+  func check() {
+    let error = withObservationTracking {
+      query.error
+    } onChange: {
+      // Called before the change is stored: read it after, on the main queue.
+      DispatchQueue.main.async { self.check() }
+    }
+    let wasUnreachable = unreachable.withLock { state in
+      defer { state = error != nil }
+      return state
+    }
+    if let error, !wasUnreachable {
+      CommandLineTool.printError(
+        "wishlist: warning: can't read the store `\(visible(store))` (still watching; trips added"
+          + " meanwhile show once it can be read again): \(visibleLines("\(error)"))")
+    } else if error == nil && wasUnreachable {
+      CommandLineTool.printError("wishlist: the store `\(visible(store))` can be read again.")
+    }
+  }
+}
 
 /// A value as JSON on one line (for `--watch --json`: one object per line).
 func compactJSON<Value: Encodable>(_ value: Value) throws -> String {

@@ -10,10 +10,19 @@ let tripCommand = Command(
 
 private func date(_ invocation: Invocation, _ name: String) throws -> Date? {
   guard let text: String = try invocation.option(name) else { return nil }
-  guard let date = WishlistStore.dateFormatter().date(from: text.withASCIIDigits) else {
+  // Four-digit year, two-digit month and day, and a day the calendar has (no 2026-02-30).
+  let digits = text.withASCIIDigits
+  let shape =
+    digits.utf8.count == 10
+    && digits.enumerated().allSatisfy { index, character in
+      index == 4 || index == 7 ? character == "-" : character.isASCII && character.isNumber
+    }
+  guard shape, let date = WishlistStore.dateFormatter().date(from: digits),
+    WishlistStore.format(date) == digits
+  else {
     throw UsageError(
-      "`\(text)` is not a valid value for --\(name): give a date such as 2026-12-24.",
-      command: invocation.commandPath)
+      "`\(text)` is not a valid value for --\(name): give a date as year-month-day, such as"
+        + " 2026-12-24 (a four-digit year from 0001 to 9999).", command: invocation.commandPath)
   }
   return date
 }
@@ -34,9 +43,13 @@ private let tripAdd = Command(
     let name = try nameArgument(invocation, "name", of: "trip")
     var photo: URL?
     if let text: String = try invocation.option("photo") {
-      guard let url = URL(string: text), url.scheme != nil else {
+      // A photo is fetched from the web: an http or https URL with a host, nothing else
+      // (`javascript:`, `file:`, `data:`).
+      guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased()),
+        url.host?.isEmpty == false
+      else {
         throw UsageError(
-          "`\(text)` is not a valid value for --photo: give a URL such as "
+          "`\(text)` is not a valid value for --photo: give an http or https URL such as "
             + "https://example.com/kyoto.jpg.", command: invocation.commandPath)
       }
       photo = url

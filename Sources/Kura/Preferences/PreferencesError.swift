@@ -132,8 +132,8 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
       return "Can't read `\(text)` as \(Self.article(type)): \(Self.expectation(type))."
     case .undecodableValue(let key, let suite, let storedType, let expectedType):
       return
-        "Can't update key `\(key)` in suite `\(suite)`: its stored value (\(storedType)) is not"
-        + " a `\(expectedType)`. Nothing was changed; look at it with `kura defaults read \(suite)"
+        "Can't update key `\(key)` in suite `\(suite)`: its stored value (\(storedType)) can't be"
+        + " read as `\(expectedType)`. Nothing was changed; look at it with `kura defaults read \(suite)"
         + " \(key)`, then remove it (`kura defaults delete \(suite) \(key)`) or set a new value."
     case .unreadableValue(let key, let suite, _, let reason):
       return

@@ -111,8 +111,8 @@ struct CommandLineConventionTests {
     #expect(huge.status == 64)
     #expect(
       huge.stderr
-        == "warikan: error: `99999999999999999999` is not a valid value for <people>: expected a "
-        + "whole number of 1 or more.\nSee `warikan split --help`.\n")
+        == "warikan: error: `99999999999999999999` is not a valid value for <people>: it is out of "
+        + "range; expected a whole number from 1 to 100,000.\nSee `warikan split --help`.\n")
     let zero = try tool("warikan", "split", "0")
     #expect(zero.status == 64)
     #expect(
@@ -140,7 +140,7 @@ struct CommandLineConventionTests {
     _ = try tool("warikan", "add", "100")
     let split = try tool("warikan", "split", "1000")
     #expect(split.status == 0)
-    #expect(split.stdout == "¥100 for 1000 people:\n  100 people pay ¥1\n  900 people pay ¥0\n")
+    #expect(split.stdout == "¥100 for 1,000 people:\n  100 people pay ¥1\n  900 people pay ¥0\n")
     #expect(
       split.stderr
         == "warikan: warning: there are more people (1,000) than yen (¥100), so 900 people pay "

@@ -236,8 +236,11 @@ struct DefaultsCommandTests {
     for (arguments, message) in cases {
       let result = try run(
         try executable("kura"), ["defaults"] + arguments, environment: folder.environment)
-      // A value that doesn't read as the type asked for is a usage error (64, with the hint).
-      let isBadValue = message.hasPrefix("kura: error: Can't read `")
+      // A value that doesn't read as the type asked for, or a refused suite name, is a usage
+      // error (64, with the hint).
+      let isBadValue =
+        message.hasPrefix("kura: error: Can't read `")
+        || message.hasPrefix("kura: error: Can't use suite name")
       #expect(result.status == (isBadValue ? 64 : 1), "\(arguments)")
       #expect(
         result.stderr

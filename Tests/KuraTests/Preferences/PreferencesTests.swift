@@ -89,7 +89,7 @@ struct PreferencesTests {
     #expect(preferences.value(forKey: "launchCount") == .string("seven"))
     #expect(
       "\(PreferencesError.undecodableValue(key: "k", suite: "app", storedType: "string", expectedType: "Int"))"
-        == "Can't update key `k` in suite `app`: its stored value (string) is not a `Int`. Nothing"
+        == "Can't update key `k` in suite `app`: its stored value (string) can't be read as `Int`. Nothing"
         + " was changed; look at it with `kura defaults read app k`, then remove it"
         + " (`kura defaults delete app k`) or set a new value.")
     // With no value stored, the update starts from the default as before.

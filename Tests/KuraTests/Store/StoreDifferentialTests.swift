@@ -106,7 +106,7 @@ private struct Constants {
   }
 }
 
-private let templateCount = 34
+private let templateCount = 36
 
 /// Predicate number `kind` over `constants`.
 private func samplePredicate(_ kind: Int, _ constants: Constants) -> Predicate<Sample> {
@@ -159,6 +159,13 @@ private func samplePredicate(_ kind: Int, _ constants: Constants) -> Predicate<S
   case 30: return #Predicate { ($0.nickname ?? s).starts(with: t) }
   case 31: return #Predicate { numbers.contains($0.value) }
   case 32: return #Predicate { $0.optionalValue != od }
+  // A stored NaN chosen by a conditional is not nil (it was read as nil: issue 23).
+  case 33:
+    let none: Double? = nil
+    return #Predicate {
+      none != (($0.value <= d) ? $0.optionalValue : $0.optionalValue.flatMap { _ in -1.5 })
+    }
+  case 34: return #Predicate { ((($0.value <= d) ? $0.optionalValue : od) ?? e) >= d }
   default: return #Predicate { $0.optionalValue.flatMap { $0 + d } != e || $0.value > e }
   }
 }

@@ -171,7 +171,7 @@ struct WarikanStateTests {
     state.handle(.key(.enter))
     #expect(
       state.message?.text
-        == "`0` is not a number of people: type a whole number, 1 or more.")
+        == "`0` is not a number of people: type a whole number from 1 to 100,000.")
     state.handle(.key(.backspace))
     _ = type("1", into: &state)
     #expect(state.split?.shares == [10_000])

@@ -139,7 +139,7 @@ struct WarikanTerminalTests {
     #expect(screen.contains("¥1,429 × 4 + ¥1,428 × 3 (remainder ¥4 spread)"))
     try app.press("BSpace")
     try app.type("0")
-    try app.waitFor("1 or more")
+    try app.waitFor("1 to 100,000")
     try app.press("Enter")
     try app.waitFor("`0` is not a number of people")
     try app.press("BSpace")

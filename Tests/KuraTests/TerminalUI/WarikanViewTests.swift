@@ -93,7 +93,7 @@ struct WarikanViewTests {
         "────────────────────────────────────────────────────────────",
         " Total  ¥10,000",
         "",
-        " People  [ 2 ] [ 3 ] [ 4 ]  Custom [0    ] 1 or more",
+        " People  [ 2 ] [ 3 ] [ 4 ]  Custom [0      ] 1 to 100,000",
         "",
         " Split between 3 people:",
         "   ¥3,334 × 1 + ¥3,333 × 2 (remainder ¥1 spread)",

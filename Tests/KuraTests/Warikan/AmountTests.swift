@@ -79,7 +79,8 @@ struct BillSplitTests {
     #expect(throws: WarikanError.invalidPeople(0)) { try BillSplit(total: 100, people: 0) }
     #expect(throws: WarikanError.invalidPeople(-2)) { try BillSplit(total: 100, people: -2) }
     #expect(throws: WarikanError.negativeTotal(-5)) { try BillSplit(total: -5, people: 2) }
-    #expect("\(WarikanError.invalidPeople(0))" == "`0` is not a number of people: use 1 or more.")
+    #expect(
+      "\(WarikanError.invalidPeople(0))" == "`0` is not a number of people: use 1 to 100,000.")
   }
 }
 

@@ -176,8 +176,9 @@ struct WishlistCommandTests {
     #expect(badDate.status == 64)
     #expect(
       badDate.stderr
-        == "wishlist: error: `24/12/2026` is not a valid value for --start: give a date such as "
-        + "2026-12-24.\nSee `wishlist trip add --help`.\n")
+        == "wishlist: error: `24/12/2026` is not a valid value for --start: give a date as "
+        + "year-month-day, such as 2026-12-24 (a four-digit year from 0001 to 9999).\n"
+        + "See `wishlist trip add --help`.\n")
     let backwards = try wishlist(
       ["trip", "add", "Kyoto", "--start", "2026-12-24", "--end", "2026-12-20"], store)
     #expect(backwards.status == 64)

@@ -19,11 +19,21 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable {
       throw TranslationFailure("`??` on a value stored as JSON runs in memory")
     }
     if optional.nullMayBeNaN {
-      // Coalesce the raw column (NULL only for nil), then read the number (NaN as NULL).
-      guard optional.nullTest != nil, !fallback.type.isOptional else {
+      guard let nullTest = optional.nullTest, !fallback.type.isOptional else {
         throw TranslationFailure(
           "`??` on an optional floating-point value that may be NaN runs in memory")
       }
+      if !nullTest.isRawValue {
+        // The fallback where the value is nil, else the number (NaN as NULL).
+        var chosen = SQLFragment.combined(
+          [
+            "(CASE WHEN ", .fragment(optional.nilTestFragment), " IS NULL THEN ",
+            .fragment(fallback), " ELSE ", .fragment(optional), " END)",
+          ], type: fallback.type)
+        chosen.mayBeNaN = true
+        return chosen
+      }
+      // Coalesce the raw column (NULL only for nil), then read the number (NaN as NULL).
       let coalesced = SQLFragment.combined(
         ["coalesce(", .fragment(optional.nilTestFragment), ", ", .fragment(fallback), ")"],
         type: fallback.type)

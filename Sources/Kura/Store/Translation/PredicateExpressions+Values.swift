@@ -69,7 +69,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
       var fragment = SQLFragment(sql: try translator.exactReal(name), arguments: [], type: type)
       fragment.mayBeNaN = !type.isOptional
       fragment.nullMayBeNaN = type.isOptional
-      fragment.nullTest = name
+      fragment.nullTest = .init(sql: name, isRawValue: true)
       return fragment
     }
     return SQLFragment(sql: name, arguments: [], type: type)

@@ -24,14 +24,25 @@ struct SQLFragment {
   /// Whether this optional value's NULL may be NaN as well as `nil` (an optional `Double` column
   /// read through ``SQLDialect/exactReal(_:)``); ``nullTest`` then tells `nil` apart.
   var nullMayBeNaN = false
-  /// SQL without parameters that is NULL exactly when the value is `nil` (the raw column of an
-  /// optional `Double` or `Date`), when ``sql`` is not.
-  var nullTest: String? = nil
+  /// SQL that is NULL exactly when the value is `nil` (the raw column of an optional `Double` or
+  /// `Date`, or a conditional choosing between such columns), when ``sql`` is not.
+  var nullTest: NullTest? = nil
+
+  /// SQL, with its parameters, that is NULL exactly when an optional value is `nil`.
+  struct NullTest {
+    /// The SQL text, with ``SQLFragment/parameterMarker`` for each parameter.
+    var sql: String
+    /// One value per marker, in order.
+    var arguments: [SQLiteValue] = []
+    /// Whether the SQL is the stored value itself (a raw column, which the dialect's
+    /// ``SQLDialect/exactReal(_:)`` reads), not only a marker of `nil`.
+    var isRawValue = false
+  }
 
   /// The fragment that is NULL exactly when the value is `nil`.
   var nilTestFragment: SQLFragment {
     guard let nullTest else { return self }
-    return SQLFragment(sql: nullTest, arguments: [], type: type)
+    return SQLFragment(sql: nullTest.sql, arguments: nullTest.arguments, type: type)
   }
 
   /// Whether this is one bound parameter holding NULL (an optional constant that is `nil`).
