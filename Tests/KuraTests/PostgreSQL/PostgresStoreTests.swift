@@ -232,6 +232,30 @@
         #expect(memos.map(\.text) == ["second"])
       }
 
+      /// A catch-up read that fails after a change signal (here: the horizon function is
+      /// missing) shows in the live query's `error`, and is read again by itself, with
+      /// back-off, until it succeeds: the query then catches up and the error clears, with no
+      /// further save.
+      @Test func aFailedCatchUpShowsInTheLiveQueryUntilAReadSucceeds() throws {
+        let store = try freshStore(.postgres)
+        let container = try ModelContainer(for: Memo.self, configurations: store.configuration)
+        let other = try ModelContainer(for: Memo.self, configurations: store.configuration)
+        let query = try LiveQuery(FetchDescriptor<Memo>(), in: container)
+        let admin = try administrator(store)
+        try admin.execute("ALTER FUNCTION kura_history_horizon() RENAME TO kura_horizon_away")
+        let context = ModelContext(other)
+        try context.insert(Memo(id: 1, text: "saved while the history can't be read"))
+        try context.save()
+        #expect(eventually { query.error != nil })
+        let error = try #require(query.error)
+        #expect(error.message.hasPrefix("Can't read the history of store"))
+        #expect(error.message.contains("kura_history_horizon"))
+        #expect(query.models.isEmpty)
+        try admin.execute("ALTER FUNCTION kura_horizon_away() RENAME TO kura_history_horizon")
+        #expect(eventually { query.error == nil })
+        #expect(query.models.map(\.text) == ["saved while the history can't be read"])
+      }
+
       /// Writers in four threads, each with its own container, save at once; the feed delivers
       /// every save exactly once, in token order, the same as the history.
       @Test func parallelWritersLoseNoChangeSet() async throws {

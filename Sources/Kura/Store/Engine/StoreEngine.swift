@@ -84,7 +84,7 @@ import Foundation
 ///    ``StoreRowTracker`` (`count`, `lastOperation`, `lastIntegerKey`: whether each upsert
 ///    inserted or updated), `storedKey(ofLastChangeIn:tracker:)`,
 ///    `appendHistory(time:models:changes:) -> Int64` (a token larger than every earlier one; the
-///    feed must never skip a token that commits late: `historyHorizonCondition` bounds what
+///    feed must never skip a token that commits late: `historyHorizonSQL` bounds what
 ///    readers may read), `changedModelNames(after:through:)`.
 /// 8. Search (``StoreConnection``, ``StoreEngine``): `searchIndexIsCurrent(_:)`,
 ///    `prepareSearchIndex(_:)` (kept in step by every writer, in the writer's transaction),
@@ -188,26 +188,14 @@ enum StoreEngine: Sendable, Hashable {
     }
   }
 
-  /// The condition (` AND …`, or empty) on a history row's `token` that no row committing
-  /// later can come before it: empty on SQLite, whose writers commit in token order; the
-  /// snapshot horizon on PostgreSQL, whose writers run in parallel
-  /// (``PostgresStoreEngine/historyHorizonCondition``).
-  var historyHorizonCondition: String {
-    switch self {
-    case .sqlite: return ""
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.historyHorizonCondition
-    #endif
-    }
-  }
-
-  /// The first token a history row may still take or commit with, as an SQL expression
-  /// (`nil` on SQLite, whose rows commit in token order).
-  var historyHorizon: String? {
+  /// The statement reading the first token a history row may still take or commit with
+  /// (`nil` on SQLite, whose rows commit in token order), run before the statements that read
+  /// history below it (see ``PostgresStoreEngine/horizonFunctionSQL``).
+  var historyHorizonSQL: String? {
     switch self {
     case .sqlite: return nil
     #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.historyHorizon
+      case .postgres: return PostgresStoreEngine.historyHorizonSQL
     #endif
     }
   }

@@ -155,8 +155,10 @@ enum ChangeHistory {
       ) { $0.isNull(at: 0) ? nil : $0.int64(at: 0) }
       if let old = old ?? nil { through = max(through, old) }
     }
-    through = min(through, latest.rawValue - 1, try horizonCap(db))
+    through = min(through, latest.rawValue - 1)
     guard through > 0, oldest <= through else { return }
+    through = min(through, try horizonCap(db))
+    guard oldest <= through else { return }
     try deleteHistory(through: through, in: db)
     state.oldest = nil  // read again by the next save
   }
@@ -180,8 +182,22 @@ enum ChangeHistory {
   /// The last token a trim may delete through: below the horizon, so no row that commits later
   /// has a token the trim record covers (`Int64.max` on SQLite).
   static func horizonCap(_ db: StoreConnection) throws -> Int64 {
-    guard let horizon = db.engine.historyHorizon else { return .max }
-    return try db.queryFirst("SELECT \(horizon)") { $0.int64(at: 0) - 1 } ?? 0
+    guard let horizon = try horizon(db) else { return .max }
+    return horizon - 1
+  }
+
+  /// The first token a history row may still take or commit with (`nil` when rows commit in
+  /// token order, on SQLite). Read it before the statements that read below it: they then see
+  /// every row below it that will ever commit (see ``StoreEngine/historyHorizonSQL``).
+  static func horizon(_ db: StoreConnection) throws -> Int64? {
+    guard let sql = db.engine.historyHorizonSQL else { return nil }
+    return try db.queryFirst(sql) { $0.isNull(at: 0) ? 0 : $0.int64(at: 0) } ?? 0
+  }
+
+  /// ` AND token < ?` with the horizon as its argument, or nothing without a horizon.
+  private static func below(_ horizon: Int64?) -> (sql: String, arguments: [SQLiteValue]) {
+    guard let horizon else { return ("", []) }
+    return (" AND token < ?", [.integer(horizon)])
   }
 
   /// Records that the history up to `token` is gone (readers from before it must refetch).
@@ -206,9 +222,10 @@ enum ChangeHistory {
   /// The token of the last save below the horizon (``HistoryToken/start`` before any): the
   /// history since it misses no save, also one that commits later with a smaller token.
   static func latestToken(_ db: StoreConnection) throws -> HistoryToken {
+    let below = below(try horizon(db))
     let value = try db.queryFirst(
-      "SELECT coalesce(max(token), 0) FROM kura_history WHERE token > 0"
-        + db.engine.historyHorizonCondition
+      "SELECT coalesce(max(token), 0) FROM kura_history WHERE token > 0" + below.sql,
+      below.arguments
     ) {
       $0.int64(at: 0)
     }
@@ -220,12 +237,15 @@ enum ChangeHistory {
     return HistoryToken(rawValue: value ?? 0)
   }
 
-  /// The change sets after `token` below the horizon, oldest first.
-  static func changeSets(since token: HistoryToken, in db: StoreConnection) throws -> [ChangeSet] {
-    try db.query(
-      "SELECT token, time, changes FROM kura_history WHERE token > ?"
-        + db.engine.historyHorizonCondition + " ORDER BY token",
-      [.integer(token.rawValue)]
+  /// The change sets after `token` below `horizon` (see ``horizon(_:)``), oldest first.
+  static func changeSets(since token: HistoryToken, below horizon: Int64?, in db: StoreConnection)
+    throws -> [ChangeSet]
+  {
+    let below = below(horizon)
+    return try db.query(
+      "SELECT token, time, changes FROM kura_history WHERE token > ?" + below.sql
+        + " ORDER BY token",
+      [.integer(token.rawValue)] + below.arguments
     ) { row in
       var changes: [String: ChangeSet.ModelChanges] = [:]
       if case .blob(let data) = row.value(at: 2) {
@@ -246,12 +266,13 @@ enum ChangeHistory {
   }
 
   /// The model names changed after `token`, and the latest token (cheap: no JSON decoding).
-  static func changedModels(since token: HistoryToken, in db: StoreConnection) throws -> (
-    models: Set<String>, latest: HistoryToken
-  ) {
+  static func changedModels(
+    since token: HistoryToken, below horizon: Int64?, in db: StoreConnection
+  ) throws -> (models: Set<String>, latest: HistoryToken) {
+    let below = below(horizon)
     let found = try db.queryFirst(
-      "SELECT max(token) FROM kura_history WHERE token > ?" + db.engine.historyHorizonCondition,
-      [.integer(token.rawValue)]
+      "SELECT max(token) FROM kura_history WHERE token > ?" + below.sql,
+      [.integer(token.rawValue)] + below.arguments
     ) { $0.isNull(at: 0) ? token : HistoryToken(rawValue: $0.int64(at: 0)) }
     let latest = found ?? token
     // Bounded by `latest`: a save committed meanwhile is left for the next call.
@@ -267,14 +288,13 @@ enum ChangeHistory {
   /// Whether rows after `token` have committed above the horizon (PostgreSQL: a writer with a
   /// smaller transaction id still runs, or ended without a notification): a reader reads
   /// again later to deliver them. Always `false` on SQLite.
-  static func hasRowsAboveHorizon(after token: HistoryToken, in db: StoreConnection) throws
-    -> Bool
-  {
-    let horizon = db.engine.historyHorizonCondition
-    guard !horizon.isEmpty else { return false }
+  static func hasRowsAboveHorizon(
+    after token: HistoryToken, horizon: Int64?, in db: StoreConnection
+  ) throws -> Bool {
+    guard let horizon else { return false }
     return try db.queryFirst(
-      "SELECT 1 FROM kura_history WHERE token > ? AND NOT (true\(horizon)) LIMIT 1",
-      [.integer(token.rawValue)]
+      "SELECT 1 FROM kura_history WHERE token > ? AND token >= ? LIMIT 1",
+      [.integer(token.rawValue), .integer(horizon)]
     ) { _ in true } ?? false
   }
 

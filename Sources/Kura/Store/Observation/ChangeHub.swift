@@ -13,7 +13,7 @@ import Synchronization
 /// (``StoreError/Code/historyTrimmed``) and makes live queries fetch again; a read that fails
 /// is retried with back-off (live queries are told, so ``LiveQuery/error`` shows it until a
 /// read succeeds); rows committed above the horizon (PostgreSQL: a writer with a smaller
-/// transaction id still runs, see ``StoreEngine/historyHorizonCondition``) are read again with
+/// transaction id still runs, see ``StoreEngine/historyHorizonSQL``) are read again with
 /// back-off until they can be delivered in order.
 final class ChangeHub: Sendable {
   private struct Subscriber {
@@ -132,7 +132,10 @@ final class ChangeHub: Sendable {
     let reading: Reading
     do {
       reading = try readHistory { db in
-        try db.transaction(.read) { try Self.read(after: token, changeSets: wantsChangeSets, db) }
+        let horizon = try ChangeHistory.horizon(db)  // before the snapshot the reads share
+        return try db.transaction(.read) {
+          try Self.read(after: token, below: horizon, changeSets: wantsChangeSets, db)
+        }
       }
     } catch {
       let failure =
@@ -172,23 +175,24 @@ final class ChangeHub: Sendable {
   /// Reads the history after `token` in one snapshot: the change sets (when `changeSets`) or
   /// only the changed model names, whether saves after `token` were trimmed, and whether rows
   /// are waiting above the horizon.
-  private static func read(after token: HistoryToken, changeSets: Bool, _ db: StoreConnection)
-    throws -> Reading
-  {
+  private static func read(
+    after token: HistoryToken, below horizon: Int64?, changeSets: Bool, _ db: StoreConnection
+  ) throws -> Reading {
     var reading = Reading(latest: token)
     reading.trimmed = try !ChangeHistory.isKept(after: token, in: db)
     if changeSets, !reading.trimmed {
-      reading.changeSets = try ChangeHistory.changeSets(since: token, in: db)
+      reading.changeSets = try ChangeHistory.changeSets(since: token, below: horizon, in: db)
       reading.changed = Set(
         reading.changeSets.flatMap { $0.changes.filter { !$0.value.isEmpty }.keys })
       reading.latest = reading.changeSets.last?.token ?? token
     } else {
       // Trimmed saves may have changed any model (`changedModels` then names every model).
-      let (models, latest) = try ChangeHistory.changedModels(since: token, in: db)
+      let (models, latest) = try ChangeHistory.changedModels(since: token, below: horizon, in: db)
       reading.changed = models
       reading.latest = latest
     }
-    reading.pending = try ChangeHistory.hasRowsAboveHorizon(after: reading.latest, in: db)
+    reading.pending = try ChangeHistory.hasRowsAboveHorizon(
+      after: reading.latest, horizon: horizon, in: db)
     return reading
   }
 

@@ -33,7 +33,8 @@ extension ModelContainer {
   ///   ``currentHistoryToken()``. ``StoreError`` when the store cannot be read.
   public func history(since token: HistoryToken) throws -> [ChangeSet] {
     try readStore("read the history of") { db in
-      try db.transaction(.read) {
+      let horizon = try ChangeHistory.horizon(db)  // before the snapshot the reads share
+      return try db.transaction(.read) {
         let trimmed = try ChangeHistory.trimmedThrough(db)
         if token.rawValue < trimmed {
           let file = storeLabel(storeURL)
@@ -44,7 +45,7 @@ extension ModelContainer {
               + "token \(trimmed) were trimmed (see `ModelConfiguration.historyRetention`). Fetch "
               + "the models again and continue from `currentHistoryToken()`.")
         }
-        return try ChangeHistory.changeSets(since: token, in: db)
+        return try ChangeHistory.changeSets(since: token, below: horizon, in: db)
       }
     }
   }

@@ -22,8 +22,8 @@
   ///   violation, a deadlock) is run again by the pool (``PostgresStorePool``).
   /// - `kura_history.token` is the writing transaction's id times ``tokensPerTransaction`` plus
   ///   the row's number in it: tokens grow with transaction ids, not commits, and readers read
-  ///   only below ``historyHorizonCondition`` (every writer of the store with a smaller id has
-  ///   ended), so a token that commits late is never skipped. `pg_notify` wakes the listeners at
+  ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
+  ///   id has ended), so a token that commits late is never skipped. `pg_notify` wakes the listeners at
   ///   commit; `save_id` tells a lost commit's outcome.
   enum PostgresStoreEngine {
     /// The name of the collation of `String` columns.
@@ -211,16 +211,18 @@
     /// this, plus the row's number in the transaction (ids below 2^47 fit a `bigint`).
     static let tokensPerTransaction: Int64 = 65_536
 
-    /// `kura_history_horizon()`: the first token a row may still take or commit with, so every
-    /// row below it is final (committed or never will be). It is the smallest transaction id
-    /// of the writers of this store still running — they hold the store's shared lock
-    /// (``PostgresStorePool/beginSQL``) from `BEGIN`, before they have an id — or of a
-    /// transaction of the statement's snapshot that has ended since (it may have been one),
-    /// else the snapshot's `xmax` (every id below it had ended or was running when the
-    /// snapshot was taken); times ``tokensPerTransaction``. One statement: the lock table is
-    /// read once (`MATERIALIZED`), and the snapshot is the caller's (`STABLE`). The lock table
-    /// holds 32-bit ids: each is widened to the 64-bit id nearest the snapshot's `xmax` (running
-    /// ids are within 2^31 of it).
+    /// `kura_history_horizon()`: a token no row of a save still running can be below, so every
+    /// row below it that a later statement sees is final. It is the smallest transaction id of
+    /// the writers of this store still running — they hold the store's shared lock
+    /// (``PostgresStorePool/beginSQL``) from `BEGIN`, before they have an id — else the
+    /// snapshot's `xmax` (ids from it on were not handed out, or are running and listed), times
+    /// ``tokensPerTransaction``. The lock table is read once (`MATERIALIZED`); it holds 32-bit
+    /// ids, each widened to the 64-bit id nearest `xmax` (running ids are within 2^31 of it).
+    ///
+    /// Read it in a statement of its own, before the statements that read rows below it (in a
+    /// new snapshot): a writer that ends between a statement's snapshot and its look at the
+    /// lock table is gone from the table but not seen by that snapshot, while a later snapshot
+    /// sees it.
     static let horizonFunctionSQL = """
       CREATE OR REPLACE FUNCTION kura_history_horizon() RETURNS bigint LANGUAGE sql STABLE AS $$ \
       WITH kura_locks AS MATERIALIZED (SELECT locktype, virtualtransaction, \
@@ -238,18 +240,11 @@
       (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AND \
       CAST(a.classid AS bigint) = \(PostgresStorePool.lockKey) AND CAST(a.objid AS bigint) = \
       (CAST(hashtext(current_schema()) AS bigint) & 4294967295) AND a.objsubid = 2), \
-      (SELECT min(CAST(CAST(x AS text) AS bigint)) FROM pg_snapshot_xip(pg_current_snapshot()) \
-      AS x WHERE NOT EXISTS (SELECT 1 FROM kura_running r WHERE r.xid = \
-      CAST(CAST(x AS text) AS bigint))), (SELECT next FROM kura_next)) * \(tokensPerTransaction) \
-      $$
+      (SELECT next FROM kura_next)) * \(tokensPerTransaction) $$
       """
 
-    /// The condition (` AND …`) a history row's `token` meets when it is below the horizon: no
-    /// row that commits later can come before it.
-    static let historyHorizonCondition = " AND token < " + historyHorizon
-
-    /// The horizon as an expression evaluated once per statement.
-    static let historyHorizon = "(SELECT kura_history_horizon())"
+    /// The statement reading the horizon.
+    static let historyHorizonSQL = "SELECT kura_history_horizon()"
 
     /// Whether the store's functions exist in their current version.
     static func functionsAreCurrent(_ db: PostgresConnection) throws -> Bool {
