@@ -151,7 +151,7 @@
         + " SQLite gives by itself)")
     print(
       "single saves: libpq sends BEGIN, the upsert, COMMIT; Kura sends what its engine sends"
-        + " per save (its writer lock, constraint checks, the history row with NOTIFY…); the"
+        + " per save (its shared store lock, constraint checks, the history row with NOTIFY…); the"
         + " lock's share is measured apart, and so is libpq doing what Kura does (lock, upsert,"
         + " the feed's row with NOTIFY)")
 
@@ -251,7 +251,7 @@
 
     // 3. 1,000 single-model saves, each its own transaction. The baseline: BEGIN; the upsert;
     // COMMIT. A third side adds the statement Kura's engine runs in every write transaction
-    // (its cross-process writer lock), to show that lock's share apart.
+    // (the store lock it takes shared), to show that lock's share apart.
     var batch = 0
     func nextTrips() -> [BenchTrip] {
       batch += 1
@@ -290,7 +290,7 @@
               }
             }))
         // What the change feed costs any implementation: libpq doing what Kura's save does
-        // (BEGIN and the write lock in one round trip, the upsert, the feed's row with its
+        // (BEGIN and the shared store lock in one round trip, the upsert, the feed's row with its
         // NOTIFY, COMMIT), with the one-statement upsert and nothing else.
         sides.append(
           MeasuredSide(
@@ -310,7 +310,7 @@
         target: withLockedSide ? 1.3 : nil)
       if withLockedSide {
         reportRanges(
-          "  libpq + Kura's writer-lock statement", kura: samples[2],
+          "  libpq + Kura's shared store-lock statement", kura: samples[2],
           baseline: samples[1], baselineName: "libpq", target: nil, kuraName: "libpq+lock")
         reportRanges(
           "  libpq doing the same with the feed's row", kura: samples[3],
@@ -430,6 +430,18 @@
           try context.save()
         }
       }
+    } else if environment["KURA_BENCH_SIDE"] == "libpq+feed" {
+      // What Kura's save does, by hand: BEGIN with the shared store lock (one round trip), the
+      // upsert, the feed's row with its NOTIFY, COMMIT.
+      let raw = try RawPostgres(connectionString, label: "the writers' database", table: .existing)
+      try measure {
+        for trip in trips {
+          try raw.execute(RawPostgres.beginLockedSQL)
+          try raw.upsert(trip)
+          try raw.appendHistory(for: trip)
+          try raw.execute("COMMIT")
+        }
+      }
     } else {
       let raw = try RawPostgres(connectionString, label: "the writers' database", table: .existing)
       try measure {
@@ -479,27 +491,36 @@
     return Double(writers * savesPerWriter) / (Double(last - first) / 1e9)
   }
 
-  /// Single saves from 1 and from 4 processes at once, Kura and libpq, 3 rounds.
+  /// Single saves from 1, 4 and 16 processes at once: Kura, libpq with the feed's row (what
+  /// Kura's save does, by hand) and plain libpq; 3 rounds.
   private func concurrentWriters(on server: PostgresBenchmarkServer) throws {
-    let configurations = [("kura", 1), ("libpq", 1), ("kura", 4), ("libpq", 4)]
+    let sides = ["kura", "libpq+feed", "libpq"]
+    let configurations = [1, 4, 16].flatMap { writers in sides.map { ($0, writers) } }
     var rates = Array(repeating: [Double](), count: configurations.count)
     for _ in 0..<3 {
       for (index, (side, writers)) in configurations.enumerated() {
         rates[index].append(try writerThroughput(side: side, writers: writers, on: server))
       }
     }
-    let medians = rates.map { $0.sorted()[$0.count / 2] }
+    var medians: [String: Double] = [:]
+    for (index, (side, writers)) in configurations.enumerated() {
+      medians["\(side) \(writers)"] = rates[index].sorted()[rates[index].count / 2]
+    }
     print(
       "concurrent writer processes, single saves (\(savesPerWriter) each; median of 3 rounds,"
-        + " [slowest–fastest])")
+        + " [slowest–fastest]; Kura's target: 4 processes ≥ ×2.00 of 1, ≥ ×0.80 of libpq+feed)")
     for (index, (side, writers)) in configurations.enumerated() {
       let sorted = rates[index].sorted()
+      let median = medians["\(side) \(writers)"] ?? 0
       var line =
-        "  \(side.padding(toLength: 6, withPad: " ", startingAt: 0)) \(writers) process"
-        + (writers == 1 ? " " : "es") + String(format: "  %7.0f saves/s total", medians[index])
+        "  \(side.padding(toLength: 10, withPad: " ", startingAt: 0)) \(writers) process"
+        + (writers == 1 ? "  " : "es") + String(format: "  %7.0f saves/s total", median)
         + String(format: " [%.0f–%.0f]", sorted[0], sorted[sorted.count - 1])
-      if writers > 1 {
-        line += String(format: "  ×%.2f of 1 process", medians[index] / medians[index - 2])
+      if writers > 1, let one = medians["\(side) 1"] {
+        line += String(format: "  ×%.2f of 1 process", median / one)
+      }
+      if side == "kura", let feed = medians["libpq+feed \(writers)"] {
+        line += String(format: "  ×%.2f of libpq+feed", median / feed)
       }
       print(line)
     }

@@ -232,6 +232,41 @@
         #expect(memos.map(\.text) == ["second"])
       }
 
+      /// `ModelContainer.write` never overwrites a plain save it did not see: a save that
+      /// changes a row between the body's fetch and the body's own change of that row makes the
+      /// write throw a serialization failure with nothing of it written (the body is the app's
+      /// code, so it is not run again), and the plain save stays.
+      @Test func aWriteThatMetAConcurrentSaveOfItsRowThrowsAndWritesNothing() throws {
+        let store = try freshStore(.postgres)
+        let first = try ModelContainer(for: Memo.self, configurations: store.configuration)
+        let second = try ModelContainer(for: Memo.self, configurations: store.configuration)
+        let setup = ModelContext(first)
+        try setup.insert(Memo(id: 1, text: "before"))
+        try setup.save()
+        let done = Atomic<Bool>(false)
+        #expect {
+          try first.write { context in
+            let memo = try #require(try context.model(for: 1, as: Memo.self))
+            let thread = Thread {
+              let context = ModelContext(second)
+              try? context.insert(Memo(id: 1, text: "plain save"))
+              _ = try? context.save()
+              done.store(true, ordering: .releasing)
+            }
+            thread.start()
+            // The plain save does not wait for the write (only writes wait for each other).
+            #expect(eventually { done.load(ordering: .acquiring) })
+            try context.insert(Memo(id: memo.id, text: memo.text + ", written"))
+          }
+        } throws: { error in
+          let error = error as? StoreError
+          return error?.code == .postgres && error?.postgresError?.kind == .serializationFailure
+            && error?.message.contains("conflicted with another one") == true
+        }
+        let memos = try ModelContext(first).fetch(FetchDescriptor<Memo>())
+        #expect(memos.map(\.text) == ["plain save"])
+      }
+
       /// A catch-up read that fails after a change signal (here: the horizon function is
       /// missing) shows in the live query's `error`, and is read again by itself, with
       /// back-off, until it succeeds: the query then catches up and the error clears, with no
