@@ -267,6 +267,39 @@
         #expect(memos.map(\.text) == ["plain save"])
       }
 
+      /// Issue 21, item 7: a database that already holds a Kura store has another program's
+      /// table with a model's name; opening a container for that model refuses it (nothing
+      /// read as the model's, nothing written) instead of adopting it.
+      @Test func anotherProgramsTableWithAModelsNameIsRefused() throws {
+        let store = try freshStore(.postgres)
+        _ = try ModelContainer(for: SharedCounter.self, configurations: store.configuration)
+        let admin = try administrator(store)
+        try admin.execute(
+          "CREATE TABLE \"Memo\" (id bigint PRIMARY KEY, text text NOT NULL); "
+            + "INSERT INTO \"Memo\" VALUES (1, 'theirs')")
+        #expect {
+          _ = try ModelContainer(
+            for: SharedCounter.self, Memo.self, configurations: store.configuration)
+        } throws: { error in
+          let error = error as? StoreError
+          return error?.code == .schemaMismatch
+            && error?.message
+              == "Can't open store `\(store.name)`: its schema has a table `Memo` that Kura did "
+              + "not make (`kura_models` records no model in it), so model `Memo` would read and "
+              + "write another program's rows. Nothing was changed; give the model another name "
+              + "(`schemaName`), or keep the store in a schema or database of its own "
+              + "(`search_path`)."
+        }
+        let rows = try admin.query("SELECT id, text FROM \"Memo\"") {
+          "\($0.int64(at: 0)) \($0.string(at: 1))"
+        }
+        #expect(rows == ["1 theirs"])
+        let recorded = try admin.query("SELECT model FROM kura_models ORDER BY model") {
+          $0.string(at: 0)
+        }
+        #expect(recorded == ["SharedCounter"])
+      }
+
       /// A catch-up read that fails after a change signal (here: the horizon function is
       /// missing) shows in the live query's `error`, and is read again by itself, with
       /// back-off, until it succeeds: the query then catches up and the error clears, with no

@@ -200,6 +200,18 @@ enum StoreEngine: Sendable, Hashable {
     }
   }
 
+  /// Whether a table with a model's name that the store does not record as Kura's is refused:
+  /// on PostgreSQL, whose databases hold other programs' tables too; SQLite files are the
+  /// store's alone (and files of earlier versions are adopted).
+  var refusesTablesNotRecorded: Bool {
+    switch self {
+    case .sqlite: return false
+    #if canImport(CLibPQ)
+      case .postgres: return true
+    #endif
+    }
+  }
+
   /// Whether consecutive history rows have consecutive tokens (SQLite's `max + 1`), so a token
   /// distance is a count of saves; PostgreSQL's tokens follow transaction ids and have gaps.
   var hasConsecutiveTokens: Bool {
