@@ -9,6 +9,11 @@
   struct PostgresBenchmarkOptions {
     /// The server to measure on; `nil`: `KURA_BENCH_POSTGRES_URL`, else a cluster of its own.
     var url: String?
+    /// The parts to run (`store`, `live`, `writers`); every part when empty.
+    var parts: Set<String> = []
+
+    /// The parts `--part` takes.
+    static let partNames = ["store", "live", "writers"]
 
     /// The options in `arguments`, the arguments that are not these options, and what is wrong
     /// with them, if anything.
@@ -29,6 +34,19 @@
           }
           options.url = arguments[index + 1]
           index += 2
+        } else if argument == "--part" || argument.hasPrefix("--part=") {
+          let value =
+            argument == "--part"
+            ? (index + 1 < arguments.count ? arguments[index + 1] : "")
+            : String(argument.dropFirst("--part=".count))
+          index += argument == "--part" ? 2 : 1
+          guard partNames.contains(value) else {
+            error =
+              "`--part` takes one of \(partNames.map { "`\($0)`" }.joined(separator: ", ")), "
+              + "such as `--part writers`; it was `\(value)`"
+            continue
+          }
+          options.parts.insert(value)
         } else if argument.hasPrefix("--url=") {
           options.url = String(argument.dropFirst("--url=".count))
           index += 1
@@ -53,7 +71,7 @@
       C API, on the same server in the same run, each side on fresh databases; then
       cross-process live-query latency over LISTEN/NOTIFY and concurrent writer processes.
 
-      USAGE: kura-bench postgres [--url <url>] [--rows <n>]
+      USAGE: kura-bench postgres [--url <url>] [--rows <n>] [--part <part> ...]
 
       OPTIONS:
         --url <url>         The server to measure on: a postgresql:// URL or a libpq
@@ -64,6 +82,9 @@
                             removed when the benchmark exits.
         --rows <n>          Rows of the bulk insert and the fetch (default 100,000; at least
                             1,000).
+        --part <part>       Runs only this part (repeatable): `store` (the four workloads),
+                            `live` (the live query over NOTIFY), `writers` (1, 4 and 16
+                            writer processes). Default: every part.
         -h, --help          Shows this text.
 
       EXIT STATUS: 0 on success, 1 when the benchmark fails, 64 for a bad argument.
@@ -90,9 +111,10 @@
     }
     print("settings: \(try server.settingsSummary())")
     printFlushLatency(server, "before")
-    try storeWorkloads(on: server, rows: rows)
-    try crossProcessLiveQuery(on: server)
-    try concurrentWriters(on: server)
+    func runs(_ part: String) -> Bool { options.parts.isEmpty || options.parts.contains(part) }
+    if runs("store") { try storeWorkloads(on: server, rows: rows) }
+    if runs("live") { try crossProcessLiveQuery(on: server) }
+    if runs("writers") { try concurrentWriters(on: server) }
     printFlushLatency(server, "after")
   }
 
@@ -392,9 +414,10 @@
       String(format: "%.3f ms", Double(nanoseconds) / 1e6)
     }
     let median = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
+    let p99 = latencies.isEmpty ? 0 : latencies[(latencies.count * 99 - 1) / 100]
     print(
       "live query: other process's save → results updated (NOTIFY)  median \(ms(median))"
-        + "  max \(ms(latencies.last ?? 0))  (\(latencies.count) saves; from the child's"
+        + "  p99 \(ms(p99))  max \(ms(latencies.last ?? 0))  (\(latencies.count) saves; from the child's"
         + " save() call, whose commit took median \(ms(saves.isEmpty ? 0 : saves[saves.count / 2])))"
     )
     fflush(nil)
@@ -459,7 +482,8 @@
   private func writerThroughput(
     side: String, writers: Int, on server: PostgresBenchmarkServer
   ) throws -> Double {
-    let database = try server.freshDatabase("\(side)_writers")
+    let database = try server.freshDatabase(
+      "\(side.replacingOccurrences(of: "+", with: "_"))_writers")
     defer { server.drop(database) }
     // The schema exists before the writers start.
     if side == "kura" {
