@@ -72,12 +72,16 @@
       + "time double precision NOT NULL, models text NOT NULL, changes bytea NOT NULL)"
 
     /// One save's feed row: the token from the transaction id (as Kura's, so parallel writers
-    /// need no lock for readers to read in order), the time, the model names, the change set;
-    /// and the wake-up of other processes' listeners (`NOTIFY`), in one statement.
+    /// need no lock for readers to read in order), the time, the model names, the change set.
     static let appendHistorySQL =
-      "WITH appended AS (INSERT INTO history (token, time, models, changes) "
-      + "SELECT CAST(CAST(pg_current_xact_id() AS text) AS bigint) * 65536, $1, $2, $3 "
-      + "RETURNING token) SELECT pg_notify('raw_changes', CAST(token AS text)) FROM appended"
+      "INSERT INTO history (token, time, models, changes) "
+      + "SELECT CAST(CAST(pg_current_xact_id() AS text) AS bigint) * 65536, $1, $2, $3"
+
+    /// The wake-up of other processes' listeners after the save's commit, as Kura sends it: a
+    /// transaction of its own with `synchronous_commit` off (a notifying commit holds a
+    /// cluster-wide lock until it is flushed), in one simple query.
+    static let notifySQL =
+      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('raw_changes', '1'); COMMIT"
 
     /// `BEGIN` and Kura's shared store lock in one simple query (one round trip), as Kura
     /// sends them.

@@ -323,6 +323,7 @@
                 try raw.upsert(trip)
                 try raw.appendHistory(for: trip)
                 try raw.execute("COMMIT")
+                try raw.execute(RawPostgres.notifySQL)
               }
             }))
       }
@@ -455,7 +456,8 @@
       }
     } else if environment["KURA_BENCH_SIDE"] == "libpq+feed" {
       // What Kura's save does, by hand: BEGIN with the shared store lock (one round trip), the
-      // upsert, the feed's row with its NOTIFY, COMMIT.
+      // upsert, the feed's row, COMMIT, then the
+      // NOTIFY in a transaction of its own (as Kura sends it).
       let raw = try RawPostgres(connectionString, label: "the writers' database", table: .existing)
       try measure {
         for trip in trips {
@@ -463,6 +465,7 @@
           try raw.upsert(trip)
           try raw.appendHistory(for: trip)
           try raw.execute("COMMIT")
+          try raw.execute(RawPostgres.notifySQL)
         }
       }
     } else {

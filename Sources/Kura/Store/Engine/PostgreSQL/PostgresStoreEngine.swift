@@ -23,8 +23,8 @@
   /// - `kura_history.token` is the writing transaction's id times ``tokensPerTransaction`` plus
   ///   the row's number in it: tokens grow with transaction ids, not commits, and readers read
   ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
-  ///   id has ended), so a token that commits late is never skipped. `pg_notify` wakes the listeners at
-  ///   commit; `save_id` tells a lost commit's outcome.
+  ///   id has ended), so a token that commits late is never skipped. `pg_notify`, sent by the
+  ///   pool after the commit, wakes the listeners; `save_id` tells a lost commit's outcome.
   enum PostgresStoreEngine {
     /// The name of the collation of `String` columns.
     static let collation = "kura_swift"
@@ -504,9 +504,10 @@
     // MARK: History
 
     /// Appends the row whose token is the transaction's id times ``tokensPerTransaction`` plus
-    /// its number among the transaction's rows, with a new save id, and notifies the store's
-    /// channel (delivered when the transaction commits). Also returns the oldest history row
-    /// before the append (else the new row), so the history trim needs no statement of its own.
+    /// its number among the transaction's rows, with a new save id; the pool notifies the
+    /// store's channel once the transaction has committed (``PostgresStorePool/notifySQL``).
+    /// Also returns the oldest history row before the append (else the new row), so the history
+    /// trim needs no statement of its own.
     static func appendHistory(
       time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
     ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
@@ -517,7 +518,7 @@
           + "time, models, changes, save_id) SELECT coalesce((SELECT max(h.token) + 1 FROM "
           + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
           + "\(tokensPerTransaction)), x.base), ?, ?, ?, ? FROM kura_xact x RETURNING token, "
-          + "time) SELECT kura_row.token, pg_notify(?, CAST(kura_row.token AS text)), "
+          + "time) SELECT kura_row.token, 0, "
           + "coalesce(kura_oldest.token, kura_row.token), coalesce(kura_oldest.time, "
           + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
           + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
@@ -527,7 +528,6 @@
       try statement.bind(models, at: 2)
       try statement.bind(bytes: changes, at: 3)
       try statement.bind(saveID, at: 4)
-      try statement.bind(db.channel, at: 5)
       guard try statement.step() else {
         throw PostgresError(
           kind: .other, message: "appending to kura_history returned no token",
@@ -542,6 +542,7 @@
           server: db.connection.location.description, sql: statement.sql)
       }
       db.pendingSaveID = saveID
+      db.pendingNotification = statement.int64(at: 0)
       return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }
 

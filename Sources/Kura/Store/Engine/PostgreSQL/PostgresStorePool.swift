@@ -85,6 +85,18 @@
       + "EXCLUSIVE MODE; SELECT pg_advisory_xact_lock_shared(\(lockKey), "
       + "hashtext(current_schema()))"
 
+    /// The notification of a committed save, sent after its commit in a transaction of its own
+    /// with `synchronous_commit` off: PostgreSQL holds a cluster-wide lock from a notifying
+    /// transaction's commit until it has been flushed (so notifications queue in commit order),
+    /// which made every save's flush wait for the one before it. Here the lock is held for a
+    /// commit that waits for no flush; the save's own commit takes no such lock, so writers
+    /// share their flushes. Parameters: the channel and the token (a literal each: one simple
+    /// query, one round trip).
+    static func notifySQL(channel: String, token: Int64) -> String {
+      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
+        + PostgresStoreEngine.quotedText(channel) + ", '\(token)'); COMMIT"
+    }
+
     /// How many times a save that conflicted with another writer's (see the type's notes) is
     /// run again before its error is reported.
     static let conflictRetries = 8
@@ -298,8 +310,27 @@
     private func transactionOnce<Result>(
       _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
+      let result = try transactionCommitted(writer, begin: begin, body)
+      if let token = writer.pendingNotification {
+        writer.pendingNotification = nil
+        // The save has committed: a notification that fails (the connection broke just after
+        // the commit) wakes no listener now, and the next save's or the listener's reconnection
+        // does; the history, read from each reader's token, loses nothing meanwhile.
+        do {
+          try writer.connection.execute(Self.notifySQL(channel: channel, token: token))
+        } catch {
+          if writer.connection.isInTransaction { try? writer.connection.execute("ROLLBACK") }
+        }
+      }
+      return result
+    }
+
+    private func transactionCommitted<Result>(
+      _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
       var result: Result?
       writer.pendingSaveID = nil
+      writer.pendingNotification = nil
       do {
         do {
           try writer.connection.execute(begin)
