@@ -59,9 +59,11 @@
     static let selectByIDSQL =
       "SELECT id, name, score, \"isFavorite\", \"createdAt\", note FROM raw WHERE id = $1"
 
-    /// The write lock Kura's engine takes in each write transaction (its statement, with its
-    /// key), for the line that says what that lock costs.
-    static let writerLockSQL = "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))"
+    /// The store's lock Kura's engine takes shared in each save's transaction (its statement,
+    /// with its key: it marks a writer of the store for the feed's readers), for the line that
+    /// says what that lock costs.
+    static let writerLockSQL =
+      "SELECT pg_advisory_xact_lock_shared($1, hashtext(current_schema()))"
 
     /// The change feed's table, as a C programmer writing Kura's feed by hand makes it (the
     /// shape of Kura's `kura_history`).
@@ -69,16 +71,22 @@
       "CREATE TABLE IF NOT EXISTS history (token bigint PRIMARY KEY, "
       + "time double precision NOT NULL, models text NOT NULL, changes bytea NOT NULL)"
 
-    /// One save's feed row: the next token under the write lock, the time, the model names, the
-    /// change set; and the wake-up of other processes' listeners (`NOTIFY`), in one statement.
+    /// One save's feed row: the token from the transaction id (as Kura's, so parallel writers
+    /// need no lock for readers to read in order), the time, the model names, the change set.
     static let appendHistorySQL =
-      "WITH appended AS (INSERT INTO history (token, time, models, changes) "
-      + "SELECT coalesce(max(token), 0) + 1, $1, $2, $3 FROM history RETURNING token) "
-      + "SELECT pg_notify('raw_changes', CAST(token AS text)) FROM appended"
+      "INSERT INTO history (token, time, models, changes) "
+      + "SELECT CAST(CAST(pg_current_xact_id() AS text) AS bigint) * 65536, $1, $2, $3"
 
-    /// `BEGIN` and Kura's write lock in one simple query (one round trip), as Kura sends them.
+    /// The wake-up of other processes' listeners after the save's commit, as Kura sends it: a
+    /// transaction of its own with `synchronous_commit` off (a notifying commit holds a
+    /// cluster-wide lock until it is flushed), in one simple query.
+    static let notifySQL =
+      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('raw_changes', '1'); COMMIT"
+
+    /// `BEGIN` and Kura's shared store lock in one simple query (one round trip), as Kura
+    /// sends them.
     static let beginLockedSQL =
-      "BEGIN; SELECT pg_advisory_xact_lock(1263882817, hashtext(current_schema()))"
+      "BEGIN; SELECT pg_advisory_xact_lock_shared(1263882817, hashtext(current_schema()))"
 
     /// What a new connection does with the table `raw`.
     enum Table {
@@ -230,7 +238,8 @@
       return UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
     }
 
-    /// Takes Kura's write lock for the open transaction (the statement Kura's engine runs).
+    /// Takes Kura's shared store lock for the open transaction (the statement Kura's engine
+    /// runs).
     func takeWriterLock() throws {
       scratch.storeBytes(of: Int32(0x4B55_5241).bigEndian, toByteOffset: 0, as: Int32.self)
       values[0] = UnsafeRawPointer(scratch).assumingMemoryBound(to: CChar.self)

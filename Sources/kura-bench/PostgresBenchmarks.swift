@@ -9,6 +9,11 @@
   struct PostgresBenchmarkOptions {
     /// The server to measure on; `nil`: `KURA_BENCH_POSTGRES_URL`, else a cluster of its own.
     var url: String?
+    /// The parts to run (`store`, `live`, `writers`); every part when empty.
+    var parts: Set<String> = []
+
+    /// The parts `--part` takes.
+    static let partNames = ["store", "live", "writers"]
 
     /// The options in `arguments`, the arguments that are not these options, and what is wrong
     /// with them, if anything.
@@ -29,6 +34,19 @@
           }
           options.url = arguments[index + 1]
           index += 2
+        } else if argument == "--part" || argument.hasPrefix("--part=") {
+          let value =
+            argument == "--part"
+            ? (index + 1 < arguments.count ? arguments[index + 1] : "")
+            : String(argument.dropFirst("--part=".count))
+          index += argument == "--part" ? 2 : 1
+          guard partNames.contains(value) else {
+            error =
+              "`--part` takes one of \(partNames.map { "`\($0)`" }.joined(separator: ", ")), "
+              + "such as `--part writers`; it was `\(value)`"
+            continue
+          }
+          options.parts.insert(value)
         } else if argument.hasPrefix("--url=") {
           options.url = String(argument.dropFirst("--url=".count))
           index += 1
@@ -53,7 +71,7 @@
       C API, on the same server in the same run, each side on fresh databases; then
       cross-process live-query latency over LISTEN/NOTIFY and concurrent writer processes.
 
-      USAGE: kura-bench postgres [--url <url>] [--rows <n>]
+      USAGE: kura-bench postgres [--url <url>] [--rows <n>] [--part <part> ...]
 
       OPTIONS:
         --url <url>         The server to measure on: a postgresql:// URL or a libpq
@@ -64,6 +82,9 @@
                             removed when the benchmark exits.
         --rows <n>          Rows of the bulk insert and the fetch (default 100,000; at least
                             1,000).
+        --part <part>       Runs only this part (repeatable): `store` (the four workloads),
+                            `live` (the live query over NOTIFY), `writers` (1, 4 and 16
+                            writer processes). Default: every part.
         -h, --help          Shows this text.
 
       EXIT STATUS: 0 on success, 1 when the benchmark fails, 64 for a bad argument.
@@ -90,9 +111,10 @@
     }
     print("settings: \(try server.settingsSummary())")
     printFlushLatency(server, "before")
-    try storeWorkloads(on: server, rows: rows)
-    try crossProcessLiveQuery(on: server)
-    try concurrentWriters(on: server)
+    func runs(_ part: String) -> Bool { options.parts.isEmpty || options.parts.contains(part) }
+    if runs("store") { try storeWorkloads(on: server, rows: rows) }
+    if runs("live") { try crossProcessLiveQuery(on: server) }
+    if runs("writers") { try concurrentWriters(on: server) }
     printFlushLatency(server, "after")
   }
 
@@ -151,7 +173,7 @@
         + " SQLite gives by itself)")
     print(
       "single saves: libpq sends BEGIN, the upsert, COMMIT; Kura sends what its engine sends"
-        + " per save (its writer lock, constraint checks, the history row with NOTIFY…); the"
+        + " per save (its shared store lock, constraint checks, the history row with NOTIFY…); the"
         + " lock's share is measured apart, and so is libpq doing what Kura does (lock, upsert,"
         + " the feed's row with NOTIFY)")
 
@@ -251,7 +273,7 @@
 
     // 3. 1,000 single-model saves, each its own transaction. The baseline: BEGIN; the upsert;
     // COMMIT. A third side adds the statement Kura's engine runs in every write transaction
-    // (its cross-process writer lock), to show that lock's share apart.
+    // (the store lock it takes shared), to show that lock's share apart.
     var batch = 0
     func nextTrips() -> [BenchTrip] {
       batch += 1
@@ -290,7 +312,7 @@
               }
             }))
         // What the change feed costs any implementation: libpq doing what Kura's save does
-        // (BEGIN and the write lock in one round trip, the upsert, the feed's row with its
+        // (BEGIN and the shared store lock in one round trip, the upsert, the feed's row with its
         // NOTIFY, COMMIT), with the one-statement upsert and nothing else.
         sides.append(
           MeasuredSide(
@@ -301,6 +323,7 @@
                 try raw.upsert(trip)
                 try raw.appendHistory(for: trip)
                 try raw.execute("COMMIT")
+                try raw.execute(RawPostgres.notifySQL)
               }
             }))
       }
@@ -310,7 +333,7 @@
         target: withLockedSide ? 1.3 : nil)
       if withLockedSide {
         reportRanges(
-          "  libpq + Kura's writer-lock statement", kura: samples[2],
+          "  libpq + Kura's shared store-lock statement", kura: samples[2],
           baseline: samples[1], baselineName: "libpq", target: nil, kuraName: "libpq+lock")
         reportRanges(
           "  libpq doing the same with the feed's row", kura: samples[3],
@@ -392,9 +415,10 @@
       String(format: "%.3f ms", Double(nanoseconds) / 1e6)
     }
     let median = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
+    let p99 = latencies.isEmpty ? 0 : latencies[(latencies.count * 99 - 1) / 100]
     print(
       "live query: other process's save → results updated (NOTIFY)  median \(ms(median))"
-        + "  max \(ms(latencies.last ?? 0))  (\(latencies.count) saves; from the child's"
+        + "  p99 \(ms(p99))  max \(ms(latencies.last ?? 0))  (\(latencies.count) saves; from the child's"
         + " save() call, whose commit took median \(ms(saves.isEmpty ? 0 : saves[saves.count / 2])))"
     )
     fflush(nil)
@@ -430,6 +454,20 @@
           try context.save()
         }
       }
+    } else if environment["KURA_BENCH_SIDE"] == "libpq+feed" {
+      // What Kura's save does, by hand: BEGIN with the shared store lock (one round trip), the
+      // upsert, the feed's row, COMMIT, then the
+      // NOTIFY in a transaction of its own (as Kura sends it).
+      let raw = try RawPostgres(connectionString, label: "the writers' database", table: .existing)
+      try measure {
+        for trip in trips {
+          try raw.execute(RawPostgres.beginLockedSQL)
+          try raw.upsert(trip)
+          try raw.appendHistory(for: trip)
+          try raw.execute("COMMIT")
+          try raw.execute(RawPostgres.notifySQL)
+        }
+      }
     } else {
       let raw = try RawPostgres(connectionString, label: "the writers' database", table: .existing)
       try measure {
@@ -447,7 +485,8 @@
   private func writerThroughput(
     side: String, writers: Int, on server: PostgresBenchmarkServer
   ) throws -> Double {
-    let database = try server.freshDatabase("\(side)_writers")
+    let database = try server.freshDatabase(
+      "\(side.replacingOccurrences(of: "+", with: "_"))_writers")
     defer { server.drop(database) }
     // The schema exists before the writers start.
     if side == "kura" {
@@ -479,27 +518,36 @@
     return Double(writers * savesPerWriter) / (Double(last - first) / 1e9)
   }
 
-  /// Single saves from 1 and from 4 processes at once, Kura and libpq, 3 rounds.
+  /// Single saves from 1, 4 and 16 processes at once: Kura, libpq with the feed's row (what
+  /// Kura's save does, by hand) and plain libpq; 3 rounds.
   private func concurrentWriters(on server: PostgresBenchmarkServer) throws {
-    let configurations = [("kura", 1), ("libpq", 1), ("kura", 4), ("libpq", 4)]
+    let sides = ["kura", "libpq+feed", "libpq"]
+    let configurations = [1, 4, 16].flatMap { writers in sides.map { ($0, writers) } }
     var rates = Array(repeating: [Double](), count: configurations.count)
     for _ in 0..<3 {
       for (index, (side, writers)) in configurations.enumerated() {
         rates[index].append(try writerThroughput(side: side, writers: writers, on: server))
       }
     }
-    let medians = rates.map { $0.sorted()[$0.count / 2] }
+    var medians: [String: Double] = [:]
+    for (index, (side, writers)) in configurations.enumerated() {
+      medians["\(side) \(writers)"] = rates[index].sorted()[rates[index].count / 2]
+    }
     print(
       "concurrent writer processes, single saves (\(savesPerWriter) each; median of 3 rounds,"
-        + " [slowest–fastest])")
+        + " [slowest–fastest]; Kura's target: 4 processes ≥ ×2.00 of 1, ≥ ×0.80 of libpq+feed)")
     for (index, (side, writers)) in configurations.enumerated() {
       let sorted = rates[index].sorted()
+      let median = medians["\(side) \(writers)"] ?? 0
       var line =
-        "  \(side.padding(toLength: 6, withPad: " ", startingAt: 0)) \(writers) process"
-        + (writers == 1 ? " " : "es") + String(format: "  %7.0f saves/s total", medians[index])
+        "  \(side.padding(toLength: 10, withPad: " ", startingAt: 0)) \(writers) process"
+        + (writers == 1 ? "  " : "es") + String(format: "  %7.0f saves/s total", median)
         + String(format: " [%.0f–%.0f]", sorted[0], sorted[sorted.count - 1])
-      if writers > 1 {
-        line += String(format: "  ×%.2f of 1 process", medians[index] / medians[index - 2])
+      if writers > 1, let one = medians["\(side) 1"] {
+        line += String(format: "  ×%.2f of 1 process", median / one)
+      }
+      if side == "kura", let feed = medians["libpq+feed \(writers)"] {
+        line += String(format: "  ×%.2f of libpq+feed", median / feed)
       }
       print(line)
     }

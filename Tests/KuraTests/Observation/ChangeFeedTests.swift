@@ -25,7 +25,10 @@ struct ChangeFeedTests {
       second.changes == [
         "Trip": .init(updated: [kyoto.id.uuidString], deleted: [nara.id.uuidString])
       ])
-    #expect(second.token.rawValue == first.token.rawValue + 1)
+    // Consecutive on SQLite; on PostgreSQL tokens follow transaction ids (gaps between them).
+    #expect(
+      engine == .sqlite
+        ? second.token.rawValue == first.token.rawValue + 1 : second.token > first.token)
     #expect(second.contains(RTrip.self) && !second.contains(RNote.self))
     let nothing = try context.save()
     #expect(nothing.isEmpty && nothing.token == second.token)
@@ -65,7 +68,8 @@ struct ChangeFeedTests {
     try container.trimHistory(through: third.token)
     #expect(try container.history(since: second.token).map(\.token) == [third.token])
     try context.insert(RTrip(name: "Nara"))
-    #expect(try context.save().token.rawValue == third.token.rawValue + 1)
+    let fourth = try context.save().token
+    #expect(engine == .sqlite ? fourth.rawValue == third.token.rawValue + 1 : fourth > third.token)
   }
 
   @Test(arguments: TestEngine.enabled)

@@ -42,7 +42,9 @@ struct ChangeHistoryFormatTests {
     #expect(history[2].changes["Label"]?.updated == ["ünïcødé 🎈"])
     #expect(history[2].changes["Label"]?.deleted == ["plain"])
     let changed = try container.pool.read {
-      try ChangeHistory.changedModels(since: .start, in: $0)
+      try ChangeHistory.changedModels(
+        since: .start, below: try ChangeHistory.horizon($0),
+        in: $0)
     }
     #expect(changed.models == ["Label"])
     #expect(changed.latest == history[2].token)

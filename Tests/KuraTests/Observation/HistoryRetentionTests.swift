@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Kura
@@ -125,7 +126,8 @@ struct HistoryRetentionTests {
     let tokens = try saveTenEntries(container)
     #expect(try historyRows(container) == tokens.suffix(3).map(\.rawValue))
     let changed = try container.pool.read {
-      try ChangeHistory.changedModels(since: tokens[1], in: $0)
+      try ChangeHistory.changedModels(
+        since: tokens[1], below: try ChangeHistory.horizon($0), in: $0)
     }
     #expect(changed.models == ["Entry"])
     #expect(changed.latest == tokens[9])
@@ -223,6 +225,47 @@ struct HistoryRetentionTests {
     try context.insert(Entry(id: 4, text: "now"))
     let latest = try context.save().token
     #expect(try historyRows(container) == [latest.rawValue])
+  }
+
+  /// The change feed never skips: saves trimmed (by another container keeping less) before
+  /// the feed read them end it with `historyTrimmed`, after the change sets it did read. The
+  /// feed's hub is held on its first change set by a subscriber of its own, so the trim happens
+  /// before the next read.
+  @Test(arguments: TestEngine.enabled)
+  func aFeedBehindTheKeptHistoryThrowsHistoryTrimmed(_ engine: TestEngine) async throws {
+    let fresh = try retentionStore(engine, keeping: .unlimited)
+    let reader = fresh.container
+    let held = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let firstCall = Atomic<Bool>(true)
+    let blocker = try reader.hub.subscribe(models: nil) { _ in
+      guard firstCall.exchange(false, ordering: .relaxed) else { return }
+      held.signal()
+      release.wait()
+    }
+    defer { blocker.cancel() }
+    let feed = Inbox(try reader.changeSets())
+    var keepingOne = fresh.configuration
+    keepingOne.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 1)
+    let writer = ModelContext(try ModelContainer(for: Entry.self, configurations: keepingOne))
+    try writer.insert(Entry(id: 1, text: "delivered"))
+    let first = try writer.save().token
+    #expect(held.wait(timeout: .now() + 30) == .success)
+    for id in 2...3 {
+      try writer.insert(Entry(id: id, text: "trimmed unread"))
+      try writer.save()
+    }
+    #expect(try historyRows(reader).count == 1)
+    release.signal()
+    let delivered = await feed.next()
+    #expect(delivered?.token == first)
+    #expect(await feed.next() == nil)
+    let failure = await feed.failure
+    #expect((failure as? StoreError)?.code == .historyTrimmed)
+    #expect(
+      (failure as? StoreError)?.message.hasPrefix(
+        "Can't deliver the change sets of store `\(fresh.store.name)` after token \(first): saves "
+          + "after it were trimmed before this reader got to them") == true)
   }
 
   @Test(arguments: TestEngine.enabled)

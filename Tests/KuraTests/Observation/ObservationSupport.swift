@@ -21,6 +21,28 @@ actor Inbox<Element: Sendable> {
     }
   }
 
+  /// What a throwing sequence threw when it ended (`nil` while it runs or when it ended without).
+  private(set) var failure: (any Error)?
+
+  init(_ stream: AsyncThrowingStream<Element, any Error>) {
+    Task { [weak self] in
+      do {
+        for try await element in stream {
+          guard let self else { return }
+          await self.push(element)
+        }
+        await self?.finish()
+      } catch {
+        await self?.finish(throwing: error)
+      }
+    }
+  }
+
+  private func finish(throwing error: any Error) {
+    failure = error
+    finish()
+  }
+
   private func push(_ element: Element) {
     buffer.append(element)
     resume()

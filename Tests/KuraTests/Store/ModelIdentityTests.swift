@@ -77,7 +77,11 @@ struct ModelIdentityTests {
     let writer = ModelContext(container)
     try writer.insert(Box(id: 1, first: 1, second: "one"))
     try writer.save()
-    let changed = try container.pool.read { try ChangeHistory.changedModels(since: token, in: $0) }
+    let changed = try container.pool.read {
+      try ChangeHistory.changedModels(
+        since: token, below: try ChangeHistory.horizon($0),
+        in: $0)
+    }
     #expect(changed.models == ["Box<Int, String>"])
   }
 

@@ -8,7 +8,10 @@ extension ModelContainer {
   ///
   /// `body` gets a new ``ModelContext`` whose fetches read inside one write transaction (on
   /// SQLite, `BEGIN IMMEDIATE`: every other writer waits until it ends, so what the fetches saw
-  /// is still what is stored when the changes are written). Its pending changes are saved in that
+  /// is still what is stored when the changes are written; on PostgreSQL, a `REPEATABLE READ`
+  /// transaction every other `write` waits for, while plain saves run in parallel: a save that
+  /// changes a row this write then changes too makes the write throw
+  /// ``StoreError/Code/postgres`` with nothing written, rather than lose that save). Its pending changes are saved in that
   /// same transaction when `body` returns (calling ``ModelContext/save()`` inside `body` is
   /// allowed too); when `body` throws, nothing it changed or saved is written.
   ///
@@ -40,7 +43,7 @@ extension ModelContainer {
     var saved = false
     let result: Result
     do {
-      result = try pool.write { db in
+      result = try pool.writeSerialized { db in
         writesUnderWay.add(1, ordering: .sequentiallyConsistent)
         defer { writesUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
         return try Self.$activeWrite.withValue(ActiveWrite(container: self, connection: db)) {

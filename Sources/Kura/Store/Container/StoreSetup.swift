@@ -58,6 +58,7 @@ struct StoreSetup {
             .text(String(Self.storeFormat)),
             .text(String(StoreExamination.knownSchemaVersion(migration))),
           ])
+        try refuseTablesNotRecorded(schemas, in: db)
         let migrator = StoreMigrator(url: url, graph: graph, options: migration)
         let migrated = try migrator.migrate(db, schemas: schemas)
         for schema in creationOrder(schemas) { try prepare(schema, in: db) }
@@ -68,6 +69,28 @@ struct StoreSetup {
       throw error
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "prepare")
+    }
+  }
+
+  /// On PostgreSQL, whose databases hold other programs' tables beside Kura's: a table with a
+  /// model's name that `kura_models` does not record as a model's table is another program's,
+  /// and is refused rather than read and written as the model's.
+  private func refuseTablesNotRecorded(_ schemas: [ModelSchema], in db: StoreConnection) throws {
+    guard engine.refusesTablesNotRecorded else { return }
+    for schema in schemas where try db.tableExists(schema.tableName) {
+      let recorded =
+        try db.queryFirst(
+          "SELECT 1 FROM kura_models WHERE table_name = ?", [.text(schema.tableName)]
+        ) { _ in true } ?? false
+      if recorded { continue }
+      throw StoreError(
+        .schemaMismatch, model: schema.modelName, url: url,
+        message:
+          "Can't open store \(file): its schema has a table `\(schema.tableName)` that Kura did "
+          + "not make (`kura_models` records no model in it), so model `\(schema.modelName)` "
+          + "would read and write another program's rows. Nothing was changed; give the model "
+          + "another name (`schemaName`), or keep the store in a schema or database of its own "
+          + "(`search_path`).")
     }
   }
 

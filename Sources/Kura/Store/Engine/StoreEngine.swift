@@ -84,7 +84,8 @@ import Foundation
 ///    ``StoreRowTracker`` (`count`, `lastOperation`, `lastIntegerKey`: whether each upsert
 ///    inserted or updated), `storedKey(ofLastChangeIn:tracker:)`,
 ///    `appendHistory(time:models:changes:) -> Int64` (a token larger than every earlier one; the
-///    feed must never skip a token that commits late), `changedModelNames(after:through:)`.
+///    feed must never skip a token that commits late: `historyHorizonSQL` bounds what
+///    readers may read), `changedModelNames(after:through:)`.
 /// 8. Search (``StoreConnection``, ``StoreEngine``): `searchIndexIsCurrent(_:)`,
 ///    `prepareSearchIndex(_:)` (kept in step by every writer, in the writer's transaction),
 ///    `searchCondition(_:words:)` (each word as a word prefix or a substring; two-character
@@ -183,6 +184,41 @@ enum StoreEngine: Sendable, Hashable {
     case .sqlite: return SQLiteStoreEngine.historyTableSQL
     #if canImport(CLibPQ)
       case .postgres: return PostgresStoreEngine.historyTableSQL
+    #endif
+    }
+  }
+
+  /// The statement reading the first token a history row may still take or commit with
+  /// (`nil` on SQLite, whose rows commit in token order), run before the statements that read
+  /// history below it (see ``PostgresStoreEngine/horizonFunctionSQL``).
+  var historyHorizonSQL: String? {
+    switch self {
+    case .sqlite: return nil
+    #if canImport(CLibPQ)
+      case .postgres: return PostgresStoreEngine.historyHorizonSQL
+    #endif
+    }
+  }
+
+  /// Whether a table with a model's name that the store does not record as Kura's is refused:
+  /// on PostgreSQL, whose databases hold other programs' tables too; SQLite files are the
+  /// store's alone (and files of earlier versions are adopted).
+  var refusesTablesNotRecorded: Bool {
+    switch self {
+    case .sqlite: return false
+    #if canImport(CLibPQ)
+      case .postgres: return true
+    #endif
+    }
+  }
+
+  /// Whether consecutive history rows have consecutive tokens (SQLite's `max + 1`), so a token
+  /// distance is a count of saves; PostgreSQL's tokens follow transaction ids and have gaps.
+  var hasConsecutiveTokens: Bool {
+    switch self {
+    case .sqlite: return true
+    #if canImport(CLibPQ)
+      case .postgres: return false
     #endif
     }
   }

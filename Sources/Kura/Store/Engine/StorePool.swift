@@ -62,12 +62,26 @@ enum StorePool: Sendable {
   }
 
   /// Runs `body` on the writer inside one write transaction, committed when it returns and
-  /// rolled back when it throws. Writers are serialized, across processes too.
+  /// rolled back when it throws. On SQLite writers are serialized, across processes too; on
+  /// PostgreSQL they run in parallel, and `body` runs again when it conflicted with another
+  /// writer (so it must be Kura's own statements: a save, a trim).
   func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
     switch self {
     case .sqlite(let pool): return try pool.write { try body(.sqlite($0)) }
     #if canImport(CLibPQ)
       case .postgres(let pool): return try pool.write(body)
+    #endif
+    }
+  }
+
+  /// Runs `body` once in a write transaction that every other such transaction waits for,
+  /// across processes too (``ModelContainer/write(_:)``): on SQLite any write transaction, on
+  /// PostgreSQL ``PostgresStorePool/writeSerialized(_:)``.
+  func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    switch self {
+    case .sqlite(let pool): return try pool.write { try body(.sqlite($0)) }
+    #if canImport(CLibPQ)
+      case .postgres(let pool): return try pool.writeSerialized(body)
     #endif
     }
   }

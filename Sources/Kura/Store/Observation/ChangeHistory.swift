@@ -117,10 +117,35 @@ enum ChangeHistory {
   ) throws {
     let (oldest, oldestTime) = oldestRow
     var through: Int64 = 0
-    if let count = retention.maximumCount, latest.rawValue - Int64(max(count, 1)) >= oldest {
-      // More saves than the count: trimmed a hundredth of it further (at most 1,000 rows), so
-      // the saves after this one find nothing to trim rather than each deleting one row.
-      through = latest.rawValue - Int64(max(count, 1)) + Int64(max(0, min(count / 100, 1_000)))
+    if let count = retention.maximumCount, db.engine.hasConsecutiveTokens {
+      if latest.rawValue - Int64(max(count, 1)) >= oldest {
+        // More saves than the count: trimmed a hundredth of it further (at most 1,000 rows), so
+        // the saves after this one find nothing to trim rather than each deleting one row.
+        through =
+          latest.rawValue - Int64(max(count, 1)) + Int64(max(0, min(count / 100, 1_000)))
+      }
+    } else if let count = retention.maximumCount, state.countCheckIsDue() {
+      // Tokens with gaps (PostgreSQL's follow transaction ids): the newest rows are counted,
+      // again once this container has saved as many times as the count has room for (at most
+      // a hundredth of it), so the history goes over the count by at most that much per
+      // writing process.
+      let kept = max(count, 1)
+      let newest =
+        try db.queryFirst(
+          "SELECT count(*) FROM (SELECT token FROM kura_history ORDER BY token DESC LIMIT ?) "
+            + "AS kura_newest", [.integer(Int64(kept) + 1)]
+        ) { Int($0.int64(at: 0)) } ?? 0
+      var left = newest
+      if newest > kept {
+        let trimmedTo = max(1, kept - max(0, min(count / 100, 1_000)))
+        let found = try db.queryFirst(
+          "SELECT token FROM kura_history ORDER BY token DESC LIMIT 1 OFFSET ?",
+          [.integer(Int64(trimmedTo))]
+        ) { $0.int64(at: 0) }
+        if let found { through = found }
+        left = trimmedTo
+      }
+      state.scheduleCountCheck(afterSaves: max(1, min(kept - left + 1, count / 100)))
     }
     if let age = retention.maximumAge, oldestTime < now.timeIntervalSince1970 - age {
       let old = try db.queryFirst(
@@ -132,18 +157,58 @@ enum ChangeHistory {
     }
     through = min(through, latest.rawValue - 1)
     guard through > 0, oldest <= through else { return }
-    try db.run("DELETE FROM kura_history WHERE token <= ?", [.integer(through)])
-    try recordTrim(through: through, in: db)
+    through = min(through, try horizonCap(db))
+    guard oldest <= through else { return }
+    try deleteHistory(through: through, in: db)
     state.oldest = nil  // read again by the next save
+  }
+
+  /// Deletes the history rows up to `through` and records the trim: through `through` when
+  /// tokens are consecutive, else through the last row deleted (a reader at a token after it
+  /// lost nothing), nothing recorded when no row was deleted.
+  static func deleteHistory(through: Int64, in db: StoreConnection) throws {
+    var recorded = through
+    if !db.engine.hasConsecutiveTokens {
+      let last = try db.queryFirst(
+        "SELECT max(token) FROM kura_history WHERE token <= ?", [.integer(through)]
+      ) { $0.isNull(at: 0) ? nil : $0.int64(at: 0) }
+      guard let last, let last else { return }
+      recorded = last
+    }
+    try db.run("DELETE FROM kura_history WHERE token <= ?", [.integer(through)])
+    try recordTrim(through: recorded, in: db)
+  }
+
+  /// The last token a trim may delete through: below the horizon, so no row that commits later
+  /// has a token the trim record covers (`Int64.max` on SQLite).
+  static func horizonCap(_ db: StoreConnection) throws -> Int64 {
+    guard let horizon = try horizon(db) else { return .max }
+    return horizon - 1
+  }
+
+  /// The first token a history row may still take or commit with (`nil` when rows commit in
+  /// token order, on SQLite). Read it before the statements that read below it: they then see
+  /// every row below it that will ever commit (see ``StoreEngine/historyHorizonSQL``).
+  static func horizon(_ db: StoreConnection) throws -> Int64? {
+    guard let sql = db.engine.historyHorizonSQL else { return nil }
+    return try db.queryFirst(sql) { $0.isNull(at: 0) ? 0 : $0.int64(at: 0) } ?? 0
+  }
+
+  /// ` AND token < ?` with the horizon as its argument, or nothing without a horizon.
+  private static func below(_ horizon: Int64?) -> (sql: String, arguments: [SQLiteValue]) {
+    guard let horizon else { return ("", []) }
+    return (" AND token < ?", [.integer(horizon)])
   }
 
   /// Records that the history up to `token` is gone (readers from before it must refetch).
   static func recordTrim(through token: Int64, in db: StoreConnection) throws {
-    // Never lowered: a trim through an earlier token leaves the record as it is.
-    let through = max(token, try trimmedThrough(db))
+    // Never lowered, also by writers trimming at once: a trim through an earlier token leaves
+    // the record as it is (compared in the statement, which waits for the other's row lock).
     try db.run(
       "INSERT INTO kura_metadata (key, value) VALUES ('historyTrimmedThrough', ?) "
-        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(String(through))])
+        + "ON CONFLICT (key) DO UPDATE SET value = CASE WHEN CAST(excluded.value AS BIGINT) > "
+        + "CAST(kura_metadata.value AS BIGINT) THEN excluded.value ELSE kura_metadata.value END",
+      [.text(String(token))])
   }
 
   /// The last token whose history was trimmed (0 when none was).
@@ -154,19 +219,33 @@ enum ChangeHistory {
     return text.flatMap { Int64($0) } ?? 0
   }
 
-  /// The token of the last save (``HistoryToken/start`` before any).
+  /// The token of the last save below the horizon (``HistoryToken/start`` before any): the
+  /// history since it misses no save, also one that commits later with a smaller token.
   static func latestToken(_ db: StoreConnection) throws -> HistoryToken {
-    let value = try db.queryFirst("SELECT coalesce(max(token), 0) FROM kura_history") {
+    let below = below(try horizon(db))
+    let value = try db.queryFirst(
+      "SELECT coalesce(max(token), 0) FROM kura_history WHERE token > 0" + below.sql,
+      below.arguments
+    ) {
       $0.int64(at: 0)
+    }
+    guard db.engine.hasConsecutiveTokens else {
+      // Every row up to the trim's token is gone for good (trims stay below the horizon), so a
+      // reader may start there even while the rows after it are still above the horizon.
+      return HistoryToken(rawValue: max(value ?? 0, try trimmedThrough(db)))
     }
     return HistoryToken(rawValue: value ?? 0)
   }
 
-  /// The change sets after `token`, oldest first.
-  static func changeSets(since token: HistoryToken, in db: StoreConnection) throws -> [ChangeSet] {
-    try db.query(
-      "SELECT token, time, changes FROM kura_history WHERE token > ? ORDER BY token",
-      [.integer(token.rawValue)]
+  /// The change sets after `token` below `horizon` (see ``horizon(_:)``), oldest first.
+  static func changeSets(since token: HistoryToken, below horizon: Int64?, in db: StoreConnection)
+    throws -> [ChangeSet]
+  {
+    let below = below(horizon)
+    return try db.query(
+      "SELECT token, time, changes FROM kura_history WHERE token > ?" + below.sql
+        + " ORDER BY token",
+      [.integer(token.rawValue)] + below.arguments
     ) { row in
       var changes: [String: ChangeSet.ModelChanges] = [:]
       if case .blob(let data) = row.value(at: 2) {
@@ -187,11 +266,13 @@ enum ChangeHistory {
   }
 
   /// The model names changed after `token`, and the latest token (cheap: no JSON decoding).
-  static func changedModels(since token: HistoryToken, in db: StoreConnection) throws -> (
-    models: Set<String>, latest: HistoryToken
-  ) {
+  static func changedModels(
+    since token: HistoryToken, below horizon: Int64?, in db: StoreConnection
+  ) throws -> (models: Set<String>, latest: HistoryToken) {
+    let below = below(horizon)
     let found = try db.queryFirst(
-      "SELECT max(token) FROM kura_history WHERE token > ?", [.integer(token.rawValue)]
+      "SELECT max(token) FROM kura_history WHERE token > ?" + below.sql,
+      [.integer(token.rawValue)] + below.arguments
     ) { $0.isNull(at: 0) ? token : HistoryToken(rawValue: $0.int64(at: 0)) }
     let latest = found ?? token
     // Bounded by `latest`: a save committed meanwhile is left for the next call.
@@ -202,6 +283,25 @@ enum ChangeHistory {
       models.formUnion(try db.query("SELECT model FROM kura_models") { $0.string(at: 0) })
     }
     return (models, latest)
+  }
+
+  /// Whether rows after `token` have committed above the horizon (PostgreSQL: a writer with a
+  /// smaller transaction id still runs, or ended without a notification): a reader reads
+  /// again later to deliver them. Always `false` on SQLite.
+  static func hasRowsAboveHorizon(
+    after token: HistoryToken, horizon: Int64?, in db: StoreConnection
+  ) throws -> Bool {
+    guard let horizon else { return false }
+    return try db.queryFirst(
+      "SELECT 1 FROM kura_history WHERE token > ? AND token >= ? LIMIT 1",
+      [.integer(token.rawValue), .integer(horizon)]
+    ) { _ in true } ?? false
+  }
+
+  /// Whether the history after `token` is still whole: `false` when saves after it were trimmed
+  /// (a reader at `token` would skip them).
+  static func isKept(after token: HistoryToken, in db: StoreConnection) throws -> Bool {
+    token.rawValue >= (try trimmedThrough(db))
   }
 }
 
@@ -226,6 +326,22 @@ final class HistoryState: Sendable {
   var lastModels: (names: [String], json: String)? {
     get { models.withLock { $0 } }
     set { models.withLock { $0 = newValue } }
+  }
+
+  private let savesUntilCountCheck = Mutex(0)
+
+  /// Whether this save counts the history rows (tokens with gaps, see ``ChangeHistory/trim``):
+  /// `true` for the first save and then as ``scheduleCountCheck(afterSaves:)`` said.
+  func countCheckIsDue() -> Bool {
+    savesUntilCountCheck.withLock { saves in
+      saves -= 1
+      return saves <= 0
+    }
+  }
+
+  /// Makes the `saves`th save from now count the history rows.
+  func scheduleCountCheck(afterSaves saves: Int) {
+    savesUntilCountCheck.withLock { $0 = saves }
   }
 
   private let stamp = Mutex<UInt64?>(nil)

@@ -3,8 +3,9 @@ import Foundation
 /// A position in a store's change history: the changes saved after it are read with
 /// ``ModelContainer/history(since:)``.
 ///
-/// Tokens grow with every save, in every process using the store. Keep the token of the last
-/// change set you handled (it is `Codable`) and ask for the changes since it.
+/// Tokens grow with every save, in every process using the store (by one on SQLite; on
+/// PostgreSQL they follow transaction ids, with gaps). Keep the token of the last change set you
+/// handled (it is `Codable`) and ask for the changes since it.
 ///
 /// For example:
 ///

@@ -63,8 +63,11 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     self.descriptor = descriptor
     self.container = container
     let modelName = try container.schema(for: Model.self).storedName
-    let subscription = try container.hub.subscribe(models: [modelName]) { [weak self] _ in
-      self?.refreshAfterSave()
+    let subscription = try container.hub.subscribe(models: [modelName]) { [weak self] result in
+      switch result {
+      case .success: self?.refreshAfterSave()
+      case .failure(let error): self?.catchUpFailed(error)
+      }
     }
     observation.withLock { $0 = subscription }
     try refresh()
@@ -82,7 +85,8 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     return state.withLock { $0.models }
   }
 
-  /// The error of the last fetch, or `nil` when it succeeded (the previous ``models`` stay).
+  /// The error of the last fetch, or of the last read of the store's change history when it
+  /// failed (read again with back-off until it succeeds), or `nil` (the previous ``models`` stay).
   ///
   /// For example: `if let error = recent.error { print(error) }`.
   public var error: StoreError? {
@@ -146,6 +150,12 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     defer { fetching.unlock() }
     guard state.withLock({ $0.started == startedBefore }) else { return }
     do { try fetchAndPublish() } catch {}  // kept in `error`
+  }
+
+  /// Reading the store's history after a change signal failed (the hub reads it again with
+  /// back-off, and the next read that succeeds fetches again): shown in ``error`` until then.
+  private func catchUpFailed(_ error: StoreError) {
+    registrar.withMutation(of: self, keyPath: \.error) { state.withLock { $0.error = error } }
   }
 
   /// Fetches and publishes; the caller holds `fetching`.

@@ -33,7 +33,8 @@ extension ModelContainer {
   ///   ``currentHistoryToken()``. ``StoreError`` when the store cannot be read.
   public func history(since token: HistoryToken) throws -> [ChangeSet] {
     try readStore("read the history of") { db in
-      try db.transaction(.read) {
+      let horizon = try ChangeHistory.horizon(db)  // before the snapshot the reads share
+      return try db.transaction(.read) {
         let trimmed = try ChangeHistory.trimmedThrough(db)
         if token.rawValue < trimmed {
           let file = storeLabel(storeURL)
@@ -44,7 +45,7 @@ extension ModelContainer {
               + "token \(trimmed) were trimmed (see `ModelConfiguration.historyRetention`). Fetch "
               + "the models again and continue from `currentHistoryToken()`.")
         }
-        return try ChangeHistory.changeSets(since: token, in: db)
+        return try ChangeHistory.changeSets(since: token, below: horizon, in: db)
       }
     }
   }
@@ -61,11 +62,21 @@ extension ModelContainer {
     do {
       try pool.write { db in
         // The newest row stays: it keeps the next token above every token handed out.
+        // Never through the horizon: a save still running may commit below it.
+        let wanted = min(token.rawValue, try ChangeHistory.horizonCap(db))
+        guard db.engine.hasConsecutiveTokens else {
+          let newest = try db.queryFirst("SELECT max(token) FROM kura_history") {
+            $0.isNull(at: 0) ? nil : $0.int64(at: 0)
+          }
+          guard let newest, let newest else { return }
+          try ChangeHistory.deleteHistory(through: min(wanted, newest - 1), in: db)
+          return
+        }
         try db.run(
           "DELETE FROM kura_history WHERE token <= ? AND token < "
-            + "(SELECT max(token) FROM kura_history)", [.integer(token.rawValue)])
+            + "(SELECT max(token) FROM kura_history)", [.integer(wanted)])
         let latest = try ChangeHistory.latestToken(db).rawValue
-        let through = min(token.rawValue, latest - 1)
+        let through = min(wanted, latest - 1)
         if through > 0 { try ChangeHistory.recordTrim(through: through, in: db) }
       }
     } catch {
@@ -76,6 +87,12 @@ extension ModelContainer {
   /// The change sets of every save from now on, by any context of any process using the store,
   /// as an asynchronous sequence that ends when the task reading it is cancelled.
   ///
+  /// The sequence is lossless and in token order: it never skips a save. A read of the
+  /// history that fails (the server is unreachable) is retried with back-off. When saves were
+  /// trimmed before the sequence read them (another container keeps less history, or
+  /// ``trimHistory(through:)``), the sequence throws ``StoreError/Code/historyTrimmed``: fetch
+  /// the models again and start a new sequence.
+  ///
   /// For example:
   ///
   /// ```swift
@@ -85,11 +102,17 @@ extension ModelContainer {
   /// ```
   ///
   /// - Returns: The sequence.
-  /// - Throws: ``StoreError`` when the store cannot be watched.
-  public func changeSets() throws -> AsyncStream<ChangeSet> {
-    let (stream, continuation) = AsyncStream<ChangeSet>.makeStream()
-    let observation = try hub.subscribe(models: nil) { changeSets in
-      for changeSet in changeSets { continuation.yield(changeSet) }
+  /// - Throws: ``StoreError`` when the store cannot be watched; the sequence throws
+  ///   ``StoreError/Code/historyTrimmed`` when saves it had not read were trimmed.
+  public func changeSets() throws -> AsyncThrowingStream<ChangeSet, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<ChangeSet, any Error>.makeStream()
+    let observation = try hub.subscribe(models: nil) { result in
+      switch result {
+      case .success(let changeSets):
+        for changeSet in changeSets { continuation.yield(changeSet) }
+      case .failure(let error):
+        continuation.finish(throwing: error)
+      }
     }
     continuation.onTermination = { _ in observation.cancel() }
     return stream

@@ -13,6 +13,9 @@
     /// The save id of the history row appended in the open write transaction (the way to find
     /// out whether a commit whose outcome the broken connection hid took place).
     var pendingSaveID: String?
+    /// The token of the last history row the open write transaction appended: the pool
+    /// notifies the store's channel with it after the commit (``PostgresStorePool/notifySQL``).
+    var pendingNotification: Int64?
     /// The channel writers notify after appending history (see ``PostgresStorePool``).
     let channel: String
     /// The pool's schema generation this connection's statement cache was made in.

@@ -18,9 +18,13 @@
   ///   (collated), UUID/URL/JSON → `text`, `Data` → `bytea`.
   /// - Upserts are one statement of data-modifying `WITH` clauses: update the row with the same
   ///   id, else the row with the same unique values, else insert; it returns `kura_op` and the
-  ///   row's key (writers are serialized, so nothing comes between).
-  /// - `kura_history.token` is `max + 1` inside the write lock (gapless, in commit order);
-  ///   `pg_notify` wakes the listeners at commit; `save_id` tells a lost commit's outcome.
+  ///   row's key. Writers run in parallel: a save that meets another's uncommitted row (a unique
+  ///   violation, a deadlock) is run again by the pool (``PostgresStorePool``).
+  /// - `kura_history.token` is the writing transaction's id times ``tokensPerTransaction`` plus
+  ///   the row's number in it: tokens grow with transaction ids, not commits, and readers read
+  ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
+  ///   id has ended), so a token that commits late is never skipped. `pg_notify`, sent by the
+  ///   pool after the commit, wakes the listeners; `save_id` tells a lost commit's outcome.
   enum PostgresStoreEngine {
     /// The name of the collation of `String` columns.
     static let collation = "kura_swift"
@@ -201,7 +205,46 @@
 
     /// The version of ``functionsSQL``, recorded in a comment on `kura_key`: a store whose
     /// functions are older gets them again.
-    static let functionsVersion = "kura functions 2"
+    static let functionsVersion = "kura functions 3"
+
+    /// How many history rows one transaction may append: a token is its transaction's id times
+    /// this, plus the row's number in the transaction (ids below 2^47 fit a `bigint`).
+    static let tokensPerTransaction: Int64 = 65_536
+
+    /// `kura_history_horizon()`: a token no row of a save still running can be below, so every
+    /// row below it that a later statement sees is final. It is the smallest transaction id of
+    /// the writers of this store still running — they hold the store's shared lock
+    /// (``PostgresStorePool/beginSQL``) from `BEGIN`, before they have an id — else the
+    /// snapshot's `xmax` (ids from it on were not handed out, or are running and listed), times
+    /// ``tokensPerTransaction``. The lock table is read once (`MATERIALIZED`); it holds 32-bit
+    /// ids, each widened to the 64-bit id nearest `xmax` (running ids are within 2^31 of it).
+    ///
+    /// Read it in a statement of its own, before the statements that read rows below it (in a
+    /// new snapshot): a writer that ends between a statement's snapshot and its look at the
+    /// lock table is gone from the table but not seen by that snapshot, while a later snapshot
+    /// sees it.
+    static let horizonFunctionSQL = """
+      CREATE OR REPLACE FUNCTION kura_history_horizon() RETURNS bigint LANGUAGE sql STABLE AS $$ \
+      WITH kura_locks AS MATERIALIZED (SELECT locktype, virtualtransaction, \
+      CAST(CAST(transactionid AS text) AS bigint) AS xid, database, classid, objid, objsubid, \
+      mode, granted FROM pg_catalog.pg_locks WHERE granted), \
+      kura_next AS (SELECT CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS text) AS bigint) \
+      AS next), \
+      kura_running AS (SELECT l.virtualtransaction, CASE WHEN ((n.next >> 32) << 32) + l.xid \
+      < n.next - 2147483648 THEN ((n.next >> 32) << 32) + l.xid + 4294967296 WHEN \
+      ((n.next >> 32) << 32) + l.xid > n.next + 2147483648 THEN ((n.next >> 32) << 32) + l.xid \
+      - 4294967296 ELSE ((n.next >> 32) << 32) + l.xid END AS xid FROM kura_locks l, kura_next \
+      n WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock') \
+      SELECT least((SELECT min(r.xid) FROM kura_running r JOIN kura_locks a ON \
+      a.virtualtransaction = r.virtualtransaction WHERE a.locktype = 'advisory' AND a.database = \
+      (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AND \
+      CAST(a.classid AS bigint) = \(PostgresStorePool.lockKey) AND CAST(a.objid AS bigint) = \
+      (CAST(hashtext(current_schema()) AS bigint) & 4294967295) AND a.objsubid = 2), \
+      (SELECT next FROM kura_next)) * \(tokensPerTransaction) $$
+      """
+
+    /// The statement reading the horizon.
+    static let historyHorizonSQL = "SELECT kura_history_horizon()"
 
     /// Whether the store's functions exist in their current version.
     static func functionsAreCurrent(_ db: PostgresConnection) throws -> Bool {
@@ -215,6 +258,7 @@
     /// store at once), and `pg_trgm` when the server has it and allows it.
     static func createFunctions(_ db: PostgresConnection) throws {
       try db.execute(functionsSQL)
+      try db.execute(horizonFunctionSQL)
       try db.execute("COMMENT ON FUNCTION kura_key(text) IS \(quotedText(functionsVersion))")
       _ = try? db.savepoint { try db.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm") }
     }
@@ -459,34 +503,46 @@
 
     // MARK: History
 
-    /// Appends the row with token `max + 1` (never below a trimmed token) and a new save id,
-    /// and notifies the store's channel (delivered when the transaction commits). Also returns
-    /// the oldest history row after the append (the one before it, else the new row), so the
-    /// history trim needs no statement of its own.
+    /// Appends the row whose token is the transaction's id times ``tokensPerTransaction`` plus
+    /// its number among the transaction's rows, with a new save id; the pool notifies the
+    /// store's channel once the transaction has committed (``PostgresStorePool/notifySQL``).
+    /// Also returns the oldest history row before the append (else the new row), so the history
+    /// trim needs no statement of its own.
     static func appendHistory(
       time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
     ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
       let saveID = UUID().uuidString
       let statement = try db.connection.cachedStatement(
-        "WITH kura_row AS (INSERT INTO kura_history (token, time, models, changes, save_id) "
-          + "SELECT greatest(coalesce(max(token), 0), coalesce((SELECT CAST(value AS bigint) "
-          + "FROM kura_metadata WHERE key = 'historyTrimmedThrough'), 0)) + 1, ?, ?, ?, ? FROM "
-          + "kura_history RETURNING token, time) SELECT kura_row.token, pg_notify(?, "
-          + "CAST(kura_row.token AS text)), coalesce(kura_oldest.token, kura_row.token), "
-          + "coalesce(kura_oldest.time, kura_row.time) FROM kura_row LEFT JOIN (SELECT token, "
-          + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true")
+        "WITH kura_xact AS (SELECT CAST(CAST(pg_current_xact_id() AS text) AS bigint) * "
+          + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
+          + "time, models, changes, save_id) SELECT coalesce((SELECT max(h.token) + 1 FROM "
+          + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
+          + "\(tokensPerTransaction)), x.base), ?, ?, ?, ? FROM kura_xact x RETURNING token, "
+          + "time) SELECT kura_row.token, 0, "
+          + "coalesce(kura_oldest.token, kura_row.token), coalesce(kura_oldest.time, "
+          + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
+          + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
+          + "ON true")
       defer { statement.rewind() }
       try statement.bind(time, at: 1)
       try statement.bind(models, at: 2)
       try statement.bind(bytes: changes, at: 3)
       try statement.bind(saveID, at: 4)
-      try statement.bind(db.channel, at: 5)
       guard try statement.step() else {
         throw PostgresError(
           kind: .other, message: "appending to kura_history returned no token",
           server: db.connection.location.description, sql: statement.sql)
       }
+      guard statement.int64(at: 4) < tokensPerTransaction else {
+        throw PostgresError(
+          kind: .other,
+          message:
+            "one transaction saved more than \(tokensPerTransaction) times; save fewer times "
+            + "inside one `ModelContainer.write` (each save adds a history row)",
+          server: db.connection.location.description, sql: statement.sql)
+      }
       db.pendingSaveID = saveID
+      db.pendingNotification = statement.int64(at: 0)
       return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }
 

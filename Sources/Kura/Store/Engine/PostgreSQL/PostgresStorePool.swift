@@ -5,14 +5,22 @@
   /// The connections of one PostgreSQL store (the case of ``StorePool``): one writer, idle
   /// readers, and a listener for the change signal.
   ///
-  /// - Writers are serialized like SQLite's `BEGIN IMMEDIATE`, across processes and hosts: a
-  ///   write transaction is `BEGIN` and `SELECT pg_advisory_xact_lock(<Kura's key>,
-  ///   hashtext(current_schema()))`, held until it ends. So history tokens (`max + 1` inside the
-  ///   lock) commit in token order — a reader never skips a token that commits late — and
-  ///   ``ModelContainer/write(_:)`` is an atomic read-modify-write across processes. Serialized
-  ///   writers in `READ COMMITTED` meet no serialization failures; a deadlock or serialization
-  ///   failure that still happens is reported (``StoreError/Code/postgres``), not retried, since
-  ///   the body of ``ModelContainer/write(_:)`` is the app's code.
+  /// - Saves run in parallel, across processes and hosts: a save is `BEGIN` (`READ COMMITTED`)
+  ///   and `SELECT pg_advisory_xact_lock_shared(<Kura's key>, hashtext(current_schema()))`,
+  ///   which no other save waits for: it marks the transaction as a writer of this store, so
+  ///   readers know which running transactions may still add history
+  ///   (``PostgresStoreEngine/horizonFunctionSQL``). A save that meets another's uncommitted
+  ///   row — a unique violation when both insert the same id or unique value, a deadlock, a
+  ///   serialization failure — is rolled back and run again (Kura's own statements, up to
+  ///   ``conflictRetries`` times), so concurrent upserts end as if one ran after the other.
+  /// - ``ModelContainer/write(_:)`` is `BEGIN ISOLATION LEVEL REPEATABLE READ` and `LOCK TABLE
+  ///   kura_metadata IN SHARE UPDATE EXCLUSIVE MODE` (``beginSerializedSQL``): writes wait for
+  ///   each other — an atomic read-modify-write across processes — and the snapshot its fetches
+  ///   read is taken after the lock. A plain save that changes a row the write then changes
+  ///   makes the write fail (`40001`, ``StoreError/Code/postgres``, nothing written), not retried:
+  ///   its body is the app's code.
+  /// - Schema changes take the store's lock exclusively (``beginAndLockSQL``): they wait for
+  ///   every save under way, and saves wait for them.
   /// - A connection lost while committing is resolved: the pool connects again, waits for the
   ///   write lock (so the broken transaction has ended) and looks up the save id the
   ///   transaction's history row holds. Found: the save committed and returns normally. Not
@@ -56,13 +64,42 @@
     /// Kura's first key of `pg_advisory_xact_lock` ("KURA").
     static let lockKey: Int64 = 0x4B55_5241
 
-    /// Takes the store's write lock for the open transaction.
+    /// Takes the store's lock exclusively for the open transaction.
     static let lockSQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
 
-    /// Opens a write transaction and takes the store's write lock in one round trip (a
-    /// `BEGIN` in a simple query keeps the transaction open after it).
+    /// Opens a transaction changing the schema and takes the store's lock exclusively, in one
+    /// round trip (a `BEGIN` in a simple query keeps the transaction open after it).
     static let beginAndLockSQL =
       "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema()))"
+
+    /// Opens a save's transaction and takes the store's lock shared (saves don't wait for each
+    /// other; readers see them as writers of the store), in one round trip.
+    static let beginSQL =
+      "BEGIN; SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema()))"
+
+    /// Opens the transaction of ``ModelContainer/write(_:)``: `REPEATABLE READ`, the lock
+    /// writes wait for each other on (a table lock takes no snapshot, so the snapshot is taken
+    /// by the statement after it, once the lock is held), and the store's lock shared.
+    static let beginSerializedSQL =
+      "BEGIN ISOLATION LEVEL REPEATABLE READ; LOCK TABLE kura_metadata IN SHARE UPDATE "
+      + "EXCLUSIVE MODE; SELECT pg_advisory_xact_lock_shared(\(lockKey), "
+      + "hashtext(current_schema()))"
+
+    /// The notification of a committed save, sent after its commit in a transaction of its own
+    /// with `synchronous_commit` off: PostgreSQL holds a cluster-wide lock from a notifying
+    /// transaction's commit until it has been flushed (so notifications queue in commit order),
+    /// which made every save's flush wait for the one before it. Here the lock is held for a
+    /// commit that waits for no flush; the save's own commit takes no such lock, so writers
+    /// share their flushes. Parameters: the channel and the token (a literal each: one simple
+    /// query, one round trip).
+    static func notifySQL(channel: String, token: Int64) -> String {
+      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
+        + PostgresStoreEngine.quotedText(channel) + ", '\(token)'); COMMIT"
+    }
+
+    /// How many times a save that conflicted with another writer's (see the type's notes) is
+    /// run again before its error is reported.
+    static let conflictRetries = 8
 
     /// Opens the store's first connection (the writer), reading its schema.
     init(location: PostgresLocation, readOnly: Bool) throws {
@@ -180,12 +217,25 @@
 
     // MARK: Writing
 
-    /// Runs `body` in a write transaction holding the store's write lock.
+    /// Runs `body` in a save's transaction, in parallel with other writers; `body` runs again
+    /// when it conflicted with another writer (so it must be Kura's own statements, which can).
     func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
       writerLock.lock()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
-      let result = try transaction(writer, body)
+      let result = try transaction(
+        writer, begin: Self.beginSQL, retries: Self.conflictRetries, body)
+      changes.add(1, ordering: .relaxed)
+      return result
+    }
+
+    /// Runs `body` in the transaction of ``ModelContainer/write(_:)``: writes of this kind wait
+    /// for each other, in every process (see ``beginSerializedSQL``); run once.
+    func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+      writerLock.lock()
+      defer { writerLock.unlock() }
+      let writer = try writerConnection()
+      let result = try transaction(writer, begin: Self.beginSerializedSQL, retries: 0, body)
       changes.add(1, ordering: .relaxed)
       return result
     }
@@ -212,7 +262,7 @@
         writer.connection.clearStatementCache()
         writer.schemaGeneration = schemaGeneration.load(ordering: .acquiring)
       }
-      return try transaction(writer) { db in
+      return try transaction(writer, begin: Self.beginAndLockSQL, retries: 0) { db in
         if try !PostgresStoreEngine.functionsAreCurrent(writer.connection) {
           try PostgresStoreEngine.createFunctions(writer.connection)
         }
@@ -230,20 +280,63 @@
       return connection
     }
 
-    /// `BEGIN` and the write lock (one round trip), `body`, `COMMIT`; a broken connection found
-    /// by the first is connected again first, and a commit whose outcome the broken connection
-    /// hid is resolved.
+    /// `begin` (`BEGIN` and the store's lock, one round trip), `body`, `COMMIT`; a broken
+    /// connection found by the first is connected again first, and a commit whose outcome the
+    /// broken connection hid is resolved. A conflict with another writer rolls back and runs
+    /// `body` again, up to `retries` times.
     private func transaction<Result>(
-      _ writer: PostgresStoreConnection, _ body: (StoreConnection) throws -> Result
+      _ writer: PostgresStoreConnection, begin: String, retries: Int,
+      _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
+      var attempt = 0
+      while true {
+        do {
+          return try transactionOnce(writer, begin: begin, body)
+        } catch let error where attempt < retries && Self.isConflict(error) {
+          attempt += 1
+        }
+      }
+    }
+
+    /// Whether `error` is a conflict with another writer that running the save again resolves:
+    /// a unique violation (the other inserted the same key first), a deadlock, a serialization
+    /// failure.
+    static func isConflict(_ error: any Error) -> Bool {
+      let postgres = error as? PostgresError ?? (error as? StoreError)?.postgresError
+      guard let postgres, !postgres.isCommitOutcomeUnknown else { return false }
+      return [.uniqueViolation, .deadlock, .serializationFailure].contains(postgres.kind)
+    }
+
+    private func transactionOnce<Result>(
+      _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
+      let result = try transactionCommitted(writer, begin: begin, body)
+      if let token = writer.pendingNotification {
+        writer.pendingNotification = nil
+        // The save has committed: a notification that fails (the connection broke just after
+        // the commit) wakes no listener now, and the next save's or the listener's reconnection
+        // does; the history, read from each reader's token, loses nothing meanwhile.
+        do {
+          try writer.connection.execute(Self.notifySQL(channel: channel, token: token))
+        } catch {
+          if writer.connection.isInTransaction { try? writer.connection.execute("ROLLBACK") }
+        }
+      }
+      return result
+    }
+
+    private func transactionCommitted<Result>(
+      _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var result: Result?
       writer.pendingSaveID = nil
+      writer.pendingNotification = nil
       do {
         do {
-          try writer.connection.execute(Self.beginAndLockSQL)
+          try writer.connection.execute(begin)
         } catch let error as PostgresError where error.kind == .connectionLost {
           try writer.connection.reconnect()
-          try writer.connection.execute(Self.beginAndLockSQL)
+          try writer.connection.execute(begin)
         }
         result = try body(.postgres(writer))
         try writer.connection.commitOpenTransaction()
