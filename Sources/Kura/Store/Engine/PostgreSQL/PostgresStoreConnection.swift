@@ -13,6 +13,9 @@
     /// The save id of the history row appended in the open write transaction (the way to find
     /// out whether a commit whose outcome the broken connection hid took place).
     var pendingSaveID: String?
+    /// The id and backend of the open write transaction (how a commit whose outcome the
+    /// broken connection hid is resolved; see ``PostgresStorePool``).
+    var pendingTransaction: PostgresStorePool.PendingTransaction?
     /// The channel writers notify after appending history (see ``PostgresStorePool``).
     let channel: String
     /// The pool's schema generation this connection's statement cache was made in.
