@@ -175,6 +175,19 @@
       return sqlState.hasPrefix("57P0") || sqlState.hasPrefix("08")
     }
 
+    /// libpq's lines as sentences on one line: each one that doesn't end in `.`, `?` or `!`
+    /// gets a period (`Connection refused. Is the server running…?`).
+    static func sentences(_ lines: [Substring]) -> String {
+      lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .map { line in
+          guard let last = line.last, last != "." && last != "?" && last != "!" else {
+            return line
+          }
+          return line + "."
+        }
+        .joined(separator: " ")
+    }
+
     /// libpq's multi-line message as one line.
     static func oneLine(_ text: String) -> String {
       text.split(whereSeparator: \.isNewline)
@@ -341,7 +354,7 @@
           }
           return line
         }
-        message = oneLine(lines.joined(separator: "\n"))
+        message = sentences(lines)
       }
       let kind: PostgresError.Kind
       if sqlState?.hasPrefix("28") == true || PQconnectionNeedsPassword(handle) != 0
