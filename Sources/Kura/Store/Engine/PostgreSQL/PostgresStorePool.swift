@@ -13,13 +13,18 @@
   ///   writers in `READ COMMITTED` meet no serialization failures; a deadlock or serialization
   ///   failure that still happens is reported (``StoreError/Code/postgres``), not retried, since
   ///   the body of ``ModelContainer/write(_:)`` is the app's code.
-  /// - A connection lost while committing is resolved: the pool connects again, waits for the
-  ///   write lock (so the broken transaction has ended) and looks up the save id the
-  ///   transaction's history row holds. Found: the save committed and returns normally. Not
-  ///   found: ``StoreError/Code/connectionLost`` (nothing was written). Undecidable (no history
-  ///   row, or the server stays unreachable): ``StoreError/Code/commitOutcomeUnknown``.
+  /// - A connection lost while committing is resolved by the transaction's id, taken with its
+  ///   `BEGIN`: the pool connects again and asks `pg_xact_status` (which history trimming never
+  ///   touches). Committed: the save returns normally. Aborted:
+  ///   ``StoreError/Code/connectionLost`` (nothing was written). Undecidable within
+  ///   ``PostgresStoreSettings/commitOutcomeWait``: ``StoreError/Code/commitOutcomeUnknown``.
   /// - Reads run outside transactions (each statement sees the last commit), snapshots in
-  ///   `REPEATABLE READ`. A connection found broken when an operation starts is connected again.
+  ///   `REPEATABLE READ`; a read whose connection breaks runs once more. A connection is checked
+  ///   for what the server sent while it was idle (a restart's `FATAL`) before each operation,
+  ///   and connected again when it is gone.
+  /// - At most ``PostgresStoreSettings/maximumConnections`` connections are open (the writer
+  ///   and the readers); a reader waits up to ``PostgresStoreSettings/connectionWait`` for one,
+  ///   then fails with ``StoreError/Code/busy``.
   /// - The change signal is `LISTEN` on the store's channel on a connection of its own
   ///   (``PostgresListener``, on a thread started by the first observer): every notification,
   ///   and every reconnection (notifications sent meanwhile are lost), calls the handlers, which
