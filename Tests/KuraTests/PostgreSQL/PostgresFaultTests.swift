@@ -262,6 +262,57 @@
 
       // MARK: The pool
 
+      /// Every connection busy (the one reader waits on a table lock held elsewhere): the next
+      /// read waits `connectionWait`, then fails with `.busy`, and works once one is free.
+      @Test func aReadThatFindsEveryConnectionBusyFailsWithBusy() throws {
+        let store = try freshStore(.postgres)
+        let url = try #require(URL(string: store.argument))
+        var configuration = ModelConfiguration.postgres(url)
+        configuration.postgresSettings.maximumConnections = 2
+        configuration.postgresSettings.connectionWait = .milliseconds(200)
+        let container = try ModelContainer(
+          for: FaultMemo.self, FaultCounter.self, configurations: configuration)
+        let context = ModelContext(container)
+        try context.insert(FaultMemo(id: 1, text: "one"))
+        try context.save()
+        let admin = try PostgresConnection(store.argument)
+        let table = try #require(
+          try admin.queryFirst(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+              + "WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname ILIKE "
+              + "'%faultmemo%'"
+          ) { $0.string(at: 0) })
+        try admin.execute(
+          "BEGIN; LOCK TABLE \"\(table)\" IN ACCESS EXCLUSIVE MODE")
+        let blocked = Mutex<Int?>(nil)
+        let reader = Thread {
+          let count = try? ModelContext(container).fetchCount(FetchDescriptor<FaultMemo>())
+          blocked.withLock { $0 = count ?? -1 }
+        }
+        reader.start()
+        let watcher = try PostgresConnection(store.argument)
+        var waiting = false
+        for _ in 0..<3000 where !waiting {
+          waiting =
+            try watcher.queryFirst(
+              "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                + "AND wait_event_type = 'Lock'"
+            ) { $0.int64(at: 0) } == 1
+          if !waiting { usleep(10_000) }
+        }
+        try #require(waiting)
+        #expect {
+          _ = try ModelContext(container).fetchCount(FetchDescriptor<FaultMemo>())
+        } throws: { error in
+          guard let error = error as? StoreError else { return false }
+          return error.code == .busy && error.message.contains("maximumConnections")
+        }
+        try admin.execute("ROLLBACK")
+        for _ in 0..<3000 where blocked.withLock({ $0 }) == nil { usleep(10_000) }
+        #expect(blocked.withLock { $0 } == 1)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<FaultMemo>()) == 1)
+      }
+
       /// Many threads reading at once never hold more than `maximumConnections` server
       /// connections (counted in `pg_stat_activity`), and every read succeeds.
       @Test func manyReadingThreadsStayWithinTheConnectionLimit() throws {
