@@ -230,16 +230,24 @@
 
     /// Server settings every connection gets, in the round trip after connecting: backslashes
     /// in string literals taken as they are (`standard_conforming_strings`, which Kura's
-    /// quoting assumes), and — only where the URL's `options`, the role and the database left
-    /// them at the server's default of none — a lock waited for at most 30 seconds
-    /// (`lock_timeout`) and the server's own keepalives and `tcp_user_timeout`, so a client
-    /// that vanished holding locks is noticed.
-    static let sessionSetup =
-      "SET standard_conforming_strings = on; SELECT set_config(name, value, false) FROM (VALUES "
-      + "('lock_timeout', '30s'), ('tcp_keepalives_idle', '30'), "
-      + "('tcp_keepalives_interval', '10'), ('tcp_keepalives_count', '3'), "
-      + "('tcp_user_timeout', '30000')) AS setting (name, value) "
-      + "WHERE current_setting(name) = '0'"
+    /// quoting assumes), and — where the URL's `options` don't name them and the role and the
+    /// database left them at the server's default of none (`0`) — a lock waited for at most 30
+    /// seconds (`lock_timeout`) and the server's own keepalives and `tcp_user_timeout`, so a
+    /// client that vanished holding locks is noticed. (`-c lock_timeout=0` in the URL's
+    /// `options` waits without limit.)
+    static func sessionSetup(options: String?) -> String {
+      let defaults = [
+        ("lock_timeout", "30s"), ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"),
+        ("tcp_keepalives_count", "3"), ("tcp_user_timeout", "30000"),
+      ].filter { options?.contains($0.0) != true }
+      var sql = "SET standard_conforming_strings = on"
+      guard !defaults.isEmpty else { return sql }
+      sql +=
+        "; SELECT set_config(name, value, false) FROM (VALUES "
+        + defaults.map { "('\($0.0)', '\($0.1)')" }.joined(separator: ", ")
+        + ") AS setting (name, value) WHERE current_setting(name) = '0'"
+      return sql
+    }
 
     /// Opens a libpq connection to `location`, waiting at most its `connect_timeout` (30
     /// seconds when it gives none; `0` waits as long as it takes).
@@ -303,9 +311,11 @@
       PQsetErrorVerbosity(handle, PQERRORS_DEFAULT)
       // Notices (such as "table does not exist, skipping") are not printed on standard error.
       PQsetNoticeReceiver(handle, { _, _ in }, nil)
-      let setup = PQexec(handle, sessionSetup)
+      let setupSQL = sessionSetup(options: parameters["options"])
+      let setup = PQexec(handle, setupSQL)
       defer { PQclear(setup) }
-      guard PQresultStatus(setup) == PGRES_TUPLES_OK else {
+      let setupStatus = PQresultStatus(setup)
+      guard setupStatus == PGRES_TUPLES_OK || setupStatus == PGRES_COMMAND_OK else {
         let message = setup.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) }
         let server = describe(handle, location)
         PQfinish(handle)
@@ -313,7 +323,7 @@
           kind: .connectionFailed,
           message: "the server refused Kura's session settings ("
             + oneLine(message ?? "no message") + ")",
-          server: server, sql: sessionSetup)
+          server: server, sql: setupSQL)
       }
       return handle
     }

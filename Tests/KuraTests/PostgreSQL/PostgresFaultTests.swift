@@ -230,6 +230,31 @@
         #expect(try storedMemos(container).map(\.id) == [1, 2])
       }
 
+      // MARK: Timeouts
+
+      /// Every connection waits at most 30 s for a lock and takes backslashes literally,
+      /// unless the URL's `options` (also `0`: no limit) or the database set their own
+      /// `lock_timeout` (a database's `0` is the server's default, which Kura's replaces).
+      @Test func connectionsGetKurasLockTimeoutUnlessTheURLOrTheDatabaseSetsOne() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.freshDatabaseURL()
+        func setting(_ name: String, at url: String) throws -> String? {
+          let connection = try PostgresConnection(url)
+          return try connection.queryFirst("SELECT current_setting(?)", [.text(name)]) {
+            $0.string(at: 0)
+          } ?? nil
+        }
+        #expect(try setting("lock_timeout", at: url) == "30s")
+        #expect(try setting("standard_conforming_strings", at: url) == "on")
+        #expect(try setting("lock_timeout", at: url + "&options=-c%20lock_timeout%3D5s") == "5s")
+        #expect(try setting("lock_timeout", at: url + "&options=-c%20lock_timeout%3D0") == "0")
+        let database = try #require(try PostgresLocation(url).database)
+        try cluster.runAsSuperuser("ALTER DATABASE \(database) SET lock_timeout = '7s'")
+        #expect(try setting("lock_timeout", at: url) == "7s")
+        try cluster.runAsSuperuser("ALTER DATABASE \(database) SET lock_timeout = 0")
+        #expect(try setting("lock_timeout", at: url) == "30s")
+      }
+
       // MARK: The listener
 
       /// A listener whose connection is black-holed (a half-open path: nothing arrives,

@@ -14,7 +14,7 @@
   ///   failure that still happens is reported (``StoreError/Code/postgres``), not retried, since
   ///   the body of ``ModelContainer/write(_:)`` is the app's code.
   /// - A connection lost while committing is resolved by the transaction's id, taken with its
-  ///   `BEGIN`: the pool connects again and asks `pg_xact_status` (which history trimming never
+  ///   `BEGIN`: the pool connects again and asks `txid_status` (which history trimming never
   ///   touches). Committed: the save returns normally. Aborted:
   ///   ``StoreError/Code/connectionLost`` (nothing was written). Undecidable within
   ///   ``PostgresStoreSettings/commitOutcomeWait``: ``StoreError/Code/commitOutcomeUnknown``.
@@ -74,11 +74,12 @@
 
     /// Opens a write transaction, takes the store's write lock and returns the transaction's
     /// id in one round trip (a `BEGIN` in a simple query keeps the transaction open after it).
-    /// The id, assigned here rather than at the first write, is how a commit whose answer was
-    /// lost is resolved (``committed(_:after:)``).
+    /// The id (`txid_current()`, with its epoch: PostgreSQL 12 has no `pg_current_xact_id()`),
+    /// assigned here rather than at the first write, is how a commit whose answer was lost is
+    /// resolved (``committed(_:after:)``).
     static let beginAndLockSQL =
       "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema())), "
-      + "pg_current_xact_id()::text"
+      + "txid_current()::text"
 
     /// Opens the store's first connection (the writer), reading its schema.
     init(
@@ -338,7 +339,7 @@
           message:
             "Can't save to store `\(location.storeName)`: the connection to the server broke "
             + "while the save was committing, and the server shows its transaction did not "
-            + "commit (`pg_xact_status` says aborted). Nothing of it was written; retry it.")
+            + "commit (`txid_status` says aborted). Nothing of it was written; retry it.")
       } catch {
         // Also after a failed lock: the `BEGIN` before it left the transaction open (aborted).
         if writer.connection.isInTransaction {
@@ -350,7 +351,7 @@
       return result
     }
 
-    /// The transaction a write has open: its id (`pg_current_xact_id()`, taken with `BEGIN`)
+    /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`)
     /// and the server backend running it.
     struct PendingTransaction {
       var id: String
@@ -358,7 +359,7 @@
     }
 
     /// Whether the transaction whose commit `error` interrupted committed: connects again and
-    /// asks the server for the status of its transaction id (`pg_xact_status`, which history
+    /// asks the server for the status of its transaction id (`txid_status`, which history
     /// trimming never touches and which holds with history off). While the broken
     /// connection's backend still runs the transaction (it hasn't yet noticed its client is
     /// gone), it waits a second, then ends that backend — the transaction then commits or
@@ -384,7 +385,7 @@
           }
           while clock.now < deadline {
             let status = try writer.connection.queryFirst(
-              "SELECT pg_xact_status(?::xid8)", [.text(pending.id)]
+              "SELECT txid_status(?::bigint)", [.text(pending.id)]
             ) { $0.isNull(at: 0) ? nil : $0.string(at: 0) }
             switch status {
             case "committed"?: return true
