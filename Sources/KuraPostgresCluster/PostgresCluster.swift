@@ -336,6 +336,21 @@
         log: folder + "/pg_ctl.log")
     }
 
+    /// Restarts the server (`pg_ctl restart -m fast`): every connection is ended, and the
+    /// server accepts new ones when this returns.
+    ///
+    /// For example: `try cluster.restart()`.
+    ///
+    /// - Throws: ``StartError`` when `pg_ctl` fails.
+    public func restart() throws {
+      try Self.run(
+        owner,
+        [
+          pgCtl, "restart", "-D", folder + "/data", "-m", "fast", "-w", "-t", "120", "-l",
+          folder + "/server.log",
+        ], log: folder + "/pg_ctl.log")
+    }
+
     /// Promotes a standby (``startStandby(synchronous:)``) to a primary that accepts writes,
     /// waiting until it does.
     ///

@@ -230,6 +230,25 @@
         #expect(try storedMemos(container).map(\.id) == [1, 2])
       }
 
+      /// The server restarts while a container is idle: its next fetch and save connect
+      /// again by themselves (a cluster of its own, not the shared one).
+      @Test func anIdleContainerReconnectsAfterAServerRestart() throws {
+        let cluster = try PostgresCluster.start(fsync: false)
+        try cluster.runAsSuperuser("CREATE DATABASE kura_restart")
+        let url = try #require(URL(string: cluster.url(database: "kura_restart")))
+        let container = try ModelContainer(
+          for: FaultMemo.self, FaultCounter.self, configurations: .postgres(url))
+        let context = ModelContext(container)
+        try context.insert(FaultMemo(id: 1, text: "before"))
+        try context.save()
+        #expect(try storedMemos(container).map(\.id) == [1])
+        try cluster.restart()
+        #expect(try storedMemos(container).map(\.id) == [1])
+        try context.insert(FaultMemo(id: 2, text: "after"))
+        try context.save()
+        #expect(try storedMemos(container).map(\.id) == [1, 2])
+      }
+
       // MARK: Timeouts
 
       /// Every connection waits at most 30 s for a lock and takes backslashes literally,
