@@ -249,6 +249,27 @@
         #expect(try storedMemos(container).map(\.id) == [1, 2])
       }
 
+      /// The same over TCP (through the proxy on 127.0.0.1), where the server's goodbye (a
+      /// `FATAL` 57P01) can arrive while libpq still reads the connection as open.
+      @Test func anIdleContainerReconnectsAfterAServerRestartOverTCP() throws {
+        let cluster = try PostgresCluster.start(fsync: false)
+        try cluster.runAsSuperuser("CREATE DATABASE kura_restart_tcp")
+        let proxy = try FaultProxy(cluster: cluster, tcp: true)
+        defer { proxy.stop() }
+        let url = try #require(URL(string: proxy.url(database: "kura_restart_tcp")))
+        let container = try ModelContainer(
+          for: FaultMemo.self, FaultCounter.self, configurations: .postgres(url))
+        let context = ModelContext(container)
+        try context.insert(FaultMemo(id: 1, text: "before"))
+        try context.save()
+        #expect(try storedMemos(container).map(\.id) == [1])
+        try cluster.restart()
+        #expect(try storedMemos(container).map(\.id) == [1])
+        try context.insert(FaultMemo(id: 2, text: "after"))
+        try context.save()
+        #expect(try storedMemos(container).map(\.id) == [1, 2])
+      }
+
       // MARK: Timeouts
 
       /// Every connection waits at most 30 s for a lock and takes backslashes literally,

@@ -39,8 +39,11 @@
 
     /// The folder holding the proxy's socket.
     let folder: String
-    /// The port in the socket's name (the cluster's, so URLs differ only in `host`).
+    /// The port in the socket's name (the cluster's, so URLs differ only in `host`), or the
+    /// TCP port on 127.0.0.1.
     let port: Int
+    /// Whether the proxy listens on TCP (127.0.0.1) rather than a Unix socket.
+    let isTCP: Bool
     private let target: String
     private let listener: Int32
     private let state = Mutex(State())
@@ -69,22 +72,48 @@
       }
     }
 
-    /// Starts relaying to `cluster`'s socket.
-    init(cluster: PostgresCluster) throws {
-      port = cluster.port
+    /// Starts relaying to `cluster`'s socket, listening on a Unix socket of its own or, with
+    /// `tcp`, on a free TCP port of 127.0.0.1 (so libpq speaks TCP: keepalives apply).
+    init(cluster: PostgresCluster, tcp: Bool = false) throws {
       target = "\(cluster.folder)/.s.PGSQL.\(cluster.port)"
+      isTCP = tcp
       var template = Array("/tmp/kura-fp-XXXXXX".utf8CString)
       guard let created = mkdtemp(&template) else { throw ProxyError("mkdtemp failed") }
       folder = String(cString: created)
       chmod(folder, 0o755)
-      let socket = try Self.socket()
-      try Self.withAddress("\(folder)/.s.PGSQL.\(port)") { address, length in
-        guard bind(socket, address, length) == 0 else {
-          throw ProxyError("bind failed: \(String(cString: strerror(errno)))")
+      if tcp {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ProxyError("socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
         }
+        guard bound == 0 else { throw ProxyError("bind failed") }
+        var actual = sockaddr_in()
+        var actualLength = length
+        _ = withUnsafeMutablePointer(to: &actual) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            getsockname(socket, $0, &actualLength)
+          }
+        }
+        port = Int(UInt16(bigEndian: actual.sin_port))
+        guard listen(socket, 64) == 0 else { throw ProxyError("listen failed") }
+        listener = socket
+      } else {
+        port = cluster.port
+        let socket = try Self.socket()
+        try Self.withAddress("\(folder)/.s.PGSQL.\(port)") { address, length in
+          guard bind(socket, address, length) == 0 else {
+            throw ProxyError("bind failed: \(String(cString: strerror(errno)))")
+          }
+        }
+        guard listen(socket, 64) == 0 else { throw ProxyError("listen failed") }
+        listener = socket
       }
-      guard listen(socket, 64) == 0 else { throw ProxyError("listen failed") }
-      listener = socket
       var pipeEnds: [Int32] = [0, 0]
       guard pipe(&pipeEnds) == 0 else { throw ProxyError("pipe failed") }
       wakeUp = (pipeEnds[0], pipeEnds[1])
@@ -104,6 +133,7 @@
 
     /// A URL of `database` on the cluster, through the proxy, as the superuser.
     func url(database: String) -> String {
+      if isTCP { return "postgresql://postgres@127.0.0.1:\(port)/\(database)" }
       let host = folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder
       return "postgresql://postgres@/\(database)?host=\(host)&port=\(port)"
     }
