@@ -21,8 +21,9 @@ public struct PostgresStoreSettings: Sendable, Hashable {
   /// For example: `settings.maximumConnections = 8`.
   public var maximumConnections = 4
 
-  /// How long a read or save waits for a connection when ``maximumConnections`` are all busy,
-  /// before it fails with ``StoreError/Code/busy``; 30 seconds by default.
+  /// How long a read waits for a connection when ``maximumConnections`` are all busy, and a
+  /// save for the container's writer connection while another thread's write holds it, before
+  /// it fails with ``StoreError/Code/busy``; 30 seconds by default.
   ///
   /// For example: `settings.connectionWait = .seconds(5)`.
   public var connectionWait = Duration.seconds(30)

@@ -67,8 +67,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// may or may not have been written: read the data back before retrying.
     case commitOutcomeUnknown
     /// Every connection a PostgreSQL store's container may open
-    /// (``PostgresStoreSettings/maximumConnections``) stayed busy for
-    /// ``PostgresStoreSettings/connectionWait``: nothing was done; retry, or allow more.
+    /// (``PostgresStoreSettings/maximumConnections``), or its writer connection, stayed busy
+    /// for ``PostgresStoreSettings/connectionWait``: nothing was done; retry, or allow more.
     case busy
     /// A delete was refused by a ``DeleteRule/deny`` rule: other models still refer to it.
     case deleteDenied

@@ -378,6 +378,42 @@
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<FaultMemo>()) == 1)
       }
 
+      /// Another thread's `write` holds the writer: a save waits `connectionWait`, then fails
+      /// with `.busy` (nothing written), and works once the write ended.
+      @Test func aSaveThatWaitsTooLongForTheWriterFailsWithBusy() throws {
+        let store = try freshStore(.postgres)
+        let url = try #require(URL(string: store.argument))
+        var configuration = ModelConfiguration.postgres(url)
+        configuration.postgresSettings.connectionWait = .milliseconds(200)
+        let container = try ModelContainer(
+          for: FaultMemo.self, FaultCounter.self, configurations: configuration)
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let writer = Thread {
+          try? container.write { context in
+            try context.insert(FaultMemo(id: 1, text: "held"))
+            inside.signal()
+            _ = release.wait(timeout: .now() + 60)
+          }
+          finished.signal()
+        }
+        writer.start()
+        try #require(inside.wait(timeout: .now() + 60) == .success)
+        let context = ModelContext(container)
+        try context.insert(FaultMemo(id: 2, text: "waits"))
+        #expect {
+          try context.save()
+        } throws: { error in
+          guard let error = error as? StoreError else { return false }
+          return error.code == .busy && error.message.contains("connectionWait")
+        }
+        release.signal()
+        try #require(finished.wait(timeout: .now() + 60) == .success)
+        try context.save()
+        #expect(try storedMemos(container).map(\.id) == [1, 2])
+      }
+
       /// Many threads reading at once never hold more than `maximumConnections` server
       /// connections (counted in `pg_stat_activity`), and every read succeeds.
       @Test func manyReadingThreadsStayWithinTheConnectionLimit() throws {

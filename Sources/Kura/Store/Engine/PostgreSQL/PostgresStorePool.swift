@@ -24,7 +24,7 @@
   ///   and connected again when it is gone.
   /// - At most ``PostgresStoreSettings/maximumConnections`` connections are open (the writer
   ///   and the readers); a reader waits up to ``PostgresStoreSettings/connectionWait`` for one,
-  ///   then fails with ``StoreError/Code/busy``.
+  ///   and a writer as long for the writer, then fails with ``StoreError/Code/busy``.
   /// - The change signal is `LISTEN` on the store's channel on a connection of its own
   ///   (``PostgresListener``, on a thread started by the first observer): every notification,
   ///   and every reconnection (notifications sent meanwhile are lost), calls the handlers, which
@@ -261,7 +261,7 @@
 
     /// Runs `body` in a write transaction holding the store's write lock.
     func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      writerLock.lock()
+      try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
       let result = try transaction(writer, body)
@@ -273,7 +273,7 @@
     func writeWithoutTransaction<Result>(_ body: (StoreConnection) throws -> Result) throws
       -> Result
     {
-      writerLock.lock()
+      try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
       return try body(.postgres(writer))
@@ -282,7 +282,7 @@
     /// A write transaction that changes tables: prepared statements of every connection are
     /// dropped afterwards (their tables may have changed).
     func writeSchemaChanges<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      writerLock.lock()
+      try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
       writer.connection.clearStatementCache()
@@ -296,6 +296,21 @@
           try PostgresStoreEngine.createFunctions(writer.connection)
         }
         return try body(db)
+      }
+    }
+
+    /// Takes the writer for this thread, waiting at most
+    /// ``PostgresStoreSettings/connectionWait`` while another thread of the process writes.
+    private func lockWriter() throws {
+      let deadline = Date(timeIntervalSinceNow: Self.seconds(settings.connectionWait))
+      guard writerLock.lock(before: deadline) else {
+        throw StoreError(
+          .busy, url: url,
+          message:
+            "Can't write to store `\(location.storeName)`: another write of this container held "
+            + "its writer connection for \(settings.connectionWait) (PostgresStoreSettings."
+            + "connectionWait). Nothing was written; retry, or allow a longer connectionWait in "
+            + "ModelConfiguration.postgresSettings.")
       }
     }
 
