@@ -325,6 +325,29 @@
         #expect(payloads == ["seen"])
       }
 
+      /// A container's change listener whose connection is black-holed notices within its
+      /// heartbeat (`listenerHeartbeat`), connects again and catches up: the feed gets the save
+      /// another container made meanwhile.
+      @Test func aFeedWhoseListenerIsBlackHoledCatchesUp() async throws {
+        let store = try freshStore(.postgres)
+        let proxy = try FaultProxy(cluster: PostgresCluster.shared())
+        defer { proxy.stop() }
+        let container = try proxiedContainer(store, proxy) {
+          $0.postgresSettings.listenerHeartbeat = .milliseconds(200)
+        }
+        let before = proxy.acceptedConnections
+        let feed = Inbox(try container.changeSets())
+        // The listener is the connection the first observer opened.
+        #expect(proxy.acceptedConnections == before + 1)
+        proxy.blackHoleLatest()
+        let other = ModelContext(try directContainer(store))
+        try other.insert(FaultMemo(id: 1, text: "while black-holed"))
+        try other.save()
+        let set = await feed.next(within: .seconds(60))
+        #expect(set?.inserted(FaultMemo.self).count == 1)
+        #expect(proxy.acceptedConnections > before + 1)
+      }
+
       // MARK: The pool
 
       /// Every connection busy (the one reader waits on a table lock held elsewhere): the next

@@ -174,6 +174,12 @@
     /// Reads and throws away both directions of every open connection, from now on.
     func blackHoleAll() { setAll(.blackHoled) }
 
+    /// Reads and throws away both directions of the connection accepted last, from now on.
+    func blackHoleLatest() {
+      let relay = state.withLock { state in state.connections.max { $0.key < $1.key }?.value }
+      relay?.mode.withLock { $0 = .blackHoled }
+    }
+
     /// Relays stalled connections again.
     func resume() {
       let relays = state.withLock { Array($0.connections.values) }
