@@ -17,7 +17,9 @@ import Kura
 /// let container = try ModelContainer(for: Student.self, configurations: try store.configuration)
 /// print(store)   // the file's path, or: database `app` on `db.example.com:5432` as user `alice`
 /// ```
-public enum StoreLocation: Sendable, CustomStringConvertible, Encodable {
+public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+  CustomReflectable, Encodable
+{
   /// An SQLite store file.
   case file(URL)
   /// A PostgreSQL database: where it is (printable), and the URL or connection string as given
@@ -225,6 +227,25 @@ public enum StoreLocation: Sendable, CustomStringConvertible, Encodable {
 
   private enum CodingKeys: String, CodingKey {
     case engine, path, location
+  }
+
+  /// `StoreLocation(…)` with the ``description``: never the connection string a PostgreSQL
+  /// location was read from (it may hold a password).
+  ///
+  /// For example: `debugPrint(store)`.
+  public var debugDescription: String { "StoreLocation(\(description))" }
+
+  /// What `dump` and debuggers show: the engine and the ``description``, never the connection
+  /// string a PostgreSQL location was read from.
+  ///
+  /// For example: `dump(store)`.
+  public var customMirror: Mirror {
+    switch self {
+    case .file(let url):
+      return Mirror(self, children: ["file": url.path], displayStyle: .enum)
+    case .postgres(let location, _):
+      return Mirror(self, children: ["postgres": location.description], displayStyle: .enum)
+    }
   }
 
   /// How messages name the store: the file's name, or the database and server (as store

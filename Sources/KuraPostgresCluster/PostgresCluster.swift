@@ -35,7 +35,8 @@
     /// A role that must log in with a password (scram-sha-256), for authentication tests.
     ///
     /// For example: `let url = cluster.url(database: "postgres", user: cluster.passwordRole)`.
-    public let passwordRole = "kura_password_test"
+    public let passwordRole = PostgresCluster.passwordRoleName
+    private static let passwordRoleName = "kura_password_test"
     /// That role's password.
     ///
     /// For example:
@@ -52,6 +53,9 @@
     public let fsync: Bool
     private let administrator: Mutex<PostgresConnection>
     private let databaseCount = Atomic<Int>(0)
+    /// `pg_ctl`, and the user the server runs as (`nil`: this process's).
+    private let pgCtl: String
+    private let owner: (uid: uid_t, gid: gid_t)?
 
     /// The cluster of the tests, started on first use (once per process, also when tests ask
     /// for it at the same time), with `fsync=off`.
@@ -63,7 +67,7 @@
     public static func shared() throws -> PostgresCluster { try startup.get() }
 
     private static let startup = Result<PostgresCluster, any Error> {
-      try PostgresCluster(fsync: false)
+      try PostgresCluster.make(fsync: false)
     }
 
     /// Starts a cluster of its own (not the shared one), stopped and removed when the process
@@ -76,7 +80,7 @@
     /// - Returns: The running cluster.
     /// - Throws: ``StartError`` when the server programs are missing or the server can't start.
     public static func start(fsync: Bool) throws -> PostgresCluster {
-      try PostgresCluster(fsync: fsync)
+      try PostgresCluster.make(fsync: fsync)
     }
 
     /// A `postgresql://` URL of a new, empty database of its own on the shared cluster, as the
@@ -177,8 +181,18 @@
       "install PostgreSQL's server programs with `./scripts/setup` or"
       + " `apt-get install postgresql libpq-dev`"
 
-    private init(fsync: Bool) throws {
+    private init(
+      folder: String, fsync: Bool, pgCtl: String, owner: (uid: uid_t, gid: gid_t)?,
+      administrator: PostgresConnection
+    ) {
+      self.folder = folder
       self.fsync = fsync
+      self.pgCtl = pgCtl
+      self.owner = owner
+      self.administrator = Mutex(administrator)
+    }
+
+    private static func make(fsync: Bool) throws -> PostgresCluster {
       guard let initdb = Self.findProgram("initdb"),
         let pgCtl = Self.findProgram("pg_ctl", preferring: initdb.deletingLastPathComponent())
       else {
@@ -188,7 +202,7 @@
             + " /usr/lib/postgresql/*/bin): \(Self.installHint)")
       }
       let owner = try Self.serverUser()
-      folder = try Self.makeFolder(owner: owner)
+      let folder = try Self.makeFolder(owner: owner)
       let data = folder + "/data"
       let stop =
         Self.commandLine(as: owner, [pgCtl.path, "stop", "-D", data, "-m", "immediate", "-w"])
@@ -202,33 +216,151 @@
           initdb.path, "-D", data, "-E", "UTF8", "--locale=C", "-A", "trust", "-U", "postgres",
           "--no-sync", "--no-instructions",
         ], log: folder + "/initdb.log")
-      // The superuser logs in without a password; one role must give its password.
+      // The superuser logs in without a password; one role must give its password; a
+      // standby (``startStandby(synchronous:)``) replicates without one.
       let rules = """
-        local all \(passwordRole) scram-sha-256
+        local all \(passwordRoleName) scram-sha-256
         local all all trust
+        local replication all trust
 
         """
       try rules.write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+      try startServer(folder: folder, fsync: fsync, pgCtl: pgCtl.path, owner: owner)
+      let connection = try PostgresConnection(administratorURL(folder))
+      let cluster = PostgresCluster(
+        folder: folder, fsync: fsync, pgCtl: pgCtl.path, owner: owner, administrator: connection)
+      let password = cluster.passwordRolePassword.replacingOccurrences(of: "'", with: "''")
+      try connection.execute(
+        "SET password_encryption = 'scram-sha-256';"
+          + " CREATE ROLE \(cluster.passwordRole) LOGIN PASSWORD '\(password)'")
+      return cluster
+    }
+
+    /// Starts the server of the data directory in `folder`, listening on a socket there only.
+    private static func startServer(
+      folder: String, fsync: Bool, pgCtl: String, owner: (uid: uid_t, gid: gid_t)?
+    ) throws {
       let options =
-        "-c listen_addresses='' -c unix_socket_directories='\(folder)' -c port=\(port)"
+        "-c listen_addresses='' -c unix_socket_directories='\(folder)' -c port=5432"
         + (fsync ? "" : " -c fsync=off") + " -c max_connections=200"
+      try run(
+        owner,
+        [
+          pgCtl, "start", "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t",
+          "120", "-o", options,
+        ], log: folder + "/pg_ctl.log")
+    }
+
+    /// The superuser's URL of the `postgres` database of the server in `folder`.
+    private static func administratorURL(_ folder: String) -> String {
+      "postgresql://postgres@/postgres?host="
+        + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)
+        + "&port=5432"
+    }
+
+    // MARK: Replication
+
+    /// Starts a streaming standby of this cluster: a base backup into a folder of its own, a
+    /// server there replicating from this one (read-only until ``promote()``), removed when the
+    /// process exits. With `synchronous`, this cluster waits for the standby to have flushed
+    /// every commit before acknowledging it (`synchronous_standby_names = '*'`), so a commit
+    /// acknowledged is never lost by a failover. Returns once the standby streams.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let primary = try PostgresCluster.start(fsync: false)
+    /// let standby = try primary.startStandby(synchronous: true)
+    /// let url = "host=\(primary.folder),\(standby.folder) dbname=postgres target_session_attrs=read-write"
+    /// ```
+    ///
+    /// - Parameter synchronous: Whether commits wait for the standby.
+    /// - Returns: The standby, a cluster of its own.
+    /// - Throws: ``StartError`` when the backup or the server fails.
+    public func startStandby(synchronous: Bool) throws -> PostgresCluster {
+      let pgCtlFolder = URL(fileURLWithPath: pgCtl).resolvingSymlinksInPath()
+        .deletingLastPathComponent()
+      guard let pgBasebackup = Self.findProgram("pg_basebackup", preferring: pgCtlFolder)?.path
+      else {
+        throw StartError(
+          description:
+            "A standby needs `pg_basebackup` (looked beside pg_ctl, in PATH and"
+            + " /usr/lib/postgresql/*/bin): \(Self.installHint)")
+      }
+      let standbyFolder = try Self.makeFolder(owner: owner)
+      let stop =
+        Self.commandLine(
+          as: owner, [pgCtl, "stop", "-D", standbyFolder + "/data", "-m", "immediate", "-w"])
+        + " >/dev/null 2>&1; rm -rf " + Self.shellQuoted(standbyFolder)
+      try Self.startWatchdog(stopCommand: stop)
+      Self.registerExitCleanup(stop)
       try Self.run(
         owner,
         [
-          pgCtl.path, "start", "-D", data, "-l", folder + "/server.log", "-w", "-t", "120",
-          "-o", options,
-        ], log: folder + "/pg_ctl.log")
+          pgBasebackup, "-D", standbyFolder + "/data", "-R", "-X", "stream", "-h", folder,
+          "-p", "\(port)", "-U", superuser, "--no-sync",
+        ], log: standbyFolder + "/basebackup.log")
+      try Self.startServer(folder: standbyFolder, fsync: fsync, pgCtl: pgCtl, owner: owner)
+      let standby = PostgresCluster(
+        folder: standbyFolder, fsync: fsync, pgCtl: pgCtl, owner: owner,
+        administrator: try PostgresConnection(Self.administratorURL(standbyFolder)))
+      if synchronous {
+        try runAsSuperuser("ALTER SYSTEM SET synchronous_standby_names = '*'")
+        try runAsSuperuser("SELECT pg_reload_conf()")
+      }
+      // Streaming (and, when synchronous, counted as the synchronous standby) within a minute.
+      let wanted = synchronous ? "sync" : "async"
+      for _ in 0..<600 {
+        let streaming = try administrator.withLock { connection in
+          try connection.queryFirst(
+            "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming' "
+              + "AND sync_state = ?", [.text(wanted)]
+          ) { $0.int64(at: 0) }
+        }
+        if streaming == 1 { return standby }
+        usleep(100_000)
+      }
+      throw StartError(
+        description: "The standby in \(standbyFolder) did not start streaming within a minute")
+    }
 
-      let administratorURL =
-        "postgresql://postgres@/postgres?host="
-        + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)
-        + "&port=\(port)"
-      let connection = try PostgresConnection(administratorURL)
-      let password = passwordRolePassword.replacingOccurrences(of: "'", with: "''")
-      try connection.execute(
-        "SET password_encryption = 'scram-sha-256';"
-          + " CREATE ROLE \(passwordRole) LOGIN PASSWORD '\(password)'")
-      administrator = Mutex(connection)
+    /// Stops the server at once, as a crash does (`pg_ctl stop -m immediate`): its clients'
+    /// connections break and new ones are refused.
+    ///
+    /// For example: `try primary.crash()`.
+    ///
+    /// - Throws: ``StartError`` when `pg_ctl` fails.
+    public func crash() throws {
+      try Self.run(
+        owner, [pgCtl, "stop", "-D", folder + "/data", "-m", "immediate", "-w"],
+        log: folder + "/pg_ctl.log")
+    }
+
+    /// Restarts the server (`pg_ctl restart -m fast`): every connection is ended, and the
+    /// server accepts new ones when this returns.
+    ///
+    /// For example: `try cluster.restart()`.
+    ///
+    /// - Throws: ``StartError`` when `pg_ctl` fails.
+    public func restart() throws {
+      try Self.run(
+        owner,
+        [
+          pgCtl, "restart", "-D", folder + "/data", "-m", "fast", "-w", "-t", "120", "-l",
+          folder + "/server.log",
+        ], log: folder + "/pg_ctl.log")
+    }
+
+    /// Promotes a standby (``startStandby(synchronous:)``) to a primary that accepts writes,
+    /// waiting until it does.
+    ///
+    /// For example: `try standby.promote()`.
+    ///
+    /// - Throws: ``StartError`` when `pg_ctl` fails.
+    public func promote() throws {
+      try Self.run(
+        owner, [pgCtl, "promote", "-D", folder + "/data", "-w", "-t", "60"],
+        log: folder + "/pg_ctl.log")
     }
 
     /// A server program in PATH, beside `preferring`, or in the newest

@@ -100,6 +100,31 @@
       }
     }
 
+    /// Runs SQL without parameters, as ``execute(_:)``, and returns the last column of the
+    /// first row of its last statement as text (`nil` for no row or NULL): one round trip for
+    /// `BEGIN; SELECT …`.
+    func executeReturningText(_ sql: String) throws -> String? {
+      let handle = try session.liveHandle(sql: sql)
+      let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
+      let result = PQexec(handle, sql)
+      defer { PQclear(result) }
+      switch PQresultStatus(result) {
+      case PGRES_TUPLES_OK:
+        let column = PQnfields(result) - 1
+        guard PQntuples(result) > 0, column >= 0, PQgetisnull(result, 0, column) == 0,
+          let value = PQgetvalue(result, 0, column)
+        else { return nil }
+        return String(cString: value)
+      case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+        session.recordChanges(result)
+        return nil
+      default:
+        throw session.error(
+          result, sql: sql,
+          committing: Self.commits(sql, outsideTransaction: outsideTransaction))
+      }
+    }
+
     /// Whether `sql` may commit work when it runs: a COMMIT (or END), or, outside a
     /// transaction, anything but transaction control and session settings.
     private static func commits(_ sql: String, outsideTransaction: Bool) -> Bool {
@@ -268,6 +293,11 @@
     ///
     /// For example: `if !connection.isConnected { try connection.reconnect() }`.
     public var isConnected: Bool { session.isConnected }
+
+    /// Whether the connection is open, after reading without waiting what the server sent
+    /// while it was idle (a restart or a terminated backend leaves a message and the socket's
+    /// end that ``isConnected`` only sees after the next statement failed).
+    var isAlive: Bool { session.isAlive }
 
     /// The process id of the server backend serving this connection (for `pg_stat_activity`
     /// and `pg_terminate_backend`).

@@ -188,21 +188,26 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
       text += " in \(server): \(message)"
     }
     if let hint, !hint.isEmpty { text += " (hint: \(hint))" }
+    /// Ends the text so far as a sentence (unless it already ends in one) and adds `sentence`.
+    func add(_ sentence: String) {
+      text += Self.endsSentence(text) ? " " : ". "
+      text += sentence
+    }
     switch kind {
     case .authenticationFailed:
-      text +=
-        ". Check the user name and its password (given in the URL, in the file PGPASSFILE names"
-        + " or in PGPASSWORD) and the server's pg_hba.conf"
+      add(
+        "Check the user name and its password (given in the URL, in the file PGPASSFILE names"
+          + " or in PGPASSWORD) and the server's pg_hba.conf")
     case .databaseMissing:
-      text += ". Check the database name in the URL, or create the database (createdb)"
+      add("Check the database name in the URL, or create the database (createdb)")
     case .connectionFailed:
-      text += ". Check that the server is running and accepts connections there"
+      add("Check that the server is running and accepts connections there")
     case .connectionLost where isCommitOutcomeUnknown:
-      text +=
-        ". The connection broke while the work was committing: it may or may not have been"
-        + " saved; read it back to find out"
+      add(
+        "The connection broke while the work was committing: it may or may not have been"
+          + " saved; read it back to find out")
     case .connectionLost:
-      text += ". Work not yet committed was not saved; connect again and retry it"
+      add("Work not yet committed was not saved; connect again and retry it")
     default:
       break
     }
@@ -212,6 +217,18 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
       let quoted = sql.count > limit ? sql.prefix(limit) + "… (\(sql.utf8.count) bytes)" : sql
       text += " — while executing `\(quoted)`"
     }
+    switch kind {
+    case .connectionFailed, .authenticationFailed, .databaseMissing, .connectionLost:
+      if !Self.endsSentence(text) { text += "." }
+    default:
+      break
+    }
     return text
+  }
+
+  /// Whether `text` ends with a sentence's last mark.
+  private static func endsSentence(_ text: String) -> Bool {
+    guard let last = text.last else { return true }
+    return last == "." || last == "?" || last == "!"
   }
 }

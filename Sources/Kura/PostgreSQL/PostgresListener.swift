@@ -88,6 +88,13 @@
     public let location: PostgresLocation
     private var connection: PostgresConnection?
     private var channels: [String] = []
+    /// How long the connection may stay silent before it is checked, and how long the check's
+    /// answer may take before the connection counts as dead.
+    public let heartbeat: Duration
+    /// When the server was last heard from (or the connection opened).
+    private var lastHeard = ContinuousClock.now
+    /// When the check under way (a `LISTEN` again) was sent, if one is.
+    private var checkSent: ContinuousClock.Instant?
     private let wakeUpReader: Int32
     private let wakeUpWriter: Int32
 
@@ -95,10 +102,16 @@
     ///
     /// For example: `let listener = try PostgresListener(location: location)`.
     ///
-    /// - Parameter location: The server, database and user.
+    /// - Parameters:
+    ///   - location: The server, database and user.
+    ///   - heartbeat: How long the connection may stay silent before ``wait(timeout:)`` checks
+    ///     it (listening again on its first channel), and how long the answer may take before the connection counts
+    ///     as dead and is opened again: a half-open connection (a vanished host, a black-holed
+    ///     network path) is noticed within twice this; 5 seconds by default.
     /// - Throws: ``PostgresError`` when connecting fails.
-    public init(location: PostgresLocation) throws {
+    public init(location: PostgresLocation, heartbeat: Duration = .seconds(5)) throws {
       self.location = location
+      self.heartbeat = heartbeat
       var descriptors: [Int32] = [0, 0]
       guard pipe(&descriptors) == 0 else {
         throw PostgresError(
@@ -144,6 +157,7 @@
     ///   remembered all the same, and listened to after reconnecting).
     public func listen(_ channel: String) throws {
       if !channels.contains(channel) { channels.append(channel) }
+      finishCheck()
       guard let connection else { return }
       try connection.execute("LISTEN \(Self.quoted(channel))")
     }
@@ -156,6 +170,7 @@
     /// - Throws: ``PostgresError`` when the connection broke.
     public func unlisten(_ channel: String) throws {
       channels.removeAll { $0 == channel }
+      finishCheck()
       guard let connection, connection.isConnected else { return }
       try connection.execute("UNLISTEN \(Self.quoted(channel))")
     }
@@ -220,6 +235,12 @@
           self.connection = nil
           continue
         }
+        if checkSent != nil, PQisBusy(handle) == 0 {
+          // The check's answer came: read its results.
+          while let result = PQgetResult(handle) { PQclear(result) }
+          checkSent = nil
+          lastHeard = clock.now
+        }
         while let notice = PQnotifies(handle) {
           event.notifications.append(
             PostgresNotification(
@@ -228,14 +249,33 @@
               senderProcessID: notice.pointee.be_pid))
           PQfreemem(notice)
         }
+        if !event.notifications.isEmpty { lastHeard = clock.now }
         if !event.notifications.isEmpty || event.reconnected { return event }
+        // Silent too long: check the connection; no answer in time: it is dead.
+        if let sent = checkSent {
+          if sent.duration(to: clock.now) >= heartbeat {
+            self.connection = nil
+            checkSent = nil
+            continue
+          }
+        } else if lastHeard.duration(to: clock.now) >= heartbeat {
+          // Listening again is a no-op that keeps `pg_stat_activity` showing a listener.
+          let check = channels.first.map { "LISTEN \(Self.quoted($0))" } ?? ""
+          if PQsendQuery(handle, check) == 0 {
+            self.connection = nil
+            continue
+          }
+          checkSent = clock.now
+        }
         let remaining = clock.now.duration(to: deadline)
         if remaining <= .zero { return event }
+        let nextCheck = (checkSent ?? lastHeard) + heartbeat
+        let pause = min(remaining, max(clock.now.duration(to: nextCheck), .milliseconds(1)))
         var descriptors = [
           pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0),
           pollfd(fd: wakeUpReader, events: Int16(POLLIN), revents: 0),
         ]
-        let ready = poll(&descriptors, 2, PostgresSession.pollTimeout(remaining))
+        let ready = poll(&descriptors, 2, PostgresSession.pollTimeout(pause))
         if ready < 0 && errno != EINTR {
           throw PostgresError(
             kind: .other, message: "poll failed: \(String(cString: strerror(errno)))",
@@ -252,9 +292,31 @@
     /// Connects and listens on every channel.
     private func connect() throws {
       connection = nil
+      checkSent = nil
       let connection = try PostgresConnection(location: location)
       for channel in channels { try connection.execute("LISTEN \(Self.quoted(channel))") }
       self.connection = connection
+      lastHeard = .now
+    }
+
+    /// Waits for the answer to a check under way (before another statement is sent), at most a
+    /// heartbeat; a connection that gives none counts as dead.
+    private func finishCheck() {
+      guard checkSent != nil, let handle = connection?.session.handle else { return }
+      checkSent = nil
+      let deadline = ContinuousClock.now + heartbeat
+      while PQisBusy(handle) != 0 {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        if remaining <= .zero || poll(&descriptor, 1, PostgresSession.pollTimeout(remaining)) == 0
+          || PQconsumeInput(handle) == 0
+        {
+          connection = nil
+          return
+        }
+      }
+      while let result = PQgetResult(handle) { PQclear(result) }
+      lastHeard = .now
     }
 
     /// Waits `duration` for a wake-up; returns whether one came.

@@ -52,7 +52,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         throw PostgresError(
           kind: .invalidLocation,
-          message: "libpq can't read it: \(Self.redacting(trimmed, secretsOf: connectionString))."
+          message: "libpq can't read it: \(Self.redacting(trimmed, secretsOf: connectionString))"
+            + (trimmed.hasSuffix(".") ? "" : ".")
             + " Write a `postgresql://` URL or a connection string such as"
             + " `host=/var/run/postgresql dbname=app`",
           server: "")
@@ -66,6 +67,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
         }
         option += 1
       }
+      try Self.validate(parameters)
       self.parameters = parameters
     #else
       throw PostgresError(
@@ -219,6 +221,45 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
     return defaults
   }
 
+  /// The settings whose values libpq only checks when connecting, each with the values it
+  /// takes: a wrong one is a mistake in the string, reported when it is read.
+  private static let choices: [String: [String]] = [
+    "sslmode": ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"],
+    "gssencmode": ["disable", "prefer", "require"],
+    "target_session_attrs": [
+      "any", "read-write", "read-only", "primary", "standby", "prefer-standby",
+    ],
+  ]
+
+  /// Refuses values libpq would only refuse when connecting (as a failed connection): a
+  /// setting outside its choices, or a port that is not a number from 1 to 65535.
+  static func validate(_ parameters: [String: String]) throws {
+    for (keyword, allowed) in choices.sorted(by: { $0.key < $1.key }) {
+      guard let value = parameters[keyword], !allowed.contains(value) else { continue }
+      throw PostgresError(
+        kind: .invalidLocation,
+        message:
+          "`\(keyword)=\(value)` is not a setting libpq knows; write one of "
+          + allowed.map { "`\($0)`" }.joined(separator: ", ") + ".",
+        server: "")
+    }
+    if let ports = parameters["port"] {
+      // A multi-host string gives one port per host, separated by commas.
+      for port in ports.split(separator: ",", omittingEmptySubsequences: false) {
+        let trimmed = port.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { continue }
+        guard let number = Int(trimmed), (1...65535).contains(number) else {
+          throw PostgresError(
+            kind: .invalidLocation,
+            message:
+              "`port=\(trimmed)` is not a port; write a number from 1 to 65535 (5432 is "
+              + "PostgreSQL's), or leave it out.",
+            server: "")
+        }
+      }
+    }
+  }
+
   /// `message` with every password `input` may hold replaced by `•••` (libpq's messages about a
   /// string it can't read may quote the string).
   static func redacting(_ message: String, secretsOf input: String) -> String {
@@ -263,6 +304,12 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
       secrets.append(Substring(unquoted))
     }
     var text = message
+    // libpq quotes the word it stumbled on (`missing "=" after "horse"`): with a password in
+    // the string, that word may be part of it (`password=correct horse`), so no quoted word
+    // but `=` is shown.
+    if input.range(of: "password", options: .caseInsensitive) != nil {
+      text = redactingQuotedWords(text)
+    }
     for secret in secrets.sorted(by: { $0.count > $1.count }) where !secret.isEmpty {
       text = text.replacingOccurrences(of: secret, with: "•••")
       if let decoded = secret.removingPercentEncoding, !decoded.isEmpty {
@@ -274,6 +321,25 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
 }
 
 extension PostgresLocation {
+  /// `text` with every double-quoted word but `"="` replaced by `"•••"`.
+  static func redactingQuotedWords(_ text: String) -> String {
+    var result = ""
+    var rest = Substring(text)
+    while let open = rest.firstIndex(of: "\"") {
+      result += rest[...open]
+      let afterOpen = rest.index(after: open)
+      guard let close = rest[afterOpen...].firstIndex(of: "\"") else {
+        rest = rest[afterOpen...]
+        break
+      }
+      let word = rest[afterOpen..<close]
+      result += word == "=" ? String(word) : "•••"
+      result += "\""
+      rest = rest[rest.index(after: close)...]
+    }
+    return result + rest
+  }
+
   /// The settings that never hold a secret, kept in ``passwordFreeURL``.
   private static let publicKeywords: Set<String> = [
     "host", "hostaddr", "port", "dbname", "user", "service", "sslmode", "application_name",

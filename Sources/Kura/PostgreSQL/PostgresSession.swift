@@ -23,6 +23,9 @@
     /// Names of prepared statements no longer used, deallocated in batches when no
     /// transaction is open.
     private var unusedStatements: [String] = []
+    /// Set when a failure showed the server ended the connection even though libpq still
+    /// reads it as open (a `FATAL` such as `57P01` from a restart, or a socket at its end).
+    private var broken = false
 
     init(location: PostgresLocation) throws {
       self.location = location
@@ -37,6 +40,7 @@
     func close() {
       if let handle { PQfinish(handle) }
       handle = nil
+      broken = false
       unusedStatements.removeAll()
     }
 
@@ -52,8 +56,22 @@
 
     /// Whether the connection is open and not broken.
     var isConnected: Bool {
-      guard let handle else { return false }
+      guard let handle, !broken else { return false }
       return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Whether the connection is open, after reading what the server sent while it was idle
+    /// (one `poll` without waiting): a server that restarted or ended the backend meanwhile
+    /// left a `FATAL` message and the socket's end, which libpq only notices when it reads.
+    var isAlive: Bool {
+      guard let handle, !broken, PQstatus(handle) == CONNECTION_OK else { return false }
+      var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 0) > 0 else { return true }
+      if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK {
+        broken = true
+        return false
+      }
+      return true
     }
 
     /// Whether a transaction is open (also one that failed and awaits its ROLLBACK).
@@ -72,7 +90,7 @@
           "A PostgreSQL statement was used after its connection closed; prepare statements"
             + " from a connection that is still open.")
       }
-      if PQstatus(handle) != CONNECTION_OK {
+      if broken || PQstatus(handle) != CONNECTION_OK {
         throw PostgresError(
           kind: .connectionLost,
           message: "the connection broke earlier and was not opened again (nothing was sent)",
@@ -125,8 +143,15 @@
         guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
         return String(cString: value)
       }
-      let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
       let sqlState = field(UInt8(ascii: "C"))
+      var lost = broken || (handle.map { PQstatus($0) != CONNECTION_OK } ?? true)
+      if !lost, let handle, endsConnection(sqlState) {
+        // The server ended the connection (a restart, `pg_terminate_backend`), or libpq met the
+        // socket's end, while `PQstatus` still reads OK: the connection is lost all the same.
+        _ = PQconsumeInput(handle)
+        broken = true
+        lost = true
+      }
       var message = field(UInt8(ascii: "M")) ?? ""
       if message.isEmpty, let handle {
         message = Self.oneLine(String(cString: PQerrorMessage(handle)))
@@ -139,6 +164,28 @@
         hint: field(UInt8(ascii: "H")), server: server, sql: sql,
         constraint: field(UInt8(ascii: "n")), table: field(UInt8(ascii: "t")),
         column: field(UInt8(ascii: "c")), isCommitOutcomeUnknown: lost && committing)
+    }
+
+    /// Whether a failure with `sqlState` means the server ended the connection: the `FATAL`
+    /// errors of a server shutting down, crashing or starting (`57P01`–`57P03`), of a dropped
+    /// database (`57P04`), of a lost connection (class `08`), and a failure libpq found itself
+    /// (no SQLSTATE: the socket closed) — unless the connection still answers.
+    private func endsConnection(_ sqlState: String?) -> Bool {
+      guard let sqlState else { return !isAlive }
+      return sqlState.hasPrefix("57P0") || sqlState.hasPrefix("08")
+    }
+
+    /// libpq's lines as sentences on one line: each one that doesn't end in `.`, `?` or `!`
+    /// gets a period (`Connection refused. Is the server running…?`).
+    static func sentences(_ lines: [Substring]) -> String {
+      lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .map { line in
+          guard let last = line.last, last != "." && last != "?" && last != "!" else {
+            return line
+          }
+          return line + "."
+        }
+        .joined(separator: " ")
     }
 
     /// libpq's multi-line message as one line.
@@ -172,6 +219,36 @@
         user: text(PQuser(handle)))
     }
 
+    /// libpq settings every connection gets unless its URL gives its own: TCP keepalives after
+    /// 30 idle seconds, every 10 seconds, 3 lost (a dead peer found in about a minute), and
+    /// unacknowledged data dropping the connection after 30 seconds (`tcp_user_timeout`, in
+    /// milliseconds). Unix sockets ignore them.
+    static let clientDefaults: [String: String] = [
+      "keepalives": "1", "keepalives_idle": "30", "keepalives_interval": "10",
+      "keepalives_count": "3", "tcp_user_timeout": "30000",
+    ]
+
+    /// Server settings every connection gets, in the round trip after connecting: backslashes
+    /// in string literals taken as they are (`standard_conforming_strings`, which Kura's
+    /// quoting assumes), and — where the URL's `options` don't name them and the role and the
+    /// database left them at the server's default of none (`0`) — a lock waited for at most 30
+    /// seconds (`lock_timeout`) and the server's own keepalives and `tcp_user_timeout`, so a
+    /// client that vanished holding locks is noticed. (`-c lock_timeout=0` in the URL's
+    /// `options` waits without limit.)
+    static func sessionSetup(options: String?) -> String {
+      let defaults = [
+        ("lock_timeout", "30s"), ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"),
+        ("tcp_keepalives_count", "3"), ("tcp_user_timeout", "30000"),
+      ].filter { options?.contains($0.0) != true }
+      var sql = "SET standard_conforming_strings = on"
+      guard !defaults.isEmpty else { return sql }
+      sql +=
+        "; SELECT set_config(name, value, false) FROM (VALUES "
+        + defaults.map { "('\($0.0)', '\($0.1)')" }.joined(separator: ", ")
+        + ") AS setting (name, value) WHERE current_setting(name) = '0'"
+      return sql
+    }
+
     /// Opens a libpq connection to `location`, waiting at most its `connect_timeout` (30
     /// seconds when it gives none; `0` waits as long as it takes).
     static func connect(_ location: PostgresLocation) throws -> OpaquePointer {
@@ -180,6 +257,9 @@
       parameters["client_encoding"] = "UTF8"
       if parameters["fallback_application_name"] == nil {
         parameters["fallback_application_name"] = "kura"
+      }
+      for (keyword, value) in Self.clientDefaults where parameters[keyword] == nil {
+        parameters[keyword] = value
       }
       let timeoutSeconds =
         parameters["connect_timeout"].flatMap { Int($0) }.map {
@@ -231,6 +311,20 @@
       PQsetErrorVerbosity(handle, PQERRORS_DEFAULT)
       // Notices (such as "table does not exist, skipping") are not printed on standard error.
       PQsetNoticeReceiver(handle, { _, _ in }, nil)
+      let setupSQL = sessionSetup(options: parameters["options"])
+      let setup = PQexec(handle, setupSQL)
+      defer { PQclear(setup) }
+      let setupStatus = PQresultStatus(setup)
+      guard setupStatus == PGRES_TUPLES_OK || setupStatus == PGRES_COMMAND_OK else {
+        let message = setup.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) }
+        let server = describe(handle, location)
+        PQfinish(handle)
+        throw PostgresError(
+          kind: .connectionFailed,
+          message: "the server refused Kura's session settings ("
+            + oneLine(message ?? "no message") + ")",
+          server: server, sql: setupSQL)
+      }
       return handle
     }
 
@@ -270,7 +364,7 @@
           }
           return line
         }
-        message = oneLine(lines.joined(separator: "\n"))
+        message = sentences(lines)
       }
       let kind: PostgresError.Kind
       if sqlState?.hasPrefix("28") == true || PQconnectionNeedsPassword(handle) != 0

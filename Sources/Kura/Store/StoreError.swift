@@ -62,9 +62,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// was written. Connect again (the next call does) and retry it.
     case connectionLost
     /// The connection to the PostgreSQL server broke while a save was committing, and Kura
-    /// could not find out whether it committed (the server stayed unreachable, or the store
-    /// keeps no history to look the save up in): read the data back before retrying.
+    /// could not find out whether it committed: the server stayed unreachable for
+    /// ``PostgresStoreSettings/commitOutcomeWait``, or no longer knew the transaction. The save
+    /// may or may not have been written: read the data back before retrying.
     case commitOutcomeUnknown
+    /// Every connection a PostgreSQL store's container may open
+    /// (``PostgresStoreSettings/maximumConnections``), or its writer connection, stayed busy
+    /// for ``PostgresStoreSettings/connectionWait``: nothing was done; retry, or allow more.
+    case busy
     /// A delete was refused by a ``DeleteRule/deny`` rule: other models still refer to it.
     case deleteDenied
     /// A saved model refers to a model that does not exist (a dangling reference); nothing was

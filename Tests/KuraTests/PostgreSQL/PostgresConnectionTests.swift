@@ -363,7 +363,7 @@
               == "Can't connect to PostgreSQL database `no_such_database` on socket"
               + " `\(cluster.folder)/.s.PGSQL.5432` as user `postgres`: database"
               + " \"no_such_database\" does not exist. Check the database name in the URL, or"
-              + " create the database (createdb)"
+              + " create the database (createdb)."
         }
       }
 
@@ -386,7 +386,7 @@
             + " `\(cluster.folder)/.s.PGSQL.5432` as user `kura_password_test`: password"
             + " authentication failed for user \"kura_password_test\". Check the user name and its"
             + " password (given in the URL, in the file PGPASSFILE names or in PGPASSWORD) and the"
-            + " server's pg_hba.conf")
+            + " server's pg_hba.conf.")
         #expect(!"\(error)".contains("wrong horse"))
         #expect(!String(reflecting: error).contains("wrong horse"))
         // No password at all is an authentication failure too.
@@ -427,7 +427,8 @@
               "Can't connect to PostgreSQL database `app` on socket `\(folder.url.path)/.s.PGSQL.5432`"
             ) == true
             && error?.description.hasSuffix(
-              "Check that the server is running and accepts connections there") == true
+              "Check that the server is running and accepts connections there.") == true
+            && error?.description.contains("?.") == false
         }
       }
 
@@ -456,7 +457,7 @@
         #expect(
           error.description.hasSuffix(
             ". Work not yet committed was not saved; connect again and retry it — while executing"
-              + " `INSERT INTO t VALUES (?)`"))
+              + " `INSERT INTO t VALUES (?)`."))
         #expect(!connection.isConnected)
         #expect(!connection.isInTransaction)
         // Until it reconnects, nothing is sent.
@@ -516,7 +517,7 @@
         #expect(
           error.description.hasSuffix(
             ". The connection broke while the work was committing: it may or may not have been"
-              + " saved; read it back to find out — while executing `COMMIT`"))
+              + " saved; read it back to find out — while executing `COMMIT`."))
       }
     }
   }

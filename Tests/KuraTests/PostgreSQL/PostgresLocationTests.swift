@@ -1,5 +1,6 @@
 #if canImport(CLibPQ)
   import Foundation
+  import KuraCLI
   import Testing
 
   @testable import Kura
@@ -101,6 +102,61 @@
                 "Can't use the PostgreSQL location: libpq can't read it: "))
             #expect(!error.description.contains("hunter2"), "\(error)")
           }
+        }
+      }
+
+      /// A password with a space, unquoted, makes libpq stumble on its second word: the
+      /// message never shows it.
+      @Test func aPasswordWithASpaceNeverAppearsInTheParseError() throws {
+        for input in [
+          "host=/tmp dbname=app password=correct horse", "password=correct horse host=/tmp",
+        ] {
+          do {
+            _ = try PostgresLocation(input)
+            Issue.record("`\(input)` should not be read")
+          } catch let error as PostgresError {
+            #expect(error.kind == .invalidLocation)
+            #expect(!error.description.contains("horse"), "\(error)")
+            #expect(!error.description.contains("correct"), "\(error)")
+            #expect(error.description.contains("missing \"=\""), "\(error)")
+          }
+        }
+      }
+
+      /// Values libpq only checks when connecting are refused when the string is read, as
+      /// mistakes in it (`invalidLocation`, which the command line reports as a usage error).
+      @Test func aBogusSSLModeOrPortIsAnInvalidLocation() throws {
+        let cases = [
+          ("host=/tmp sslmode=bogus", "`sslmode=bogus` is not a setting libpq knows; write one of"),
+          ("postgresql://db:99999/app", "`port=99999` is not a port; write a number from 1 to"),
+          ("host=a,b port=5432,0", "`port=0` is not a port"),
+          ("host=a,b target_session_attrs=writable", "`target_session_attrs=writable` is not"),
+        ]
+        for (input, expected) in cases {
+          #expect(throws: PostgresError.self) { try PostgresLocation(input) }
+          do {
+            _ = try PostgresLocation(input)
+          } catch let error as PostgresError {
+            #expect(error.kind == .invalidLocation)
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(error.description.hasSuffix("."), "\(error)")
+          }
+        }
+        #expect(try PostgresLocation("host=a,b port=5432,5433 sslmode=require").port == nil)
+        #expect(try PostgresLocation("postgresql://db:6543/app").port == 6543)
+      }
+
+      /// A store location read from a connection string keeps the string (to open the store)
+      /// but never shows it: not in its description, debug description or `dump`.
+      @Test func aStoreLocationNeverShowsItsConnectionString() throws {
+        let store = try StoreLocation(
+          "host=/tmp dbname=app user=alice password='correct horse'", what: "--store",
+          command: "test")
+        var dumped = ""
+        dump(store, to: &dumped)
+        for text in [dumped, String(reflecting: store), "\(store)", String(describing: [store])] {
+          #expect(!text.contains("horse"), "\(text)")
+          #expect(text.contains("app"), "\(text)")
         }
       }
 

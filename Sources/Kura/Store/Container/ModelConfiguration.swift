@@ -54,6 +54,13 @@ public struct ModelConfiguration: Sendable, Hashable {
   /// For example: `configuration.historyRetention = .unlimited`.
   public var historyRetention = HistoryRetention.default
 
+  /// How a PostgreSQL store's container uses the server: its most connections, how long callers
+  /// wait for one, how long an interrupted commit's outcome may take to find out, and how
+  /// quickly its change listener notices a dead connection (ignored by other stores).
+  ///
+  /// For example: `configuration.postgresSettings.maximumConnections = 8`.
+  public var postgresSettings = PostgresStoreSettings()
+
   /// The app's default store: `default.store` in the app's data folder (see
   /// ``Locations/defaultStoreURL``), like SwiftData's default store.
   ///

@@ -155,8 +155,13 @@ public final class ModelContext {
 
   // MARK: Saving
 
-  /// Writes every unsaved change to the store in one transaction. When it throws, nothing was
-  /// written and the changes are still pending (fix them, or ``rollback()``).
+  /// Writes every unsaved change to the store in one transaction. When it throws, the changes
+  /// are still pending (fix them, or ``rollback()``), and nothing was written — except after
+  /// ``StoreError/Code/commitOutcomeUnknown``: on PostgreSQL, a connection that broke while the
+  /// save was committing and a server that could not be asked afterwards leave it unknown
+  /// whether the save was written (read the data back before retrying; see
+  /// <doc:ScalingOutWithPostgreSQL>). A save that returns normally committed once, also when
+  /// the commit's answer was lost on the way.
   ///
   /// For example:
   ///

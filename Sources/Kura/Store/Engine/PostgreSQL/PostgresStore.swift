@@ -15,7 +15,9 @@
     ) throws -> SQLiteStore.Opened {
       let url = location.passwordFreeURL
       do {
-        let pool = try PostgresStorePool(location: location, readOnly: !configuration.allowsSave)
+        let pool = try PostgresStorePool(
+          location: location, readOnly: !configuration.allowsSave,
+          settings: configuration.postgresSettings)
         let outcome = try pool.read { db -> StoreExamination.Outcome in
           guard case .postgres(let connection) = db else { return .new }
           try checkServer(connection.connection, location: location)

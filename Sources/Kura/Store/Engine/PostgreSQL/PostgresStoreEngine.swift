@@ -228,7 +228,7 @@
       WITH kura_locks AS MATERIALIZED (SELECT locktype, virtualtransaction, \
       CAST(CAST(transactionid AS text) AS bigint) AS xid, database, classid, objid, objsubid, \
       mode, granted FROM pg_catalog.pg_locks WHERE granted), \
-      kura_next AS (SELECT CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS text) AS bigint) \
+      kura_next AS (SELECT txid_snapshot_xmax(txid_current_snapshot()) \
       AS next), \
       kura_running AS (SELECT l.virtualtransaction, CASE WHEN ((n.next >> 32) << 32) + l.xid \
       < n.next - 2147483648 THEN ((n.next >> 32) << 32) + l.xid + 4294967296 WHEN \
@@ -513,7 +513,7 @@
     ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
       let saveID = UUID().uuidString
       let statement = try db.connection.cachedStatement(
-        "WITH kura_xact AS (SELECT CAST(CAST(pg_current_xact_id() AS text) AS bigint) * "
+        "WITH kura_xact AS (SELECT txid_current() * "
           + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
           + "time, models, changes, save_id) SELECT coalesce((SELECT max(h.token) + 1 FROM "
           + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "

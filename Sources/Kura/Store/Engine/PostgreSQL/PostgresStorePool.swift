@@ -21,13 +21,18 @@
   ///   its body is the app's code.
   /// - Schema changes take the store's lock exclusively (``beginAndLockSQL``): they wait for
   ///   every save under way, and saves wait for them.
-  /// - A connection lost while committing is resolved: the pool connects again, waits for the
-  ///   write lock (so the broken transaction has ended) and looks up the save id the
-  ///   transaction's history row holds. Found: the save committed and returns normally. Not
-  ///   found: ``StoreError/Code/connectionLost`` (nothing was written). Undecidable (no history
-  ///   row, or the server stays unreachable): ``StoreError/Code/commitOutcomeUnknown``.
+  /// - A connection lost while committing is resolved by the transaction's id, taken with its
+  ///   `BEGIN`: the pool connects again and asks `txid_status` (which history trimming never
+  ///   touches). Committed: the save returns normally. Aborted:
+  ///   ``StoreError/Code/connectionLost`` (nothing was written). Undecidable within
+  ///   ``PostgresStoreSettings/commitOutcomeWait``: ``StoreError/Code/commitOutcomeUnknown``.
   /// - Reads run outside transactions (each statement sees the last commit), snapshots in
-  ///   `REPEATABLE READ`. A connection found broken when an operation starts is connected again.
+  ///   `REPEATABLE READ`; a read whose connection breaks runs once more. A connection is checked
+  ///   for what the server sent while it was idle (a restart's `FATAL`) before each operation,
+  ///   and connected again when it is gone.
+  /// - At most ``PostgresStoreSettings/maximumConnections`` connections are open (the writer
+  ///   and the readers); a reader waits up to ``PostgresStoreSettings/connectionWait`` for one,
+  ///   and a writer as long for the writer, then fails with ``StoreError/Code/busy``.
   /// - The change signal is `LISTEN` on the store's channel on a connection of its own
   ///   (``PostgresListener``, on a thread started by the first observer): every notification,
   ///   and every reconnection (notifications sent meanwhile are lost), calls the handlers, which
@@ -46,10 +51,18 @@
     /// The password-free URL naming the store in errors.
     let url: URL
 
+    /// How the pool uses the server (its most connections, waits, the listener's heartbeat).
+    let settings: PostgresStoreSettings
+
     private let writerLock = NSLock()
     private var writer: PostgresStoreConnection?
-    private let readerLock = NSLock()
+    /// Guards ``idleReaders`` and ``openConnections``; signalled when a reader comes back or
+    /// a connection closes.
+    private let readerLock = NSCondition()
     private var idleReaders: [PostgresStoreConnection] = []
+    /// The connections open (the writer and every reader, idle or in use), at most
+    /// ``PostgresStoreSettings/maximumConnections``.
+    private var openConnections = 1
     /// Raised by every schema change: connections drop their prepared statements.
     private let schemaGeneration = Atomic<Int>(0)
     private let changes = Atomic<UInt64>(0)
@@ -67,15 +80,21 @@
     /// Takes the store's lock exclusively for the open transaction.
     static let lockSQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
 
-    /// Opens a transaction changing the schema and takes the store's lock exclusively, in one
-    /// round trip (a `BEGIN` in a simple query keeps the transaction open after it).
+    /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
+    /// the transaction's id, in one round trip (a `BEGIN` in a simple query keeps the
+    /// transaction open after it). The id (`txid_current()`, with its epoch: PostgreSQL 12 has
+    /// no `pg_current_xact_id()`), assigned here rather than at the first write, is how a commit
+    /// whose answer was lost is resolved (``committed(_:after:)``); every `BEGIN` of the pool
+    /// returns it as its last column.
     static let beginAndLockSQL =
-      "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema()))"
+      "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema())), "
+      + "txid_current()::text"
 
     /// Opens a save's transaction and takes the store's lock shared (saves don't wait for each
     /// other; readers see them as writers of the store), in one round trip.
     static let beginSQL =
-      "BEGIN; SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema()))"
+      "BEGIN; SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
+      + "txid_current()::text"
 
     /// Opens the transaction of ``ModelContainer/write(_:)``: `REPEATABLE READ`, the lock
     /// writes wait for each other on (a table lock takes no snapshot, so the snapshot is taken
@@ -83,7 +102,7 @@
     static let beginSerializedSQL =
       "BEGIN ISOLATION LEVEL REPEATABLE READ; LOCK TABLE kura_metadata IN SHARE UPDATE "
       + "EXCLUSIVE MODE; SELECT pg_advisory_xact_lock_shared(\(lockKey), "
-      + "hashtext(current_schema()))"
+      + "hashtext(current_schema())), txid_current()::text"
 
     /// The notification of a committed save, sent after its commit in a transaction of its own
     /// with `synchronous_commit` off: PostgreSQL holds a cluster-wide lock from a notifying
@@ -102,8 +121,12 @@
     static let conflictRetries = 8
 
     /// Opens the store's first connection (the writer), reading its schema.
-    init(location: PostgresLocation, readOnly: Bool) throws {
+    init(
+      location: PostgresLocation, readOnly: Bool,
+      settings: PostgresStoreSettings = PostgresStoreSettings()
+    ) throws {
       self.location = location
+      self.settings = settings
       self.url = location.passwordFreeURL
       self.isReadOnly = readOnly
       let connection = try PostgresConnection(location: location)
@@ -156,7 +179,7 @@
     /// The connection, ready: connected again when broken, its statements dropped after a
     /// schema change.
     private func ready(_ connection: PostgresStoreConnection) throws {
-      if !connection.connection.isConnected { try connection.connection.reconnect() }
+      if !connection.connection.isAlive { try connection.connection.reconnect() }
       let generation = schemaGeneration.load(ordering: .acquiring)
       if connection.schemaGeneration != generation {
         connection.connection.clearStatementCache()
@@ -164,40 +187,98 @@
       }
     }
 
+    /// The pool this thread reads on, while a read runs (a read nested in another one takes a
+    /// connection beyond the limit rather than waiting for itself).
+    @TaskLocal private static var reading: ObjectIdentifier?
+
+    /// An idle reader, else a new connection while fewer than the most are open, else the
+    /// first to come back — waiting at most ``PostgresStoreSettings/connectionWait``.
     private func takeReader() throws -> PostgresStoreConnection {
+      let nested = Self.reading == ObjectIdentifier(self)
+      let limit = max(settings.maximumConnections, 2)
+      let deadline = Date(timeIntervalSinceNow: Self.seconds(settings.connectionWait))
       readerLock.lock()
+      while idleReaders.isEmpty && openConnections >= limit && !nested {
+        if !readerLock.wait(until: deadline) && idleReaders.isEmpty
+          && openConnections >= limit
+        {
+          readerLock.unlock()
+          throw StoreError(
+            .busy, url: url,
+            message:
+              "Can't read store `\(location.storeName)`: all \(limit) of its connections "
+              + "stayed busy for \(settings.connectionWait) (PostgresStoreSettings."
+              + "maximumConnections). Nothing was done; retry, or allow more connections or a "
+              + "longer connectionWait in ModelConfiguration.postgresSettings.")
+        }
+      }
       let reader = idleReaders.popLast()
+      if reader == nil { openConnections += 1 }
       readerLock.unlock()
       if let reader {
-        try ready(reader)
+        do {
+          try ready(reader)
+        } catch {
+          closed()
+          throw error
+        }
         return reader
       }
-      return try connect()
+      do {
+        return try connect()
+      } catch {
+        closed()
+        throw error
+      }
+    }
+
+    /// Counts a reader that closed (or failed to open), letting a waiting caller open one.
+    private func closed() {
+      readerLock.lock()
+      openConnections -= 1
+      readerLock.signal()
+      readerLock.unlock()
     }
 
     private func giveBack(_ reader: PostgresStoreConnection) {
       if reader.connection.isInTransaction { try? reader.connection.execute("ROLLBACK") }
-      guard reader.connection.isConnected else { return }
+      guard reader.connection.isConnected else {
+        closed()
+        return
+      }
       readerLock.lock()
-      if idleReaders.count < 4 { idleReaders.append(reader) }
+      idleReaders.append(reader)
+      readerLock.signal()
       readerLock.unlock()
     }
 
-    /// Runs `operation` on a reader; once more on a new connection when the first one turns
-    /// out broken (reads can run again).
+    /// A duration in seconds.
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+      let (seconds, attoseconds) = duration.components
+      return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    /// Runs `operation` on a reader; once more, connected again, when the connection turns
+    /// out broken (reads can run again). A read that loses its connection twice is
+    /// ``PostgresError/Kind/connectionLost`` — never an unknown commit outcome: it wrote
+    /// nothing.
     private func withReader<Result>(_ operation: (PostgresStoreConnection) throws -> Result)
       throws -> Result
     {
       let reader = try takeReader()
-      do {
-        let result = try operation(reader)
-        giveBack(reader)
-        return result
-      } catch let error as PostgresError where error.kind == .connectionLost {
-        let fresh = try connect()
-        let result = try operation(fresh)
-        giveBack(fresh)
-        return result
+      defer { giveBack(reader) }
+      return try Self.$reading.withValue(ObjectIdentifier(self)) {
+        do {
+          return try operation(reader)
+        } catch let error as PostgresError where error.kind == .connectionLost {
+          do {
+            try reader.connection.reconnect()
+            return try operation(reader)
+          } catch var again as PostgresError where again.kind == .connectionLost {
+            again.isCommitOutcomeUnknown = false
+            throw again
+          }
+        }
       }
     }
 
@@ -220,7 +301,7 @@
     /// Runs `body` in a save's transaction, in parallel with other writers; `body` runs again
     /// when it conflicted with another writer (so it must be Kura's own statements, which can).
     func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      writerLock.lock()
+      try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
       let result = try transaction(
@@ -232,7 +313,7 @@
     /// Runs `body` in the transaction of ``ModelContainer/write(_:)``: writes of this kind wait
     /// for each other, in every process (see ``beginSerializedSQL``); run once.
     func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      writerLock.lock()
+      try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
       let result = try transaction(writer, begin: Self.beginSerializedSQL, retries: 0, body)
@@ -244,7 +325,7 @@
     func writeWithoutTransaction<Result>(_ body: (StoreConnection) throws -> Result) throws
       -> Result
     {
-      writerLock.lock()
+      try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
       return try body(.postgres(writer))
@@ -253,7 +334,7 @@
     /// A write transaction that changes tables: prepared statements of every connection are
     /// dropped afterwards (their tables may have changed).
     func writeSchemaChanges<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      writerLock.lock()
+      try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
       writer.connection.clearStatementCache()
@@ -270,6 +351,21 @@
       }
     }
 
+    /// Takes the writer for this thread, waiting at most
+    /// ``PostgresStoreSettings/connectionWait`` while another thread of the process writes.
+    private func lockWriter() throws {
+      let deadline = Date(timeIntervalSinceNow: Self.seconds(settings.connectionWait))
+      guard writerLock.lock(before: deadline) else {
+        throw StoreError(
+          .busy, url: url,
+          message:
+            "Can't write to store `\(location.storeName)`: another write of this container held "
+            + "its writer connection for \(settings.connectionWait) (PostgresStoreSettings."
+            + "connectionWait). Nothing was written; retry, or allow a longer connectionWait in "
+            + "ModelConfiguration.postgresSettings.")
+      }
+    }
+
     private func writerConnection() throws -> PostgresStoreConnection {
       if let writer {
         try ready(writer)
@@ -280,10 +376,10 @@
       return connection
     }
 
-    /// `begin` (`BEGIN` and the store's lock, one round trip), `body`, `COMMIT`; a broken
-    /// connection found by the first is connected again first, and a commit whose outcome the
-    /// broken connection hid is resolved. A conflict with another writer rolls back and runs
-    /// `body` again, up to `retries` times.
+    /// `begin` (`BEGIN`, the store's lock and the transaction's id, one round trip), `body`,
+    /// `COMMIT`; a broken connection found by the first is connected again first, and a commit
+    /// whose outcome the broken connection hid is resolved by the transaction's id. A conflict
+    /// with another writer rolls back and runs `body` again, up to `retries` times.
     private func transaction<Result>(
       _ writer: PostgresStoreConnection, begin: String, retries: Int,
       _ body: (StoreConnection) throws -> Result
@@ -331,12 +427,17 @@
       var result: Result?
       writer.pendingSaveID = nil
       writer.pendingNotification = nil
+      writer.pendingTransaction = nil
       do {
+        let transactionID: String?
         do {
-          try writer.connection.execute(begin)
+          transactionID = try writer.connection.executeReturningText(begin)
         } catch let error as PostgresError where error.kind == .connectionLost {
           try writer.connection.reconnect()
-          try writer.connection.execute(begin)
+          transactionID = try writer.connection.executeReturningText(begin)
+        }
+        writer.pendingTransaction = transactionID.map {
+          PendingTransaction(id: $0, backend: writer.connection.processID)
         }
         result = try body(.postgres(writer))
         try writer.connection.commitOpenTransaction()
@@ -347,8 +448,8 @@
           .connectionLost, url: url, sql: error.sql, postgresError: error,
           message:
             "Can't save to store `\(location.storeName)`: the connection to the server broke "
-            + "while the save was committing, and the server shows it did not commit. Nothing "
-            + "of it was written; retry it.")
+            + "while the save was committing, and the server shows its transaction did not "
+            + "commit (`txid_status` says aborted). Nothing of it was written; retry it.")
       } catch {
         // Also after a failed lock: the `BEGIN` before it left the transaction open (aborted).
         if writer.connection.isInTransaction {
@@ -360,32 +461,84 @@
       return result
     }
 
-    /// Whether the transaction whose commit `error` interrupted committed: connects again,
-    /// waits for the write lock (held until the broken transaction ended) and looks up the
-    /// save id of its history row.
+    /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`)
+    /// and the server backend running it.
+    struct PendingTransaction {
+      var id: String
+      var backend: Int32
+    }
+
+    /// Whether the transaction whose commit `error` interrupted committed: connects again and
+    /// asks the server for the status of its transaction id (`txid_status`, which history
+    /// trimming never touches and which holds with history off). While the broken
+    /// connection's backend still runs the transaction (it hasn't yet noticed its client is
+    /// gone), it waits a second, then ends that backend — the transaction then commits or
+    /// aborts — and asks again. Undecidable within ``PostgresStoreSettings/commitOutcomeWait`` (the server stays
+    /// unreachable, or it no longer knows so old a transaction):
+    /// ``StoreError/Code/commitOutcomeUnknown``.
     private func committed(_ writer: PostgresStoreConnection, after error: PostgresError) throws
       -> Bool
     {
-      guard let saveID = writer.pendingSaveID else {
-        throw outcomeUnknown(
-          error, because: "the store keeps no history to look it up in (`HistoryRetention.off`)")
+      guard let pending = writer.pendingTransaction else {
+        throw outcomeUnknown(error, because: "no transaction id was taken before the commit")
       }
+      let clock = ContinuousClock()
+      let start = clock.now
+      let deadline = start + settings.commitOutcomeWait
       var lastError: any Error = error
-      for attempt in 0..<5 {
+      var delay: UInt32 = 20_000
+      var terminated = false
+      while clock.now < deadline {
         do {
-          try writer.connection.reconnect()
-          return try writer.connection.transaction {
-            try writer.connection.run(Self.lockSQL, [.integer(Self.lockKey)])
-            return try writer.connection.queryFirst(
-              "SELECT 1 FROM kura_history WHERE save_id = ?", [.text(saveID)]
-            ) { _ in true } ?? false
+          if !writer.connection.isConnected || writer.connection.processID == pending.backend {
+            try writer.connection.reconnect()
           }
+          while clock.now < deadline {
+            let status = try writer.connection.queryFirst(
+              "SELECT txid_status(?::bigint)", [.text(pending.id)]
+            ) { $0.isNull(at: 0) ? nil : $0.string(at: 0) }
+            switch status {
+            case "committed"?: return true
+            case "aborted"?: return false
+            case "in progress"?:
+              if !terminated, start.duration(to: clock.now) > .seconds(1) {
+                terminated = true
+                try endBackend(pending, on: writer.connection)
+              } else {
+                usleep(20_000)
+              }
+            default:
+              throw outcomeUnknown(
+                error,
+                because: "the server no longer knows its transaction \(pending.id) (older than "
+                  + "the status it keeps)")
+            }
+          }
+        } catch let outcome as StoreError {
+          throw outcome
         } catch {
           lastError = error
-          usleep(UInt32(100_000 * (attempt + 1)))
+          usleep(delay)
+          delay = min(delay * 2, 1_000_000)
         }
       }
-      throw outcomeUnknown(error, because: "connecting again to look it up failed (\(lastError))")
+      throw outcomeUnknown(
+        error,
+        because: "asking the server within \(settings.commitOutcomeWait) failed (\(lastError))")
+    }
+
+    /// Ends the backend of the broken connection while it still runs `pending` (its process
+    /// id, and the transaction's low 32 bits, which `pg_stat_activity` shows), waiting up to 5
+    /// seconds for it to go.
+    private func endBackend(_ pending: PendingTransaction, on connection: PostgresConnection)
+      throws
+    {
+      let low = (UInt64(pending.id) ?? 0) & 0xFFFF_FFFF
+      _ = try connection.queryFirst(
+        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+          + "WHERE pid = ? AND backend_xid::text = ?",
+        [.integer(Int64(pending.backend)), .text(String(low))]
+      ) { _ in true }
     }
 
     /// The error for a save whose commit `error` interrupted when its outcome can't be looked
@@ -413,7 +566,9 @@
         return (observers.next, observers.listening == nil)
       }
       if start {
-        let loop = ListenLoop(location: location, channel: channel) { [weak self] in
+        let loop = ListenLoop(
+          location: location, channel: channel, heartbeat: settings.listenerHeartbeat
+        ) { [weak self] in
           self?.deliver()
         }
         observers.withLock { $0.listening = loop }
@@ -443,6 +598,7 @@
   final class ListenLoop: @unchecked Sendable {
     private let location: PostgresLocation
     private let channel: String
+    private let heartbeat: Duration
     private let onChange: @Sendable () -> Void
     private let stopped = Atomic<Bool>(false)
     private let listener = Mutex<PostgresListener?>(nil)
@@ -450,9 +606,13 @@
     /// `observeChanges` returns is not missed.
     private let ready = DispatchSemaphore(value: 0)
 
-    init(location: PostgresLocation, channel: String, onChange: @escaping @Sendable () -> Void) {
+    init(
+      location: PostgresLocation, channel: String, heartbeat: Duration,
+      onChange: @escaping @Sendable () -> Void
+    ) {
       self.location = location
       self.channel = channel
+      self.heartbeat = heartbeat
       self.onChange = onChange
     }
 
@@ -480,7 +640,7 @@
           current = existing
         } else {
           do {
-            let created = try PostgresListener(location: location)
+            let created = try PostgresListener(location: location, heartbeat: heartbeat)
             try created.listen(channel)
             listener.withLock { $0 = created }
             current = created
