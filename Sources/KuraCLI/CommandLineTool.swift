@@ -8,8 +8,9 @@ import Kura
 #endif
 
 /// Parses a command line against a ``Command`` tree, prints help, runs the action and maps errors
-/// to exit codes: 0 on success, 64 for a ``UsageError`` or a refused identifier (an app, suite or
-/// scene name the library won't use), the given status for ``ExitCode``, 1 for any other error
+/// to exit codes: 0 on success, 64 for a ``UsageError``, a refused identifier (an app, suite or
+/// scene name the library won't use) or a PostgreSQL store location with a value libpq refuses
+/// (`sslmode=bogus`, port `99999`), the given status for ``ExitCode``, 1 for any other error
 /// (printed as `<tool>: error: <message>`).
 ///
 /// For example:
@@ -75,7 +76,8 @@ public enum CommandLineTool {
       fflush(nil)
       // A refused identifier (an app, suite or scene name) is a bad argument: 64, with the
       // pointer to the command's help.
-      let usage = refusesIdentifier(error, givenIn: arguments)
+      let usage =
+        refusesIdentifier(error, givenIn: arguments) || isInvalidStoreLocation(error)
       let message = usage ? "\(UsageError("\(error)", command: commandPath))" : "\(error)"
       printError("\(root.name): error: \(visibleLines(redacted(message, arguments)))")
       return usage ? 64 : 1
@@ -93,6 +95,14 @@ public enum CommandLineTool {
     default: return false
     }
     return arguments.contains { $0 == identifier || $0.hasSuffix("=" + identifier) }
+  }
+
+  /// Whether `error` refuses a PostgreSQL connection string's value that libpq would only refuse
+  /// when connecting (an `sslmode` outside its choices, a port outside 1–65535): a mistake in
+  /// the `--store` argument or `KURA_STORE_URL`, not a server that can't be reached.
+  static func isInvalidStoreLocation(_ error: any Error) -> Bool {
+    let postgres = error as? PostgresError ?? (error as? StoreError)?.postgresError
+    return postgres?.kind == .invalidLocation
   }
 
   /// `message` without any password the command line or `KURA_STORE_URL` holds (a store URL

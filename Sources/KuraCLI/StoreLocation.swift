@@ -276,7 +276,9 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
     do {
       return try PostgresLocation(text)
     } catch let error as PostgresError {
-      throw UsageError(quoted + error.message + ".", command: command)
+      // libpq's messages end without a period; Kura's own (a refused port) end with one.
+      let message = error.message.hasSuffix(".") ? error.message : error.message + "."
+      throw UsageError(quoted + message, command: command)
     }
   }
 }

@@ -114,6 +114,22 @@ struct CommandLineEdgeTests {
         + " as `main` or a UUID.\nSee `customers fields --help`.\n")
   }
 
+  /// A connection string with a value libpq refuses is the caller's mistake (64), told before
+  /// any server is tried; a server that can't be reached is not (1).
+  @Test func aBadPostgresLocationIsAUsageError() throws {
+    for url in [
+      "postgresql:///kura_x?host=/nonexistent&sslmode=bogus",
+      "postgresql://127.0.0.1:99999/kura_x",
+    ] {
+      let result = try tool("students", "--store", url, "list")
+      #expect(result.status == 64, "\(url): \(result.stderr)")
+      #expect(result.stderr.hasSuffix("See `students list --help`.\n"), "\(url): \(result.stderr)")
+      #expect(!result.stderr.contains(".."), "\(url): \(result.stderr)")
+    }
+    let unreachable = try tool("students", "--store", "postgresql:///kura_x?host=/nonexistent", "list")
+    #expect(unreachable.status == 1, "\(unreachable.stderr)")
+  }
+
   @Test func aDictionaryOfAnotherTypeIsReported() throws {
     #expect(try tool("kura", "defaults", "write", "customers", "my_dict", "5", "--int").status == 0)
     let shown = try tool("customers", "dictionary")
