@@ -126,7 +126,8 @@ struct CommandLineEdgeTests {
       #expect(result.stderr.hasSuffix("See `students list --help`.\n"), "\(url): \(result.stderr)")
       #expect(!result.stderr.contains(".."), "\(url): \(result.stderr)")
     }
-    let unreachable = try tool("students", "--store", "postgresql:///kura_x?host=/nonexistent", "list")
+    let unreachable = try tool(
+      "students", "--store", "postgresql:///kura_x?host=/nonexistent", "list")
     #expect(unreachable.status == 1, "\(unreachable.stderr)")
   }
 
