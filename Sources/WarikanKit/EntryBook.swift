@@ -64,15 +64,7 @@ public final class EntryBook: Sendable, Observable {
   ///
   /// - Throws: ``WarikanError/totalTooLarge`` when the sum does not fit in an `Int`.
   public var total: Int {
-    get throws {
-      var sum = 0
-      for entry in store.value {
-        let (next, overflow) = sum.addingReportingOverflow(entry.cash)
-        if overflow { throw WarikanError.totalTooLarge }
-        sum = next
-      }
-      return sum
-    }
+    get throws { try Contents(entries: store.value).total }
   }
 
   /// The damage found at open when the book was opened with quarantine and its file was moved
@@ -231,7 +223,7 @@ public final class EntryBook: Sendable, Observable {
   /// - Returns: The split.
   /// - Throws: ``WarikanError/invalidPeople(_:)`` or ``WarikanError/totalTooLarge``.
   public func split(among people: Int) throws -> BillSplit {
-    try BillSplit(total: try total, people: people)
+    try Contents(entries: store.value).split(among: people)
   }
 
   /// Deletes every entry by removing the file (the seed's Reset).

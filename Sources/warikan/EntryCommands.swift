@@ -38,7 +38,7 @@ let listCommand = Command(
   abstract: "Lists the entries, newest first, numbered for `warikan delete`.",
   supportsJSON: true,
   run: { invocation in
-    try withBook(invocation) { book in
+    try readingBook(invocation) { book in
       let list = book.newestFirst
       if invocation.json {
         try invocation.printJSON(list)
@@ -91,7 +91,7 @@ let totalCommand = Command(
   abstract: "Prints the total of every entry.",
   supportsJSON: true,
   run: { invocation in
-    try withBook(invocation) { book in
+    try readingBook(invocation) { book in
       let total = try book.total
       if invocation.json {
         try invocation.printJSON(TotalOutput(total: total, entries: book.entries.count))

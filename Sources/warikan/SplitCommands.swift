@@ -21,7 +21,7 @@ let splitCommand = Command(
   supportsJSON: true,
   run: { invocation in
     let count = try invocation.argument("people", in: 1...BillSplit.maximumPeople)
-    try withBook(invocation) { book in
+    try readingBook(invocation) { book in
       let split = try book.split(among: count)
       if invocation.json {
         try invocation.printJSON(

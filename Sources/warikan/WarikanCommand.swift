@@ -27,10 +27,7 @@ func withBook<T>(
   _ invocation: Invocation, options: DocumentOptions = DocumentOptions(),
   check: () throws -> Void = {}, _ body: (EntryBook) throws -> T
 ) throws -> T {
-  if let problem = ShortTime.timeZoneProblem() {
-    CommandLineTool.printError("warikan: warning: \(visible(problem))")
-  }
-  do {
+  try mappingErrors(invocation) {
     try check()
     let book = try EntryBook(options: options)
     let result = try body(book)
@@ -41,6 +38,25 @@ func withBook<T>(
       CommandLineTool.printError("warikan: warning: \(visibleLines("\(error)"))")
     }
     return result
+  }
+}
+
+/// Reads the book without opening it for writing (``EntryBook/read(location:)``: nothing is
+/// created, compacted or moved aside), runs `body`, and maps errors as ``withBook`` does: the
+/// read-only commands (`list`, `total`, `split`) leave the Documents folder as they found it.
+func readingBook<T>(_ invocation: Invocation, _ body: (EntryBook.Contents) throws -> T) throws -> T
+{
+  try mappingErrors(invocation) { try body(try EntryBook.read()) }
+}
+
+/// Warns of an unknown `TZ`, runs `body`, and maps warikan's input errors to usage errors and
+/// damaged files to a message with the fix.
+private func mappingErrors<T>(_ invocation: Invocation, _ body: () throws -> T) throws -> T {
+  if let problem = ShortTime.timeZoneProblem() {
+    CommandLineTool.printError("warikan: warning: \(visible(problem))")
+  }
+  do {
+    return try body()
   } catch let error as WarikanError {
     switch error {
     case .totalTooLarge, .negativeTotal:

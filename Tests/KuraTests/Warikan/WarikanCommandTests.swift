@@ -19,6 +19,32 @@ private func savedEntries(_ folder: TemporaryDirectory) throws -> [CashData] {
 
 @Suite("warikan end to end")
 struct WarikanCommandTests {
+  /// `list`, `total` and `split` only read: on a fresh install they create no folder, lock file
+  /// or journal; on a bill they change no byte; on a damaged file they report it and move
+  /// nothing aside (only `warikan recover` does).
+  @Test func readingCommandsLeaveTheFileTreeAsTheyFoundIt() throws {
+    let folder = TemporaryDirectory()
+    let reads = [["list"], ["list", "--json"], ["total"], ["total", "--json"], ["split", "3"]]
+    func unchanged(_ expectedStatus: Int32) throws {
+      for arguments in reads {
+        let before = try fileTree(folder.url)
+        let result = try warikan(arguments, folder)
+        #expect(result.status == expectedStatus, "\(arguments): \(result.stderr)")
+        #expect(try fileTree(folder.url) == before, "warikan \(arguments) changed the files")
+      }
+    }
+    try unchanged(0)
+    #expect(try warikan(["total"], folder).stdout == "¥0 in 0 entries\n")
+    #expect(try warikan(["add", "2800", "高速代金"], folder).status == 0)
+    #expect(try warikan(["add", "7200"], folder).status == 0)
+    try unchanged(0)
+    #expect(try warikan(["total"], folder).stdout == "¥10,000 in 2 entries\n")
+    try Data("[{\"cash\": 1".utf8).write(to: cashDataURL(folder))
+    try unchanged(1)
+    let damaged = try warikan(["list"], folder)
+    #expect(damaged.stderr.contains("run `warikan recover`"), "\(damaged.stderr)")
+  }
+
   @Test func addThenSplitOnAFreshFolder() throws {
     let folder = TemporaryDirectory()
     let before = ShortTime.string(

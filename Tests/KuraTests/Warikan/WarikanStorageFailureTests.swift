@@ -76,7 +76,13 @@ struct WarikanStorageFailureTests {
     try ImmutableFlag.clear(on: url)
     let after = try warikan(["list"], folder)
     #expect(after.status == 0 && after.stderr == "")
+    #expect(after.stdout.hasSuffix("Total: ¥600 in 2 entries.\n"))
+    // `list` only reads: the change stays in the journal until the next command that writes.
+    let read = try JSONDecoder().decode([CashData].self, from: Data(contentsOf: url))
+    #expect(read.map(\.cash) == [500])
+    let third = try warikan(["add", "1", "third"], folder)
+    #expect(third.status == 0 && third.stderr == "")
     let saved = try JSONDecoder().decode([CashData].self, from: Data(contentsOf: url))
-    #expect(saved.map(\.cash) == [500, 100])
+    #expect(saved.map(\.cash) == [500, 100, 1])
   }
 }
