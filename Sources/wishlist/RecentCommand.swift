@@ -60,7 +60,18 @@ let recentCommand = Command(
 /// unreachable: a PostgreSQL server down, a file gone) and when it works again, as
 /// ``LiveQuery/error`` reports it; the listing goes on from where it was.
 private func reportReachability(of query: LiveQuery<Trip>, store: String) {
-  ReachabilityReport(query: query, store: store).check()
+  let report = ReachabilityReport(query: query, store: store)
+  report.observe()
+  // Observation calls `onChange` before the change is stored, from the thread that stores it:
+  // the read it schedules can still see the old value and miss a change. A look each second
+  // catches what it missed.
+  let timer = DispatchSource.makeTimerSource(queue: .main)
+  timer.schedule(deadline: .now() + 1, repeating: 1)
+  // The handler holds the timer, which keeps both for as long as the watch runs.
+  timer.setEventHandler {
+    withExtendedLifetime(timer) { report.report() }
+  }
+  timer.resume()
 }
 
 /// What `reportReachability` last said: whether the store was unreachable.
@@ -74,14 +85,20 @@ private final class ReachabilityReport: Sendable {
     self.store = store
   }
 
-  /// Reports a change of ``LiveQuery/error`` and waits for the next one.
-  func check() {
-    let error = withObservationTracking {
-      query.error
+  /// Reports ``LiveQuery/error`` now and again at each change.
+  func observe() {
+    withObservationTracking {
+      _ = query.error
     } onChange: {
       // Called before the change is stored: read it after, on the main queue.
-      DispatchQueue.main.async { self.check() }
+      DispatchQueue.main.async { self.observe() }
     }
+    report()
+  }
+
+  /// Says whether the store became unreachable, or reachable again, since the last report.
+  func report() {
+    let error = query.error
     let wasUnreachable = unreachable.withLock { state in
       defer { state = error != nil }
       return state

@@ -634,6 +634,15 @@
       var signalled = false
       defer { if !signalled { ready.signal() } }
       var delay: UInt32 = 50_000
+      // Whether the handlers were called for the failure under way: the server can't be reached,
+      // so their catch-up read fails and says so (``LiveQuery/error``), and is retried with
+      // back-off until it reads again — once per failure, not per attempt to connect.
+      var toldOfFailure = false
+      func failed() {
+        guard signalled, !toldOfFailure, !stopped.load(ordering: .acquiring) else { return }
+        toldOfFailure = true
+        onChange()
+      }
       while !stopped.load(ordering: .acquiring) {
         let current: PostgresListener
         if let existing = listener.withLock({ $0 }) {
@@ -649,12 +658,15 @@
               signalled = true
               ready.signal()
             } else {
+              toldOfFailure = false
               onChange()  // listening again after a failure: catch up
             }
           } catch {
             if !signalled {
               signalled = true
               ready.signal()
+            } else {
+              failed()
             }
             usleep(delay)
             delay = min(delay * 2, 1_000_000)
@@ -663,10 +675,14 @@
         }
         delay = 50_000
         do {
-          let event = try current.wait(timeout: .seconds(10))
+          // At most a heartbeat: a server that can't be reached is told to the handlers
+          // (``failed()``) within one, not after a long wait.
+          let event = try current.wait(timeout: heartbeat)
           if stopped.load(ordering: .acquiring) { break }
+          if event.reconnected { toldOfFailure = false }
           if !event.notifications.isEmpty || event.reconnected { onChange() }
         } catch {
+          failed()
           usleep(delay)
         }
       }
