@@ -680,7 +680,12 @@
           let event = try current.wait(timeout: heartbeat)
           if stopped.load(ordering: .acquiring) { break }
           if event.reconnected { toldOfFailure = false }
-          if !event.notifications.isEmpty || event.reconnected { onChange() }
+          // A heartbeat of silence reads the history too: a save notifies after its commit
+          // (``notifySQL``), so a notification lost between the two (its process killed)
+          // delays the other processes by one heartbeat at most, never until the next save.
+          if !event.notifications.isEmpty || event.reconnected || !event.wasWokenUp {
+            onChange()
+          }
         } catch {
           failed()
           usleep(delay)
