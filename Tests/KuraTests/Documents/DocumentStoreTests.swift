@@ -104,8 +104,9 @@ struct DocumentStoreTests {
     // The second store's lock was on the removed file: its next change locks the new one, which
     // a store opened now shares, so the two still exclude each other.
     try second.append(Note(id: 2, text: "b"))
-    let third = try noteStore(url)
     let lockPath = folder.file(".notes.json.lock").path
+    #expect(FileManager.default.fileExists(atPath: lockPath), "the second store made no lock file")
+    let third = try noteStore(url)
     var status = stat()
     #expect(stat(lockPath, &status) == 0)
     try third.update { notes in
