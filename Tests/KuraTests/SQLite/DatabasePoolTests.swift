@@ -114,8 +114,8 @@ struct DatabasePoolTests {
       try executable("kura-testhelper"), ["pool-insert", folder.file("pool.sqlite").path, "x"],
       environment: folder.environment)
     #expect(result.status == 0, "\(result.stderr)")
-    var iterator = stream.makeAsyncIterator()
-    let seen = await iterator.next()
+    // Bounded: a change never delivered fails the test instead of hanging it.
+    let seen = try await firstValue(of: stream, within: 30) { _ in true }
     #expect(seen == before + 1)
     #expect(pool.changeCount == before + 1)
     #expect(try pool.read { db in try db.query("SELECT a FROM t") { $0.string(at: 0) } } == ["x"])
@@ -131,11 +131,11 @@ struct DatabasePoolTests {
     let (stream, continuation) = AsyncStream<UInt64>.makeStream()
     let running = pool.observeChanges { stamp in continuation.yield(stamp) }
     defer { running.cancel() }
-    var iterator = stream.makeAsyncIterator()
     for value in 1...2 {
       try pool.write { db in try db.run("INSERT INTO t VALUES (?)", [.integer(Int64(value))]) }
       let written = pool.changeCount
-      while let seen = await iterator.next(), seen != written {}
+      // Bounded: a change never delivered fails the test instead of hanging it.
+      #expect(try await firstValue(of: stream, within: 30) { $0 == written } == written)
     }
     // The watcher delivers on one thread, one change after another: the first change's delivery
     // (to every handler still registered) finished before the second's reached the running one.
