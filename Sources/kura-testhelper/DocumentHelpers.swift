@@ -18,6 +18,9 @@ struct CounterDocument: Codable, Sendable {
 /// - `document-remove-first <file>`: removes the first entry, then prints its id.
 /// - `document-increment-loop <file>`: adds 1 to a counter document forever with whole-file
 ///   updates, printing each new count once its update has returned (acknowledged).
+/// - `document-durable-changes <file> <powerLoss|processCrash> <count> <marker-file>`: appends
+///   `count` notes, updates the last, then compacts, appending a line naming each change
+///   (`append`, `update`, `compact`) to the marker file after it returned; prints `done`.
 let documentHelperCommands: [HelperCommand] = [
   HelperCommand(name: "document-append-loop") { arguments in
     guard arguments.count == 2, let threshold = Int(arguments[1]) else {
@@ -82,5 +85,38 @@ let documentHelperCommands: [HelperCommand] = [
     guard let first = store.value.first else { throw CocoaError(.fileNoSuchFile) }
     try store.remove(id: first.id)
     print(first.id.uuidString)
+  },
+  HelperCommand(name: "document-durable-changes") { arguments in
+    guard arguments.count == 4, let count = Int(arguments[2]) else {
+      throw CocoaError(.featureUnsupported)
+    }
+    let durability: DocumentOptions.Durability =
+      arguments[1] == "powerLoss" ? .powerLoss : .processCrash
+    let store = try DocumentStore<[CashData]>(
+      .url(URL(fileURLWithPath: arguments[0])),
+      options: DocumentOptions(durability: durability, observesOtherProcesses: false))
+    let marker = arguments[3]
+    func mark(_ change: String) throws {
+      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: marker))
+      try handle.seekToEnd()
+      try handle.write(contentsOf: Data("\(change)\n".utf8))
+      try handle.close()
+    }
+    var last: CashData?
+    for number in 0..<count {
+      let entry = CashData(memo: "durable \(number)", cash: number, time: "9:00")
+      try store.append(entry)
+      last = entry
+      try mark("append")
+    }
+    if var last {
+      last.memo = "updated"
+      try store.update(last)
+      try mark("update")
+    }
+    try store.compact()
+    try mark("compact")
+    try store.close()
+    print("done")
   },
 ]

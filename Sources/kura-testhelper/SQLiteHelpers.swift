@@ -2,7 +2,8 @@ import Foundation
 import Kura
 
 /// Commands exercising the SQLite layer from another process:
-/// - `hold-write-lock <db> <seconds>`: takes the write lock, prints `locked`, holds it, releases.
+/// - `hold-write-lock <db> <seconds>`: takes the write lock, inserts `child` into table `t`,
+///   prints `locked`, holds the lock for `seconds`, commits.
 /// - `pool-insert <db> <value>`: inserts `value` into table `t` through a DatabasePool.
 let sqliteHelperCommands: [HelperCommand] = [
   HelperCommand(name: "hold-write-lock") { arguments in
@@ -11,6 +12,7 @@ let sqliteHelperCommands: [HelperCommand] = [
     }
     let connection = try Connection(path: arguments[0])
     try connection.transaction(.immediate) {
+      try connection.run("INSERT INTO t (a) VALUES ('child')")
       print("locked")
       fflush(nil)
       Thread.sleep(forTimeInterval: seconds)

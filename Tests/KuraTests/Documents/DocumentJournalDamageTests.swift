@@ -172,6 +172,33 @@ struct DocumentJournalDamageTests {
     #expect(try noteStore(image.url).value.count == 2)
   }
 
+  @Test func aTornTailLongerThanTheNextRecordIsCutBeforeTheRecord() throws {
+    let image = try JournalImage(count: 3)
+    // The journal an untorn store holds after appending the short note: the expected bytes
+    // (read before closing, which compacts the journal into the file).
+    try image.place(journal: image.journal)
+    let untorn = try noteStore(image.url)
+    try untorn.append(Note(id: 77, text: "next"))
+    let expected = try Data(contentsOf: image.journalURL)
+    try untorn.close()
+    // A killed writer's long record, cut short: more bytes than the short note's whole record.
+    let long = DocumentJournal.frame(
+      .append, json: Data(#"{"id":50,"text":"\#(String(repeating: "long ", count: 100))"}"#.utf8))
+    let torn = image.journal + long.dropLast(4)
+    try #require(torn.count - image.journal.count > expected.count - image.journal.count)
+    try image.place(journal: torn)
+    let writer = try noteStore(image.url)
+    #expect(writer.value.map(\.id) == [0, 1, 2, 3])
+    try writer.append(Note(id: 77, text: "next"))
+    // The torn bytes were cut off before the record was written: nothing of them follows it.
+    #expect(try Data(contentsOf: image.journalURL) == expected)
+    let reader = try noteStore(image.url)
+    #expect(reader.value.map(\.id) == [0, 1, 2, 3, 77])
+    #expect(reader.value.last == Note(id: 77, text: "next"))
+    try writer.close()
+    #expect(try noteStore(image.url).value.map(\.id) == [0, 1, 2, 3, 77])
+  }
+
   @Test func aJournalCutShortByAnotherProgramIsReadAnewNotWrittenPast() throws {
     let image = try JournalImage(count: 10)
     try image.place(journal: image.journal)

@@ -18,24 +18,12 @@ private let noLinkSource = """
   }
   """
 
-/// A C compiler from the toolchain, when there is one.
-private let compiler: String? = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", "/usr/bin/cc"]
-  .first { FileManager.default.isExecutableFile(atPath: $0) }
-
 @Suite("Documents on file systems without hard links")
 struct DocumentNoHardLinkTests {
-  @Test(
-    .enabled(if: compiler != nil, "no C compiler to build the link-failing library"),
-    arguments: [EPERM, EXDEV, EOPNOTSUPP])
+  @Test(arguments: [EPERM, EXDEV, EOPNOTSUPP])
   func recoverMovesADamagedFileAsideWithoutHardLinks(_ code: Int32) throws {
     let folder = TemporaryDirectory()
-    let library = folder.file("libnolink.so")
-    try Data(noLinkSource.utf8).write(to: folder.file("nolink.c"))
-    let compiled = try run(
-      URL(fileURLWithPath: try #require(compiler)),
-      ["-shared", "-fPIC", "-o", library.path, folder.file("nolink.c").path],
-      environment: ProcessInfo.processInfo.environment)
-    try #require(compiled.status == 0, "\(compiled.stderr)")
+    let library = try preloadLibrary(noLinkSource, named: "libnolink", in: folder)
     try placeSeedFile(folder, "[{\"id\":")
     var environment = folder.environment
     environment["LD_PRELOAD"] = library.path

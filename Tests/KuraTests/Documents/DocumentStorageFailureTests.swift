@@ -21,9 +21,8 @@ private func observesChange(_ store: DocumentStore<[Note]>, _ body: () throws ->
 
 @Suite("Documents when storage fails")
 struct DocumentStorageFailureTests {
-  @Test(.enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
-  func anAppendThatWasStoredSucceedsWhenCompactionFindsTheDiskFull() throws {
-    let disk = try #require(SmallFileSystem(size: 1024 * 1024))
+  @Test func anAppendThatWasStoredSucceedsWhenCompactionFindsTheDiskFull() throws {
+    let disk = try SmallFileSystem.mount(size: 1024 * 1024)
     let url = disk.file("notes.json")
     let store = try noteStore(url, threshold: 0)
     try store.append(Note(id: 1, text: "small"))
@@ -57,9 +56,8 @@ struct DocumentStorageFailureTests {
     #expect(try fileNames(in: disk.url) == [".notes.json.lock", "notes.json"])
   }
 
-  @Test(.enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
-  func anAppendThatFailsOnAFullDiskLeavesNothing() throws {
-    let disk = try #require(SmallFileSystem(size: 1024 * 1024))
+  @Test func anAppendThatFailsOnAFullDiskLeavesNothing() throws {
+    let disk = try SmallFileSystem.mount(size: 1024 * 1024)
     let url = disk.file("notes.json")
     let store = try noteStore(url)
     try store.append(Note(id: 1, text: "first"))
@@ -83,8 +81,8 @@ struct DocumentStorageFailureTests {
     #expect(try noteStore(url).value == [Note(id: 1, text: "first"), big])
   }
 
-  @Test(.enabled(if: ImmutableFlag.isSupported, "chattr +i is not available here"))
-  func changesKeptInTheJournalOfAnImmutableFileAreNotReportedAsFailures() throws {
+  @Test func changesKeptInTheJournalOfAnImmutableFileAreNotReportedAsFailures() throws {
+    try ImmutableFlag.requireSupport()
     let folder = TemporaryDirectory()
     let url = folder.file("notes.json")
     let first = try noteStore(url)

@@ -104,8 +104,9 @@ struct DocumentStoreTests {
     // The second store's lock was on the removed file: its next change locks the new one, which
     // a store opened now shares, so the two still exclude each other.
     try second.append(Note(id: 2, text: "b"))
-    let third = try noteStore(url)
     let lockPath = folder.file(".notes.json.lock").path
+    #expect(FileManager.default.fileExists(atPath: lockPath), "the second store made no lock file")
+    let third = try noteStore(url)
     var status = stat()
     #expect(stat(lockPath, &status) == 0)
     try third.update { notes in
@@ -330,14 +331,61 @@ struct DocumentStoreTests {
     #expect(Set(try noteStore(url).value.map(\.id)).count == 200)
   }
 
-  @Test func powerLossDurabilityFlushesEachChange() throws {
+  /// The `fsync`/`fdatasync` calls a child made for each change of a document, in order: the
+  /// calls before the first change's marker line, then those of each following change.
+  func syncCalls(durability: String, appends: Int) throws -> [(change: String, calls: [String])] {
     let folder = TemporaryDirectory()
-    let url = folder.file("notes.json")
-    let store = try DocumentStore<[Note]>(
-      .url(url), options: DocumentOptions(durability: .powerLoss, observesOtherProcesses: false))
-    try store.append(Note(id: 1, text: "a"))
-    try store.update(Note(id: 1, text: "b"))
-    #expect(try noteStore(url).value == [Note(id: 1, text: "b")])
+    let library = try preloadLibrary(syncCountingSource, named: "libsynccount", in: folder)
+    let log = folder.file("calls.log")
+    try Data().write(to: log)
+    var environment = folder.environment
+    environment["LD_PRELOAD"] = library.path
+    environment["KURA_TEST_SYNC_LOG"] = log.path
+    let result = try run(
+      try executable("kura-testhelper"),
+      [
+        "document-durable-changes", folder.file("cash.json").path, durability, "\(appends)",
+        log.path,
+      ],
+      environment: environment)
+    try #require(result.status == 0, "\(result.stderr)")
+    var changes: [(change: String, calls: [String])] = []
+    var calls: [String] = []
+    for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
+      if line.hasPrefix("fsync") || line.hasPrefix("fdatasync") {
+        calls.append(String(line))
+      } else {
+        changes.append((String(line), calls))
+        calls = []
+      }
+    }
+    return changes
+  }
+
+  @Test func powerLossDurabilityFlushesEachChange() throws {
+    let changes = try syncCalls(durability: "powerLoss", appends: 3)
+    #expect(changes.map(\.change) == ["append", "append", "append", "update", "compact"])
+    // Each appended record's data is on the disk before the change returns; a compaction
+    // replaces the file: the new file, then the folder holding its name.
+    for (change, calls) in changes.dropLast() {
+      #expect(calls.contains("fdatasync file"), "\(change): \(calls)")
+    }
+    let compaction = try #require(changes.last).calls
+    #expect(
+      compaction.firstIndex(of: "fsync file") ?? .max < compaction.lastIndex(of: "fsync folder")
+        ?? -1, "\(compaction)")
+  }
+
+  @Test func processCrashDurabilityFlushesOnlyFileReplacements() throws {
+    let changes = try syncCalls(durability: "processCrash", appends: 3)
+    #expect(changes.map(\.change) == ["append", "append", "append", "update", "compact"])
+    // The first append writes the file (replaced atomically, flushed); the journal's records
+    // after it go to the page cache only.
+    for (change, calls) in changes.dropFirst().dropLast() {
+      #expect(calls == [], "\(change)")
+    }
+    let compaction = try #require(changes.last).calls
+    #expect(compaction == ["fsync file", "fsync folder"])
   }
 
   @Test func observationFiresOnChanges() async throws {

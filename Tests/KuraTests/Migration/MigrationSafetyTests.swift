@@ -124,7 +124,7 @@ struct MigrationSafetyTests {
       try context.save()
     }
     let before = try Data(contentsOf: url)
-    #expect(throws: StoreError.self) {
+    expectStoreError(.migrationRefused) {
       _ = try ModelContainer(for: Measure.V2.self, configurations: .url(url))
     }
     #expect(try Data(contentsOf: url) == before)

@@ -183,7 +183,7 @@ struct MigrationTests {
       for: TripsV1.Trip.self, TripsV1.Activity.self, configurations: store.readOnlyConfiguration
     ).history(since: .start)
     // `Activity` alone would migrate (it gains a foreign key); `NewRequired` is refused.
-    #expect(throws: StoreError.self) {
+    expectStoreError(.migrationRefused) {
       _ = try ModelContainer(
         for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: store.configuration)
     }
@@ -298,29 +298,47 @@ struct MigrationTests {
     let url = folder.file("trips.store")
     _ = try writeV1Store(url)
     let before = try Data(contentsOf: url)
-    let refusals: [() throws -> Void] = [
-      {
-        _ = try ModelContainer(
-          for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url))
-      },
-      {
-        _ = try ModelContainer(
-          for: Refused.NewRequired.self, TripsV1.Activity.self, configurations: .url(url))
-      },
-      { _ = try ModelContainer(for: Refused.Narrowed.self, configurations: .url(url)) },
-      { _ = try ModelContainer(for: Refused.NoLongerOptional.self, configurations: .url(url)) },
-      {
-        _ = try ModelContainer(
-          for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: .url(url))
-      },
-      {
-        _ = try ModelContainer(
-          for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: FailingPlan.self,
-          configurations: .url(url))
-      },
+    let refusals: [(StoreError.Code, () throws -> Void)] = [
+      (
+        .schemaMismatch,
+        {
+          _ = try ModelContainer(
+            for: [TripsV2.Trip.self, TripsV2.Activity.self], configurations: .url(url))
+        }
+      ),
+      (
+        .migrationRefused,
+        {
+          _ = try ModelContainer(
+            for: Refused.NewRequired.self, TripsV1.Activity.self, configurations: .url(url))
+        }
+      ),
+      (
+        .migrationRefused,
+        { _ = try ModelContainer(for: Refused.Narrowed.self, configurations: .url(url)) }
+      ),
+      (
+        .migrationRefused,
+        { _ = try ModelContainer(for: Refused.NoLongerOptional.self, configurations: .url(url)) }
+      ),
+      (
+        .migrationRefused,
+        {
+          _ = try ModelContainer(
+            for: TripsV2.Activity.self, Refused.NewRequired.self, configurations: .url(url))
+        }
+      ),
+      (
+        .migrationFailed,
+        {
+          _ = try ModelContainer(
+            for: [TripsV3.Trip.self, TripsV2.Activity.self], migrationPlan: FailingPlan.self,
+            configurations: .url(url))
+        }
+      ),
     ]
-    for (number, refusal) in refusals.enumerated() {
-      #expect(throws: StoreError.self, "refusal \(number)") { try refusal() }
+    for (number, (code, refusal)) in refusals.enumerated() {
+      expectStoreError(code, "refusal \(number)") { try refusal() }
       #expect(try Data(contentsOf: url) == before, "refusal \(number)")
     }
   }

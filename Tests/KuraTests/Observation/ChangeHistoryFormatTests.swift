@@ -51,7 +51,7 @@ struct ChangeHistoryFormatTests {
   }
 
   @Test func aDamagedCompactRowIsAClearError() throws {
-    #expect(throws: StoreError.self) {
+    expectStoreError(.decodingFailed) {
       _ = try ChangeHistoryFormat.decode(Data([ChangeHistoryFormat.binary, 5, 65]))
     }
     let empty = try ChangeHistoryFormat.decode(Data([ChangeHistoryFormat.binary]))

@@ -29,46 +29,69 @@ private final class FullFileSystem {
     if mounted { umount(mountPoint.path) }
   }
 
-  /// Whether this process may mount a file system (root in a namespace that allows it).
-  static let isAvailable: Bool = FullFileSystem() != nil
+  /// Mounts and fills one, or fails the test saying what it needs.
+  static func filled() throws -> FullFileSystem {
+    try #require(
+      FullFileSystem(),
+      "can't mount a tmpfs: run the tests as root (CI does), in a namespace that allows mounts")
+  }
 }
 
 @Suite("A full disk")
 struct FullDiskTests {
   /// Runs the helper on the full file system: it must end with an error, not a signal.
   private func runOnFullDisk(_ arguments: (URL) -> [String]) throws -> ProcessResult {
-    let disk = try #require(FullFileSystem())
+    let disk = try FullFileSystem.filled()
     let result = try run(
       try executable("kura-testhelper"), arguments(disk.mountPoint),
       environment: disk.folder.environment)
     return result
   }
 
-  @Test(.enabled(if: FullFileSystem.isAvailable, "mounting a tmpfs needs root"))
-  func creatingADocumentOnAFullDiskIsAnErrorNotACrash() throws {
+  @Test func creatingADocumentOnAFullDiskIsAnErrorNotACrash() throws {
+    var mountPoint: URL?
     let result = try runOnFullDisk {
-      ["document-append", $0.appendingPathComponent("cashData.json").path, "1", "A"]
+      mountPoint = $0
+      return ["document-append", $0.appendingPathComponent("cashData.json").path, "1", "A"]
     }
+    let folder = try #require(mountPoint).path
     #expect(result.status == 1)
-    #expect(result.stderr.contains("No space left on device"))
+    // The temporary file's name ends with the process id and a random number.
+    #expect(
+      result.stderr.hasPrefix(
+        "kura-testhelper: Can't save document `\(folder)/cashData.json`: write "
+          + "`\(folder)/.cashData.json.tmp-"), "\(result.stderr)")
+    #expect(
+      result.stderr.hasSuffix(
+        "` failed: No space left on device. Check that the folder is writable and the disk has "
+          + "space; the document on disk is unchanged.\n"), "\(result.stderr)")
   }
 
-  @Test(.enabled(if: FullFileSystem.isAvailable, "mounting a tmpfs needs root"))
-  func watchingADocumentOnAFullDiskIsNoCrash() throws {
-    let disk = try #require(FullFileSystem())
+  @Test func watchingADocumentOnAFullDiskIsNoCrash() throws {
+    let disk = try FullFileSystem.filled()
     let url = disk.mountPoint.appendingPathComponent("entries.json")
     let store = try DocumentStore<[Int]>(.url(url))
     #expect(store.value == [])
-    #expect(throws: DocumentError.self) { try store.replace(with: [1]) }
+    #expect {
+      try store.replace(with: [1])
+    } throws: { error in
+      let error = try #require(error as? DocumentError)
+      return error.code == .cannotWrite && error.reason.hasSuffix("No space left on device")
+    }
     #expect(store.value == [])
   }
 
-  @Test(.enabled(if: FullFileSystem.isAvailable, "mounting a tmpfs needs root"))
-  func openingASuiteOnAFullDiskIsAnErrorNotACrash() throws {
+  @Test func openingASuiteOnAFullDiskIsAnErrorNotACrash() throws {
+    var mountPoint: URL?
     let result = try runOnFullDisk {
-      ["prefs-increment", $0.appendingPathComponent("suite.sqlite").path, "count", "1"]
+      mountPoint = $0
+      return ["prefs-increment", $0.appendingPathComponent("suite.sqlite").path, "count", "1"]
     }
+    let suite = try #require(mountPoint).appendingPathComponent("suite.sqlite").path
     #expect(result.status == 1)
-    #expect(result.stderr.contains("kura-testhelper:"))
+    #expect(
+      result.stderr
+        == "kura-testhelper: Can't open preferences `\(suite)`: database or disk is full. Check "
+        + "that its folder is writable.\n")
   }
 }

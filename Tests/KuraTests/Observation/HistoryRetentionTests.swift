@@ -75,7 +75,7 @@ struct HistoryRetentionTests {
     let tokens = try saveTenEntries(container)
     // A reader that saw save 7 gets saves 8 to 10; one that saw save 6 or 2 is told to refetch.
     #expect(try container.history(since: tokens[6]).map(\.token) == Array(tokens.suffix(3)))
-    #expect(throws: StoreError.self) { try container.history(since: tokens[5]) }
+    expectStoreError(.historyTrimmed) { _ = try container.history(since: tokens[5]) }
     #expect {
       _ = try container.history(since: tokens[1])
     } throws: { error in
@@ -162,7 +162,7 @@ struct HistoryRetentionTests {
     try context.insert(Entry(id: 2, text: "new"))
     let new = try context.save().token
     #expect(try historyRows(container) == [new.rawValue])
-    #expect(throws: StoreError.self) { try container.history(since: .start) }
+    expectStoreError(.historyTrimmed) { _ = try container.history(since: .start) }
     #expect(try container.history(since: old).map(\.token) == [new])
 
     // The app is opened again later: a new container trims what aged meanwhile too.
@@ -203,7 +203,7 @@ struct HistoryRetentionTests {
     // A reader that has not seen a deleted save is told to fetch again; one that saw the last
     // deleted save reads on from the oldest kept one.
     let missed = HistoryToken(rawValue: tokens[4])
-    #expect(throws: StoreError.self) { _ = try container.history(since: missed).count }
+    expectStoreError(.historyTrimmed) { _ = try container.history(since: missed).count }
     let sawLastDeleted = HistoryToken(rawValue: tokens[5])
     #expect(try container.history(since: sawLastDeleted).count == 198)
   }
@@ -212,17 +212,27 @@ struct HistoryRetentionTests {
   /// oldest row while the one they know is young enough: that must not outlive its age).
   @Test(arguments: TestEngine.enabled)
   func savesOfOneContainerTrimItsOwnSavesOnceTheyAge(_ engine: TestEngine) throws {
+    let age = 0.2
     let fresh = try retentionStore(
-      engine, keeping: HistoryRetention(maximumAge: 0.5, maximumCount: nil))
+      engine, keeping: HistoryRetention(maximumAge: age, maximumCount: nil))
     let container = fresh.container
     let context = ModelContext(container)
-    for id in 1...3 {
-      try context.insert(Entry(id: id, text: "young"))
-      try context.save()
+    try context.insert(Entry(id: 1, text: "young"))
+    let first = try context.save().token
+    // The save's stored time (a read: the container still trusts the oldest row it knows).
+    let stored = try #require(
+      try container.pool.read { db in
+        try db.queryFirst(
+          "SELECT time FROM kura_history WHERE token = ?", [.integer(first.rawValue)]
+        ) { $0.double(at: 0) }
+      })
+    // Until the clock is past the moment that save leaves the kept age: a deadline computed
+    // from the stored time, not a guess at how long anything takes.
+    let deadline = stored + age
+    while Date().timeIntervalSince1970 <= deadline {
+      Thread.sleep(forTimeInterval: max(0.001, deadline - Date().timeIntervalSince1970))
     }
-    #expect(try historyRows(container).count == 3)
-    Thread.sleep(forTimeInterval: 0.7)
-    try context.insert(Entry(id: 4, text: "now"))
+    try context.insert(Entry(id: 2, text: "now"))
     let latest = try context.save().token
     #expect(try historyRows(container) == [latest.rawValue])
   }

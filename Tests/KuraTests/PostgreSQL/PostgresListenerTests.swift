@@ -75,13 +75,20 @@
         #expect(after == ["after"])
       }
 
-      @Test func wakeUpEndsAWaitFromAnotherThread() throws {
+      @Test func wakeUpEndsAWaitFromAnotherThread() async throws {
         let url = try PostgresCluster.freshDatabaseURL()
         let listener = try PostgresListener(location: PostgresLocation(url))
         try listener.listen("kura")
+        let (threads, found) = AsyncStream<KernelThread?>.makeStream()
         let waited = PostgreSQLTests.background { () -> PostgresListener.Event? in
-          try? listener.wait(timeout: .seconds(120))
+          found.yield(try? KernelThread.current())
+          return try? listener.wait(timeout: .seconds(120))
         }
+        // Woken only once the other thread is inside its wait (asleep in poll), so the wake-up
+        // ends a wait rather than one not yet started.
+        var iterator = threads.makeAsyncIterator()
+        let waiter = try #require(await iterator.next() ?? nil)
+        try waiter.waitUntilWaitingInPoll()
         listener.wakeUp()
         let event = try #require(try waited.value())
         #expect(event.wasWokenUp)

@@ -189,7 +189,10 @@ struct PreferencesTests {
     do {
       let other = try Connection(path: url.path)
       try other.execute("CREATE TABLE invoice (id INTEGER PRIMARY KEY); CREATE TABLE customer (id)")
+      try other.execute("INSERT INTO invoice VALUES (7); INSERT INTO customer VALUES ('kept')")
     }
+    let before = try Data(contentsOf: url)
+    let namesBefore = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
     let reason =
       "it is another program's SQLite database (tables `customer`, `invoice`), not a preferences"
       + " suite"
@@ -200,11 +203,10 @@ struct PreferencesTests {
       "\(PreferencesError.cannotOpen(path: url.path, reason: reason))"
         == "Can't open preferences `\(url.path)`: \(reason). Nothing was changed; use another suite"
         + " name, or move the file away.")
-    let check = try Connection(path: url.path)
-    let tables = try check.query(
-      "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-    ) { $0.string(at: 0) }
-    #expect(tables == ["customer", "invoice"])
+    // The file is byte for byte as the other program left it, and no file was added beside it.
+    #expect(try Data(contentsOf: url) == before)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == namesBefore)
   }
 
   @Test func secondInstanceSeesWritesWithoutReopening() throws {

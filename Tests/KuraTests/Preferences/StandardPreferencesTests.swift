@@ -12,8 +12,8 @@ struct StandardPreferencesTests {
     return environment
   }
 
-  @Test(.enabled(if: ImmutableFlag.isSupported, "chattr +i is not available here"))
-  func writesFailWhileTheFolderIsUnwritableAndAreStoredOnceItIsNot() throws {
+  @Test func writesFailWhileTheFolderIsUnwritableAndAreStoredOnceItIsNot() throws {
+    try ImmutableFlag.requireSupport()
     let folder = TemporaryDirectory()
     let home = folder.url.appendingPathComponent("kura-home")
     try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)

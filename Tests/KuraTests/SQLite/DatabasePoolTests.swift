@@ -144,21 +144,31 @@ struct DatabasePoolTests {
       try executable("kura-testhelper"), ["pool-insert", folder.file("pool.sqlite").path, "x"],
       environment: folder.environment)
     #expect(result.status == 0, "\(result.stderr)")
-    var iterator = stream.makeAsyncIterator()
-    let seen = await iterator.next()
+    // Bounded: a change never delivered fails the test instead of hanging it.
+    let seen = try await firstValue(of: stream, within: 30) { _ in true }
     #expect(seen == before + 1)
     #expect(pool.changeCount == before + 1)
     #expect(try pool.read { db in try db.query("SELECT a FROM t") { $0.string(at: 0) } } == ["x"])
   }
 
-  @Test func cancelledObservationStopsCalling() throws {
+  @Test func cancelledObservationStopsCalling() async throws {
     let pool = try makePool()
     let calls = Mutex(0)
-    let observation = pool.observeChanges { _ in calls.withLock { $0 += 1 } }
-    observation.cancel()
-    observation.cancel()
-    try pool.write { db in try db.run("INSERT INTO t VALUES (1)") }
-    // Nothing can be delivered after cancel(): the handler was removed synchronously.
+    let cancelled = pool.observeChanges { _ in calls.withLock { $0 += 1 } }
+    cancelled.cancel()
+    cancelled.cancel()
+    // An observer left running shows when the changes were delivered.
+    let (stream, continuation) = AsyncStream<UInt64>.makeStream()
+    let running = pool.observeChanges { stamp in continuation.yield(stamp) }
+    defer { running.cancel() }
+    for value in 1...2 {
+      try pool.write { db in try db.run("INSERT INTO t VALUES (?)", [.integer(Int64(value))]) }
+      let written = pool.changeCount
+      // Bounded: a change never delivered fails the test instead of hanging it.
+      #expect(try await firstValue(of: stream, within: 30) { $0 == written } == written)
+    }
+    // The watcher delivers on one thread, one change after another: the first change's delivery
+    // (to every handler still registered) finished before the second's reached the running one.
     #expect(calls.withLock { $0 } == 0)
   }
 }

@@ -60,7 +60,7 @@ struct AppVersionTests {
     let before = ["", "-wal", "-shm"].map {
       try? Data(contentsOf: URL(fileURLWithPath: url.path + $0))
     }
-    #expect(throws: StoreError.self) {
+    expectStoreError(.schemaMismatch) {
       _ = try ModelContainer(for: MemoV1.self, configurations: .url(url))
     }
     let after = ["", "-wal", "-shm"].map {

@@ -49,7 +49,7 @@ struct ModelContextFallbackTests {
     let context = try context(store)
     let strict = FetchDescriptor<UniqueStudent>(
       predicate: #Predicate { $0.name.count > 12 }, allowsInMemoryFallback: false)
-    #expect(throws: StoreError.self) { _ = try context.fetch(strict) }
+    expectStoreError(.inMemoryFallbackForbidden) { _ = try context.fetch(strict) }
   }
 
   @Test(arguments: TestEngine.enabled)

@@ -94,10 +94,10 @@ struct StoreFileTests {
       try context.save()
     }
     let before = try Data(contentsOf: url)
-    #expect(throws: StoreError.self) {
+    expectStoreError(.migrationRefused) {
       _ = try ModelContainer(for: NoteV2.self, configurations: .url(url))
     }
-    #expect(throws: StoreError.self) {
+    expectStoreError(.migrationRefused) {
       _ = try ModelContainer(for: NoteV3.self, configurations: .url(url))
     }
     #expect(try Data(contentsOf: url) == before)

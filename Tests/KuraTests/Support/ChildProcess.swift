@@ -81,6 +81,9 @@ final class ChildProcess: @unchecked Sendable {
   }
 
   /// Every line printed on standard output so far.
+  /// The child's process identifier.
+  var processIdentifier: Int32 { process.processIdentifier }
+
   var outputLines: [String] {
     condition.lock()
     defer { condition.unlock() }

@@ -33,6 +33,18 @@ enum ImmutableFlag {
     return set
   }()
 
+  /// Fails the test, saying what to do, when `chattr +i` does not work here.
+  static func requireSupport() throws {
+    try #require(
+      FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr"),
+      "/usr/bin/chattr is missing: run scripts/setup (apt-get install e2fsprogs)")
+    try #require(
+      isSupported,
+      Comment(
+        rawValue: "chattr +i fails on \(NSTemporaryDirectory()): run the tests as root "
+          + "(CAP_LINUX_IMMUTABLE) with TMPDIR on ext4, xfs or btrfs"))
+  }
+
   static func set(on url: URL) throws {
     try #require(runTool("/usr/bin/chattr", ["+i", url.path]), "chattr +i \(url.path) failed")
   }
@@ -47,8 +59,14 @@ enum ImmutableFlag {
 final class SmallFileSystem: Sendable {
   let url: URL
 
-  /// Whether a tmpfs can be mounted here.
-  static let isAvailable: Bool = SmallFileSystem(size: 64 * 1024) != nil
+  /// Mounts one, or fails the test saying what it needs.
+  static func mount(size: Int) throws -> SmallFileSystem {
+    try #require(
+      SmallFileSystem(size: size),
+      Comment(
+        rawValue: "can't mount a tmpfs: run the tests as root (CI does), with mount(8) "
+          + "installed (apt-get install mount)"))
+  }
 
   init?(size: Int) {
     let folder = URL(fileURLWithPath: NSTemporaryDirectory())

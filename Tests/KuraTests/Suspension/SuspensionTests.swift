@@ -82,10 +82,14 @@ struct SuspensionTests {
 
     child.send(line: "suspend")
     #expect(child.waitForLine { $0.hasPrefix("suspended") } == "suspended true")
+    let watcher = try KernelThread.soleThreadWaitingInPoll(of: child.processIdentifier)
+    try watcher.waitUntilWaitingInPoll()
+    let before = try watcher.blockedCount()
     try writer.setValue(.integer(5), forKey: "uses")
-    // The old watcher read the suite (taking SQLite's locks again) within milliseconds of the
-    // write; a suspended process must not. This quiet second is the window given to that bug.
-    Thread.sleep(forTimeInterval: 1)
+    // The write's inotify event is queued when the write returns. The old watcher read the suite
+    // then (taking SQLite's locks again); a suspended process must not. Once the child's watcher
+    // thread has woken for it and gone back to waiting, it has handled the event.
+    try watcher.waitUntilWaitingInPoll(blockedMoreThan: before)
     #expect(!child.outputLines.contains("seen 5"))
     let files = ["", "-wal", "-shm"].map { suite.path + $0 }
     #expect(files.filter(isLockedByAnotherProcess) == [])

@@ -16,9 +16,6 @@ final class TmuxSession {
     return nil
   }()
 
-  /// Whether tmux can be found.
-  static var isAvailable: Bool { executable != nil }
-
   let socket = "kura-tui-\(UUID().uuidString.prefix(8))"
   let environment: [String: String]
   private let tmux: URL
@@ -28,7 +25,8 @@ final class TmuxSession {
   init(
     _ command: String, environment: [String: String], columns: Int = 80, rows: Int = 24
   ) throws {
-    tmux = try #require(Self.executable, "tmux is not installed; run scripts/setup")
+    tmux = try #require(
+      Self.executable, "tmux is not installed: run scripts/setup (apt-get install tmux)")
     var environment = environment
     environment["TMUX"] = nil
     environment["TMUX_PANE"] = nil

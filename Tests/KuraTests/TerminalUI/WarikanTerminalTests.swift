@@ -3,9 +3,7 @@ import Testing
 
 /// The `warikan` app driven in a real terminal: each test starts the built executable in a tmux
 /// server of its own (own socket, own KURA_HOME), types keys and reads the screen.
-@Suite(
-  "Warikan terminal app in tmux", .serialized,
-  .enabled(if: TmuxSession.isAvailable, "tmux is not installed: run scripts/setup to install it"))
+@Suite("Warikan terminal app in tmux", .serialized)
 struct WarikanTerminalTests {
   /// A temporary home plus helpers to run `warikan` commands against it.
   struct Fixture {
@@ -217,11 +215,15 @@ struct WarikanTerminalTests {
     try app.press("Left")
     var screen = try app.waitFor("[1500 ")
     #expect(screen.contains("[ランチ "))
-    // A normal quit discards the scene state.
+    // The scene state is in Scenes/ while the app runs…
+    let scenes = fixture.directory.url.appendingPathComponent("kura-home/apps/warikan/Scenes")
+    let used = try FileManager.default.contentsOfDirectory(atPath: scenes.path)
+    #expect(used.contains { $0.hasSuffix(".sqlite") }, "in Scenes/: \(used)")
+    // …and a normal quit discards it.
     try app.press("C-c")
     try app.waitForScreen("the app to quit") { _ in (try? app.paneIsDead()) == true }
-    // Nothing is left behind in Scenes/: not even a file of removal markers.
-    let scenes = fixture.directory.url.appendingPathComponent("kura-home/apps/warikan/Scenes")
+    // Nothing is left behind in Scenes/ (the folder may go too): not even a file of removal
+    // markers.
     let left = (try? FileManager.default.contentsOfDirectory(atPath: scenes.path)) ?? []
     #expect(left.isEmpty, "left in Scenes/: \(left)")
     try app.respawn("exec " + shellQuoted(fixture.warikan.path))

@@ -304,8 +304,10 @@ struct WarikanCommandTests {
         environment: folder.environment, input: input)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
-    func resetAsksOnATerminal() throws {
+    @Test func resetAsksOnATerminal() throws {
+      try #require(
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
+        "/usr/bin/script is missing: run scripts/setup (apt-get install bsdutils)")
       let folder = TemporaryDirectory()
       try placeSeedFile(folder)
       let declined = try onTerminal("reset", folder, input: "n\n")
