@@ -235,9 +235,17 @@
       @Test func anIdleContainerReconnectsAfterAServerRestart() throws {
         let cluster = try PostgresCluster.start(fsync: false)
         try cluster.runAsSuperuser("CREATE DATABASE kura_restart")
-        let url = try #require(URL(string: cluster.url(database: "kura_restart")))
+        try savesAndFetchesAcrossARestart(of: cluster, at: cluster.url(database: "kura_restart"))
+      }
+
+      /// A container of `url` saves, `cluster` restarts while the container is idle, and the
+      /// container's next fetch and save work without it being opened again.
+      private func savesAndFetchesAcrossARestart(of cluster: PostgresCluster, at url: String)
+        throws
+      {
         let container = try ModelContainer(
-          for: FaultMemo.self, FaultCounter.self, configurations: .postgres(url))
+          for: FaultMemo.self, FaultCounter.self,
+          configurations: .postgres(try #require(URL(string: url))))
         let context = ModelContext(container)
         try context.insert(FaultMemo(id: 1, text: "before"))
         try context.save()
@@ -256,18 +264,7 @@
         try cluster.runAsSuperuser("CREATE DATABASE kura_restart_tcp")
         let proxy = try FaultProxy(cluster: cluster, tcp: true)
         defer { proxy.stop() }
-        let url = try #require(URL(string: proxy.url(database: "kura_restart_tcp")))
-        let container = try ModelContainer(
-          for: FaultMemo.self, FaultCounter.self, configurations: .postgres(url))
-        let context = ModelContext(container)
-        try context.insert(FaultMemo(id: 1, text: "before"))
-        try context.save()
-        #expect(try storedMemos(container).map(\.id) == [1])
-        try cluster.restart()
-        #expect(try storedMemos(container).map(\.id) == [1])
-        try context.insert(FaultMemo(id: 2, text: "after"))
-        try context.save()
-        #expect(try storedMemos(container).map(\.id) == [1, 2])
+        try savesAndFetchesAcrossARestart(of: cluster, at: proxy.url(database: "kura_restart_tcp"))
       }
 
       // MARK: Timeouts
