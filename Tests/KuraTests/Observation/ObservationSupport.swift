@@ -98,6 +98,28 @@ func runHelper(_ arguments: [String], store: TestStore) throws -> String {
   return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
+/// Runs `body`, failing (and cancelling it, which ends its streams' waits) when it takes longer
+/// than `seconds`: a change that never comes fails the test instead of hanging it.
+func withinSeconds(
+  _ seconds: Double, sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: @escaping @Sendable () async throws -> Void
+) async throws {
+  try await withThrowingTaskGroup(of: Bool.self) { group in
+    group.addTask {
+      try await body()
+      return true
+    }
+    group.addTask {
+      try await Task.sleep(for: .seconds(seconds))
+      return false
+    }
+    defer { group.cancelAll() }
+    if try await group.next() == false {
+      Issue.record("not done within \(seconds) s", sourceLocation: sourceLocation)
+    }
+  }
+}
+
 /// Reads a stream until an element satisfies `predicate`, failing after a bound; returns that
 /// element, or `nil` when the stream ended first.
 func firstValue<Element: Sendable>(

@@ -49,15 +49,18 @@ struct PreferencesObservationTests {
   }
 
   @Test func changesYieldTheCurrentValueThenEachChange() async throws {
-    let preferences = Preferences.inMemory
-    preferences[name] = "first"
-    var iterator = preferences.changes(of: name).makeAsyncIterator()
-    #expect(await iterator.next() == "first")
-    preferences[other] = "ignored"
-    preferences[name] = "second"
-    #expect(await iterator.next() == "second")
-    try preferences.remove(name)
-    #expect(await iterator.next() == "")
+    let (name, other) = (self.name, self.other)
+    try await withinSeconds(30) {
+      let preferences = Preferences.inMemory
+      preferences[name] = "first"
+      var iterator = preferences.changes(of: name).makeAsyncIterator()
+      #expect(await iterator.next() == "first")
+      preferences[other] = "ignored"
+      preferences[name] = "second"
+      #expect(await iterator.next() == "second")
+      try preferences.remove(name)
+      #expect(await iterator.next() == "")
+    }
   }
 
   @Test func changesFromAnotherProcessReachAnAsyncSequence() throws {
