@@ -92,6 +92,15 @@ final class DirectSQLite {
     sqlite3_reset(statement)
   }
 
+  /// The row whose id is `key` (`selectOne`, reset after), or `nil`.
+  func lookUp(_ key: String) -> BenchRow? {
+    let statement = selectOne
+    bindText(statement, 1, key)
+    let row = sqlite3_step(statement) == SQLITE_ROW ? readRow(statement) : nil
+    sqlite3_reset(statement)
+    return row
+  }
+
   private func bindText(_ statement: OpaquePointer, _ index: Int32, _ value: String) {
     var value = value
     value.withUTF8 { buffer in
@@ -238,20 +247,7 @@ func runSQLiteBenchmarks() throws {
       }
     },
     baseline: {
-      for key in keys {
-        let statement = directReader.selectOne
-        var key = key
-        key.withUTF8 { buffer in
-          _ = buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-            sqlite3_bind_text(
-              statement, 1, $0, Int32(buffer.count),
-              unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-          }
-        }
-        let row = sqlite3_step(statement) == SQLITE_ROW ? directReader.readRow(statement) : nil
-        sqlite3_reset(statement)
-        sink &+= Int(row?.count ?? 0)
-      }
+      for key in keys { sink &+= Int(directReader.lookUp(key)?.count ?? 0) }
     })
   report(
     "1,000 primary-key lookups, each its own read", kura: lookups.kura,
@@ -293,18 +289,7 @@ func profileSQLite(_ workload: String, kura: Bool) throws -> Int {
     sink &+= Int(row?.count ?? 0)
   }
   func directLookup(_ key: String) {
-    let statement = direct.selectOne
-    var key = key
-    key.withUTF8 { buffer in
-      _ = buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-        sqlite3_bind_text(
-          statement, 1, $0, Int32(buffer.count),
-          unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-      }
-    }
-    let row = sqlite3_step(statement) == SQLITE_ROW ? direct.readRow(statement) : nil
-    sqlite3_reset(statement)
-    sink &+= Int(row?.count ?? 0)
+    sink &+= Int(direct.lookUp(key)?.count ?? 0)
   }
   func kuraFetch() throws {
     sink &+= try pool.read { db in try db.query(selectAllSQL, row: kuraReadRow) }.count
