@@ -87,13 +87,17 @@ public enum CommandLineTool {
   /// Whether `error` refuses an identifier (empty, with `/` or `..`) that is one of the command
   /// line's words (not one from the environment, such as `KURA_APP_ID`).
   static func refusesIdentifier(_ error: any Error, givenIn arguments: [String]) -> Bool {
-    let identifier: String
+    let given: String?
     switch error {
-    case LocationError.invalidIdentifier(_, let given, _): identifier = given
-    case PreferencesError.invalidSuiteName(let given, _): identifier = given
-    case PreferencesError.invalidSceneIdentifier(let given, _): identifier = given
+    case let error as LocationError where error.code == .invalidIdentifier:
+      given = error.identifier
+    case let error as PreferencesError where error.code == .invalidSuiteName:
+      given = error.suite
+    case let error as PreferencesError where error.code == .invalidSceneIdentifier:
+      given = error.sceneID
     default: return false
     }
+    guard let identifier = given else { return false }
     return arguments.contains { $0 == identifier || $0.hasSuffix("=" + identifier) }
   }
 
@@ -101,8 +105,8 @@ public enum CommandLineTool {
   /// when connecting (an `sslmode` outside its choices, a port outside 1–65535): a mistake in
   /// the `--store` argument or `KURA_STORE_URL`, not a server that can't be reached.
   static func isInvalidStoreLocation(_ error: any Error) -> Bool {
-    let postgres = error as? PostgresError ?? (error as? StoreError)?.postgresError
-    return postgres?.kind == .invalidLocation
+    let postgres = error as? PostgresError ?? (error as? StoreError)?.underlying as? PostgresError
+    return postgres?.code == .invalidLocation
   }
 
   /// `message` without any password the command line or `KURA_STORE_URL` holds (a store URL

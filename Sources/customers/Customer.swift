@@ -44,7 +44,7 @@ func readingStandardPreferences() throws -> Preferences? {
 func readingSuite(_ open: () throws -> Preferences) throws -> Preferences? {
   do {
     return try open()
-  } catch PreferencesError.suiteNotFound {
+  } catch let error as PreferencesError where error.code == .suiteNotFound {
     return nil
   }
 }

@@ -181,7 +181,7 @@ let storeCheckCommand = Command(
       engine = inspector.engine
       problems = try inspector.check()
     } catch let error as StoreError where error.code == .damaged {
-      problems = [error.underlying?.message ?? error.message]
+      problems = [(error.underlying as? SQLiteError)?.message ?? error.message]
     } catch let error as StoreError where invocation.json {
       // A file that is not a store (or can't be opened) is a failed check too: JSON says so.
       try invocation.printJSON(CheckReport(ok: false, problems: ["\(error)"], note: nil))

@@ -118,7 +118,7 @@ private let activityList = Command(
       // Read without creating the app's preferences when no order was ever chosen.
       do {
         sort = try Preferences.readOnly(locations: Locations.current())[.activitySort]
-      } catch PreferencesError.suiteNotFound {
+      } catch let error as PreferencesError where error.code == .suiteNotFound {
         sort = Preferences.Key<ActivitySort>.activitySort.defaultValue
       }
     }

@@ -27,7 +27,8 @@ enum DocumentDecoding {
       let bytes = [UInt8](data)
       if let (offset, reason) = JSONSyntax.firstError(in: bytes) {
         let (line, column) = position(of: offset, in: bytes)
-        throw DocumentError(.damaged, file: file, line: line, column: column, reason: reason)
+        throw DocumentError(
+          .damaged, file: file, line: line, column: column, reason: reason, underlying: error)
       }
       if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
         let (offset, number) = numberThatDoesNotFit(Value.self, in: bytes)
@@ -37,11 +38,12 @@ enum DocumentDecoding {
         throw DocumentError(
           .damaged, file: file, line: line, column: column,
           reason: "the number `\(number)` does not fit the value expected there (a whole number"
-            + " without a fraction, or one too large)")
+            + " without a fraction, or one too large)",
+          underlying: error)
       }
-      throw DocumentError(.damaged, file: file, reason: describe(error))
+      throw DocumentError(.damaged, file: file, reason: describe(error), underlying: error)
     } catch {
-      throw DocumentError(.damaged, file: file, reason: "\(error)")
+      throw DocumentError(.damaged, file: file, reason: "\(error)", underlying: error)
     }
   }
 
@@ -59,11 +61,13 @@ enum DocumentDecoding {
       var probe = bytes
       probe.replaceSubrange(
         range, with: [UInt8(ascii: "0")] + Array(repeating: 0x20, count: range.count - 1))
-      do {
-        _ = try JSONDecoder().decode(Value.self, from: Data(probe))
-      } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+      let outcome = Result { try JSONDecoder().decode(Value.self, from: Data(probe)) }
+      if case .failure(DecodingError.dataCorrupted(let context)) = outcome,
+        context.codingPath.isEmpty
+      {
         continue  // The same failure: this number was not the one.
-      } catch {}
+      }
+      // It decodes with `0` in its place, or fails elsewhere: this number was the one.
       return (range.lowerBound, String(decoding: bytes[range], as: UTF8.self))
     }
     return nil

@@ -78,7 +78,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
     do {
       return try body()
     } catch let error as SystemCallError {
-      throw DocumentError(code, file: url, reason: error.reason)
+      throw DocumentError(code, file: url, reason: error.reason, underlying: error.posixError)
     }
   }
 
@@ -236,7 +236,12 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       throw journalDamage("a record does not decode: \(error)")
     }
     guard let value = collection as? Value else {
-      fatalError("A replayed `\(Value.self)` changed type; this cannot happen.")
+      // `collection` is `state.value` opened as a collection, so it casts back; were it not to,
+      // the change is refused (not taken for damage, which could move the file aside).
+      throw DocumentError(
+        .cannotRead, file: url,
+        reason: "replaying its journal gave a `\(type(of: collection))`, not a `\(Value.self)`"
+          + " (a defect in Kura: please report it)")
     }
     state.value = value
   }
@@ -267,9 +272,15 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
 
   /// Appends one framed record to the journal, creating the file and journal when needed.
   func append(_ frame: Data, to state: inout State) throws {
-    if state.file == nil { try replaceFile(with: state.value, &state) }
+    // The journal's header names the file it is based on: the one loaded or last written, or
+    // (none yet) the one written now.
+    let base: DocumentJournal.Base
+    if state.file != nil, let known = state.base {
+      base = known
+    } else {
+      base = try replaceFile(with: state.value, &state)
+    }
     if state.journal == nil {
-      guard let base = state.base else { fatalError("A document file exists without a base.") }
       let fd = open(journalPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
       if fd < 0 {
         throw DocumentError(
@@ -285,7 +296,8 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       } catch let error as SystemCallError {
         close(fd)
         unlink(journalPath)
-        throw DocumentError(.cannotWrite, file: url, reason: error.reason)
+        throw DocumentError(
+          .cannotWrite, file: url, reason: error.reason, underlying: error.posixError)
       }
       state.journalDescriptor = fd
       var status = stat()
@@ -316,7 +328,8 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       // change reported as failed leaves nothing behind. Should even that fail, the partial
       // record is a torn tail, which readers ignore and the next writer cuts off.
       _ = ftruncate(fd, off_t(state.journalEnd))
-      throw DocumentError(.cannotWrite, file: url, reason: error.reason)
+      throw DocumentError(
+        .cannotWrite, file: url, reason: error.reason, underlying: error.posixError)
     }
     state.journalEnd += frame.count
   }
@@ -348,12 +361,15 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
   }
 
   /// Writes a whole new value atomically and drops the journal (its records are in the value).
-  func replaceFile(with value: Value, _ state: inout State) throws {
+  ///
+  /// - Returns: The length and hash of the bytes written (the new file's base).
+  @discardableResult
+  func replaceFile(with value: Value, _ state: inout State) throws -> DocumentJournal.Base {
     let data: Data
     do {
       data = try DocumentDecoding.encoder().encode(value)
     } catch {
-      throw DocumentError(.cannotEncode, file: url, reason: "\(error)")
+      throw DocumentError(.cannotEncode, file: url, reason: "\(error)", underlying: error)
     }
     let base = DocumentJournal.Base(of: data)
     if hasJournalRecords(state) && !state.journalIsStale {
@@ -371,6 +387,7 @@ struct DocumentEngine<Value: Codable & Sendable>: Sendable {
       state.journal = leftOver
       state.journalIsStale = true
     }
+    return base
   }
 
   /// Writes the journal's records into the file. A failure changes nothing on disk: the

@@ -2,8 +2,10 @@ import Foundation
 
 /// An error raised while opening, reading or saving a ``DocumentStore``.
 ///
-/// Each error names the file, says why it failed and what to do. A damaged file also carries
-/// the line and column where the problem was found, when they are known.
+/// Match on ``code``; ``file`` is the input it concerns and ``underlying`` the error underneath,
+/// when there is one (the decoder's, or the operating system's as a `POSIXError`). Each error
+/// names the file, says why it failed and what to do. A damaged file also carries the line and
+/// column where the problem was found, when they are known.
 ///
 /// For example:
 ///
@@ -23,7 +25,7 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
   /// ```swift
   /// if error.code == .damaged { print("line \(error.line ?? 0)") }
   /// ```
-  public enum Code: String, Sendable, Equatable {
+  public enum Code: String, Sendable, Hashable {
     /// The file is not JSON, is truncated or empty, or its JSON does not have the expected shape.
     case damaged
     /// The file or folder could not be read.
@@ -85,6 +87,15 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
   /// if let journal = error.quarantinedJournal { print("moved to \(journal.path)") }
   /// ```
   public var quarantinedJournal: URL?
+  /// The error underneath, when there is one: the decoder's or encoder's error, or the
+  /// operating system's as a `POSIXError`. Not compared by `==`.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// if let decoding = error.underlying as? DecodingError { print(decoding) }
+  /// ```
+  public var underlying: (any Error)?
 
   /// Creates an error.
   ///
@@ -101,9 +112,10 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
   ///   - column: The 1-based column of the problem, when known.
   ///   - reason: Why it failed.
   ///   - quarantinedFile: Where a damaged file was moved, if it was.
+  ///   - underlying: The error underneath, if any.
   public init(
     _ code: Code, file: URL, line: Int? = nil, column: Int? = nil, reason: String,
-    quarantinedFile: URL? = nil
+    quarantinedFile: URL? = nil, underlying: (any Error)? = nil
   ) {
     self.code = code
     self.file = file
@@ -111,6 +123,22 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
     self.column = column
     self.reason = reason
     self.quarantinedFile = quarantinedFile
+    self.underlying = underlying
+  }
+
+  /// Whether two errors are the same failure: every property but ``underlying``.
+  ///
+  /// For example: `if error == other { print("the same failure") }`.
+  ///
+  /// - Parameters:
+  ///   - lhs: An error.
+  ///   - rhs: Another error.
+  /// - Returns: Whether they are equal.
+  public static func == (lhs: DocumentError, rhs: DocumentError) -> Bool {
+    lhs.code == rhs.code && lhs.file == rhs.file && lhs.line == rhs.line
+      && lhs.column == rhs.column && lhs.reason == rhs.reason
+      && lhs.quarantinedFile == rhs.quarantinedFile && lhs.journal == rhs.journal
+      && lhs.quarantinedJournal == rhs.quarantinedJournal
   }
 
   /// What failed, the file in backticks, why, and what to do.

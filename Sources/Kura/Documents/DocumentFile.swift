@@ -41,6 +41,9 @@ struct SystemCallError: Error {
   var code: Int32
 
   var reason: String { "\(operation) `\(path)` failed: \(String(cString: strerror(code)))" }
+
+  /// The errno as a `POSIXError`, for ``DocumentError/underlying``.
+  var posixError: POSIXError? { POSIXErrorCode(rawValue: code).map { POSIXError($0) } }
 }
 
 /// The system calls behind documents: whole-file reads, atomic replacement, folder syncs.

@@ -69,7 +69,7 @@ public struct Locations: Sendable, Equatable {
   ///   - identifier: The app identifier (no `/`, `..` or NUL; not empty).
   ///   - environment: Variables to resolve from; the process environment by default.
   /// - Returns: The app's locations. Nothing is created.
-  /// - Throws: ``LocationError/invalidIdentifier(kind:identifier:reason:)`` for a bad identifier.
+  /// - Throws: ``LocationError/Code/invalidIdentifier`` for a bad identifier.
   public static func app(
     _ identifier: String,
     environment: [String: String] = ProcessInfo.processInfo.environment
@@ -146,9 +146,9 @@ public struct Locations: Sendable, Equatable {
   ///   - identifier: The App Group identifier, such as `group.com.example`.
   ///   - environment: Variables to resolve from; the process environment by default.
   /// - Returns: The container folder. Nothing is created.
-  /// - Throws: ``LocationError/invalidIdentifier(kind:identifier:reason:)`` for a bad identifier
+  /// - Throws: ``LocationError/Code/invalidIdentifier`` for a bad identifier
   ///   (also `group.` alone, which names no group); on iOS, tvOS, watchOS and visionOS,
-  ///   ``LocationError/groupNotEntitled(identifier:)`` when the app has no entitlement for the
+  ///   ``LocationError/Code/groupNotEntitled`` when the app has no entitlement for the
   ///   group (a folder of Kura's own would not be shared with the group's other apps).
   public static func groupContainer(
     _ identifier: String,
@@ -193,7 +193,7 @@ public struct Locations: Sendable, Equatable {
   /// - Parameters:
   ///   - identifier: The identifier to check.
   ///   - kind: `"app"` or `"group"`, used in the message.
-  /// - Throws: ``LocationError/invalidIdentifier(kind:identifier:reason:)`` when it is empty,
+  /// - Throws: ``LocationError/Code/invalidIdentifier`` when it is empty,
   ///   `.`, starts with `-`, or contains `/`, `..`, NUL or another control character (such as
   ///   a line break).
   public static func validate(_ identifier: String, kind: String) throws {
@@ -245,7 +245,7 @@ public struct Locations: Sendable, Equatable {
   /// ```
   ///
   /// - Parameter url: The folder to create.
-  /// - Throws: ``LocationError/cannotCreate(path:reason:)`` when it cannot be created.
+  /// - Throws: ``LocationError/Code/cannotCreate`` when it cannot be created.
   public static func ensureDirectory(_ url: URL) throws {
     let path = url.standardizedFileURL.path
     var isDirectory: ObjCBool = false
@@ -256,7 +256,7 @@ public struct Locations: Sendable, Equatable {
     let parent = url.standardizedFileURL.deletingLastPathComponent()
     if parent.path != path { try ensureDirectory(parent) }
     if mkdir(path, 0o700) != 0 && errno != EEXIST {
-      throw LocationError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
+      throw LocationError.cannotCreate(path: path, errno: errno)
     }
   }
 
@@ -269,10 +269,10 @@ public struct Locations: Sendable, Equatable {
   /// ```
   ///
   /// - Parameter url: The file.
-  /// - Throws: ``LocationError/cannotCreate(path:reason:)`` when the mode cannot be set.
+  /// - Throws: ``LocationError/Code/cannotCreate`` when the mode cannot be set.
   public static func restrictToOwner(_ url: URL) throws {
     if chmod(url.path, 0o600) != 0 && errno != ENOENT {
-      throw LocationError.cannotCreate(path: url.path, reason: String(cString: strerror(errno)))
+      throw LocationError.cannotCreate(path: url.path, errno: errno)
     }
   }
 }

@@ -403,7 +403,7 @@
       }
       if let status = PQcmdStatus(result), strcmp(status, "ROLLBACK") == 0 {
         throw PostgresError(
-          kind: .other, sqlState: "25P02",
+          code: .other, sqlState: "25P02",
           message:
             "the transaction was rolled back, not committed: one of its statements failed and"
             + " its error was caught without a savepoint",

@@ -3,14 +3,16 @@
 ///
 /// Neither bound values nor passwords ever appear in the error's ``description``: the server's
 /// detail line (which can quote a row's values) is kept in ``detail`` but not printed, and the
-/// server is named by host (or socket), port, database and user only.
+/// server is named by host (or socket), port, database and user only. Like every Kura error it
+/// has a ``code`` to match on, and ``underlying`` for an error underneath (usually `nil`: libpq
+/// and the server are the bottom of the stack).
 ///
 /// For example:
 ///
 /// ```swift
 /// do {
 ///   try connection.run("INSERT INTO trip (name) VALUES (?)", [.text("Kyoto")])
-/// } catch let error as PostgresError where error.kind == .uniqueViolation {
+/// } catch let error as PostgresError where error.code == .uniqueViolation {
 ///   print(error.constraint ?? "")  // trip_name_key
 /// }
 /// ```
@@ -20,9 +22,9 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   /// For example:
   ///
   /// ```swift
-  /// if error.kind == .serializationFailure || error.kind == .deadlock { /* retry */ }
+  /// if error.code == .serializationFailure || error.code == .deadlock { /* retry */ }
   /// ```
-  public enum Kind: String, Sendable, Hashable, CustomStringConvertible {
+  public enum Code: String, Sendable, Hashable, CustomStringConvertible {
     /// The server could not be reached: not running, wrong host, socket or port, or it refused
     /// the connection (too many connections, starting up, shutting down).
     case connectionFailed
@@ -94,8 +96,10 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     }
   }
 
-  /// What kind of failure this is.
-  public var kind: Kind
+  /// What kind of failure this is, such as ``Code/uniqueViolation``.
+  ///
+  /// For example: `catch let error as PostgresError where error.code == .deadlock { … }`.
+  public var code: Code
   /// The five-character SQLSTATE the server reported, such as `23505`; `nil` for failures
   /// found by libpq itself (no server reached, connection broken).
   public var sqlState: String?
@@ -122,6 +126,10 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   /// `COMMIT`, or any statement run outside a transaction — so it may or may not have taken
   /// effect: read the data back to find out; don't assume either.
   public var isCommitOutcomeUnknown: Bool
+  /// The error underneath, when there is one (not compared by `==`, not hashed).
+  ///
+  /// For example: `print(error.underlying.map { "\($0)" } ?? "none")`.
+  public var underlying: (any Error)?
 
   /// Creates an error from its parts.
   ///
@@ -129,12 +137,12 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   ///
   /// ```swift
   /// let error = PostgresError(
-  ///   kind: .deadlock, sqlState: "40P01", message: "deadlock detected",
+  ///   code: .deadlock, sqlState: "40P01", message: "deadlock detected",
   ///   server: "database `app` on `localhost:5432`")
   /// ```
   ///
   /// - Parameters:
-  ///   - kind: What kind of failure it is.
+  ///   - code: What kind of failure it is.
   ///   - sqlState: The server's SQLSTATE, if any.
   ///   - message: The primary message.
   ///   - detail: The server's detail line (not printed).
@@ -145,12 +153,14 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   ///   - table: The table concerned.
   ///   - column: The column concerned.
   ///   - isCommitOutcomeUnknown: Whether a commit may or may not have happened.
+  ///   - underlying: The error underneath, if any.
   public init(
-    kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil,
+    code: Code, sqlState: String? = nil, message: String, detail: String? = nil,
     hint: String? = nil, server: String, sql: String? = nil, constraint: String? = nil,
-    table: String? = nil, column: String? = nil, isCommitOutcomeUnknown: Bool = false
+    table: String? = nil, column: String? = nil, isCommitOutcomeUnknown: Bool = false,
+    underlying: (any Error)? = nil
   ) {
-    self.kind = kind
+    self.code = code
     self.sqlState = sqlState
     self.message = message
     self.detail = detail
@@ -161,20 +171,49 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     self.table = table
     self.column = column
     self.isCommitOutcomeUnknown = isCommitOutcomeUnknown
+    self.underlying = underlying
+  }
+
+  /// Whether two errors are the same failure: every property but ``underlying``.
+  ///
+  /// For example: `if error == other { print("the same failure") }`.
+  ///
+  /// - Parameters:
+  ///   - lhs: An error.
+  ///   - rhs: Another error.
+  /// - Returns: Whether they are equal.
+  public static func == (lhs: PostgresError, rhs: PostgresError) -> Bool {
+    lhs.code == rhs.code && lhs.sqlState == rhs.sqlState && lhs.message == rhs.message
+      && lhs.detail == rhs.detail && lhs.hint == rhs.hint && lhs.server == rhs.server
+      && lhs.sql == rhs.sql && lhs.constraint == rhs.constraint && lhs.table == rhs.table
+      && lhs.column == rhs.column && lhs.isCommitOutcomeUnknown == rhs.isCommitOutcomeUnknown
+  }
+
+  /// Hashes the properties `==` compares.
+  ///
+  /// For example: `let seen: Set<PostgresError> = [error]`.
+  ///
+  /// - Parameter hasher: The hasher.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(sqlState)
+    hasher.combine(message)
+    hasher.combine(server)
+    hasher.combine(sql)
   }
 
   /// Whether running the whole transaction again may succeed (a serialization failure or a
   /// deadlock).
   ///
   /// For example: `if error.isRetryable { try save() }`.
-  public var isRetryable: Bool { kind == .serializationFailure || kind == .deadlock }
+  public var isRetryable: Bool { code == .serializationFailure || code == .deadlock }
 
   /// What failed, where, why, and what to do, such as "PostgreSQL error 23505 (unique violation)
   /// in database `app` on `/run/postgresql/.s.PGSQL.5432` as user `alice`: duplicate key value
   /// violates unique constraint "trip_name_key" — while executing `INSERT INTO trip …`".
   public var description: String {
     var text: String
-    switch kind {
+    switch code {
     case .connectionFailed, .authenticationFailed, .databaseMissing:
       text = "Can't connect to PostgreSQL \(server): \(message)"
     case .connectionLost:
@@ -184,7 +223,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     default:
       text = "PostgreSQL error"
       if let sqlState { text += " \(sqlState)" }
-      if kind != .other { text += " (\(kind))" }
+      if code != .other { text += " (\(code))" }
       text += " in \(server): \(message)"
     }
     if let hint, !hint.isEmpty { text += " (hint: \(hint))" }
@@ -193,7 +232,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
       text += Self.endsSentence(text) ? " " : ". "
       text += sentence
     }
-    switch kind {
+    switch code {
     case .authenticationFailed:
       add(
         "Check the user name and its password (given in the URL, in the file PGPASSFILE names"
@@ -217,7 +256,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
       let quoted = sql.count > limit ? sql.prefix(limit) + "… (\(sql.utf8.count) bytes)" : sql
       text += " — while executing `\(quoted)`"
     }
-    switch kind {
+    switch code {
     case .connectionFailed, .authenticationFailed, .databaseMissing, .connectionLost:
       if !Self.endsSentence(text) { text += "." }
     default:
@@ -230,5 +269,55 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   private static func endsSentence(_ text: String) -> Bool {
     guard let last = text.last else { return true }
     return last == "." || last == "?" || last == "!"
+  }
+}
+
+extension PostgresError {
+  /// The former name of ``Code``.
+  ///
+  /// For example: `let code: PostgresError.Code = .deadlock`.
+  @available(*, deprecated, renamed: "Code")
+  public typealias Kind = Code
+
+  /// The former name of ``code``.
+  ///
+  /// For example: `if error.code == .deadlock { … }`.
+  @available(*, deprecated, renamed: "code")
+  public var kind: Code {
+    get { code }
+    set { code = newValue }
+  }
+
+  /// Creates an error from its parts: the former spelling of the initializer that takes
+  /// `code:`.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let error = PostgresError(code: .deadlock, message: "deadlock detected", server: "app")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - kind: What kind of failure it is.
+  ///   - sqlState: The server's SQLSTATE, if any.
+  ///   - message: The primary message.
+  ///   - detail: The server's detail line (not printed).
+  ///   - hint: The server's hint.
+  ///   - server: The server and database, without secrets.
+  ///   - sql: The SQL that failed.
+  ///   - constraint: The constraint that failed.
+  ///   - table: The table concerned.
+  ///   - column: The column concerned.
+  ///   - isCommitOutcomeUnknown: Whether a commit may or may not have happened.
+  @available(*, deprecated, message: "Pass `code:` instead of `kind:`.")
+  public init(
+    kind: Code, sqlState: String? = nil, message: String, detail: String? = nil,
+    hint: String? = nil, server: String, sql: String? = nil, constraint: String? = nil,
+    table: String? = nil, column: String? = nil, isCommitOutcomeUnknown: Bool = false
+  ) {
+    self.init(
+      code: kind, sqlState: sqlState, message: message, detail: detail, hint: hint,
+      server: server, sql: sql, constraint: constraint, table: table, column: column,
+      isCommitOutcomeUnknown: isCommitOutcomeUnknown)
   }
 }

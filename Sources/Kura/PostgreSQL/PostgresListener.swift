@@ -115,7 +115,7 @@
       var descriptors: [Int32] = [0, 0]
       guard pipe(&descriptors) == 0 else {
         throw PostgresError(
-          kind: .other,
+          code: .other,
           message: "can't create the listener's wake-up pipe: \(String(cString: strerror(errno)))",
           server: location.description)
       }
@@ -278,7 +278,7 @@
         let ready = poll(&descriptors, 2, PostgresSession.pollTimeout(pause))
         if ready < 0 && errno != EINTR {
           throw PostgresError(
-            kind: .other, message: "poll failed: \(String(cString: strerror(errno)))",
+            code: .other, message: "poll failed: \(String(cString: strerror(errno)))",
             server: connection.session.server)
         }
         if descriptors[1].revents != 0 {

@@ -51,7 +51,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
         PQfreemem(errorMessage)
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         throw PostgresError(
-          kind: .invalidLocation,
+          code: .invalidLocation,
           message: "libpq can't read it: \(Self.redacting(trimmed, secretsOf: connectionString))"
             + (trimmed.hasSuffix(".") ? "" : ".")
             + " Write a `postgresql://` URL or a connection string such as"
@@ -71,7 +71,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
       self.parameters = parameters
     #else
       throw PostgresError(
-        kind: .invalidLocation,
+        code: .invalidLocation,
         message:
           "this platform has no PostgreSQL engine (Kura builds it with libpq, on Linux only)",
         server: "")
@@ -95,7 +95,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
     let scheme = url.scheme?.lowercased() ?? ""
     guard scheme == "postgresql" || scheme == "postgres" else {
       throw PostgresError(
-        kind: .invalidLocation,
+        code: .invalidLocation,
         message:
           "a URL with the scheme `\(scheme)` is not a PostgreSQL location; write a"
           + " `postgresql://` URL, such as `postgresql://db.example.com/app`",
@@ -237,7 +237,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
     for (keyword, allowed) in choices.sorted(by: { $0.key < $1.key }) {
       guard let value = parameters[keyword], !allowed.contains(value) else { continue }
       throw PostgresError(
-        kind: .invalidLocation,
+        code: .invalidLocation,
         message:
           "`\(keyword)=\(value)` is not a setting libpq knows; write one of "
           + allowed.map { "`\($0)`" }.joined(separator: ", ") + ".",
@@ -250,7 +250,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
         if trimmed.isEmpty { continue }
         guard let number = Int(trimmed), (1...65535).contains(number) else {
           throw PostgresError(
-            kind: .invalidLocation,
+            code: .invalidLocation,
             message:
               "`port=\(trimmed)` is not a port; write a number from 1 to 65535 (5432 is "
               + "PostgreSQL's), or leave it out.",

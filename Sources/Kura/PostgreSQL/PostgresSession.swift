@@ -92,7 +92,7 @@
       }
       if broken || PQstatus(handle) != CONNECTION_OK {
         throw PostgresError(
-          kind: .connectionLost,
+          code: .connectionLost,
           message: "the connection broke earlier and was not opened again (nothing was sent)",
           server: server, sql: sql)
       }
@@ -157,10 +157,10 @@
         message = Self.oneLine(String(cString: PQerrorMessage(handle)))
       }
       if message.isEmpty { message = "libpq reported no message" }
-      var kind = PostgresError.Kind(sqlState: sqlState)
+      var kind = PostgresError.Code(sqlState: sqlState)
       if lost { kind = .connectionLost }
       return PostgresError(
-        kind: kind, sqlState: sqlState, message: message, detail: field(UInt8(ascii: "D")),
+        code: kind, sqlState: sqlState, message: message, detail: field(UInt8(ascii: "D")),
         hint: field(UInt8(ascii: "H")), server: server, sql: sql,
         constraint: field(UInt8(ascii: "n")), table: field(UInt8(ascii: "t")),
         column: field(UInt8(ascii: "c")), isCommitOutcomeUnknown: lost && committing)
@@ -274,7 +274,7 @@
       }
       guard let handle = PQconnectStartParams(keywords, values, 0) else {
         throw PostgresError(
-          kind: .connectionFailed, message: "libpq is out of memory",
+          code: .connectionFailed, message: "libpq is out of memory",
           server: location.description)
       }
       // Verbose messages carry the SQLSTATE of a refusal (wrong password, missing database).
@@ -297,7 +297,7 @@
           let server = describe(handle, location)
           PQfinish(handle)
           throw PostgresError(
-            kind: .connectionFailed,
+            code: .connectionFailed,
             message: "no answer within \(timeoutSeconds) seconds (connect_timeout)",
             server: server)
         }
@@ -320,7 +320,7 @@
         let server = describe(handle, location)
         PQfinish(handle)
         throw PostgresError(
-          kind: .connectionFailed,
+          code: .connectionFailed,
           message: "the server refused Kura's session settings ("
             + oneLine(message ?? "no message") + ")",
           server: server, sql: setupSQL)
@@ -366,7 +366,7 @@
         }
         message = sentences(lines)
       }
-      let kind: PostgresError.Kind
+      let kind: PostgresError.Code
       if sqlState?.hasPrefix("28") == true || PQconnectionNeedsPassword(handle) != 0
         || message.hasPrefix("fe_sendauth")
       {
@@ -377,7 +377,7 @@
         kind = .connectionFailed
       }
       return PostgresError(
-        kind: kind, sqlState: sqlState, message: message.isEmpty ? "libpq gave no reason" : message,
+        code: kind, sqlState: sqlState, message: message.isEmpty ? "libpq gave no reason" : message,
         server: describe(handle, location))
     }
   }

@@ -159,7 +159,7 @@
     /// The error for a value or parameter this statement can't take (`message` says which and
     /// why), naming the server and the SQL.
     private func refusal(_ message: String) -> PostgresError {
-      PostgresError(kind: .other, message: message, server: session.server, sql: sql)
+      PostgresError(code: .other, message: message, server: session.server, sql: sql)
     }
 
     /// The slot (from 0) of parameter `index` (from 1).

@@ -174,7 +174,7 @@ struct ForeignDatabase: Error {
   /// The columns of a `kura_preference` table that is not a suite's.
   var preferenceColumns: [String]? = nil
 
-  /// The reason shown in ``PreferencesError/cannotOpen(path:reason:)``.
+  /// The reason shown in ``PreferencesError/Code/cannotOpen``.
   var reason: String {
     if let columns = preferenceColumns {
       let shown = columns.map { "`\($0)`" }.joined(separator: ", ")

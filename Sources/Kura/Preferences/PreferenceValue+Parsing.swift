@@ -30,7 +30,7 @@ extension PreferenceValue {
   /// - Parameters:
   ///   - text: The text.
   ///   - type: What the text must be.
-  /// - Throws: ``PreferencesError/invalidValue(text:type:)`` quoting the text.
+  /// - Throws: ``PreferencesError/Code/invalidValue`` quoting the text.
   public init(parsing text: String, as type: TextType) throws {
     let failure = PreferencesError.invalidValue(text: text, type: type.rawValue)
     switch type {

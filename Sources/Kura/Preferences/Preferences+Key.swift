@@ -46,7 +46,7 @@ extension Preferences {
       do {
         return try coding.encode(value)
       } catch {
-        throw PreferencesError.cannotEncode(key: name, reason: "\(error)")
+        throw PreferencesError.cannotEncode(key: name, reason: "\(error)", underlying: error)
       }
     }
   }

@@ -7,7 +7,7 @@ extension Preferences {
   /// Should its file not open (an unwritable folder, a file another process keeps locked past the
   /// busy timeout), the app keeps running but nothing is pretended: each write tries to open the
   /// file again — it is stored once that works, and until then fails where it is made
-  /// (``set(_:for:)`` throws ``PreferencesError/cannotOpen(path:reason:)``; a subscript write is
+  /// (``set(_:for:)`` throws ``PreferencesError/Code/cannotOpen``; a subscript write is
   /// reported in ``lastWriteError`` and on standard error, and is not kept). Reads give the keys'
   /// defaults until a write has opened the file, then the stored values. Open the suite with
   /// ``init(locations:)`` to handle the error at once instead.
@@ -40,8 +40,8 @@ extension Preferences {
   /// - Parameters:
   ///   - suite: An App Group identifier (`group.…`) or an app identifier.
   ///   - environment: Variables locating the files (`KURA_HOME`, XDG); the process's by default.
-  /// - Throws: ``PreferencesError/invalidSuiteName(suite:reason:)`` or
-  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/invalidSuiteName`` or
+  ///   ``PreferencesError/Code/cannotOpen``.
   public convenience init(
     suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws {
@@ -58,7 +58,7 @@ extension Preferences {
   /// ```
   ///
   /// - Parameter locations: The app's locations.
-  /// - Throws: ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/cannotOpen``.
   public convenience init(locations: Locations) throws {
     let url = locations.preferencesDirectory.appendingPathComponent(
       locations.appIdentifier + ".sqlite")
@@ -77,9 +77,9 @@ extension Preferences {
   ///   - suite: An App Group identifier (`group.…`) or an app identifier.
   ///   - environment: Variables locating the files; the process's by default.
   /// - Returns: The suite.
-  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)``,
-  ///   ``PreferencesError/invalidSuiteName(suite:reason:)`` or
-  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/suiteNotFound``,
+  ///   ``PreferencesError/Code/invalidSuiteName`` or
+  ///   ``PreferencesError/Code/cannotOpen``.
   public static func existing(
     suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> Preferences {
@@ -96,7 +96,7 @@ extension Preferences {
   /// other processes committed before it, but to follow a suite over time (observers,
   /// ``changes(of:)``) open it with ``init(suite:environment:)``, whose connection to the file
   /// lets every commit be noticed. A write through it throws
-  /// ``PreferencesError/cannotSave(path:reason:)`` and changes nothing.
+  /// ``PreferencesError/Code/cannotSave`` and changes nothing.
   ///
   /// For example:
   ///
@@ -109,9 +109,9 @@ extension Preferences {
   ///   - suite: An App Group identifier (`group.…`) or an app identifier.
   ///   - environment: Variables locating the files; the process's by default.
   /// - Returns: The suite.
-  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)`` when it has no file,
-  ///   ``PreferencesError/invalidSuiteName(suite:reason:)`` or
-  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/suiteNotFound`` when it has no file,
+  ///   ``PreferencesError/Code/invalidSuiteName`` or
+  ///   ``PreferencesError/Code/cannotOpen``.
   public static func readOnly(
     suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> Preferences {
@@ -130,8 +130,8 @@ extension Preferences {
   ///
   /// - Parameter locations: The app's locations.
   /// - Returns: The suite.
-  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)`` when it has no file,
-  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/suiteNotFound`` when it has no file,
+  ///   ``PreferencesError/Code/cannotOpen``.
   public static func readOnly(locations: Locations) throws -> Preferences {
     let url = locations.preferencesDirectory.appendingPathComponent(
       locations.appIdentifier + ".sqlite")
@@ -151,8 +151,8 @@ extension Preferences {
   ///   - fileURL: The SQLite file.
   ///   - suiteName: The name to show; the file name without its extension by default.
   /// - Returns: The suite.
-  /// - Throws: ``PreferencesError/suiteNotFound(suite:path:)`` when there is no file,
-  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/suiteNotFound`` when there is no file,
+  ///   ``PreferencesError/Code/cannotOpen``.
   public static func readOnly(fileURL: URL, suiteName: String? = nil) throws -> Preferences {
     try Preferences(
       fileURL: fileURL, suiteName: suiteName ?? fileURL.deletingPathExtension().lastPathComponent,
@@ -172,7 +172,7 @@ extension Preferences {
   ///   - environment: Variables locating the files; the process's by default.
   /// - Returns: `<group container>/Preferences/<suite>.sqlite` for a group,
   ///   `<app preferences folder>/<suite>.sqlite` for an app.
-  /// - Throws: ``PreferencesError/invalidSuiteName(suite:reason:)``.
+  /// - Throws: ``PreferencesError/Code/invalidSuiteName``.
   public static func fileURL(
     forSuite suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> URL {
@@ -188,7 +188,8 @@ extension Preferences {
       let locations = try Locations.app(suite, environment: environment)
       return locations.preferencesDirectory.appendingPathComponent(suite + ".sqlite")
     } catch let error as LocationError {
-      throw reject(suite, reason(error))
+      throw PreferencesError.invalidSuiteName(
+        suite: suite, reason: reason(error), underlying: error)
     }
   }
 

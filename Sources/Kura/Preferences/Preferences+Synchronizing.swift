@@ -7,12 +7,14 @@ import Synchronization
 extension Preferences {
   @inline(__always)
   func refreshIfNeeded() {
+    guard let pool else { return }
     let count = pool.changeCount
     if count != lastSeenChangeCount.load(ordering: .acquiring) { reload() }
   }
 
   /// Reads the rows changed since the last load and announces the keys whose value changed.
   func reload() {
+    guard let pool else { return }
     let changed = reloading.withLock { _ -> Set<String> in
       let count = pool.changeCount
       if count == lastSeenChangeCount.load(ordering: .acquiring) { return [] }
@@ -76,7 +78,9 @@ extension Preferences {
   /// Starts watching the file for other processes' changes (once), so observers fire without
   /// waiting for a read.
   func startWatching() {
-    guard fileURL != nil, !isWatching.exchange(true, ordering: .acquiringAndReleasing) else {
+    guard fileURL != nil, let pool,
+      !isWatching.exchange(true, ordering: .acquiringAndReleasing)
+    else {
       return
     }
     let observation = pool.observeChanges { [weak self] _ in self?.refreshIfNeeded() }

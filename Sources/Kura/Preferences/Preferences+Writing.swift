@@ -15,8 +15,8 @@ extension Preferences {
   /// - Parameters:
   ///   - value: The value.
   ///   - key: The key.
-  /// - Throws: ``PreferencesError/cannotEncode(key:reason:)``,
-  ///   ``PreferencesError/cannotSave(path:reason:)`` or ``PreferencesError/sceneDiscarded(sceneID:)``;
+  /// - Throws: ``PreferencesError/Code/cannotEncode``,
+  ///   ``PreferencesError/Code/cannotSave`` or ``PreferencesError/Code/sceneDiscarded``;
   ///   nothing is changed then.
   public func set<Value>(_ value: Value, for key: Preferences.Key<Value>) throws {
     let encoded = try key.encode(value)
@@ -28,7 +28,7 @@ extension Preferences {
   /// For example: `try preferences.remove(.sortOption)`.
   ///
   /// - Parameter key: The key.
-  /// - Throws: ``PreferencesError/cannotSave(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/cannotSave``.
   public func remove<Value>(_ key: Preferences.Key<Value>) throws {
     try removeValue(forKey: key.name)
   }
@@ -40,7 +40,7 @@ extension Preferences {
   /// - Parameters:
   ///   - value: The value.
   ///   - name: The key's name.
-  /// - Throws: ``PreferencesError/cannotSave(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/cannotSave``.
   public func setValue(_ value: PreferenceValue, forKey name: String) throws {
     try batch { batch in try batch.setValue(value, forKey: name) }
   }
@@ -50,7 +50,7 @@ extension Preferences {
   /// For example: `try preferences.removeValue(forKey: "launchCount")`.
   ///
   /// - Parameter name: The key's name.
-  /// - Throws: ``PreferencesError/cannotSave(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/cannotSave``.
   public func removeValue(forKey name: String) throws {
     try batch { batch in try batch.setValue(nil, forKey: name) }
   }
@@ -59,7 +59,7 @@ extension Preferences {
   ///
   /// For example: `try preferences.reset()`.
   ///
-  /// - Throws: ``PreferencesError/cannotSave(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/cannotSave``.
   public func reset() throws {
     try batch { batch in
       for name in try PreferenceTable.names(batch.connection) {
@@ -86,8 +86,8 @@ extension Preferences {
   ///   - transform: Returns the new value from the current one (the default when none is stored).
   /// - Returns: The new value.
   /// - Throws: What `transform` throws, what ``set(_:for:)`` throws,
-  ///   ``PreferencesError/undecodableValue(key:suite:storedType:expectedType:)`` or
-  ///   ``PreferencesError/unreadableValue(key:suite:storedType:reason:)``; nothing is changed
+  ///   ``PreferencesError/Code/undecodableValue`` or
+  ///   ``PreferencesError/Code/unreadableValue``; nothing is changed
   ///   then.
   @discardableResult
   public func update<Value>(
@@ -123,13 +123,13 @@ extension Preferences {
   ///
   /// Inside `body` (and inside ``update(_:_:)``'s transform), write through the batch, not
   /// through the suite itself: a nested write to the same suite throws
-  /// ``PreferencesError/nestedWrite(suite:)`` (a subscript write reports it in
+  /// ``PreferencesError/Code/nestedWrite`` (a subscript write reports it in
   /// ``Preferences/lastWriteError``). Reading the suite there is fine.
   ///
   /// - Parameter body: The work, given the batch.
   /// - Returns: What `body` returns.
-  /// - Throws: What `body` throws, ``PreferencesError/cannotSave(path:reason:)``,
-  ///   ``PreferencesError/nestedWrite(suite:)`` or ``PreferencesError/sceneDiscarded(sceneID:)``.
+  /// - Throws: What `body` throws, ``PreferencesError/Code/cannotSave``,
+  ///   ``PreferencesError/Code/nestedWrite`` or ``PreferencesError/Code/sceneDiscarded``.
   public func batch<Result>(_ body: (PreferencesBatch) throws -> Result) throws -> Result {
     if let deferredOpen {
       // A standard suite whose file did not open: store in the file or fail, never in memory.
@@ -138,6 +138,10 @@ extension Preferences {
     }
     if let sceneID, state.withLock({ $0.isDiscarded }) {
       throw PreferencesError.sceneDiscarded(sceneID: sceneID)
+    }
+    guard let pool else {
+      throw openFailure
+        ?? .cannotOpen(path: suiteName, reason: "its in-memory database could not be created")
     }
     if pool.isReadOnly {
       throw PreferencesError.cannotSave(
@@ -166,7 +170,8 @@ extension Preferences {
         return (result, batch.changes, missed, latest + 1)
       }
     } catch let error as SQLiteError {
-      throw PreferencesError.cannotSave(path: fileURL?.path ?? suiteName, reason: error.message)
+      throw PreferencesError.cannotSave(
+        path: fileURL?.path ?? suiteName, reason: error.message, underlying: error)
     }
     let (result, changes, missed, version) = outcome
     let countAfter = pool.changeCount

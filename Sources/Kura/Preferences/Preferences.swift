@@ -33,7 +33,12 @@ public final class Preferences: Sendable {
   public let suiteName: String
   /// The suite's file, or `nil` for an in-memory suite.
   public let fileURL: URL?
-  let pool: DatabasePool
+  /// The suite's database; `nil` only for an in-memory suite whose database could not be
+  /// created (SQLite out of memory): its reads give the defaults and its writes throw
+  /// ``openFailure``.
+  let pool: DatabasePool?
+  /// Why an in-memory suite has no ``pool``.
+  let openFailure: PreferencesError?
   let sceneID: String?
   /// Set only for a ``standard`` suite whose file could not be opened yet: the calls are served
   /// by the file's suite once it opens (see `PreferencesDeferredOpen`).
@@ -79,7 +84,7 @@ public final class Preferences: Sendable {
   /// - Parameters:
   ///   - fileURL: The SQLite file; its folder is created (mode 0700) when missing.
   ///   - suiteName: The name to show; the file name without its extension by default.
-  /// - Throws: ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/cannotOpen``.
   public convenience init(fileURL: URL, suiteName: String? = nil) throws {
     try self.init(
       fileURL: fileURL, suiteName: suiteName ?? fileURL.deletingPathExtension().lastPathComponent,
@@ -104,17 +109,19 @@ public final class Preferences: Sendable {
         }
         try PreferenceTable.checkBeforeOpening(path: path)
         self.pool = try DatabasePool(path: path, readOnly: true)
+        self.openFailure = nil
       } else {
         try Locations.ensureDirectory(fileURL.deletingLastPathComponent())
         try PreferenceTable.checkBeforeOpening(path: path)
         let pool = try DatabasePool(path: path)
         try pool.write { db in try PreferenceTable.createSchema(db) }
         self.pool = pool
+        self.openFailure = nil
       }
     } catch let error as LocationError {
-      throw PreferencesError.cannotOpen(path: path, reason: Self.reason(error))
+      throw PreferencesError.cannotOpen(path: path, reason: Self.reason(error), underlying: error)
     } catch let error as SQLiteError {
-      throw PreferencesError.cannotOpen(path: path, reason: error.message)
+      throw PreferencesError.cannotOpen(path: path, reason: error.message, underlying: error)
     } catch let error as ForeignDatabase {
       throw PreferencesError.cannotOpen(path: path, reason: error.reason)
     }
@@ -125,11 +132,20 @@ public final class Preferences: Sendable {
     try loadEverything(path: path)
   }
 
-  private init(inMemoryPool pool: DatabasePool, deferredOpen: PreferencesDeferredOpen? = nil)
-    throws
-  {
-    try pool.write { db in try PreferenceTable.createSchema(db) }
-    self.pool = pool
+  /// A suite kept in memory on `pool`, or with none (`failure` says why) when the in-memory
+  /// database could not be created.
+  private init(
+    inMemory pool: Result<DatabasePool, PreferencesError>,
+    deferredOpen: PreferencesDeferredOpen? = nil
+  ) {
+    switch pool {
+    case .success(let pool):
+      self.pool = pool
+      self.openFailure = nil
+    case .failure(let failure):
+      self.pool = nil
+      self.openFailure = failure
+    }
     self.suiteName = deferredOpen?.suiteName ?? "inMemory"
     self.fileURL = nil
     self.sceneID = nil
@@ -158,15 +174,31 @@ public final class Preferences: Sendable {
   /// A suite kept in memory: a private one, or (with `deferredOpen`) the standard suite of an
   /// app whose file can't be opened now, which stores nothing until the file opens (see
   /// ``standard``).
-  static func memoryBacked(deferredOpen: PreferencesDeferredOpen?) -> Preferences {
+  ///
+  /// Should SQLite fail to create the in-memory database (it is out of memory), the suite still
+  /// works for reading (every key gives its default) and each write throws
+  /// ``PreferencesError/Code/cannotOpen`` with SQLite's error underneath.
+  static func memoryBacked(
+    deferredOpen: PreferencesDeferredOpen?,
+    openDatabase: () throws -> DatabasePool = { try DatabasePool.inMemory() }
+  ) -> Preferences {
+    let pool: Result<DatabasePool, PreferencesError>
     do {
-      return try Preferences(inMemoryPool: DatabasePool.inMemory(), deferredOpen: deferredOpen)
+      let opened = try openDatabase()
+      try opened.write { db in try PreferenceTable.createSchema(db) }
+      pool = .success(opened)
     } catch {
-      fatalError("Kura can't open an in-memory SQLite database (out of memory?): \(error)")
+      let reason = (error as? SQLiteError)?.message ?? "\(error)"
+      pool = .failure(
+        .cannotOpen(
+          path: "in-memory suite", reason: "SQLite can't create it (\(reason))",
+          underlying: error))
     }
+    return Preferences(inMemory: pool, deferredOpen: deferredOpen)
   }
 
   private func loadEverything(path: String) throws {
+    guard let pool else { return }
     let count = pool.changeCount
     do {
       // A file opened to read may have no table yet (zero-length, or made by SQLite alone).
@@ -176,14 +208,14 @@ public final class Preferences: Sendable {
       _ = apply(rows, upTo: nil)
       lastSeenChangeCount.store(count, ordering: .releasing)
     } catch let error as SQLiteError {
-      throw PreferencesError.cannotOpen(path: path, reason: error.message)
+      throw PreferencesError.cannotOpen(path: path, reason: error.message, underlying: error)
     }
   }
 
   static func reason(_ error: LocationError) -> String {
-    switch error {
-    case .cannotCreate(let path, let reason): return "can't create `\(path)` (\(reason))"
-    case .invalidIdentifier(_, _, let reason): return reason
+    switch error.code {
+    case .cannotCreate: return "can't create `\(error.path ?? "")` (\(error.reason ?? ""))"
+    case .invalidIdentifier: return error.reason ?? ""
     case .groupNotEntitled: return "this app has no App Group entitlement for it"
     }
   }
@@ -316,7 +348,7 @@ public final class Preferences: Sendable {
   ///
   /// - Parameter name: The key's name.
   /// - Returns: The stored value.
-  /// - Throws: ``PreferencesError/unreadableValue(key:suite:storedType:reason:)`` when the
+  /// - Throws: ``PreferencesError/Code/unreadableValue`` when the
   ///   stored value has a type this version does not know or is cut short.
   public func storedValue(forKey name: String) throws -> PreferenceValue? {
     if let opened = openedSuite() { return try opened.storedValue(forKey: name) }

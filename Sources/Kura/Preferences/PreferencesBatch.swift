@@ -68,7 +68,7 @@ public final class PreferencesBatch {
   /// - Parameters:
   ///   - value: The value.
   ///   - key: The key.
-  /// - Throws: ``PreferencesError/cannotEncode(key:reason:)`` or an SQLite error.
+  /// - Throws: ``PreferencesError/Code/cannotEncode`` or an SQLite error.
   public func set<Value>(_ value: Value, for key: Preferences.Key<Value>) throws {
     try setValue(try key.encode(value), forKey: key.name)
   }
@@ -89,7 +89,7 @@ public final class PreferencesBatch {
   ///
   /// - Parameter name: The key's name.
   /// - Returns: The stored value.
-  /// - Throws: ``PreferencesError/unreadableValue(key:suite:storedType:reason:)`` when a value
+  /// - Throws: ``PreferencesError/Code/unreadableValue`` when a value
   ///   is stored that this version can't read, or an SQLite error.
   public func storedValue(forKey name: String) throws -> PreferenceValue? {
     do {

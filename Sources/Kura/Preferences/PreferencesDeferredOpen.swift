@@ -21,8 +21,8 @@ final class PreferencesDeferredOpen: Sendable {
 
   /// The file's suite for a write: opened now if it was not yet.
   ///
-  /// - Throws: ``PreferencesError/cannotOpen(path:reason:)`` when it still can't be opened (or
-  ///   ``PreferencesError/invalidSuiteName(suite:reason:)`` for an unusable app identifier).
+  /// - Throws: ``PreferencesError/Code/cannotOpen`` when it still can't be opened (or
+  ///   ``PreferencesError/Code/invalidSuiteName`` for an unusable app identifier).
   func suiteForWriting(registeredDefaults: [String: PreferenceValue]) throws -> Preferences {
     if let suite = opened.withLock({ $0 }) { return suite }
     return try open(registeredDefaults: registeredDefaults)
@@ -41,7 +41,8 @@ final class PreferencesDeferredOpen: Sendable {
     } catch let error as PreferencesError {
       throw error
     } catch let error as LocationError {
-      throw PreferencesError.invalidSuiteName(suite: suiteName, reason: Preferences.reason(error))
+      throw PreferencesError.invalidSuiteName(
+        suite: suiteName, reason: Preferences.reason(error), underlying: error)
     }
     return opened.withLock { opened in
       if let existing = opened { return existing }

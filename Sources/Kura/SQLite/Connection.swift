@@ -98,7 +98,7 @@ public final class Connection: @unchecked Sendable {
   ///   - path: The database file, or `":memory:"` for a private in-memory database.
   ///   - mode: Read-write (creating the file by default) or read-only.
   ///   - busyTimeout: How long to wait for another connection's lock before failing with
-  ///     ``SQLiteError/ResultCode/busy``.
+  ///     ``SQLiteError/Code/busy``.
   /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
   public init(
     path: String, mode: OpenMode = .readWrite(create: true), busyTimeout: Duration = .seconds(5)
@@ -221,7 +221,7 @@ public final class Connection: @unchecked Sendable {
 
   /// Whether an inspecting look that failed with `extendedCode` may succeed again.
   private static func isTransientForInspection(_ extendedCode: Int32) -> Bool {
-    SQLiteError.ResultCode(rawValue: extendedCode & 0xff).isTransientForInspection
+    SQLiteError.Code(rawValue: extendedCode & 0xff).isTransientForInspection
   }
 
   /// The URI that opens `path` for ``OpenMode/inspect``: with no `-wal` file the database is

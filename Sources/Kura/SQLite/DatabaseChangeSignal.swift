@@ -126,9 +126,6 @@ final class DatabaseChangeSignal: Sendable {
     return hash
   }
 
-  /// Whether the stamp comes from the WAL index (no system call per reading).
-  var readsWALIndex: Bool { header.withLock { $0 != nil } }
-
   /// Records a commit of an in-memory database (file databases signal by themselves).
   func inMemoryCommit() {
     if resolvedPath == nil { local.add(1, ordering: .releasing) }

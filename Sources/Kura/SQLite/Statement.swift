@@ -76,7 +76,7 @@ public final class Statement {
   /// - Parameters:
   ///   - value: The value.
   ///   - index: The parameter number, from 1.
-  /// - Throws: ``SQLiteError`` (``SQLiteError/ResultCode/range`` for a bad index).
+  /// - Throws: ``SQLiteError`` (``SQLiteError/Code/range`` for a bad index).
   @inline(__always)
   public func bind(_ value: Int64, at index: Int) throws {
     try check(sqlite3_bind_int64(handle, Int32(index), value))

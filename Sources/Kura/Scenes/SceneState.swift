@@ -33,8 +33,8 @@ public final class SceneState: Sendable {
   /// - Parameters:
   ///   - sceneID: The scene's identifier, such as `main` or a UUID string.
   ///   - locations: The app's locations; the current app's by default.
-  /// - Throws: ``PreferencesError/invalidSceneIdentifier(sceneID:reason:)`` or
-  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/invalidSceneIdentifier`` or
+  ///   ``PreferencesError/Code/cannotOpen``.
   public init(_ sceneID: String, locations: Locations? = nil) throws {
     let locations = try locations ?? Self.currentLocations()
     let url = try Self.fileURL(sceneID: sceneID, locations: locations)
@@ -45,7 +45,7 @@ public final class SceneState: Sendable {
   /// Opens the state of a scene only to read it, or returns `nil` when the scene has none (no
   /// file): nothing is created or written, not even the scene-state folder (see
   /// ``Preferences/readOnly(suite:environment:)``). A write through it throws
-  /// ``PreferencesError/cannotSave(path:reason:)`` and changes nothing.
+  /// ``PreferencesError/Code/cannotSave`` and changes nothing.
   ///
   /// For example:
   ///
@@ -57,8 +57,8 @@ public final class SceneState: Sendable {
   ///   - sceneID: The scene's identifier.
   ///   - locations: The app's locations; the current app's by default.
   /// - Returns: The scene's state, or `nil`.
-  /// - Throws: ``PreferencesError/invalidSceneIdentifier(sceneID:reason:)`` or
-  ///   ``PreferencesError/cannotOpen(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/invalidSceneIdentifier`` or
+  ///   ``PreferencesError/Code/cannotOpen``.
   public static func readOnly(_ sceneID: String, locations: Locations? = nil) throws
     -> SceneState?
   {
@@ -69,7 +69,7 @@ public final class SceneState: Sendable {
         sceneID: sceneID,
         preferences: try Preferences(
           fileURL: url, suiteName: sceneID, sceneID: sceneID, readOnly: true))
-    } catch PreferencesError.suiteNotFound {
+    } catch let error as PreferencesError where error.code == .suiteNotFound {
       return nil
     }
   }
@@ -102,13 +102,13 @@ public final class SceneState: Sendable {
 
   /// Deletes the scene's state: every value is removed, durably (observers see the defaults, and
   /// so does the scene when opened again). The app's preferences are not touched. Writing through
-  /// this instance afterwards fails with ``PreferencesError/sceneDiscarded(sceneID:)``; open the
+  /// this instance afterwards fails with ``PreferencesError/Code/sceneDiscarded``; open the
   /// scene again to start afresh. (The emptied file stays while this instance is open; the static
   /// ``discard(sceneID:locations:)`` deletes a scene's files.)
   ///
   /// For example: `try scene.discard()`.
   ///
-  /// - Throws: ``PreferencesError/cannotSave(path:reason:)``.
+  /// - Throws: ``PreferencesError/Code/cannotSave``.
   public func discard() throws {
     try preferences.reset()
     preferences.state.withLock { $0.isDiscarded = true }
@@ -121,7 +121,7 @@ public final class SceneState: Sendable {
   ///
   /// - Parameter locations: The app's locations; the current app's by default.
   /// - Returns: The scene identifiers.
-  /// - Throws: ``PreferencesError/cannotOpen(path:reason:)`` when the current app has no usable
+  /// - Throws: ``PreferencesError/Code/cannotOpen`` when the current app has no usable
   ///   identifier.
   public static func sceneIdentifiers(locations: Locations? = nil) throws -> [String] {
     let folder = try (locations ?? currentLocations()).sceneStateDirectory
@@ -143,7 +143,7 @@ public final class SceneState: Sendable {
   /// - Parameters:
   ///   - sceneID: The scene's identifier.
   ///   - locations: The app's locations; the current app's by default.
-  /// - Throws: ``PreferencesError/invalidSceneIdentifier(sceneID:reason:)``.
+  /// - Throws: ``PreferencesError/Code/invalidSceneIdentifier``.
   public static func discard(sceneID: String, locations: Locations? = nil) throws {
     deleteFiles(try fileURL(sceneID: sceneID, locations: locations ?? currentLocations()))
   }
@@ -153,7 +153,7 @@ public final class SceneState: Sendable {
   /// For example: `try SceneState.discardAll()`.
   ///
   /// - Parameter locations: The app's locations; the current app's by default.
-  /// - Throws: ``PreferencesError/cannotOpen(path:reason:)`` when the current app has no usable
+  /// - Throws: ``PreferencesError/Code/cannotOpen`` when the current app has no usable
   ///   identifier.
   public static func discardAll(locations: Locations? = nil) throws {
     let locations = try locations ?? currentLocations()
@@ -169,7 +169,7 @@ public final class SceneState: Sendable {
       try Locations.validate(sceneID, kind: "scene")
     } catch let error as LocationError {
       throw PreferencesError.invalidSceneIdentifier(
-        sceneID: sceneID, reason: Preferences.reason(error))
+        sceneID: sceneID, reason: Preferences.reason(error), underlying: error)
     }
     return locations.sceneStateDirectory.appendingPathComponent(sceneID + ".sqlite")
   }
@@ -178,7 +178,8 @@ public final class SceneState: Sendable {
     do {
       return try Locations.current()
     } catch let error as LocationError {
-      throw PreferencesError.cannotOpen(path: "scene state", reason: Preferences.reason(error))
+      throw PreferencesError.cannotOpen(
+        path: "scene state", reason: Preferences.reason(error), underlying: error)
     }
   }
 

@@ -3,8 +3,10 @@ import Foundation
 /// An error of the model store: a model Kura cannot store, a store file that does not match the
 /// models or is not a store at all, or a failure reading or writing it.
 ///
-/// Match on ``code``; the other properties carry the context (model, property, column, file, SQL).
-/// The description follows Kura's pattern: what failed, the item in backticks, why, what to do.
+/// Match on ``code``; the other properties carry the context (model, property, column, file, SQL)
+/// and ``underlying`` the engine's error, when there is one (an ``SQLiteError`` or a
+/// ``PostgresError``). The description follows Kura's pattern: what failed, the item in
+/// backticks, why, what to do.
 ///
 /// For example:
 ///
@@ -54,9 +56,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case inMemoryFallbackForbidden
     /// `fetchLimit` or `fetchOffset` was negative.
     case negativeLimit
-    /// SQLite reported an error; see ``underlying``.
+    /// SQLite reported an error; see ``StoreError/underlying``.
     case sqlite
-    /// PostgreSQL reported an error; see ``postgresError``.
+    /// PostgreSQL reported an error; see ``StoreError/underlying``.
     case postgres
     /// The connection to the PostgreSQL server broke before the work committed: nothing of it
     /// was written. Connect again (the next call does) and retry it.
@@ -112,14 +114,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///
   /// For example: `print(error.sql ?? "")`.
   public let sql: String?
-  /// The SQLite error underneath, when there is one.
+  /// The error underneath, when there is one: the engine's (an ``SQLiteError`` or a
+  /// ``PostgresError``, which never holds a password), or the error a migration stage threw.
   ///
-  /// For example: `if error.underlying?.code == .constraint { … }`.
-  public let underlying: SQLiteError?
-  /// The PostgreSQL error underneath, when there is one (it never holds a password).
+  /// For example:
   ///
-  /// For example: `if error.postgresError?.kind == .uniqueViolation { … }`.
-  public let postgresError: PostgresError?
+  /// ```swift
+  /// if let sqlite = error.underlying as? SQLiteError, sqlite.code == .constraint { … }
+  /// ```
+  public let underlying: (any Error)?
   /// For ``Code/inMemoryFallbackForbidden``: each part of the fetch that has no SQL form.
   public let inMemoryParts: [String]
   /// The full message: what failed, the item in backticks, why, what to do.
@@ -142,14 +145,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///   - column: The column.
   ///   - url: The store file.
   ///   - sql: The SQL being run.
-  ///   - underlying: The SQLite error underneath.
-  ///   - postgresError: The PostgreSQL error underneath.
+  ///   - underlying: The error underneath, such as an ``SQLiteError``.
   ///   - inMemoryParts: For ``Code/inMemoryFallbackForbidden``, the parts with no SQL form.
   ///   - message: The full message.
   public init(
     _ code: Code, model: String? = nil, property: String? = nil, column: String? = nil,
-    url: URL? = nil, sql: String? = nil, underlying: SQLiteError? = nil,
-    postgresError: PostgresError? = nil, inMemoryParts: [String] = [], message: String
+    url: URL? = nil, sql: String? = nil, underlying: (any Error)? = nil,
+    inMemoryParts: [String] = [], message: String
   ) {
     self.code = code
     self.model = model
@@ -158,7 +160,6 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     self.url = url
     self.sql = sql
     self.underlying = underlying
-    self.postgresError = postgresError
     self.inMemoryParts = inMemoryParts
     self.message = message
   }
@@ -167,6 +168,44 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///
   /// The message, such as "Can't store `Trip.photo`: …".
   public var description: String { message }
+}
+
+extension StoreError {
+  /// The PostgreSQL error underneath, when there is one: ``underlying`` as a ``PostgresError``.
+  ///
+  /// For example: `if (error.underlying as? PostgresError)?.code == .uniqueViolation { … }`.
+  @available(*, deprecated, message: "Use `underlying as? PostgresError`.")
+  public var postgresError: PostgresError? { underlying as? PostgresError }
+
+  /// Creates an error with a PostgreSQL error underneath (the former spelling of
+  /// ``init(_:model:property:column:url:sql:underlying:inMemoryParts:message:)``).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let error = StoreError(.postgres, underlying: postgresError, message: "Can't save: …")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - code: The kind of failure.
+  ///   - model: The model type's name.
+  ///   - property: The stored property.
+  ///   - column: The column.
+  ///   - url: The store file.
+  ///   - sql: The SQL being run.
+  ///   - postgresError: The PostgreSQL error underneath.
+  ///   - inMemoryParts: For ``Code/inMemoryFallbackForbidden``, the parts with no SQL form.
+  ///   - message: The full message.
+  @available(*, deprecated, message: "Pass the PostgreSQL error as `underlying`.")
+  public init(
+    _ code: Code, model: String? = nil, property: String? = nil, column: String? = nil,
+    url: URL? = nil, sql: String? = nil, postgresError: PostgresError?,
+    inMemoryParts: [String] = [], message: String
+  ) {
+    self.init(
+      code, model: model, property: property, column: column, url: url, sql: sql,
+      underlying: postgresError, inMemoryParts: inMemoryParts, message: message)
+  }
 }
 
 extension StoreError {
@@ -241,34 +280,34 @@ extension StoreError {
     -> StoreError
   {
     let store = storeLabel(url)
-    switch error.kind {
+    switch error.code {
     case .connectionFailed, .authenticationFailed, .databaseMissing, .invalidLocation:
       return StoreError(
-        .cannotOpen, url: url, sql: error.sql, postgresError: error,
+        .cannotOpen, url: url, sql: error.sql, underlying: error,
         message: "Can't \(action) store \(store): \(error)")
     case .connectionLost where error.isCommitOutcomeUnknown:
       return StoreError(
-        .commitOutcomeUnknown, url: url, sql: error.sql, postgresError: error,
+        .commitOutcomeUnknown, url: url, sql: error.sql, underlying: error,
         message:
           "Can't tell whether the work to \(action) store \(store) was saved: the connection to "
           + "the server broke while it was committing (\(error.message)). It may or may not "
           + "have been saved; read the data back before retrying.")
     case .connectionLost:
       return StoreError(
-        .connectionLost, url: url, sql: error.sql, postgresError: error,
+        .connectionLost, url: url, sql: error.sql, underlying: error,
         message:
           "Can't \(action) store \(store): the connection to the server broke "
           + "(\(error.message)). Nothing of this work was written; the next call connects "
           + "again, so retry it.")
     case .serializationFailure, .deadlock:
       return StoreError(
-        .postgres, url: url, sql: error.sql, postgresError: error,
+        .postgres, url: url, sql: error.sql, underlying: error,
         message:
           "Can't \(action) store \(store): the server ended the transaction because it "
           + "conflicted with another one (\(error.message)). Nothing of it was written; retry it.")
     default:
       return StoreError(
-        .postgres, url: url, sql: error.sql, postgresError: error,
+        .postgres, url: url, sql: error.sql, underlying: error,
         message: "Can't \(action) store \(store): \(error).")
     }
   }

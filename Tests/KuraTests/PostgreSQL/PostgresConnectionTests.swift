@@ -318,7 +318,7 @@
         }
         let unique = try #require(
           failure("INSERT INTO secret (value) VALUES (?)", [.text("hunter2")]))
-        #expect(unique.kind == .uniqueViolation)
+        #expect(unique.code == .uniqueViolation)
         #expect(unique.sqlState == "23505")
         #expect(unique.constraint == "secret_value_key")
         #expect(unique.table == "secret")
@@ -330,17 +330,17 @@
             + " executing `INSERT INTO secret (value) VALUES (?)`")
         let notNull = try #require(
           failure("INSERT INTO secret (value, n) VALUES (?, ?)", [.text("a"), .null]))
-        #expect(notNull.kind == .notNullViolation)
+        #expect(notNull.code == .notNullViolation)
         #expect(notNull.column == "n")
         let check = try #require(
           failure("INSERT INTO secret (value, n) VALUES (?, ?)", [.text("b"), .integer(-1)]))
-        #expect(check.kind == .checkViolation)
+        #expect(check.code == .checkViolation)
         #expect(check.constraint == "secret_n_check")
         let foreign = try #require(
           failure("INSERT INTO secret (value, parent) VALUES (?, ?)", [.text("c"), .integer(9)]))
-        #expect(foreign.kind == .foreignKeyViolation)
+        #expect(foreign.code == .foreignKeyViolation)
         let missing = try #require(failure("SELECT * FROM nowhere", []))
-        #expect(missing.kind == .undefinedTable)
+        #expect(missing.code == .undefinedTable)
         #expect(missing.sqlState == "42P01")
         #expect(missing.message == "relation \"nowhere\" does not exist")
         for error in [unique, notNull, check, foreign, missing] {
@@ -356,7 +356,7 @@
         #expect {
           try PostgresConnection(url)
         } throws: { error in
-          (error as? PostgresError)?.kind == .databaseMissing
+          (error as? PostgresError)?.code == .databaseMissing
             && (error as? PostgresError)?.sqlState == "3D000"
             && error.localizedDescription.isEmpty == false
             && "\(error)"
@@ -378,7 +378,7 @@
           caught = error
         }
         let error = try #require(caught)
-        #expect(error.kind == .authenticationFailed)
+        #expect(error.code == .authenticationFailed)
         #expect(error.sqlState == "28P01")
         #expect(
           error.description
@@ -393,7 +393,7 @@
         #expect {
           try PostgresConnection(cluster.url(database: "postgres", user: cluster.passwordRole))
         } throws: { error in
-          (error as? PostgresError)?.kind == .authenticationFailed
+          (error as? PostgresError)?.code == .authenticationFailed
         }
         // The right one, from the URL or from a password file, connects.
         let connection = try PostgresConnection(
@@ -422,7 +422,7 @@
           try PostgresConnection(url)
         } throws: { error in
           let error = error as? PostgresError
-          return error?.kind == .connectionFailed
+          return error?.code == .connectionFailed
             && error?.description.hasPrefix(
               "Can't connect to PostgreSQL database `app` on socket `\(folder.url.path)/.s.PGSQL.5432`"
             ) == true
@@ -449,7 +449,7 @@
           caught = error
         }
         let error = try #require(caught)
-        #expect(error.kind == .connectionLost)
+        #expect(error.code == .connectionLost)
         #expect(!error.isCommitOutcomeUnknown)
         #expect(
           error.description.hasPrefix(
@@ -464,7 +464,7 @@
         #expect {
           try connection.run(insert, [.integer(3)])
         } throws: { error in
-          (error as? PostgresError)?.kind == .connectionLost
+          (error as? PostgresError)?.code == .connectionLost
             && (error as? PostgresError)?.isCommitOutcomeUnknown == false
         }
         try connection.reconnect()
@@ -511,7 +511,7 @@
         #expect(waiting)
         try cluster.terminateBackend(processID)
         let error = try #require(try outcome.value())
-        #expect(error.kind == .connectionLost)
+        #expect(error.code == .connectionLost)
         #expect(error.isCommitOutcomeUnknown)
         #expect(error.sql == "COMMIT")
         #expect(

@@ -49,7 +49,7 @@
         do {
           _ = try PostgresLocation(url: web)
         } catch let error as PostgresError {
-          #expect(error.kind == .invalidLocation)
+          #expect(error.code == .invalidLocation)
           #expect(
             error.description
               == "Can't use the PostgreSQL location: a URL with the scheme `https` is not a"
@@ -96,7 +96,7 @@
             _ = try PostgresLocation(input)
             Issue.record("`\(input)` should not be read")
           } catch let error as PostgresError {
-            #expect(error.kind == .invalidLocation)
+            #expect(error.code == .invalidLocation)
             #expect(
               error.description.hasPrefix(
                 "Can't use the PostgreSQL location: libpq can't read it: "))
@@ -115,7 +115,7 @@
             _ = try PostgresLocation(input)
             Issue.record("`\(input)` should not be read")
           } catch let error as PostgresError {
-            #expect(error.kind == .invalidLocation)
+            #expect(error.code == .invalidLocation)
             #expect(!error.description.contains("horse"), "\(error)")
             #expect(!error.description.contains("correct"), "\(error)")
             #expect(error.description.contains("missing \"=\""), "\(error)")
@@ -137,7 +137,7 @@
           do {
             _ = try PostgresLocation(input)
           } catch let error as PostgresError {
-            #expect(error.kind == .invalidLocation)
+            #expect(error.code == .invalidLocation)
             #expect(error.description.contains(expected), "\(error)")
             #expect(error.description.hasSuffix("."), "\(error)")
           }

@@ -64,7 +64,7 @@
           Issue.record("a wrong password opened the store")
         } catch let error as StoreError {
           #expect(error.code == .cannotOpen)
-          #expect(error.postgresError?.kind == .authenticationFailed)
+          #expect((error.underlying as? PostgresError)?.code == .authenticationFailed)
           #expect(error.message.contains(database))
           secretFree(error.message)
           secretFree(String(describing: error))
@@ -114,7 +114,8 @@
           try ModelContainer(for: Memo.self, configurations: .postgres(url))
         } throws: { error in
           guard let error = error as? StoreError else { return false }
-          return error.code == .cannotOpen && error.postgresError?.kind == .databaseMissing
+          return error.code == .cannotOpen
+            && (error.underlying as? PostgresError)?.code == .databaseMissing
             && error.message.contains("kura_no_such_database")
             && error.message.contains("createdb")
         }
@@ -128,7 +129,8 @@
           try ModelContainer(for: Memo.self, configurations: .postgres(url))
         } throws: { error in
           guard let error = error as? StoreError else { return false }
-          return error.code == .cannotOpen && error.postgresError?.kind == .connectionFailed
+          return error.code == .cannotOpen
+            && (error.underlying as? PostgresError)?.code == .connectionFailed
             && error.message.contains("app") && error.message.contains(folder.url.path)
             && error.message.contains("Check that the server is running")
         }
@@ -260,7 +262,8 @@
           }
         } throws: { error in
           let error = error as? StoreError
-          return error?.code == .postgres && error?.postgresError?.kind == .serializationFailure
+          return error?.code == .postgres
+            && (error?.underlying as? PostgresError)?.code == .serializationFailure
             && error?.message.contains("conflicted with another one") == true
         }
         let memos = try ModelContext(first).fetch(FetchDescriptor<Memo>())

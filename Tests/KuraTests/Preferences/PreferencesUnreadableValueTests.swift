@@ -46,7 +46,9 @@ struct PreferencesUnreadableValueTests {
       #expect {
         try suite.storedValue(forKey: "names")
       } throws: { error in
-        guard case .unreadableValue("names", "app", type, let why) = error as? PreferencesError
+        guard let error = error as? PreferencesError, error.code == .unreadableValue,
+          error.key == "names", error.suite == "app", error.storedType == type,
+          let why = error.reason
         else { return false }
         return why.hasPrefix(reason)
       }

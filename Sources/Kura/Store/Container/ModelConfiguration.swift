@@ -147,7 +147,7 @@ public struct ModelConfiguration: Sendable, Hashable {
       return ModelConfiguration(storage: .postgres(try PostgresLocation(connectionString)))
     } catch let error as PostgresError {
       throw StoreError(
-        .cannotOpen, postgresError: error,
+        .cannotOpen, underlying: error,
         message: "Can't use the PostgreSQL connection string: \(error.message). Check its syntax.")
     }
   }

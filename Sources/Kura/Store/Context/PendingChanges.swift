@@ -329,8 +329,6 @@ enum StoreSQL {
     }.joined(separator: ", ")
   }
 
-  static func deleteByID(_ schema: ModelSchema) -> String { schema.deleteByIDSQL }
-
   static func select(_ schema: ModelSchema) -> String { schema.selectSQL }
 
   static func selectByID(_ schema: ModelSchema) -> String { schema.selectByIDSQL }

@@ -282,7 +282,7 @@ enum StoreEngine: Sendable, Hashable {
     case .sqlite: return (error as? SQLiteError)?.code == .constraint
     #if canImport(CLibPQ)
       case .postgres:
-        guard let kind = (error as? PostgresError)?.kind else { return false }
+        guard let kind = (error as? PostgresError)?.code else { return false }
         return [.uniqueViolation, .foreignKeyViolation, .notNullViolation, .checkViolation]
           .contains(kind)
     #endif

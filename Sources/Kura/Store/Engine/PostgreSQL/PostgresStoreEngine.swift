@@ -462,7 +462,7 @@
         try db.savepoint { try db.execute("SET CONSTRAINTS ALL IMMEDIATE") }
         try db.execute("SET CONSTRAINTS ALL DEFERRED")
         return false
-      } catch let error as PostgresError where error.kind == .foreignKeyViolation {
+      } catch let error as PostgresError where error.code == .foreignKeyViolation {
         try? db.execute("SET CONSTRAINTS ALL DEFERRED")
         return true
       } catch {
@@ -530,12 +530,12 @@
       try statement.bind(saveID, at: 4)
       guard try statement.step() else {
         throw PostgresError(
-          kind: .other, message: "appending to kura_history returned no token",
+          code: .other, message: "appending to kura_history returned no token",
           server: db.connection.location.description, sql: statement.sql)
       }
       guard statement.int64(at: 4) < tokensPerTransaction else {
         throw PostgresError(
-          kind: .other,
+          code: .other,
           message:
             "one transaction saved more than \(tokensPerTransaction) times; save fewer times "
             + "inside one `ModelContainer.write` (each save adds a history row)",

@@ -270,11 +270,11 @@
       return try Self.$reading.withValue(ObjectIdentifier(self)) {
         do {
           return try operation(reader)
-        } catch let error as PostgresError where error.kind == .connectionLost {
+        } catch let error as PostgresError where error.code == .connectionLost {
           do {
             try reader.connection.reconnect()
             return try operation(reader)
-          } catch var again as PostgresError where again.kind == .connectionLost {
+          } catch var again as PostgresError where again.code == .connectionLost {
             again.isCommitOutcomeUnknown = false
             throw again
           }
@@ -398,9 +398,9 @@
     /// a unique violation (the other inserted the same key first), a deadlock, a serialization
     /// failure.
     static func isConflict(_ error: any Error) -> Bool {
-      let postgres = error as? PostgresError ?? (error as? StoreError)?.postgresError
+      let postgres = error as? PostgresError ?? (error as? StoreError)?.underlying as? PostgresError
       guard let postgres, !postgres.isCommitOutcomeUnknown else { return false }
-      return [.uniqueViolation, .deadlock, .serializationFailure].contains(postgres.kind)
+      return [.uniqueViolation, .deadlock, .serializationFailure].contains(postgres.code)
     }
 
     private func transactionOnce<Result>(
@@ -432,7 +432,7 @@
         let transactionID: String?
         do {
           transactionID = try writer.connection.executeReturningText(begin)
-        } catch let error as PostgresError where error.kind == .connectionLost {
+        } catch let error as PostgresError where error.code == .connectionLost {
           try writer.connection.reconnect()
           transactionID = try writer.connection.executeReturningText(begin)
         }
@@ -445,7 +445,7 @@
         guard let result else { throw error }
         if try committed(writer, after: error) { return result }
         throw StoreError(
-          .connectionLost, url: url, sql: error.sql, postgresError: error,
+          .connectionLost, url: url, sql: error.sql, underlying: error,
           message:
             "Can't save to store `\(location.storeName)`: the connection to the server broke "
             + "while the save was committing, and the server shows its transaction did not "
@@ -545,7 +545,7 @@
     /// up, `reason` saying why.
     private func outcomeUnknown(_ error: PostgresError, because reason: String) -> StoreError {
       StoreError(
-        .commitOutcomeUnknown, url: url, sql: error.sql, postgresError: error,
+        .commitOutcomeUnknown, url: url, sql: error.sql, underlying: error,
         message:
           "Can't tell whether the save to store `\(location.storeName)` committed: the "
           + "connection to the server broke while it was committing, and \(reason). It may or "

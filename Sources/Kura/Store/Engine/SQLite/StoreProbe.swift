@@ -50,7 +50,7 @@ struct StoreProbe {
   /// Whether a failed look may succeed a moment later: the `-wal`/`-shm` files were being set up
   /// or removed by another process.
   private static func isTransient(_ error: StoreError) -> Bool {
-    error.underlying?.code.isTransientForInspection ?? false
+    (error.underlying as? SQLiteError)?.code.isTransientForInspection ?? false
   }
 
   private func examineOnce(mode: Connection.OpenMode) throws -> Outcome {

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+private struct Ledger: PersistentModel {
+  var id = UUID()
+  var title: String
+}
+
+/// Every public error type has the same shape: a `code` to match in `catch … where`, the input
+/// it concerns, a message naming the input and the fix, and the error underneath. Each test
+/// causes a real failure (real files, a real SQLite database) and reads all four.
+@Suite("One error shape")
+struct ErrorShapeTests {
+  /// A file name longer than any file system allows (255 bytes): refused by the kernel itself,
+  /// whoever runs the test (root too).
+  static let overlongName = String(repeating: "n", count: 300)
+
+  @Test func preferencesErrorCarriesCodePathAndSQLiteErrorUnderneath() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("garbage.sqlite")
+    try Data(repeating: 0x41, count: 4096).write(to: url)
+    do {
+      _ = try Preferences(fileURL: url)
+      Issue.record("a file that is not a database opened as a suite")
+    } catch let error as PreferencesError where error.code == .cannotOpen {
+      #expect(error.path == url.path)
+      #expect(error.reason == "file is not a database")
+      let sqlite = try #require(error.underlying as? SQLiteError)
+      #expect(sqlite.code == .notADatabase)
+      #expect(
+        error.description
+          == "Can't open preferences `\(url.path)`: file is not a database. Nothing was changed;"
+          + " move the file away to start the suite afresh, or restore it from a backup.")
+    }
+  }
+
+  @Test func locationErrorCarriesCodePathAndPOSIXErrorUnderneath() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file(Self.overlongName)
+    do {
+      try Locations.ensureDirectory(url)
+      Issue.record("a folder with a 300-byte name was created")
+    } catch let error as LocationError where error.code == .cannotCreate {
+      #expect(error.path == url.path)
+      let posix = try #require(error.underlying as? POSIXError)
+      #expect(posix.code == .ENAMETOOLONG)
+      #expect(error.reason == String(cString: strerror(ENAMETOOLONG)))
+      #expect(
+        error.description
+          == "Can't create `\(url.path)`: \(String(cString: strerror(ENAMETOOLONG))). Check that"
+          + " its parent folder is writable.")
+    }
+  }
+
+  @Test func preferencesErrorWrapsTheLocationErrorOfItsFolder() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file(Self.overlongName).appendingPathComponent("app.sqlite")
+    do {
+      _ = try Preferences(fileURL: url)
+      Issue.record("a suite opened under a folder that can't exist")
+    } catch let error as PreferencesError where error.code == .cannotOpen {
+      let location = try #require(error.underlying as? LocationError)
+      #expect(location.code == .cannotCreate)
+      #expect((location.underlying as? POSIXError)?.code == .ENAMETOOLONG)
+      #expect(error.path == url.path)
+    }
+  }
+
+  @Test func documentErrorCarriesCodeFileAndDecodingErrorUnderneath() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("notes.json")
+    try Data("[1, 2,".utf8).write(to: url)
+    do {
+      _ = try DocumentStore<[Int]>(.url(url), defaultValue: [])
+      Issue.record("a truncated document opened")
+    } catch let error as DocumentError where error.code == .damaged {
+      #expect(error.file.lastPathComponent == "notes.json")
+      #expect(error.underlying is DecodingError)
+      #expect(error.description.hasPrefix("Can't open document `\(error.file.path)`: line 1"))
+      #expect(error.description.hasSuffix(" Fix or remove the file; nothing was changed."))
+    }
+  }
+
+  @Test func documentErrorCarriesThePOSIXErrorOfAFailedSystemCall() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file(Self.overlongName + ".json")
+    do {
+      _ = try DocumentStore<[Int]>(.url(url), defaultValue: [])
+      Issue.record("a document with a 305-byte name opened")
+    } catch let error as DocumentError {
+      #expect([.cannotRead, .cannotWrite].contains(error.code))
+      #expect((error.underlying as? POSIXError)?.code == .ENAMETOOLONG)
+      #expect(error.description.contains(String(cString: strerror(ENAMETOOLONG))))
+    }
+  }
+
+  @Test func storeErrorCarriesCodeURLAndTheEngineErrorUnderneath() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("ledger.sqlite")
+    try Data(repeating: 0x41, count: 4096).write(to: url)
+    do {
+      _ = try ModelContainer(for: Ledger.self, configurations: .url(url))
+      Issue.record("a file that is not a database opened as a store")
+    } catch let error as StoreError where error.code == .notAStore {
+      #expect(error.url == url)
+      let sqlite = try #require(error.underlying as? SQLiteError)
+      #expect(sqlite.code == .notADatabase)
+      #expect(
+        error.description
+          == "Can't open store `ledger.sqlite`: the file is not an SQLite database. It was left"
+          + " untouched; choose another file or move this one away.")
+    }
+  }
+
+  @Test func storeErrorCarriesThePostgresErrorOfABadConnectionString() throws {
+    do {
+      _ = try ModelConfiguration.postgres(connectionString: "host='unterminated")
+      Issue.record("an unterminated connection string was accepted")
+    } catch let error as StoreError where error.code == .cannotOpen {
+      let postgres = try #require(error.underlying as? PostgresError)
+      #expect(postgres.code == .invalidLocation)
+      #expect(postgres.underlying == nil)
+      #expect(
+        error.description
+          == "Can't use the PostgreSQL connection string: \(postgres.message). Check its syntax.")
+    }
+  }
+
+  @Test func sqliteErrorCarriesCodeAndSQL() throws {
+    let folder = TemporaryDirectory()
+    let connection = try Connection(path: folder.file("plain.sqlite").path)
+    try connection.execute("CREATE TABLE trip (name TEXT NOT NULL)")
+    do {
+      try connection.execute("INSERT INTO trip (name) VALUES (NULL)")
+      Issue.record("NULL went into a NOT NULL column")
+    } catch let error as SQLiteError where error.code == .constraint {
+      #expect(error.sql == "INSERT INTO trip (name) VALUES (NULL)")
+      #expect(error.underlying == nil)
+      #expect(
+        error.description
+          == "SQLite error 19 (constraint): NOT NULL constraint failed: trip.name — while"
+          + " executing `INSERT INTO trip (name) VALUES (NULL)`")
+    }
+  }
+
+  @Test func equalityComparesTheFailureNotWhatIsUnderneath() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("garbage.sqlite")
+    try Data(repeating: 0x41, count: 4096).write(to: url)
+    #expect(
+      throws: PreferencesError.cannotOpen(path: url.path, reason: "file is not a database")
+    ) {
+      try Preferences(fileURL: url)
+    }
+    #expect(
+      PreferencesError.keyNotFound(key: "k", suite: "app")
+        != PreferencesError.keyNotFound(key: "k", suite: "other"))
+  }
+
+  @Test func anInMemorySuiteWhoseDatabaseCantBeCreatedReadsDefaultsAndRefusesWrites() throws {
+    let folder = TemporaryDirectory()
+    // A real SQLite failure in place of the in-memory database's (out of memory can't be
+    // caused on purpose): a file in a folder that does not exist.
+    let missing = folder.file("missing/suite.sqlite").path
+    let preferences = Preferences.memoryBacked(
+      deferredOpen: nil, openDatabase: { try DatabasePool(path: missing) })
+    let key = Preferences.Key<Int>("launchCount", default: 7)
+    #expect(preferences[key] == 7)
+    #expect(!preferences.contains(key))
+    do {
+      try preferences.set(8, for: key)
+      Issue.record("a write to a suite without a database was accepted")
+    } catch let error as PreferencesError where error.code == .cannotOpen {
+      #expect(error.path == "in-memory suite")
+      let sqlite = try #require(error.underlying as? SQLiteError)
+      #expect(sqlite.code == .cannotOpen)
+      #expect(
+        error.description.hasPrefix(
+          "Can't open preferences `in-memory suite`: SQLite can't create it (\(sqlite.message))."))
+    }
+    #expect(preferences[key] == 7)
+  }
+}
