@@ -18,12 +18,9 @@ extension KuraLibrary {
   /// For example:
   ///
   /// ```swift
-  /// @_spi(KuraTesting) import Kura
-  ///
   /// precondition(KuraLibrary.fileWatcherCounts.polled == 0)
   /// ```
-  @_spi(KuraTesting)
-  public static var fileWatcherCounts: (subscribers: Int, folders: Int, polled: Int) {
+  package static var fileWatcherCounts: (subscribers: Int, folders: Int, polled: Int) {
     FileChangeMonitor.shared.counts
   }
 }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(KuraTesting) import Kura
+import Kura
 import Synchronization
 
 // The "one file watcher per process" checks run here, in a child: they hold thousands of file

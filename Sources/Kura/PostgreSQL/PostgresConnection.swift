@@ -11,7 +11,7 @@
   ///
   /// A connection is used by one thread at a time; it may move between threads. When the
   /// connection breaks (server restart, `pg_terminate_backend`), operations fail with
-  /// ``PostgresError/Kind/connectionLost`` until ``reconnect()``.
+  /// ``PostgresError/Code/connectionLost`` until ``reconnect()``.
   ///
   /// For example:
   ///
@@ -45,8 +45,8 @@
     ///
     /// - Parameter location: The server, database and user; its `connect_timeout` (30 seconds
     ///   by default) bounds the wait.
-    /// - Throws: ``PostgresError`` of kind ``PostgresError/Kind/connectionFailed``,
-    ///   ``PostgresError/Kind/authenticationFailed`` or ``PostgresError/Kind/databaseMissing``,
+    /// - Throws: ``PostgresError`` with code ``PostgresError/Code/connectionFailed``,
+    ///   ``PostgresError/Code/authenticationFailed`` or ``PostgresError/Code/databaseMissing``,
     ///   naming the server and database.
     public init(location: PostgresLocation) throws {
       session = try PostgresSession(location: location)
@@ -336,7 +336,7 @@
       /// Every statement sees what was committed before the transaction's first one.
       case repeatableRead
       /// As if transactions ran one after the other; a conflict fails with
-      /// ``PostgresError/Kind/serializationFailure``.
+      /// ``PostgresError/Code/serializationFailure``.
       case serializable
 
       var beginSQL: String {

@@ -19,7 +19,7 @@ extension PostgresLocation {
   ///   - input: The URL or connection string whose passwords to remove from `text`, when `text`
   ///     is a message about it (by default, `text` itself).
   /// - Returns: The text without the passwords.
-  public static func redacted(_ text: String, secretsOf input: String? = nil) -> String {
+  package static func redacted(_ text: String, secretsOf input: String? = nil) -> String {
     redacting(text, secretsOf: input ?? text)
   }
 
@@ -36,7 +36,7 @@ extension PostgresLocation {
   ///
   /// - Parameter text: What a person gave as a store's location.
   /// - Returns: `true` when libpq should read it.
-  public static func isConnectionString(_ text: String) -> Bool {
+  package static func isConnectionString(_ text: String) -> Bool {
     let trimmed = text.drop { $0.isWhitespace }
     let keyword = trimmed.prefix { $0.isASCII && ($0.isLetter || $0 == "_") }
     guard !keyword.isEmpty else { return false }

@@ -41,7 +41,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   ///
   /// - Parameter connectionString: The URL or connection string; an empty string means
   ///   libpq's defaults and environment alone.
-  /// - Throws: ``PostgresError`` of kind ``PostgresError/Kind/invalidLocation`` when libpq can't
+  /// - Throws: ``PostgresError`` with code ``PostgresError/Code/invalidLocation`` when libpq can't
   ///   read it (its message never quotes a password), or on platforms without PostgreSQL.
   public init(_ connectionString: String) throws {
     #if canImport(CLibPQ)
@@ -89,7 +89,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   /// ```
   ///
   /// - Parameter url: The URL.
-  /// - Throws: ``PostgresError`` of kind ``PostgresError/Kind/invalidLocation`` for another
+  /// - Throws: ``PostgresError`` with code ``PostgresError/Code/invalidLocation`` for another
   ///   scheme or a URL libpq can't read.
   public init(url: URL) throws {
     let scheme = url.scheme?.lowercased() ?? ""

@@ -81,7 +81,7 @@
       return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// The handle of an open connection, or a ``PostgresError/Kind/connectionLost`` error
+    /// The handle of an open connection, or a ``PostgresError/Code/connectionLost`` error
     /// when it broke earlier (nothing of `sql` was sent).
     @inline(__always)
     func liveHandle(sql: String?) throws -> OpaquePointer {

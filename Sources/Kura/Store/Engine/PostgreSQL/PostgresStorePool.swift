@@ -260,7 +260,7 @@
 
     /// Runs `operation` on a reader; once more, connected again, when the connection turns
     /// out broken (reads can run again). A read that loses its connection twice is
-    /// ``PostgresError/Kind/connectionLost`` — never an unknown commit outcome: it wrote
+    /// ``PostgresError/Code/connectionLost`` — never an unknown commit outcome: it wrote
     /// nothing.
     private func withReader<Result>(_ operation: (PostgresStoreConnection) throws -> Result)
       throws -> Result
