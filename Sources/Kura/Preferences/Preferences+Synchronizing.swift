@@ -7,8 +7,9 @@ import Synchronization
 extension Preferences {
   @inline(__always)
   func refreshIfNeeded() {
-    guard let pool else { return }
-    let count = pool.changeCount
+    // Optional chaining reads the counter without retaining the pool (a binding would retain
+    // and release it: slow-path reference counting, since the pool is weakly referenced).
+    guard let count = pool?.changeCount else { return }
     if count != lastSeenChangeCount.load(ordering: .acquiring) { reload() }
   }
 

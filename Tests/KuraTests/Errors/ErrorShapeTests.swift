@@ -89,10 +89,18 @@ struct ErrorShapeTests {
     do {
       _ = try DocumentStore<[Int]>(.url(url), defaultValue: [])
       Issue.record("a document with a 305-byte name opened")
-    } catch let error as DocumentError {
-      #expect([.cannotRead, .cannotWrite].contains(error.code))
+    } catch let error as DocumentError where error.code == .cannotWrite {
+      // The first file it makes is its lock, `.<name>.lock` beside it.
+      let lock = url.deletingLastPathComponent().appendingPathComponent(
+        ".\(url.lastPathComponent).lock")
+      #expect(error.file == url)
       #expect((error.underlying as? POSIXError)?.code == .ENAMETOOLONG)
-      #expect(error.description.contains(String(cString: strerror(ENAMETOOLONG))))
+      #expect(
+        error.reason == "open `\(lock.path)` failed: \(String(cString: strerror(ENAMETOOLONG)))")
+      #expect(
+        error.description
+          == "Can't save document `\(url.path)`: \(error.reason). Check that the folder is"
+          + " writable and the disk has space; the document on disk is unchanged.")
     }
   }
 

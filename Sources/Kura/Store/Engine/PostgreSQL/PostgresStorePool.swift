@@ -439,8 +439,10 @@
         writer.pendingTransaction = transactionID.map {
           PendingTransaction(id: $0, backend: writer.connection.processID)
         }
-        result = try body(.postgres(writer))
+        let value = try body(.postgres(writer))
+        result = value
         try writer.connection.commitOpenTransaction()
+        return value
       } catch let error as PostgresError where error.isCommitOutcomeUnknown {
         guard let result else { throw error }
         if try committed(writer, after: error) { return result }
@@ -457,8 +459,6 @@
         }
         throw error
       }
-      guard let result else { preconditionFailure("a committed write has a result") }
-      return result
     }
 
     /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`)
