@@ -26,11 +26,14 @@ public final class ModelContext {
   ///
   /// For example: `context.autosaveEnabled = true`.
   public var autosaveEnabled = false
-  var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
-  var pendingOrder: [ObjectIdentifier] = []
-  private var transactionDepth = 0
+  // A context is used by one thread at a time, and these are never accessed overlapping: the
+  // dynamic exclusivity checks (several per insert and per save) are left out.
+  @exclusivity(unchecked) var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
+  @exclusivity(unchecked) var pendingOrder: [ObjectIdentifier] = []
+  @exclusivity(unchecked) private var transactionDepth = 0
   /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
-  private var lastTable: (key: ObjectIdentifier, table: any AnyPendingChanges)?
+  @exclusivity(unchecked) private var lastTable:
+    (key: ObjectIdentifier, table: any AnyPendingChanges)?
   /// The schema looked up last, found again without hashing.
   @exclusivity(unchecked) private var lastSchema: (key: ObjectIdentifier, schema: ModelSchema)?
   /// Row decoders by the cached statement they read.

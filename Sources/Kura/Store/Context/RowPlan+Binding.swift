@@ -7,7 +7,8 @@ extension RowPlan {
     try withUnsafePointer(to: model) { try bind(UnsafeRawPointer($0), to: statement) }
   }
 
-  private func bind(_ base: UnsafeRawPointer, to statement: StoreStatement) throws {
+  /// Binds every column of the model at `base` (a model of the plan's type), read in place.
+  func bind(_ base: UnsafeRawPointer, to statement: StoreStatement) throws {
     var index = 0
     for column in columns {
       try bind(column, index: index, at: base + column.offset, to: statement)
