@@ -39,7 +39,8 @@ extension ModelContext {
     }
     guard let key = schema.keyValue(id) else { return }
     try read(schema) { db in
-      let statement = try db.cachedStatement(StoreSQL.selectByID(schema))
+      // Its one parameter is bound below: the statement's bindings are not cleared first.
+      let statement = try db.cachedStatementToRebind(StoreSQL.selectByID(schema))
       // Rewound only (ends the read); the next use resets and rebinds it anyway.
       defer { statement.rewind() }
       try statement.bind(key, at: 1)

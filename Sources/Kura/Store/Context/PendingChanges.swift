@@ -138,7 +138,8 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges {
-    let upsert = try db.cachedStatement(StoreSQL.upsert(schema, engine: db.engine))
+    // The encoder binds every parameter of each row: the statement keeps its bindings' memory.
+    let upsert = try db.cachedStatementToRebind(StoreSQL.upsert(schema, engine: db.engine))
     let encoder = makeEncoder(upsert)
     // The tracker reports an integer key itself (SQLite: the rowid an `INTEGER PRIMARY KEY` is).
     let integerKeys = schema.primaryKey.kind == .integer
@@ -334,6 +335,19 @@ protocol AnyPendingChanges: AnyObject {
     to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges
+}
+
+extension StoreConnection {
+  /// ``cachedStatement(_:)`` for a caller that binds every parameter again (its bindings are
+  /// kept: on SQLite, clearing them frees the memory of each text and blob bound before).
+  func cachedStatementToRebind(_ sql: String) throws -> StoreStatement {
+    switch self {
+    case .sqlite(let connection): return .sqlite(try connection.cachedStatementToRebind(sql))
+    #if canImport(CLibPQ)
+      case .postgres: return try cachedStatement(sql)
+    #endif
+    }
+  }
 }
 
 /// The SQL the context runs, built from a model's schema.
