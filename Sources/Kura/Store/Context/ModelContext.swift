@@ -25,7 +25,9 @@ public final class ModelContext {
   /// create, `true` for ``ModelContainer/mainContext``.
   ///
   /// For example: `context.autosaveEnabled = true`.
-  public var autosaveEnabled = false
+  // Read by every insert and delete: without the dynamic exclusivity check (a context is used
+  // by one thread at a time).
+  @exclusivity(unchecked) public var autosaveEnabled = false
   // A context is used by one thread at a time, and these are never accessed overlapping: the
   // dynamic exclusivity checks (several per insert and per save) are left out.
   @exclusivity(unchecked) var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
@@ -45,7 +47,7 @@ public final class ModelContext {
   /// transactions.
   let transactionConnection: StoreConnection?
   /// Whether a save wrote changes inside ``transactionConnection``'s transaction.
-  private(set) var savedInTransaction = false
+  @exclusivity(unchecked) private(set) var savedInTransaction = false
 
   /// The container's schema of `Model` (the last one asked for is kept: a context mostly works
   /// with one model at a time, and the container's schemas never change).
