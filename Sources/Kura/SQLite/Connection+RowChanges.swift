@@ -65,6 +65,8 @@ public final class RowChangeTracker {
 struct TrackedRowChanges {
   /// The tracked table's name, NUL-terminated (owned by the tracker).
   let table: UnsafeMutablePointer<CChar>?
+  /// The name memory SQLite last reported a change of the tracked table with.
+  var matchedName: UnsafePointer<CChar>?
   var count = 0
   var lastOperation: RowOperation?
   var lastRowID: Int64 = 0
@@ -108,7 +110,12 @@ private func rowChangeHook(
 ) {
   guard let context, let table else { return }
   let state = context.assumingMemoryBound(to: TrackedRowChanges.self)
-  guard let tracked = state.pointee.table, sqlite3_stricmp(tracked, table) == 0 else { return }
+  // SQLite passes its schema's own copy of the name, the same memory row after row: once a
+  // name matched, that memory is known to be the tracked table's without comparing.
+  if table != state.pointee.matchedName {
+    guard let tracked = state.pointee.table, sqlite3_stricmp(tracked, table) == 0 else { return }
+    state.pointee.matchedName = table
+  }
   switch operation {
   case SQLITE_INSERT: state.pointee.lastOperation = .insert
   case SQLITE_UPDATE: state.pointee.lastOperation = .update

@@ -113,11 +113,10 @@ public final class Statement {
   /// `Double.exactSQLiteBlob`).
   @inline(__always)
   func bindExact(_ value: Double, at index: Int) throws {
-    if let blob = value.exactSQLiteBlob {
-      try bind(blob, at: index)
-    } else {
-      try check(sqlite3_bind_double(handle, Int32(index), value))
-    }
+    // The getter's test, inlined: almost every value is bound as REAL without the call.
+    guard value.isNaN || (value == 0 && value.sign == .minus), let blob = value.exactSQLiteBlob
+    else { return try check(sqlite3_bind_double(handle, Int32(index), value)) }
+    try bind(blob, at: index)
   }
 
   /// Binds text to parameter `index` (from 1), handing SQLite the string's own UTF-8 storage
@@ -318,10 +317,23 @@ public final class Statement {
   /// reads as 0).
   @inline(__always)
   func exactDouble(at index: Int) -> Double {
-    if sqlite3_column_type(handle, Int32(index)) == SQLITE_BLOB {
+    // The column's value is found once for its type and its number (see `columnValue(at:)`).
+    let value = columnValue(at: index)
+    if sqlite3_value_type(value) == SQLITE_BLOB {
       return Double(exactSQLiteBlob: data(at: index)) ?? 0
     }
-    return sqlite3_column_double(handle, Int32(index))
+    return sqlite3_value_double(value)
+  }
+
+  /// Column `index` of the current row as SQLite's value: reading several things of it (type,
+  /// text and length) through it finds the column once, where each `sqlite3_column_*` call finds
+  /// it again (and takes the connection's mutex, when it has one). The value is SQLite's
+  /// unprotected kind, which is safe to read here: a statement is used by one thread at a time
+  /// and Kura's connections are opened with `SQLITE_OPEN_NOMUTEX`, so no mutex would guard it
+  /// anyway. It is valid until the statement steps, resets or is finalized.
+  @inline(__always)
+  private func columnValue(at index: Int) -> OpaquePointer? {
+    sqlite3_column_value(handle, Int32(index))
   }
 
   /// Column `index` (from 0) as text (NULL reads as the empty string).
@@ -332,8 +344,10 @@ public final class Statement {
   /// - Returns: The value, decoded as UTF-8 (embedded NUL characters kept).
   @inline(__always)
   public func string(at index: Int) -> String {
-    guard let text = sqlite3_column_text(handle, Int32(index)) else { return "" }
-    let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+    // Text, then its length, as SQLite asks (the length is of the converted text).
+    let value = columnValue(at: index)
+    guard let text = sqlite3_value_text(value) else { return "" }
+    let count = Int(sqlite3_value_bytes(value))
     return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
   }
 

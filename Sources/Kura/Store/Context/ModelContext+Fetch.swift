@@ -19,7 +19,8 @@ extension ModelContext {
     throws -> Model?
   {
     // Inlined into the caller, where `Model?` is a known type: in this module's generic code
-    // every call would look up its type metadata.
+    // every call would look up its type metadata. The decoded model is moved into `found`, not
+    // copied (a copy retains and then releases each of its references).
     var found: Model?
     try lookUp(id, as: type) { found = $0 }
     return found
@@ -28,7 +29,7 @@ extension ModelContext {
   /// Passes the model with this id (with unsaved changes applied) to `found`, if there is one.
   @usableFromInline
   func lookUp<Model: PersistentModel>(
-    _ id: Model.ID, as type: Model.Type, _ found: (Model) -> Void
+    _ id: Model.ID, as type: Model.Type, _ found: (consuming Model) -> Void
   ) throws {
     let schema = try schema(of: Model.self)
     // Checked by type identity first: the generic types that looking into the pending changes
@@ -38,7 +39,8 @@ extension ModelContext {
     }
     guard let key = schema.keyValue(id) else { return }
     try read(schema) { db in
-      let statement = try db.cachedStatement(StoreSQL.selectByID(schema))
+      // Its one parameter is bound below: the statement's bindings are not cleared first.
+      let statement = try db.cachedStatementToRebind(StoreSQL.selectByID(schema))
       // Rewound only (ends the read); the next use resets and rebinds it anyway.
       defer { statement.rewind() }
       try statement.bind(key, at: 1)
@@ -50,7 +52,7 @@ extension ModelContext {
   /// Passes the unsaved version of the model with this id to `found`, if there is one; returns
   /// whether the pending changes decide (an unsaved insert, update or delete).
   private func lookUpPending<Model: PersistentModel>(
-    _ id: Model.ID, as type: Model.Type, _ found: (Model) -> Void
+    _ id: Model.ID, as type: Model.Type, _ found: (consuming Model) -> Void
   ) throws -> Bool {
     guard let pending = pendingChanges(Model.self), let change = pending.change(for: id) else {
       return false

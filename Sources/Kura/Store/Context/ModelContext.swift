@@ -25,12 +25,17 @@ public final class ModelContext {
   /// create, `true` for ``ModelContainer/mainContext``.
   ///
   /// For example: `context.autosaveEnabled = true`.
-  public var autosaveEnabled = false
-  var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
-  var pendingOrder: [ObjectIdentifier] = []
-  private var transactionDepth = 0
+  // Read by every insert and delete: without the dynamic exclusivity check (a context is used
+  // by one thread at a time).
+  @exclusivity(unchecked) public var autosaveEnabled = false
+  // A context is used by one thread at a time, and these are never accessed overlapping: the
+  // dynamic exclusivity checks (several per insert and per save) are left out.
+  @exclusivity(unchecked) var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
+  @exclusivity(unchecked) var pendingOrder: [ObjectIdentifier] = []
+  @exclusivity(unchecked) private var transactionDepth = 0
   /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
-  private var lastTable: (key: ObjectIdentifier, table: any AnyPendingChanges)?
+  @exclusivity(unchecked) private var lastTable:
+    (key: ObjectIdentifier, table: any AnyPendingChanges)?
   /// The schema looked up last, found again without hashing.
   @exclusivity(unchecked) private var lastSchema: (key: ObjectIdentifier, schema: ModelSchema)?
   /// Row decoders by the cached statement they read.
@@ -42,7 +47,7 @@ public final class ModelContext {
   /// transactions.
   let transactionConnection: StoreConnection?
   /// Whether a save wrote changes inside ``transactionConnection``'s transaction.
-  private(set) var savedInTransaction = false
+  @exclusivity(unchecked) private(set) var savedInTransaction = false
 
   /// The container's schema of `Model` (the last one asked for is kept: a context mostly works
   /// with one model at a time, and the container's schemas never change).

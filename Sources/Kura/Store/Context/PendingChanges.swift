@@ -13,7 +13,9 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   // per-access exclusivity checks are left out of the per-model hot path.
   @exclusivity(unchecked) private var entries: [PendingEntry] = []
   @exclusivity(unchecked) private var models = ModelLog<Model>()
-  @exclusivity(unchecked) private var deletedIDs: [Model.ID] = []
+  // A log, not an array: an array of the unspecialized `Model.ID` looks its type metadata up
+  // for `isEmpty`, `count` and `removeAll` (three times per save).
+  @exclusivity(unchecked) private var deletedIDs = ModelLog<Model.ID>()
   @exclusivity(unchecked) private var lastChangeByID: [Model.ID: Int]?
 
   var isEmpty: Bool { entries.isEmpty }
@@ -37,11 +39,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     if entries.count > 1024 {
       entries = []
       models = ModelLog()
-      deletedIDs = []
+      deletedIDs = ModelLog()
     } else {
       entries.removeAll(keepingCapacity: true)
       models.truncate(to: 0)
-      deletedIDs.removeAll(keepingCapacity: true)
+      deletedIDs.truncate(to: 0)
     }
     lastChangeByID = nil
   }
@@ -59,7 +61,7 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       }
     }
     models.truncate(to: modelCount)
-    deletedIDs.removeSubrange(deletedCount...)
+    deletedIDs.truncate(to: deletedCount)
     lastChangeByID = nil
   }
 
@@ -124,7 +126,7 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   }
 
   /// Whether the log deletes any id.
-  var hasDeletions: Bool { !deletedIDs.isEmpty }
+  var hasDeletions: Bool { deletedIDs.count > 0 }
 
   /// Replays the log on the writer and returns what it changed: each id whose last change is an
   /// upsert as inserted (it was not stored before the save) or updated, and each id whose last
@@ -136,17 +138,21 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges {
-    let upsert = try db.cachedStatement(StoreSQL.upsert(schema, engine: db.engine))
+    // The encoder binds every parameter of each row: the statement keeps its bindings' memory.
+    let upsert = try db.cachedStatementToRebind(StoreSQL.upsert(schema, engine: db.engine))
     let encoder = makeEncoder(upsert)
     // The tracker reports an integer key itself (SQLite: the rowid an `INTEGER PRIMARY KEY` is).
     let integerKeys = schema.primaryKey.kind == .integer
+    // Whether each upsert inserted: kept from the first upsert that did not (every one before it
+    // did), so a save of new rows allocates no flags.
     var inserted: [Bool] = []
-    inserted.reserveCapacity(models.count)
-    var rowIDs: [Int64] = []
-    if integerKeys { rowIDs.reserveCapacity(models.count) }
-    var deletedRow: [Bool] = []
-    deletedRow.reserveCapacity(deletedIDs.count)
+    var upserts = 0
     var onlyInserts = true
+    // While every upsert inserted, with integer keys: the ids' text, as the change set has them.
+    var insertedIDs: [String] = []
+    if integerKeys { insertedIDs.reserveCapacity(models.count) }
+    var deletedRow: [Bool] = []
+    if deletedIDs.count > 0 { deletedRow.reserveCapacity(deletedIDs.count) }
     // An upsert whose unique attribute matched another stored row updated that row, which keeps
     // its id: the change is reported under the stored id (id text of the model → stored id text).
     var storedIDs: [String: String] = [:]
@@ -154,14 +160,22 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       for entry in entries {
         switch entry {
         case .upsert(let index):
-          try encoder.bind(models[index])
+          try encoder.bind(at: models.pointer(at: index))
           let before = tracker.count
           try upsert.execute()
           // No report: `DO NOTHING` on a stored row (a model with only an id).
           let didInsert = tracker.count != before && tracker.lastOperation == .insert
-          inserted.append(didInsert)
-          if !didInsert { onlyInserts = false }
-          if integerKeys { rowIDs.append(tracker.lastIntegerKey) }
+          if onlyInserts && !didInsert {
+            onlyInserts = false
+            inserted = Array(repeating: true, count: upserts)
+            insertedIDs = []
+          }
+          if !onlyInserts {
+            inserted.append(didInsert)
+          } else if integerKeys {
+            insertedIDs.append(decimalText(tracker.lastIntegerKey))
+          }
+          upserts += 1
           if !didInsert && tracker.count != before && !schema.uniqueConstraints.isEmpty,
             let key = schema.keyValue(models[index].id)
           {
@@ -182,11 +196,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       }
     }
     var changes = ChangeSet.ModelChanges()
-    if onlyInserts && deletedIDs.isEmpty {
+    if onlyInserts && deletedIDs.count == 0 {
       // Every upsert inserted a new row, so no id repeats: each is a final change.
       changes.inserted =
         integerKeys
-        ? rowIDs.map { String($0) }
+        ? insertedIDs
         : models.elements.compactMap { schema.keyValue($0.id).map(idText) }
       return changes
     }
@@ -196,7 +210,7 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       switch entry {
       case .upsert(let index):
         let id = models[index].id
-        if storedBefore[id] == nil { storedBefore[id] = !inserted[index] }
+        if storedBefore[id] == nil { storedBefore[id] = !(onlyInserts || inserted[index]) }
       case .delete(let index):
         let id = deletedIDs[index]
         if storedBefore[id] == nil {
@@ -229,6 +243,22 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   }
 }
 
+/// The decimal text of an integer, as `String(value)` writes it, without its generic path (a
+/// call through `CustomStringConvertible` per id of a save).
+func decimalText(_ value: Int64) -> String {
+  withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+    var magnitude = value.magnitude
+    var start = 20
+    repeat {
+      start -= 1
+      buffer[start] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+      magnitude /= 10
+    } while magnitude > 0
+    let digits = String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+    return value < 0 ? "-" + digits : digits
+  }
+}
+
 /// The models a ``PendingChanges`` logs, in memory it owns: appending one costs no generic
 /// metadata lookup (an `Array` of an unspecialized generic type looks its type up on each append).
 final class ModelLog<Element> {
@@ -243,7 +273,7 @@ final class ModelLog<Element> {
     base.deallocate()
   }
 
-  func append(_ element: Element) {
+  func append(_ element: consuming Element) {
     if count == capacity {
       let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
       larger.moveInitialize(from: base, count: count)
@@ -258,6 +288,12 @@ final class ModelLog<Element> {
   subscript(index: Int) -> Element {
     precondition(index >= 0 && index < count, "model log index out of range")
     return base[index]
+  }
+
+  /// Where the model at `index` is, valid until the log changes.
+  func pointer(at index: Int) -> UnsafePointer<Element> {
+    precondition(index >= 0 && index < count, "model log index out of range")
+    return UnsafePointer(base + index)
   }
 
   /// Drops the models after the first `newCount`.
@@ -299,6 +335,19 @@ protocol AnyPendingChanges: AnyObject {
     to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges
+}
+
+extension StoreConnection {
+  /// ``cachedStatement(_:)`` for a caller that binds every parameter again (its bindings are
+  /// kept: on SQLite, clearing them frees the memory of each text and blob bound before).
+  func cachedStatementToRebind(_ sql: String) throws -> StoreStatement {
+    switch self {
+    case .sqlite(let connection): return .sqlite(try connection.cachedStatementToRebind(sql))
+    #if canImport(CLibPQ)
+      case .postgres: return try cachedStatement(sql)
+    #endif
+    }
+  }
 }
 
 /// The SQL the context runs, built from a model's schema.

@@ -41,6 +41,20 @@ final class RowEncoder: Encoder {
     if let plan = lastPlan.plan(for: Model.self, schema: schema) {
       return try plan.bind(model, to: statement)
     }
+    try encode(model)
+  }
+
+  /// Binds every column of the model at `model`, read in place where a row plan binds it (no
+  /// copy of the model, whose references a copy retains and releases).
+  func bind<Model: PersistentModel>(at model: UnsafePointer<Model>) throws {
+    if let plan = lastPlan.plan(for: Model.self, schema: schema) {
+      return try plan.bind(UnsafeRawPointer(model), to: statement)
+    }
+    try encode(model.pointee)
+  }
+
+  /// Binds `model` through its `Codable` conformance.
+  private func encode<Model: PersistentModel>(_ model: Model) throws {
     state.update(repeating: 0)
     do {
       try model.encode(to: self)

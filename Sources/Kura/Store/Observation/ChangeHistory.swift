@@ -14,12 +14,11 @@ enum ChangeHistory {
   /// The `models` text of the last save is kept in `state` and used again while saves change
   /// the same models (most saves change the same one or two).
   static func record(
-    _ changes: [String: ChangeSet.ModelChanges], order: [String], date: Date,
+    _ changes: [(model: String, changes: ChangeSet.ModelChanges)], date: Date,
     in db: StoreConnection, state: HistoryState
   ) throws -> (token: HistoryToken, oldest: (token: Int64, time: Double)?) {
     var capacity = 2
-    for model in order {
-      guard let modelChanges = changes[model] else { continue }
+    for (model, modelChanges) in changes {
       capacity += model.utf8.count + 16
       capacity +=
         (modelChanges.inserted.count + modelChanges.updated.count
@@ -31,8 +30,7 @@ enum ChangeHistory {
     let cached = state.lastModels
     var sameModels = cached != nil
     var changed = 0
-    for model in order {
-      guard let modelChanges = changes[model] else { continue }
+    for (model, modelChanges) in changes {
       ChangeHistoryFormat.append(model, to: &bytes)
       ChangeHistoryFormat.append(modelChanges.inserted, to: &bytes)
       ChangeHistoryFormat.append(modelChanges.updated, to: &bytes)
@@ -47,7 +45,7 @@ enum ChangeHistory {
     if sameModels, let cached, changed == cached.names.count {
       models = cached.json
     } else {
-      let names = order.filter { changes[$0] != nil }
+      let names = changes.map(\.model)
       var json = "["
       for (index, name) in names.enumerated() {
         if index > 0 { json += "," }

@@ -5,8 +5,10 @@ import Foundation
 /// writes did (``record(_:model:)``: inserts and updates as the engine's row tracker reported
 /// them), and writes the change set to the history table (``commit(_:)``).
 struct ChangeRecorder {
-  private var changes: [String: ChangeSet.ModelChanges] = [:]
-  private var order: [String] = []
+  /// What the save changed, by model, in the order the models were first changed: a save
+  /// changes one or a few, found by looking through (no hashing), made a dictionary once for the
+  /// change set.
+  private var changes: [(model: String, changes: ChangeSet.ModelChanges)] = []
   /// The keys of the pending deletions that were stored before the save, by model type.
   private(set) var storedDeletions: [ObjectIdentifier: Set<SQLiteValue>] = [:]
   /// What the delete rules deleted and updated, reported after the save's own changes.
@@ -71,14 +73,20 @@ struct ChangeRecorder {
 
   private mutating func add(_ more: ChangeSet.ModelChanges, model: String) {
     guard !more.isEmpty else { return }
-    guard changes[model] != nil else {
-      order.append(model)
-      changes[model] = more
+    for index in changes.indices where changes[index].model == model {
+      changes[index].changes.inserted += more.inserted
+      changes[index].changes.updated += more.updated
+      changes[index].changes.deleted += more.deleted
       return
     }
-    changes[model, default: ChangeSet.ModelChanges()].inserted += more.inserted
-    changes[model, default: ChangeSet.ModelChanges()].updated += more.updated
-    changes[model, default: ChangeSet.ModelChanges()].deleted += more.deleted
+    changes.append((model, more))
+  }
+
+  /// The change set's changes by model.
+  private var changesByModel: [String: ChangeSet.ModelChanges] {
+    var byModel = [String: ChangeSet.ModelChanges](minimumCapacity: changes.count)
+    for (model, modelChanges) in changes { byModel[model] = modelChanges }
+    return byModel
   }
 
   /// Writes the change set (with the delete rules' changes) to the history; runs after the
@@ -104,21 +112,22 @@ struct ChangeRecorder {
       // container last saw it: a lower bound, so reading history since it misses nothing).
       let state = container.historyState
       if let latest = state.latest {
-        return ChangeSet(token: HistoryToken(rawValue: latest), date: date, changes: changes)
+        return ChangeSet(
+          token: HistoryToken(rawValue: latest), date: date, changes: changesByModel)
       }
       let token = try ChangeHistory.latestToken(db)
       state.latest = token.rawValue
-      return ChangeSet(token: token, date: date, changes: changes)
+      return ChangeSet(token: token, date: date, changes: changesByModel)
     }
     let (token, oldest) = try ChangeHistory.record(
-      changes, order: order, date: date, in: db, state: container.historyState)
+      changes, date: date, in: db, state: container.historyState)
     container.historyState.latest = token.rawValue
     let state = container.historyState
     try ChangeHistory.trim(
       db, keeping: retention, latest: token, now: date, state: state, oldest: oldest,
       unchangedSinceLastSave: state.stampAfterSave.map { $0 == container.pool.changeCount }
         ?? false)
-    return ChangeSet(token: token, date: date, changes: changes)
+    return ChangeSet(token: token, date: date, changes: changesByModel)
   }
 }
 

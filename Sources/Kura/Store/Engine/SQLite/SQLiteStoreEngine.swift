@@ -192,7 +192,8 @@ enum SQLiteStoreEngine {
   static func appendHistory(time: Double, models: String, changes: [UInt8], _ db: Connection)
     throws -> Int64
   {
-    let statement = try db.cachedStatement(
+    // Every parameter is bound below: the statement keeps its bindings' memory.
+    let statement = try db.cachedStatementToRebind(
       "INSERT INTO kura_history (time, models, changes) VALUES (?, ?, ?)")
     try statement.bind(time, at: 1)
     try statement.bind(models, at: 2)

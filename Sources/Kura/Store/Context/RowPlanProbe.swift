@@ -1,0 +1,195 @@
+import Foundation
+
+/// Thrown by the probe coders at a request a plan can't mirror.
+struct UnusualCoding: Error {}
+
+/// The encoder of a plan's probe: records the column value each key is given.
+final class ProbeEncoder: Encoder {
+  var values: [String: SQLiteValue] = [:]
+  /// Whether the encoding asked for something a plan can't mirror.
+  var unusual = false
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    KeyedEncodingContainer(Container<Key>(encoder: self))
+  }
+  func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    unusual = true
+    return UnsupportedEncodingContainer<AnyCodingKey>(modelName: "probe")
+  }
+  func singleValueContainer() -> any SingleValueEncodingContainer {
+    unusual = true
+    return UnsupportedEncodingContainer<AnyCodingKey>(modelName: "probe")
+  }
+
+  struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: ProbeEncoder
+    var codingPath: [any CodingKey] { [] }
+
+    func record(_ value: SQLiteValue?, _ key: Key) throws {
+      guard let value, encoder.values[key.stringValue] == nil else {
+        encoder.unusual = true
+        throw UnusualCoding()
+      }
+      encoder.values[key.stringValue] = value
+    }
+    mutating func encodeNil(forKey key: Key) throws { try record(.null, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+      try record(.integer(value ? 1 : 0), key)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws { try record(.text(value), key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try record(.real(value), key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+      try record(.real(Double(value)), key)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+      try record(.integer(value), key)
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+      try record(Int64(exactly: value).map { .integer($0) }, key)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+      try record(.integer(Int64(value)), key)
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+      try record(Int64(exactly: value).map { .integer($0) }, key)
+    }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+      switch value {
+      case let date as Date: try record(.real(date.timeIntervalSinceReferenceDate), key)
+      case let uuid as UUID: try record(.text(uuid.uuidString), key)
+      case let url as URL: try record(.text(url.absoluteString), key)
+      case let data as Data: try record(.blob(data), key)
+      default: try record(nil, key)
+      }
+    }
+    mutating func nestedContainer<NestedKey: CodingKey>(
+      keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+      encoder.unusual = true
+      return KeyedEncodingContainer(UnsupportedEncodingContainer<NestedKey>(modelName: "probe"))
+    }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+      encoder.unusual = true
+      return UnsupportedEncodingContainer<Key>(modelName: "probe")
+    }
+    mutating func superEncoder() -> any Encoder {
+      encoder.unusual = true
+      return UnsupportedEncoder(modelName: "probe")
+    }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+      encoder.unusual = true
+      return UnsupportedEncoder(modelName: "probe")
+    }
+  }
+}
+
+/// The decoder of a plan's probe: serves column values by key and records the keys asked for.
+final class ProbeDecoder: Decoder {
+  let values: [String: SQLiteValue]
+  var requested: Set<String> = []
+  /// Whether the decoding asked for something a plan can't mirror.
+  var unusual = false
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  init(values: [String: SQLiteValue]) { self.values = values }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    KeyedDecodingContainer(Container<Key>(decoder: self))
+  }
+  func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw refuse() }
+  func singleValueContainer() throws -> any SingleValueDecodingContainer { throw refuse() }
+
+  func refuse() -> UnusualCoding {
+    unusual = true
+    return UnusualCoding()
+  }
+
+  struct Container<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: ProbeDecoder
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { decoder.values.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { decoder.values[key.stringValue] != nil }
+    func value(_ key: Key) throws -> SQLiteValue {
+      guard let value = decoder.values[key.stringValue] else { throw decoder.refuse() }
+      decoder.requested.insert(key.stringValue)
+      return value
+    }
+    func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
+      guard case .integer(let value) = try self.value(key), let exact = T(exactly: value) else {
+        throw decoder.refuse()
+      }
+      return exact
+    }
+    func real(_ key: Key) throws -> Double {
+      guard case .real(let value) = try self.value(key) else { throw decoder.refuse() }
+      return value
+    }
+    func text(_ key: Key) throws -> String {
+      guard case .text(let value) = try self.value(key) else { throw decoder.refuse() }
+      return value
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try value(key) == .null }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+      try integer(key) as Int64 != 0
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try text(key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try real(key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try real(key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+      let value: Any?
+      switch T.self {
+      case is Date.Type: value = Date(timeIntervalSinceReferenceDate: try real(key))
+      case is UUID.Type: value = UUID(uuidString: try text(key))
+      case is URL.Type: value = URL(string: try text(key))
+      case is Data.Type:
+        guard case .blob(let data) = try self.value(key) else { throw decoder.refuse() }
+        value = data
+      default: value = nil
+      }
+      guard let typed = value as? T else { throw decoder.refuse() }
+      return typed
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
+      throws -> KeyedDecodingContainer<NestedKey>
+    { throw decoder.refuse() }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+      throw decoder.refuse()
+    }
+    func superDecoder() throws -> any Decoder { throw decoder.refuse() }
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.refuse() }
+  }
+}
