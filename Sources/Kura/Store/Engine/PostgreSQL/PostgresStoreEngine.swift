@@ -585,22 +585,14 @@
       let copy = try db.prepare(
         "WITH kura_copied AS (INSERT INTO \(quoteIdentifier(temporary)) (\(rowColumn), \(columns)) "
           + "SELECT \(rowColumn), \(select) FROM \(quoteIdentifier(table)) WHERE \(rowColumn) > ? "
-          + "ORDER BY \(rowColumn) LIMIT 50000 RETURNING \(rowColumn)) "
+          + "ORDER BY \(rowColumn) LIMIT \(BatchedCopy.batchSize) RETURNING \(rowColumn)) "
           + "SELECT count(*), max(\(rowColumn)) FROM kura_copied")
-      var last: Int64 = .min
-      var done = 0
-      while true {
+      try BatchedCopy.run(progress: progress) { last in
         copy.reset()
-        try copy.bind(last, at: 1)
-        guard try copy.step() else { break }
-        let copied = Int(copy.int64(at: 0))
-        let newest = copy.isNull(at: 1) ? nil : copy.int64(at: 1)
-        copy.rewind()
-        guard copied > 0, let newest else { break }
-        done += copied
-        last = newest
-        progress(done)
-        if copied < 50_000 { break }
+        try copy.bind(last ?? .min, at: 1)
+        guard try copy.step() else { return (0, nil) }
+        defer { copy.rewind() }
+        return (Int(copy.int64(at: 0)), copy.isNull(at: 1) ? nil : copy.int64(at: 1))
       }
     }
 
