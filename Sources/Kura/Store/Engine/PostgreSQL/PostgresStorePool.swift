@@ -630,55 +630,38 @@
       listener.withLock { $0?.wakeUp() }
     }
 
+    /// Waits on the listener until stopped. Connecting, and connecting again after a failure
+    /// (with growing pauses), is ``PostgresListener/wait(timeout:)``'s: the first wait only
+    /// tries once, so ``start()`` is not held up by a server that can't be reached.
     private func run() {
       var signalled = false
       defer { if !signalled { ready.signal() } }
-      var delay: UInt32 = 50_000
       // Whether the handlers were called for the failure under way: the server can't be reached,
       // so their catch-up read fails and says so (``LiveQuery/error``), and is retried with
       // back-off until it reads again — once per failure, not per attempt to connect.
       var toldOfFailure = false
-      func failed() {
-        guard signalled, !toldOfFailure, !stopped.load(ordering: .acquiring) else { return }
-        toldOfFailure = true
-        onChange()
-      }
       while !stopped.load(ordering: .acquiring) {
-        let current: PostgresListener
-        if let existing = listener.withLock({ $0 }) {
-          current = existing
-        } else {
-          do {
-            let created = try PostgresListener(location: location, heartbeat: heartbeat)
+        var current = listener.withLock { $0 }
+        do {
+          if current == nil {
+            let created = try PostgresListener(connectingLater: location, heartbeat: heartbeat)
             try created.listen(channel)
             listener.withLock { $0 = created }
             current = created
             if stopped.load(ordering: .acquiring) { break }
-            if !signalled {
-              signalled = true
-              ready.signal()
-            } else {
-              toldOfFailure = false
-              onChange()  // listening again after a failure: catch up
-            }
-          } catch {
-            if !signalled {
-              signalled = true
-              ready.signal()
-            } else {
-              failed()
-            }
-            usleep(delay)
-            delay = min(delay * 2, 1_000_000)
-            continue
           }
-        }
-        delay = 50_000
-        do {
-          // At most a heartbeat: a server that can't be reached is told to the handlers
-          // (``failed()``) within one, not after a long wait.
-          let event = try current.wait(timeout: heartbeat)
+          guard let current else { break }
+          // At most a heartbeat: a server that can't be reached is told to the handlers within
+          // one, not after a long wait.
+          let event = try current.wait(timeout: signalled ? heartbeat : .zero)
           if stopped.load(ordering: .acquiring) { break }
+          if !signalled {
+            // The first connection, listening: a save after `observeChanges` is not missed.
+            signalled = true
+            ready.signal()
+            if event.reconnected { continue }
+          }
+          // Listening again after a failure: catch up.
           if event.reconnected { toldOfFailure = false }
           // A heartbeat of silence reads the history too: a save notifies after its commit
           // (``notifySQL``), so a notification lost between the two (its process killed)
@@ -687,8 +670,15 @@
             onChange()
           }
         } catch {
-          failed()
-          usleep(delay)
+          if !signalled {
+            signalled = true
+            ready.signal()
+          } else if !toldOfFailure, !stopped.load(ordering: .acquiring) {
+            toldOfFailure = true
+            onChange()
+          }
+          // A moment before the next wait (which retries connecting at growing intervals).
+          if let current { _ = current.waitForWakeUp(.milliseconds(50)) } else { usleep(50_000) }
         }
       }
       listener.withLock { $0 = nil }
