@@ -37,7 +37,9 @@ public final class DatabasePool: Sendable {
   private let idleReaders = Mutex<[Connection]>([])
   private let maximumIdleReaders: Int
   let signal: DatabaseChangeSignal
-  private let watchers = Mutex(PoolWatchers())
+  private let observers = ChangeObservers()
+  /// The ``changeCount`` the observers were last called for.
+  private let lastSeen = Mutex<UInt64>(0)
 
   /// Opens (creating when missing, with mode 0600) a database file.
   ///
@@ -231,46 +233,24 @@ public final class DatabasePool: Sendable {
   /// `AsyncStream`s and Observation changes; it is not public API.)
   func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
     guard let (folder, names) = signal.watchedNames else { return ChangeObservation {} }
-    let (token, start) = watchers.withLock { watchers -> (Int, Bool) in
-      watchers.next += 1
-      watchers.handlers[watchers.next] = handler
-      if watchers.handlers.count == 1 { watchers.lastSeen = signal.stamp }
-      return (watchers.next, watchers.handlers.count == 1)
-    }
-    if start {
-      let subscription = FileChangeMonitor.shared.subscribe(folder: folder, names: names) {
+    return observers.add(handler) {
+      lastSeen.withLock { $0 = signal.stamp }
+      return FileChangeMonitor.shared.subscribe(folder: folder, names: names) {
         [weak self] in self?.deliverIfChanged() ?? false
       }
-      watchers.withLock { $0.subscription = subscription }
-    }
-    return ChangeObservation { [weak self] in
-      let stopped: ChangeObservation?? = self?.watchers.withLock { watchers -> ChangeObservation? in
-        watchers.handlers[token] = nil
-        guard watchers.handlers.isEmpty else { return nil }
-        defer { watchers.subscription = nil }
-        return watchers.subscription
-      }
-      if let stopped, let stopped { stopped.cancel() }
     }
   }
 
   /// Calls the handlers when the stamp moved since they were last called.
   private func deliverIfChanged() -> Bool {
     let stamp = signal.stamp
-    let handlers = watchers.withLock { watchers -> [@Sendable (UInt64) -> Void] in
-      guard stamp != watchers.lastSeen else { return [] }
-      watchers.lastSeen = stamp
-      return Array(watchers.handlers.values)
+    let moved = lastSeen.withLock { lastSeen in
+      defer { lastSeen = stamp }
+      return stamp != lastSeen
     }
+    guard moved else { return false }
+    let handlers = observers.handlers
     for handler in handlers { handler(stamp) }
     return !handlers.isEmpty
   }
-}
-
-/// The handlers of ``DatabasePool/observeChanges(_:)`` and the watcher subscription they share.
-private struct PoolWatchers {
-  var handlers: [Int: @Sendable (UInt64) -> Void] = [:]
-  var next = 0
-  var lastSeen: UInt64 = 0
-  var subscription: ChangeObservation?
 }

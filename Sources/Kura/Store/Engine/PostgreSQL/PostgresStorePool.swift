@@ -66,13 +66,7 @@
     /// Raised by every schema change: connections drop their prepared statements.
     private let schemaGeneration = Atomic<Int>(0)
     private let changes = Atomic<UInt64>(0)
-    private let observers = Mutex(Observers())
-
-    private struct Observers {
-      var handlers: [Int: @Sendable (UInt64) -> Void] = [:]
-      var next = 0
-      var listening: ListenLoop?
-    }
+    private let observers = ChangeObservers()
 
     /// Kura's first key of `pg_advisory_xact_lock` ("KURA").
     static let lockKey: Int64 = 0x4B55_5241
@@ -147,14 +141,6 @@
       self.schema = schema
       self.channel = Self.channel(schema: schema)
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
-    }
-
-    deinit {
-      let loop = observers.withLock { observers -> ListenLoop? in
-        defer { observers.listening = nil }
-        return observers.listening
-      }
-      loop?.stop()
     }
 
     /// `kura_changes_` and a hash of the schema name (channel names are at most 63 bytes).
@@ -560,36 +546,21 @@
     /// Calls `handler` after commits by any process (each notification on the store's channel)
     /// and after the listener connected again, until the observation is cancelled.
     func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
-      let (id, start) = observers.withLock { observers -> (Int, Bool) in
-        observers.next += 1
-        observers.handlers[observers.next] = handler
-        return (observers.next, observers.listening == nil)
-      }
-      if start {
+      observers.add(handler) {
         let loop = ListenLoop(
           location: location, channel: channel, heartbeat: settings.listenerHeartbeat
         ) { [weak self] in
           self?.deliver()
         }
-        observers.withLock { $0.listening = loop }
         loop.start()
-      }
-      return ChangeObservation { [weak self] in
-        let stopped: ListenLoop?? = self?.observers.withLock { observers -> ListenLoop? in
-          observers.handlers[id] = nil
-          guard observers.handlers.isEmpty else { return nil }
-          defer { observers.listening = nil }
-          return observers.listening
-        }
-        if let stopped, let stopped { stopped.stop() }
+        return ChangeObservation { loop.stop() }
       }
     }
 
     /// Calls every handler.
     private func deliver() {
       let count = changes.add(1, ordering: .relaxed).newValue
-      let handlers = observers.withLock { Array($0.handlers.values) }
-      for handler in handlers { handler(count) }
+      for handler in observers.handlers { handler(count) }
     }
   }
 
