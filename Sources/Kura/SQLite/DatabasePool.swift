@@ -34,8 +34,7 @@ public final class DatabasePool: Sendable {
   // result to be `sending`, which would forbid returning non-Sendable values from `write`.
   private let writerLock = NSLock()
   private let writer: WriterSlot
-  private let idleReaders = Mutex<[Connection]>([])
-  private let maximumIdleReaders: Int
+  private let readers: ConnectionPool<Connection>
   let signal: DatabaseChangeSignal
   private let observers = ChangeObservers()
   /// The ``changeCount`` the observers were last called for.
@@ -57,7 +56,7 @@ public final class DatabasePool: Sendable {
   /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
   public init(path: String, maximumIdleReaders: Int = 4, readOnly: Bool = false) throws {
     self.path = path
-    self.maximumIdleReaders = maximumIdleReaders
+    self.readers = ConnectionPool(limit: nil, maximumIdle: maximumIdleReaders)
     self.isReadOnly = readOnly
     let connection = try Connection(
       path: path, mode: readOnly ? .inspect : .readWrite(create: true))
@@ -170,9 +169,13 @@ public final class DatabasePool: Sendable {
   }
 
   private func takeReader() throws -> Connection {
-    if let reader = idleReaders.withLock({ $0.popLast() }) { return reader }
-    let reader = try Connection(path: path, mode: isReadOnly ? .inspect : .readOnly)
-    return reader
+    if case .idle(let reader)? = readers.checkOut(waiting: .zero) { return reader }
+    do {
+      return try Connection(path: path, mode: isReadOnly ? .inspect : .readOnly)
+    } catch {
+      readers.discard()
+      throw error
+    }
   }
 
   private func giveBack(_ reader: Connection) {
@@ -183,12 +186,8 @@ public final class DatabasePool: Sendable {
     // A read-only pool's readers leave the files as found, so each sees the file as it was when
     // it opened (read as immutable, from a private copy, or through a private WAL index when it
     // may not use the shared one): none is kept, and the next read sees later commits.
-    if isReadOnly { return }
     // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
-    if FileLockActivity.shared.isSuspended { return }
-    idleReaders.withLock { readers in
-      if readers.count < maximumIdleReaders { readers.append(reader) }
-    }
+    readers.checkIn(reader, keep: !isReadOnly && !FileLockActivity.shared.isSuspended)
   }
 
   /// Closes the writer unless a transaction is open on it. Call with `writerLock` held.
@@ -204,7 +203,7 @@ public final class DatabasePool: Sendable {
   /// A writer busy with an operation that began after the suspension is left to it: it closes
   /// the writer when it ends.
   func closeConnections() -> Bool {
-    idleReaders.withLock { $0.removeAll() }
+    readers.closeIdle()
     guard writerLock.try() else { return true }
     defer { writerLock.unlock() }
     closeWriter()

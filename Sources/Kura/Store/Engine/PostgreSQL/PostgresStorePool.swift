@@ -56,13 +56,9 @@
 
     private let writerLock = NSLock()
     private var writer: PostgresStoreConnection?
-    /// Guards ``idleReaders`` and ``openConnections``; signalled when a reader comes back or
-    /// a connection closes.
-    private let readerLock = NSCondition()
-    private var idleReaders: [PostgresStoreConnection] = []
-    /// The connections open (the writer and every reader, idle or in use), at most
-    /// ``PostgresStoreSettings/maximumConnections``.
-    private var openConnections = 1
+    /// The idle readers, and the connections open (the writer and every reader, idle or in
+    /// use), at most ``PostgresStoreSettings/maximumConnections``.
+    private let readers: ConnectionPool<PostgresStoreConnection>
     /// Raised by every schema change: connections drop their prepared statements.
     private let schemaGeneration = Atomic<Int>(0)
     private let changes = Atomic<UInt64>(0)
@@ -123,6 +119,8 @@
       self.settings = settings
       self.url = location.passwordFreeURL
       self.isReadOnly = readOnly
+      self.readers = ConnectionPool(
+        limit: max(settings.maximumConnections, 2), alreadyOpen: 1)
       let connection = try PostgresConnection(location: location)
       guard
         let schema = try connection.queryFirst(
@@ -181,61 +179,30 @@
     /// first to come back — waiting at most ``PostgresStoreSettings/connectionWait``.
     private func takeReader() throws -> PostgresStoreConnection {
       let nested = Self.reading == ObjectIdentifier(self)
-      let limit = max(settings.maximumConnections, 2)
-      let deadline = Date(timeIntervalSinceNow: Self.seconds(settings.connectionWait))
-      readerLock.lock()
-      while idleReaders.isEmpty && openConnections >= limit && !nested {
-        if !readerLock.wait(until: deadline) && idleReaders.isEmpty
-          && openConnections >= limit
-        {
-          readerLock.unlock()
-          throw StoreError(
-            .busy, url: url,
-            message:
-              "Can't read store `\(location.storeName)`: all \(limit) of its connections "
-              + "stayed busy for \(settings.connectionWait) (PostgresStoreSettings."
-              + "maximumConnections). Nothing was done; retry, or allow more connections or a "
-              + "longer connectionWait in ModelConfiguration.postgresSettings.")
-        }
-      }
-      let reader = idleReaders.popLast()
-      if reader == nil { openConnections += 1 }
-      readerLock.unlock()
-      if let reader {
-        do {
-          try ready(reader)
-        } catch {
-          closed()
-          throw error
-        }
-        return reader
+      guard
+        let checkout = readers.checkOut(waiting: settings.connectionWait, ignoringLimit: nested)
+      else {
+        throw StoreError(
+          .busy, url: url,
+          message:
+            "Can't read store `\(location.storeName)`: all \(readers.limit ?? 0) of its "
+            + "connections stayed busy for \(settings.connectionWait) (PostgresStoreSettings."
+            + "maximumConnections). Nothing was done; retry, or allow more connections or a "
+            + "longer connectionWait in ModelConfiguration.postgresSettings.")
       }
       do {
-        return try connect()
+        guard case .idle(let reader) = checkout else { return try connect() }
+        try ready(reader)
+        return reader
       } catch {
-        closed()
+        readers.discard()
         throw error
       }
     }
 
-    /// Counts a reader that closed (or failed to open), letting a waiting caller open one.
-    private func closed() {
-      readerLock.lock()
-      openConnections -= 1
-      readerLock.signal()
-      readerLock.unlock()
-    }
-
     private func giveBack(_ reader: PostgresStoreConnection) {
       if reader.connection.isInTransaction { try? reader.connection.execute("ROLLBACK") }
-      guard reader.connection.isConnected else {
-        closed()
-        return
-      }
-      readerLock.lock()
-      idleReaders.append(reader)
-      readerLock.signal()
-      readerLock.unlock()
+      readers.checkIn(reader, keep: reader.connection.isConnected)
     }
 
     /// A duration in seconds.
