@@ -27,7 +27,7 @@
   public final class PostgresConnection: @unchecked Sendable {
     let session: PostgresSession
     @exclusivity(unchecked) private var statementCache = StatementCache<PostgresStatement>()
-    private var savepointDepth = 0
+    var savepointDepth = 0
 
     /// Where the connection goes.
     ///
@@ -202,9 +202,7 @@
     ///   - arguments: One value per parameter.
     /// - Throws: ``PostgresError`` naming the SQL.
     public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
-      let statement = try cachedStatement(sql)
-      try statement.bind(arguments)
-      try statement.execute()
+      try runStatement(sql, arguments)
     }
 
     /// Runs a query and maps each row.
@@ -226,12 +224,7 @@
     public func query<Row>(
       _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> [Row] {
-      let statement = try cachedStatement(sql)
-      defer { statement.rewind() }
-      try statement.bind(arguments)
-      var rows: [Row] = []
-      while try statement.step() { rows.append(try row(statement)) }
-      return rows
+      try rows(sql, arguments, row: row)
     }
 
     /// Runs a query and maps its first row, if any.
@@ -251,10 +244,7 @@
     public func queryFirst<Row>(
       _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> Row? {
-      let statement = try cachedStatement(sql)
-      defer { statement.rewind() }
-      try statement.bind(arguments)
-      return try statement.step() ? row(statement) : nil
+      try firstRow(sql, arguments, row: row)
     }
 
     /// Sends a notification to the listeners of `channel` (see ``PostgresListener``); inside a
@@ -323,132 +313,6 @@
     public func reconnect() throws {
       savepointDepth = 0
       try session.reconnect()
-    }
-
-    // MARK: Transactions
-
-    /// The isolation level of a transaction.
-    ///
-    /// For example: `try connection.transaction(.serializable) { … }`.
-    public enum IsolationLevel: Sendable, Hashable {
-      /// Each statement sees what was committed before it began (PostgreSQL's default).
-      case readCommitted
-      /// Every statement sees what was committed before the transaction's first one.
-      case repeatableRead
-      /// As if transactions ran one after the other; a conflict fails with
-      /// ``PostgresError/Code/serializationFailure``.
-      case serializable
-
-      var beginSQL: String {
-        switch self {
-        case .readCommitted: return "BEGIN"
-        case .repeatableRead: return "BEGIN ISOLATION LEVEL REPEATABLE READ"
-        case .serializable: return "BEGIN ISOLATION LEVEL SERIALIZABLE"
-        }
-      }
-    }
-
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    /// Called inside another transaction, it becomes a savepoint (see ``savepoint(_:)``).
-    ///
-    /// A statement that fails inside a PostgreSQL transaction aborts it: catch errors you mean
-    /// to survive inside a ``savepoint(_:)``. A transaction aborted that way is rolled back,
-    /// never committed, and reported as an error.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// try connection.transaction {
-    ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("a")])
-    ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("b")])
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - isolation: The isolation level; `.readCommitted` by default.
-    ///   - body: The work.
-    /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws (after rolling back), or ``PostgresError`` — with
-    ///   ``PostgresError/isCommitOutcomeUnknown`` when the connection broke during the commit.
-    public func transaction<Result>(
-      _ isolation: IsolationLevel = .readCommitted, _ body: () throws -> Result
-    ) throws -> Result {
-      if isInTransaction { return try savepoint(body) }
-      try execute(isolation.beginSQL)
-      let result: Result
-      do {
-        result = try body()
-      } catch {
-        if isInTransaction { try? execute("ROLLBACK") }
-        throw error
-      }
-      try commit()
-      return result
-    }
-
-    /// Commits a transaction opened with `BEGIN` through ``execute(_:)``: an aborted one (which
-    /// COMMIT rolls back) is an error, and a connection lost during the commit is one with
-    /// ``PostgresError/isCommitOutcomeUnknown``.
-    func commitOpenTransaction() throws { try commit() }
-
-    /// Commits the open transaction; an aborted one (which COMMIT rolls back) is an error.
-    private func commit() throws {
-      let handle = try session.liveHandle(sql: "COMMIT")
-      let result = PQexec(handle, "COMMIT")
-      defer { PQclear(result) }
-      guard PQresultStatus(result) == PGRES_COMMAND_OK else {
-        let error = session.error(result, sql: "COMMIT", committing: true)
-        if isInTransaction { try? execute("ROLLBACK") }
-        throw error
-      }
-      if let status = PQcmdStatus(result), strcmp(status, "ROLLBACK") == 0 {
-        throw PostgresError(
-          code: .other, sqlState: "25P02",
-          message:
-            "the transaction was rolled back, not committed: one of its statements failed and"
-            + " its error was caught without a savepoint",
-          server: session.server, sql: "COMMIT")
-      }
-    }
-
-    /// Runs `body` in a savepoint, which nests: rolled back to its start when `body` throws
-    /// (also after a failed statement, which a savepoint survives), without undoing the
-    /// enclosing transaction's earlier work.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// try connection.transaction {
-    ///   try connection.run("INSERT INTO note (text) VALUES ('kept')")
-    ///   try? connection.savepoint {
-    ///     try connection.run("INSERT INTO note (text) VALUES ('undone')")
-    ///     throw CancellationError()
-    ///   }
-    /// }
-    /// ```
-    ///
-    /// - Parameter body: The work.
-    /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws (after rolling back to the savepoint), or
-    ///   ``PostgresError``.
-    public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
-      // PostgreSQL has savepoints only inside a transaction: outside one, this is one.
-      if !isInTransaction { return try transaction(.readCommitted, body) }
-      savepointDepth += 1
-      let name = "kura_\(savepointDepth)"
-      defer { savepointDepth -= 1 }
-      try execute("SAVEPOINT \(name)")
-      do {
-        let result = try body()
-        try execute("RELEASE SAVEPOINT \(name)")
-        return result
-      } catch {
-        if isInTransaction {
-          try? execute("ROLLBACK TO SAVEPOINT \(name)")
-          try? execute("RELEASE SAVEPOINT \(name)")
-        }
-        throw error
-      }
     }
 
     /// The version of the libpq library in use, such as `150018` for 15.18.

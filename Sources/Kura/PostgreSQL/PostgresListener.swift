@@ -109,7 +109,16 @@
     ///     as dead and is opened again: a half-open connection (a vanished host, a black-holed
     ///     network path) is noticed within twice this; 5 seconds by default.
     /// - Throws: ``PostgresError`` when connecting fails.
-    public init(location: PostgresLocation, heartbeat: Duration = .seconds(5)) throws {
+    public convenience init(location: PostgresLocation, heartbeat: Duration = .seconds(5)) throws {
+      try self.init(connectingLater: location, heartbeat: heartbeat)
+      connection = try PostgresConnection(location: location)
+    }
+
+    /// A listener that connects on its first ``wait(timeout:)`` (which says it
+    /// ``Event/reconnected``), with the same retries as after a broken connection.
+    ///
+    /// - Throws: ``PostgresError`` when the wake-up pipe can't be made.
+    init(connectingLater location: PostgresLocation, heartbeat: Duration) throws {
       self.location = location
       self.heartbeat = heartbeat
       var descriptors: [Int32] = [0, 0]
@@ -124,13 +133,6 @@
       for descriptor in descriptors {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-      }
-      do {
-        connection = try PostgresConnection(location: location)
-      } catch {
-        close(wakeUpReader)
-        close(wakeUpWriter)
-        throw error
       }
     }
 
@@ -320,7 +322,7 @@
     }
 
     /// Waits `duration` for a wake-up; returns whether one came.
-    private func waitForWakeUp(_ duration: Duration) -> Bool {
+    func waitForWakeUp(_ duration: Duration) -> Bool {
       var descriptor = pollfd(fd: wakeUpReader, events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, PostgresSession.pollTimeout(duration))
       guard ready > 0 else { return false }

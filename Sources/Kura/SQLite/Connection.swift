@@ -31,37 +31,9 @@ public final class Connection: @unchecked Sendable {
   /// The file path, or `":memory:"`.
   public let path: String
   @exclusivity(unchecked) private var statementCache = StatementCache<Statement>()
-  private var savepointDepth = 0
+  var savepointDepth = 0
   /// BEGIN/COMMIT/ROLLBACK statements, kept apart so a transaction costs no dictionary lookups.
-  private var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
-
-  private enum TransactionStatement: Int {
-    case deferred, immediate, exclusive, commit, rollback
-    var sql: String {
-      switch self {
-      case .deferred: return "BEGIN DEFERRED TRANSACTION"
-      case .immediate: return "BEGIN IMMEDIATE TRANSACTION"
-      case .exclusive: return "BEGIN EXCLUSIVE TRANSACTION"
-      case .commit: return "COMMIT TRANSACTION"
-      case .rollback: return "ROLLBACK TRANSACTION"
-      }
-    }
-  }
-
-  private func transactionStatement(_ kind: TransactionKind) throws -> Statement {
-    switch kind {
-    case .deferred: return try transactionStatement(TransactionStatement.deferred)
-    case .immediate: return try transactionStatement(TransactionStatement.immediate)
-    case .exclusive: return try transactionStatement(TransactionStatement.exclusive)
-    }
-  }
-
-  private func transactionStatement(_ which: TransactionStatement) throws -> Statement {
-    if let statement = transactionStatements[which.rawValue] { return statement }
-    let statement = try prepare(which.sql)
-    transactionStatements[which.rawValue] = statement
-    return statement
-  }
+  var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
 
   /// How a connection opens its file.
   ///
@@ -160,107 +132,6 @@ public final class Connection: @unchecked Sendable {
     if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
   }
 
-  /// Opens `openPath` (a path or a `file:` URI) with `flags`.
-  ///
-  /// - Throws: ``SQLiteError`` naming `path`.
-  private static func open(_ openPath: String, naming path: String, flags: Int32) throws
-    -> OpaquePointer
-  {
-    var handle: OpaquePointer?
-    let result = sqlite3_open_v2(openPath, &handle, flags, nil)
-    guard result == SQLITE_OK, let handle else {
-      let error = SQLiteError(handle: handle, result: result, sql: nil)
-      sqlite3_close_v2(handle)
-      throw SQLiteError(
-        code: error.code, extendedCode: error.extendedCode,
-        message: "\(error.message) (file `\(path)`)", sql: nil)
-    }
-    return handle
-  }
-
-  /// Opens `path` for ``OpenMode/inspect`` and reads its header once.
-  ///
-  /// A reader that leaves the `-shm` file as found can't repair its index, so it fails while
-  /// another process sets the index up or removes the files, and for as long as the index stays
-  /// torn (a writer killed while updating it, with other connections still open). Such a look
-  /// is tried again a few times, then made with a plain read-only connection: that one waits for
-  /// the other connections' locks and repairs the index in shared memory like any reader, but
-  /// never writes the database or its `-wal` file.
-  private static func openForInspection(path: String, flags: Int32) throws -> (
-    OpaquePointer, URL?
-  ) {
-    var lastFailure: Int32 = SQLITE_OK
-    for attempt in 0..<6 {
-      let (uri, copy) = try inspectionURI(path)
-      let handle: OpaquePointer
-      do {
-        handle = try open(uri, naming: path, flags: flags)
-      } catch let error as SQLiteError {
-        if let copy { try? FileManager.default.removeItem(at: copy) }
-        guard isTransientForInspection(error.extendedCode), attempt < 5 else { throw error }
-        lastFailure = error.extendedCode
-        usleep(UInt32(1000 * (attempt + 1)))
-        continue
-      }
-      sqlite3_extended_result_codes(handle, 1)
-      let result = sqlite3_exec(handle, "PRAGMA schema_version", nil, nil, nil)
-      lastFailure = sqlite3_extended_errcode(handle)
-      // Any other failure (not a database, damaged) is reported by the caller's own read, and
-      // so is one that lasts and is not about the index (a `-shm` file of another format).
-      if result == SQLITE_OK || !isTransientForInspection(lastFailure)
-        || (attempt == 5 && lastFailure & 0xff == SQLITE_CANTOPEN)
-      {
-        return (handle, copy)
-      }
-      sqlite3_close_v2(handle)
-      if let copy { try? FileManager.default.removeItem(at: copy) }
-      usleep(UInt32(1000 * (attempt + 1)))
-    }
-    return (try open(path, naming: path, flags: flags), nil)
-  }
-
-  /// Whether an inspecting look that failed with `extendedCode` may succeed again.
-  private static func isTransientForInspection(_ extendedCode: Int32) -> Bool {
-    SQLiteError.Code(rawValue: extendedCode & 0xff).isTransientForInspection
-  }
-
-  /// The URI that opens `path` for ``OpenMode/inspect``: with no `-wal` file the database is
-  /// read as immutable (nothing beside it is created); with `-wal` and `-shm` files the
-  /// shared memory is only read; a `-wal` file alone is read from a private copy (returned).
-  private static func inspectionURI(_ path: String) throws -> (String, URL?) {
-    func uri(_ path: String, _ parameter: String) -> String {
-      var escaped = ""
-      for character in path.unicodeScalars {
-        switch character {
-        case "%": escaped += "%25"
-        case "?": escaped += "%3f"
-        case "#": escaped += "%23"
-        default: escaped.unicodeScalars.append(character)
-        }
-      }
-      return "file:\(escaped)?mode=ro&\(parameter)"
-    }
-    let files = FileManager.default
-    let hasLog = files.fileExists(atPath: path + "-wal")
-    if !hasLog { return (uri(path, "immutable=1"), nil) }
-    if files.fileExists(atPath: path + "-shm") { return (uri(path, "readonly_shm=1"), nil) }
-    let folder = files.temporaryDirectory.appendingPathComponent(
-      "kura-inspect-\(UUID().uuidString)")
-    do {
-      try files.createDirectory(at: folder, withIntermediateDirectories: false)
-      let name = (path as NSString).lastPathComponent
-      let copy = folder.appendingPathComponent(name)
-      try files.copyItem(atPath: path, toPath: copy.path)
-      try files.copyItem(atPath: path + "-wal", toPath: copy.path + "-wal")
-      return (copy.path, folder)
-    } catch {
-      try? files.removeItem(at: folder)
-      throw SQLiteError(
-        code: .cannotOpen, extendedCode: SQLITE_CANTOPEN,
-        message: "can't copy the file and its `-wal` file to read them (\(error))", sql: nil)
-    }
-  }
-
   // MARK: Running SQL
 
   /// Runs one or more SQL statements with no parameters (schema changes, pragmas).
@@ -321,23 +192,12 @@ public final class Connection: @unchecked Sendable {
   /// - Returns: The statement, ready to bind.
   /// - Throws: ``SQLiteError`` naming the SQL.
   public func cachedStatement(_ sql: String) throws -> Statement {
-    try cachedStatement(sql, clearingBindings: true)
-  }
-
-  /// ``cachedStatement(_:)`` for a caller that binds every parameter again: the bindings are
-  /// kept, not cleared (clearing frees each bound text and blob, which binding anew then
-  /// allocates again: about 1,000 instructions per save's upsert and history row).
-  func cachedStatementToRebind(_ sql: String) throws -> Statement {
-    try cachedStatement(sql, clearingBindings: false)
-  }
-
-  private func cachedStatement(_ sql: String, clearingBindings: Bool) throws -> Statement {
     if let statement = statementCache.statement(for: sql) {
       // Still stepping through its rows (a query run again from its own row closure): the
       // caller gets one of its own, so the outer loop is not reset.
       if sqlite3_stmt_busy(statement.handle) != 0 { return try prepare(sql) }
       sqlite3_reset(statement.handle)
-      if clearingBindings { sqlite3_clear_bindings(statement.handle) }
+      sqlite3_clear_bindings(statement.handle)
       return statement
     }
     var statement: OpaquePointer?
@@ -384,9 +244,7 @@ public final class Connection: @unchecked Sendable {
   ///   - arguments: One value per parameter.
   /// - Throws: ``SQLiteError`` naming the SQL.
   public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
-    let statement = try cachedStatement(sql)
-    try statement.bind(arguments)
-    try statement.execute()
+    try runStatement(sql, arguments)
   }
 
   /// Runs a query and maps each row.
@@ -409,12 +267,7 @@ public final class Connection: @unchecked Sendable {
   public func query<Row>(
     _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
   ) throws -> [Row] {
-    let statement = try cachedStatement(sql)
-    defer { statement.rewind() }
-    try statement.bind(arguments)
-    var rows: [Row] = []
-    while try statement.step() { rows.append(try row(statement)) }
-    return rows
+    try rows(sql, arguments, row: row)
   }
 
   /// Runs a query and maps its first row, if any.
@@ -435,10 +288,7 @@ public final class Connection: @unchecked Sendable {
   public func queryFirst<Row>(
     _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
   ) throws -> Row? {
-    let statement = try cachedStatement(sql)
-    defer { statement.rewind() }
-    try statement.bind(arguments)
-    return try statement.step() ? row(statement) : nil
+    try firstRow(sql, arguments, row: row)
   }
 
   // MARK: State
@@ -483,92 +333,4 @@ public final class Connection: @unchecked Sendable {
 
   /// The version of the SQLite library in use, such as `3.40.1`.
   public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
-
-  // MARK: Transactions
-
-  /// How a transaction takes its lock.
-  ///
-  /// For example: `try connection.transaction(.immediate) { … }`.
-  public enum TransactionKind: String, Sendable {
-    /// Takes locks on first use (a read transaction until the first write).
-    case deferred = "DEFERRED"
-    /// Takes the write lock at once; the right choice for writers (no upgrade deadlock).
-    case immediate = "IMMEDIATE"
-    /// Takes an exclusive lock at once.
-    case exclusive = "EXCLUSIVE"
-  }
-
-  /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-  /// Called inside another transaction, it becomes a savepoint (see ``savepoint(_:)``).
-  ///
-  /// For example:
-  ///
-  /// ```swift
-  /// try connection.transaction {
-  ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("a")])
-  ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("b")])
-  /// }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - kind: How to lock; `.immediate` by default.
-  ///   - body: The work.
-  /// - Returns: What `body` returns.
-  /// - Throws: What `body` throws (after rolling back), or ``SQLiteError``.
-  public func transaction<Result>(
-    _ kind: TransactionKind = .immediate, _ body: () throws -> Result
-  ) throws -> Result {
-    if isInTransaction { return try savepoint(body) }
-    try transactionStatement(kind).execute()
-    let result: Result
-    do {
-      result = try body()
-    } catch {
-      if isInTransaction { try? transactionStatement(.rollback).execute() }
-      throw error
-    }
-    do {
-      try transactionStatement(.commit).execute()
-    } catch {
-      if isInTransaction { try? transactionStatement(.rollback).execute() }
-      throw error
-    }
-    return result
-  }
-
-  /// Runs `body` in a savepoint, which nests: rolled back to its start when `body` throws, without
-  /// undoing the enclosing transaction's earlier work.
-  ///
-  /// For example:
-  ///
-  /// ```swift
-  /// try connection.transaction {
-  ///   try connection.run("INSERT INTO note (text) VALUES ('kept')")
-  ///   try? connection.savepoint {
-  ///     try connection.run("INSERT INTO note (text) VALUES ('undone')")
-  ///     throw CancellationError()
-  ///   }
-  /// }
-  /// ```
-  ///
-  /// - Parameter body: The work.
-  /// - Returns: What `body` returns.
-  /// - Throws: What `body` throws (after rolling back to the savepoint), or ``SQLiteError``.
-  public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
-    savepointDepth += 1
-    let name = "kura_\(savepointDepth)"
-    defer { savepointDepth -= 1 }
-    try cachedStatement("SAVEPOINT \(name)").execute()
-    do {
-      let result = try body()
-      try cachedStatement("RELEASE SAVEPOINT \(name)").execute()
-      return result
-    } catch {
-      if isInTransaction {
-        try? cachedStatement("ROLLBACK TO SAVEPOINT \(name)").execute()
-        try? cachedStatement("RELEASE SAVEPOINT \(name)").execute()
-      }
-      throw error
-    }
-  }
 }

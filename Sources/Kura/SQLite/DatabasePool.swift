@@ -34,10 +34,11 @@ public final class DatabasePool: Sendable {
   // result to be `sending`, which would forbid returning non-Sendable values from `write`.
   private let writerLock = NSLock()
   private let writer: WriterSlot
-  private let idleReaders = Mutex<[Connection]>([])
-  private let maximumIdleReaders: Int
+  private let readers: ConnectionPool<Connection>
   let signal: DatabaseChangeSignal
-  private let watchers = Mutex(PoolWatchers())
+  private let observers = ChangeObservers()
+  /// The ``changeCount`` the observers were last called for.
+  private let lastSeen = Mutex<UInt64>(0)
 
   /// Opens (creating when missing, with mode 0600) a database file.
   ///
@@ -55,7 +56,7 @@ public final class DatabasePool: Sendable {
   /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
   public init(path: String, maximumIdleReaders: Int = 4, readOnly: Bool = false) throws {
     self.path = path
-    self.maximumIdleReaders = maximumIdleReaders
+    self.readers = ConnectionPool(limit: nil, maximumIdle: maximumIdleReaders)
     self.isReadOnly = readOnly
     let connection = try Connection(
       path: path, mode: readOnly ? .inspect : .readWrite(create: true))
@@ -168,9 +169,13 @@ public final class DatabasePool: Sendable {
   }
 
   private func takeReader() throws -> Connection {
-    if let reader = idleReaders.withLock({ $0.popLast() }) { return reader }
-    let reader = try Connection(path: path, mode: isReadOnly ? .inspect : .readOnly)
-    return reader
+    if case .idle(let reader)? = readers.checkOut(waiting: .zero) { return reader }
+    do {
+      return try Connection(path: path, mode: isReadOnly ? .inspect : .readOnly)
+    } catch {
+      readers.discard()
+      throw error
+    }
   }
 
   private func giveBack(_ reader: Connection) {
@@ -181,12 +186,8 @@ public final class DatabasePool: Sendable {
     // A read-only pool's readers leave the files as found, so each sees the file as it was when
     // it opened (read as immutable, from a private copy, or through a private WAL index when it
     // may not use the shared one): none is kept, and the next read sees later commits.
-    if isReadOnly { return }
     // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
-    if FileLockActivity.shared.isSuspended { return }
-    idleReaders.withLock { readers in
-      if readers.count < maximumIdleReaders { readers.append(reader) }
-    }
+    readers.checkIn(reader, keep: !isReadOnly && !FileLockActivity.shared.isSuspended)
   }
 
   /// Closes the writer unless a transaction is open on it. Call with `writerLock` held.
@@ -202,7 +203,7 @@ public final class DatabasePool: Sendable {
   /// A writer busy with an operation that began after the suspension is left to it: it closes
   /// the writer when it ends.
   func closeConnections() -> Bool {
-    idleReaders.withLock { $0.removeAll() }
+    readers.closeIdle()
     guard writerLock.try() else { return true }
     defer { writerLock.unlock() }
     closeWriter()
@@ -231,46 +232,24 @@ public final class DatabasePool: Sendable {
   /// `AsyncStream`s and Observation changes; it is not public API.)
   func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
     guard let (folder, names) = signal.watchedNames else { return ChangeObservation {} }
-    let (token, start) = watchers.withLock { watchers -> (Int, Bool) in
-      watchers.next += 1
-      watchers.handlers[watchers.next] = handler
-      if watchers.handlers.count == 1 { watchers.lastSeen = signal.stamp }
-      return (watchers.next, watchers.handlers.count == 1)
-    }
-    if start {
-      let subscription = FileChangeMonitor.shared.subscribe(folder: folder, names: names) {
+    return observers.add(handler) {
+      lastSeen.withLock { $0 = signal.stamp }
+      return FileChangeMonitor.shared.subscribe(folder: folder, names: names) {
         [weak self] in self?.deliverIfChanged() ?? false
       }
-      watchers.withLock { $0.subscription = subscription }
-    }
-    return ChangeObservation { [weak self] in
-      let stopped: ChangeObservation?? = self?.watchers.withLock { watchers -> ChangeObservation? in
-        watchers.handlers[token] = nil
-        guard watchers.handlers.isEmpty else { return nil }
-        defer { watchers.subscription = nil }
-        return watchers.subscription
-      }
-      if let stopped, let stopped { stopped.cancel() }
     }
   }
 
   /// Calls the handlers when the stamp moved since they were last called.
   private func deliverIfChanged() -> Bool {
     let stamp = signal.stamp
-    let handlers = watchers.withLock { watchers -> [@Sendable (UInt64) -> Void] in
-      guard stamp != watchers.lastSeen else { return [] }
-      watchers.lastSeen = stamp
-      return Array(watchers.handlers.values)
+    let moved = lastSeen.withLock { lastSeen in
+      defer { lastSeen = stamp }
+      return stamp != lastSeen
     }
+    guard moved else { return false }
+    let handlers = observers.handlers
     for handler in handlers { handler(stamp) }
     return !handlers.isEmpty
   }
-}
-
-/// The handlers of ``DatabasePool/observeChanges(_:)`` and the watcher subscription they share.
-private struct PoolWatchers {
-  var handlers: [Int: @Sendable (UInt64) -> Void] = [:]
-  var next = 0
-  var lastSeen: UInt64 = 0
-  var subscription: ChangeObservation?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Kura
@@ -60,6 +61,44 @@ struct MigrationSafetyTests {
     let rows = try context.fetch(FetchDescriptor<Sparse.V2>(sortBy: [SortDescriptor(\.id)]))
     #expect(rows.map(\.id) == ids)
     #expect(rows.map(\.name) == ids.map { "row \($0)" })
+  }
+
+  /// A table of more rows than one batch copies is copied whole and in order, batch by batch,
+  /// the progress told after each batch (the rows are written by SQL: saving them one by one
+  /// would take most of the test's time).
+  @Test(.timeLimit(.minutes(2)), arguments: TestEngine.enabled)
+  func aTableOfSeveralBatchesIsCopiedWholeBatchByBatch(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("large.store"))
+    _ = try ModelContainer(for: Sparse.V1.self, configurations: store.configuration)
+    let count = 2 * BatchedCopy.batchSize + 1
+    switch engine {
+    case .sqlite:
+      try Connection(path: store.argument).execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count)) "
+          + "INSERT INTO \"Sparse\" (id, name) SELECT \(count) + 1 - i, 'row ' || i FROM n")
+    case .postgres:
+      #if canImport(CLibPQ)
+        try PostgresConnection(store.argument).execute(
+          "INSERT INTO \"Sparse\" (id, name) SELECT \(count) + 1 - i, 'row ' || i "
+            + "FROM generate_series(1, \(count)) AS i")
+      #endif
+    }
+    let reports = Mutex<[Int]>([])
+    let context = ModelContext(
+      try ModelContainer(for: [Sparse.V2.self], configurations: store.configuration) { progress in
+        reports.withLock { $0.append(progress.completedRows) }
+      })
+    #expect(
+      reports.withLock { $0 } == [
+        0, BatchedCopy.batchSize, 2 * BatchedCopy.batchSize, 2 * BatchedCopy.batchSize + 1,
+      ])
+    let rows = try context.fetch(FetchDescriptor<Sparse.V2>(sortBy: [SortDescriptor(\.id)]))
+    // Counted rather than compared whole: a failure would print every row.
+    #expect(rows.count == count)
+    let misplaced = zip(rows, 1...count).filter { row, id in
+      row.id != id || row.name != "row \(count + 1 - id)"
+    }
+    #expect(misplaced.count == 0)
   }
 
   @Test(arguments: TestEngine.enabled)

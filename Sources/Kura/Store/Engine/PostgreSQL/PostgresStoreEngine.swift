@@ -249,8 +249,9 @@
     /// Whether the store's functions exist in their current version.
     static func functionsAreCurrent(_ db: PostgresConnection) throws -> Bool {
       try db.queryFirst(
-        "SELECT obj_description(p.oid, 'pg_proc') FROM pg_proc p JOIN pg_namespace n ON "
-          + "n.oid = p.pronamespace WHERE n.nspname = current_schema() AND p.proname = 'kura_key'"
+        "SELECT obj_description(p.oid, 'pg_proc') "
+          + "\(inSchema("pg_catalog.pg_proc p", namespace: "p.pronamespace")) "
+          + "AND p.proname = 'kura_key'"
       ) { $0.isNull(at: 0) ? "" : $0.string(at: 0) } == functionsVersion
     }
 
@@ -265,21 +266,20 @@
 
     // MARK: Introspection
 
-    /// `pg_class` rows of the current schema, joined as `c`.
-    private static let inSchema =
-      "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-      + "WHERE n.nspname = current_schema()"
-
-    /// `pg_class` joined as `c` with its namespace `n` (the condition on the schema follows).
-    private static let classes =
-      "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-
-    /// The condition that `c` is in the current schema.
-    private static let isInSchema = "n.nspname = current_schema()"
+    /// The catalog rows of the connection's schema: `FROM <catalog> JOIN pg_namespace n ON
+    /// n.oid = <namespace> <joins> WHERE n.nspname = current_schema()`, further conditions
+    /// following with `AND`. By default the rows of `pg_class`, as `c`.
+    private static func inSchema(
+      _ catalog: String = "pg_catalog.pg_class c", namespace: String = "c.relnamespace",
+      joining joins: String = ""
+    ) -> String {
+      "FROM \(catalog) JOIN pg_catalog.pg_namespace n ON n.oid = \(namespace) \(joins)"
+        + "WHERE n.nspname = current_schema()"
+    }
 
     static func tableExists(_ name: String, _ db: PostgresConnection) throws -> Bool {
       try db.queryFirst(
-        "SELECT 1 \(inSchema) AND c.relname = ? AND c.relkind IN ('r', 'p')", [.text(name)]
+        "SELECT 1 \(inSchema()) AND c.relname = ? AND c.relkind IN ('r', 'p')", [.text(name)]
       ) { _ in true } ?? false
     }
 
@@ -288,7 +288,7 @@
       try db.query(
         "SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'i' THEN "
           + "'index' ELSE 'view' END, c.relname "
-          + "\(inSchema) AND c.relkind IN ('r', 'p', 'i', 'v', 'm') AND NOT EXISTS (SELECT "
+          + "\(inSchema()) AND c.relkind IN ('r', 'p', 'i', 'v', 'm') AND NOT EXISTS (SELECT "
           + "1 FROM pg_catalog.pg_constraint k WHERE k.conindid = c.oid AND c.relkind = 'i') "
           + "ORDER BY c.relname"
       ) { (kind: $0.string(at: 0), name: $0.string(at: 1)) }
@@ -301,10 +301,12 @@
         "SELECT a.attname, upper(format_type(a.atttypid, a.atttypmod)) || CASE WHEN "
           + "co.collname = 'kura_swift' THEN ' COLLATE KURA_SWIFT' ELSE '' END, a.attnotnull, "
           + "EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND "
-          + "i.indisprimary AND a.attnum = ANY (i.indkey::int2[])) \(classes)"
-          + "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT "
-          + "a.attisdropped LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation "
-          + "WHERE \(isInSchema) AND c.relname = ? AND c.relkind IN ('r', 'p') "
+          + "i.indisprimary AND a.attnum = ANY (i.indkey::int2[])) "
+          + inSchema(
+            joining: "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND "
+              + "NOT a.attisdropped LEFT JOIN pg_catalog.pg_collation co ON "
+              + "co.oid = a.attcollation ")
+          + " AND c.relname = ? AND c.relkind IN ('r', 'p') "
           + "AND a.attname <> '\(rowColumn)' "
           + "ORDER BY a.attnum",
         [.text(table)]
@@ -324,13 +326,13 @@
         "SELECT a.attname, t.relname, ta.attname, CASE k.confdeltype WHEN 'c' THEN 'CASCADE' "
           + "WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE "
           + "'NO ACTION' END, k.conname, pg_get_constraintdef(k.oid) "
-          + "FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid "
-          + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-          + "JOIN pg_catalog.pg_class t ON t.oid = k.confrelid "
-          + "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1] "
-          + "JOIN pg_catalog.pg_attribute ta ON ta.attrelid = k.confrelid AND "
-          + "ta.attnum = k.confkey[1] "
-          + "WHERE k.contype = 'f' AND n.nspname = current_schema() AND c.relname = ? "
+          + inSchema(
+            "pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid",
+            joining: "JOIN pg_catalog.pg_class t ON t.oid = k.confrelid "
+              + "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid AND "
+              + "a.attnum = k.conkey[1] JOIN pg_catalog.pg_attribute ta ON "
+              + "ta.attrelid = k.confrelid AND ta.attnum = k.confkey[1] ")
+          + " AND k.contype = 'f' AND c.relname = ? "
           + "ORDER BY k.conname",
         [.text(table)]
       ) { row in
@@ -347,14 +349,18 @@
       try foreignKeyConstraints(of: table, db).map(\.key)
     }
 
+    /// The joins from a table `c` to its indexes but its primary key's (`i`, with their
+    /// `pg_class` rows as `ic`).
+    private static let indexJoins =
+      "JOIN pg_catalog.pg_index i ON i.indrelid = c.oid AND NOT i.indisprimary "
+      + "JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
+
     /// The indexes of `table` but its primary key's; a column indexed as `kura_key(column)` is
     /// reported as the column.
     static func indexes(_ table: String, _ db: PostgresConnection) throws -> [StoreIndexInfo] {
       let list = try db.query(
-        "SELECT ic.relname, i.indisunique, i.indexrelid::bigint, i.indnatts \(classes)"
-          + "JOIN pg_catalog.pg_index i ON i.indrelid = c.oid AND NOT i.indisprimary "
-          + "JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
-          + "WHERE \(isInSchema) AND c.relname = ? ORDER BY ic.relname",
+        "SELECT ic.relname, i.indisunique, i.indexrelid::bigint, i.indnatts "
+          + inSchema(joining: indexJoins) + " AND c.relname = ? ORDER BY ic.relname",
         [.text(table)]
       ) { row in (row.string(at: 0), row.int64(at: 1) != 0, row.int64(at: 2), row.int64(at: 3)) }
       return try list.map { name, unique, oid, count in
@@ -383,10 +389,8 @@
       -> [(name: String, sql: String)]
     {
       try db.query(
-        "SELECT ic.relname, obj_description(ic.oid, 'pg_class') \(classes)"
-          + "JOIN pg_catalog.pg_index i ON i.indrelid = c.oid AND NOT i.indisprimary "
-          + "JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
-          + "WHERE \(isInSchema) AND c.relname = ? "
+        "SELECT ic.relname, obj_description(ic.oid, 'pg_class') "
+          + inSchema(joining: indexJoins) + " AND c.relname = ? "
           + "AND obj_description(ic.oid, 'pg_class') IS NOT NULL",
         [.text(table)]
       ) { (name: $0.string(at: 0), sql: $0.string(at: 1)) }
@@ -453,8 +457,9 @@
       guard db.isInTransaction else { return false }
       if store.hasForeignKeys == nil {
         store.hasForeignKeys = try? db.queryFirst(
-          "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_namespace "
-            + "n ON n.oid = k.connamespace WHERE k.contype = 'f' AND \(isInSchema))"
+          "SELECT EXISTS (SELECT 1 "
+            + "\(inSchema("pg_catalog.pg_constraint k", namespace: "k.connamespace")) "
+            + "AND k.contype = 'f')"
         ) { $0.int64(at: 0) != 0 }
       }
       if store.hasForeignKeys == false { return false }
@@ -562,8 +567,8 @@
     /// Whether `table` has the hidden ``rowColumn``.
     private static func hasRowColumn(_ table: String, _ db: PostgresConnection) throws -> Bool {
       try db.queryFirst(
-        "SELECT 1 \(classes)JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid WHERE "
-          + "\(isInSchema) AND c.relname = ? AND a.attname = '\(rowColumn)' AND NOT a.attisdropped",
+        "SELECT 1 \(inSchema(joining: "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid "))"
+          + " AND c.relname = ? AND a.attname = '\(rowColumn)' AND NOT a.attisdropped",
         [.text(table)]
       ) { _ in true } ?? false
     }
@@ -585,22 +590,14 @@
       let copy = try db.prepare(
         "WITH kura_copied AS (INSERT INTO \(quoteIdentifier(temporary)) (\(rowColumn), \(columns)) "
           + "SELECT \(rowColumn), \(select) FROM \(quoteIdentifier(table)) WHERE \(rowColumn) > ? "
-          + "ORDER BY \(rowColumn) LIMIT 50000 RETURNING \(rowColumn)) "
+          + "ORDER BY \(rowColumn) LIMIT \(BatchedCopy.batchSize) RETURNING \(rowColumn)) "
           + "SELECT count(*), max(\(rowColumn)) FROM kura_copied")
-      var last: Int64 = .min
-      var done = 0
-      while true {
+      try BatchedCopy.run(progress: progress) { last in
         copy.reset()
-        try copy.bind(last, at: 1)
-        guard try copy.step() else { break }
-        let copied = Int(copy.int64(at: 0))
-        let newest = copy.isNull(at: 1) ? nil : copy.int64(at: 1)
-        copy.rewind()
-        guard copied > 0, let newest else { break }
-        done += copied
-        last = newest
-        progress(done)
-        if copied < 50_000 { break }
+        try copy.bind(last ?? .min, at: 1)
+        guard try copy.step() else { return (0, nil) }
+        defer { copy.rewind() }
+        return (Int(copy.int64(at: 0)), copy.isNull(at: 1) ? nil : copy.int64(at: 1))
       }
     }
 
@@ -633,9 +630,9 @@
       // The primary key's index is named after the temporary table; index names are unique in
       // the schema, so it takes the table's name (the next rebuild uses the temporary name).
       let primaryKey = try db.queryFirst(
-        "SELECT k.conname FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = "
-          + "k.conrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE "
-          + "\(isInSchema) AND c.relname = ? AND k.contype = 'p'", [.text(table)]
+        "SELECT k.conname "
+          + inSchema("pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid")
+          + " AND c.relname = ? AND k.contype = 'p'", [.text(table)]
       ) { $0.string(at: 0) }
       if let primaryKey, primaryKey != table + "_pkey" {
         try db.execute(

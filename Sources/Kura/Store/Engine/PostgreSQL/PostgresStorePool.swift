@@ -56,23 +56,13 @@
 
     private let writerLock = NSLock()
     private var writer: PostgresStoreConnection?
-    /// Guards ``idleReaders`` and ``openConnections``; signalled when a reader comes back or
-    /// a connection closes.
-    private let readerLock = NSCondition()
-    private var idleReaders: [PostgresStoreConnection] = []
-    /// The connections open (the writer and every reader, idle or in use), at most
-    /// ``PostgresStoreSettings/maximumConnections``.
-    private var openConnections = 1
+    /// The idle readers, and the connections open (the writer and every reader, idle or in
+    /// use), at most ``PostgresStoreSettings/maximumConnections``.
+    private let readers: ConnectionPool<PostgresStoreConnection>
     /// Raised by every schema change: connections drop their prepared statements.
     private let schemaGeneration = Atomic<Int>(0)
     private let changes = Atomic<UInt64>(0)
-    private let observers = Mutex(Observers())
-
-    private struct Observers {
-      var handlers: [Int: @Sendable (UInt64) -> Void] = [:]
-      var next = 0
-      var listening: ListenLoop?
-    }
+    private let observers = ChangeObservers()
 
     /// Kura's first key of `pg_advisory_xact_lock` ("KURA").
     static let lockKey: Int64 = 0x4B55_5241
@@ -129,6 +119,8 @@
       self.settings = settings
       self.url = location.passwordFreeURL
       self.isReadOnly = readOnly
+      self.readers = ConnectionPool(
+        limit: max(settings.maximumConnections, 2), alreadyOpen: 1)
       let connection = try PostgresConnection(location: location)
       guard
         let schema = try connection.queryFirst(
@@ -147,14 +139,6 @@
       self.schema = schema
       self.channel = Self.channel(schema: schema)
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
-    }
-
-    deinit {
-      let loop = observers.withLock { observers -> ListenLoop? in
-        defer { observers.listening = nil }
-        return observers.listening
-      }
-      loop?.stop()
     }
 
     /// `kura_changes_` and a hash of the schema name (channel names are at most 63 bytes).
@@ -195,61 +179,30 @@
     /// first to come back — waiting at most ``PostgresStoreSettings/connectionWait``.
     private func takeReader() throws -> PostgresStoreConnection {
       let nested = Self.reading == ObjectIdentifier(self)
-      let limit = max(settings.maximumConnections, 2)
-      let deadline = Date(timeIntervalSinceNow: Self.seconds(settings.connectionWait))
-      readerLock.lock()
-      while idleReaders.isEmpty && openConnections >= limit && !nested {
-        if !readerLock.wait(until: deadline) && idleReaders.isEmpty
-          && openConnections >= limit
-        {
-          readerLock.unlock()
-          throw StoreError(
-            .busy, url: url,
-            message:
-              "Can't read store `\(location.storeName)`: all \(limit) of its connections "
-              + "stayed busy for \(settings.connectionWait) (PostgresStoreSettings."
-              + "maximumConnections). Nothing was done; retry, or allow more connections or a "
-              + "longer connectionWait in ModelConfiguration.postgresSettings.")
-        }
-      }
-      let reader = idleReaders.popLast()
-      if reader == nil { openConnections += 1 }
-      readerLock.unlock()
-      if let reader {
-        do {
-          try ready(reader)
-        } catch {
-          closed()
-          throw error
-        }
-        return reader
+      guard
+        let checkout = readers.checkOut(waiting: settings.connectionWait, ignoringLimit: nested)
+      else {
+        throw StoreError(
+          .busy, url: url,
+          message:
+            "Can't read store `\(location.storeName)`: all \(readers.limit ?? 0) of its "
+            + "connections stayed busy for \(settings.connectionWait) (PostgresStoreSettings."
+            + "maximumConnections). Nothing was done; retry, or allow more connections or a "
+            + "longer connectionWait in ModelConfiguration.postgresSettings.")
       }
       do {
-        return try connect()
+        guard case .idle(let reader) = checkout else { return try connect() }
+        try ready(reader)
+        return reader
       } catch {
-        closed()
+        readers.discard()
         throw error
       }
     }
 
-    /// Counts a reader that closed (or failed to open), letting a waiting caller open one.
-    private func closed() {
-      readerLock.lock()
-      openConnections -= 1
-      readerLock.signal()
-      readerLock.unlock()
-    }
-
     private func giveBack(_ reader: PostgresStoreConnection) {
       if reader.connection.isInTransaction { try? reader.connection.execute("ROLLBACK") }
-      guard reader.connection.isConnected else {
-        closed()
-        return
-      }
-      readerLock.lock()
-      idleReaders.append(reader)
-      readerLock.signal()
-      readerLock.unlock()
+      readers.checkIn(reader, keep: reader.connection.isConnected)
     }
 
     /// A duration in seconds.
@@ -560,36 +513,21 @@
     /// Calls `handler` after commits by any process (each notification on the store's channel)
     /// and after the listener connected again, until the observation is cancelled.
     func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
-      let (id, start) = observers.withLock { observers -> (Int, Bool) in
-        observers.next += 1
-        observers.handlers[observers.next] = handler
-        return (observers.next, observers.listening == nil)
-      }
-      if start {
+      observers.add(handler) {
         let loop = ListenLoop(
           location: location, channel: channel, heartbeat: settings.listenerHeartbeat
         ) { [weak self] in
           self?.deliver()
         }
-        observers.withLock { $0.listening = loop }
         loop.start()
-      }
-      return ChangeObservation { [weak self] in
-        let stopped: ListenLoop?? = self?.observers.withLock { observers -> ListenLoop? in
-          observers.handlers[id] = nil
-          guard observers.handlers.isEmpty else { return nil }
-          defer { observers.listening = nil }
-          return observers.listening
-        }
-        if let stopped, let stopped { stopped.stop() }
+        return ChangeObservation { loop.stop() }
       }
     }
 
     /// Calls every handler.
     private func deliver() {
       let count = changes.add(1, ordering: .relaxed).newValue
-      let handlers = observers.withLock { Array($0.handlers.values) }
-      for handler in handlers { handler(count) }
+      for handler in observers.handlers { handler(count) }
     }
   }
 
@@ -630,55 +568,38 @@
       listener.withLock { $0?.wakeUp() }
     }
 
+    /// Waits on the listener until stopped. Connecting, and connecting again after a failure
+    /// (with growing pauses), is ``PostgresListener/wait(timeout:)``'s: the first wait only
+    /// tries once, so ``start()`` is not held up by a server that can't be reached.
     private func run() {
       var signalled = false
       defer { if !signalled { ready.signal() } }
-      var delay: UInt32 = 50_000
       // Whether the handlers were called for the failure under way: the server can't be reached,
       // so their catch-up read fails and says so (``LiveQuery/error``), and is retried with
       // back-off until it reads again — once per failure, not per attempt to connect.
       var toldOfFailure = false
-      func failed() {
-        guard signalled, !toldOfFailure, !stopped.load(ordering: .acquiring) else { return }
-        toldOfFailure = true
-        onChange()
-      }
       while !stopped.load(ordering: .acquiring) {
-        let current: PostgresListener
-        if let existing = listener.withLock({ $0 }) {
-          current = existing
-        } else {
-          do {
-            let created = try PostgresListener(location: location, heartbeat: heartbeat)
+        var current = listener.withLock { $0 }
+        do {
+          if current == nil {
+            let created = try PostgresListener(connectingLater: location, heartbeat: heartbeat)
             try created.listen(channel)
             listener.withLock { $0 = created }
             current = created
             if stopped.load(ordering: .acquiring) { break }
-            if !signalled {
-              signalled = true
-              ready.signal()
-            } else {
-              toldOfFailure = false
-              onChange()  // listening again after a failure: catch up
-            }
-          } catch {
-            if !signalled {
-              signalled = true
-              ready.signal()
-            } else {
-              failed()
-            }
-            usleep(delay)
-            delay = min(delay * 2, 1_000_000)
-            continue
           }
-        }
-        delay = 50_000
-        do {
-          // At most a heartbeat: a server that can't be reached is told to the handlers
-          // (``failed()``) within one, not after a long wait.
-          let event = try current.wait(timeout: heartbeat)
+          guard let current else { break }
+          // At most a heartbeat: a server that can't be reached is told to the handlers within
+          // one, not after a long wait.
+          let event = try current.wait(timeout: signalled ? heartbeat : .zero)
           if stopped.load(ordering: .acquiring) { break }
+          if !signalled {
+            // The first connection, listening: a save after `observeChanges` is not missed.
+            signalled = true
+            ready.signal()
+            if event.reconnected { continue }
+          }
+          // Listening again after a failure: catch up.
           if event.reconnected { toldOfFailure = false }
           // A heartbeat of silence reads the history too: a save notifies after its commit
           // (``notifySQL``), so a notification lost between the two (its process killed)
@@ -687,8 +608,15 @@
             onChange()
           }
         } catch {
-          failed()
-          usleep(delay)
+          if !signalled {
+            signalled = true
+            ready.signal()
+          } else if !toldOfFailure, !stopped.load(ordering: .acquiring) {
+            toldOfFailure = true
+            onChange()
+          }
+          // A moment before the next wait (which retries connecting at growing intervals).
+          if let current { _ = current.waitForWakeUp(.milliseconds(50)) } else { usleep(50_000) }
         }
       }
       listener.withLock { $0 = nil }

@@ -232,20 +232,18 @@ enum SQLiteStoreEngine {
       + "\(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table))"
     let first = try db.prepare(copy + " ORDER BY rowid LIMIT ?")
     let next = try db.prepare(copy + " WHERE rowid > ? ORDER BY rowid LIMIT ?")
-    let batch: Int64 = 50_000
-    var last: Int64?
-    var done = 0
-    while true {
+    let batch = Int64(BatchedCopy.batchSize)
+    try BatchedCopy.run(progress: progress) { last in
       let insert = last == nil ? first : next
       insert.reset()
       try insert.bind(last.map { [.integer($0), .integer(batch)] } ?? [.integer(batch)])
       try insert.execute()
       let copied = db.changes
-      if copied == 0 { break }
-      done += copied
-      progress(done)
-      last = try db.queryFirst("SELECT max(rowid) FROM \(quotedTemporary)") { $0.int64(at: 0) }
-      if copied < batch { break }
+      if copied == 0 { return (0, nil) }
+      let newest = try db.queryFirst("SELECT max(rowid) FROM \(quotedTemporary)") {
+        $0.int64(at: 0)
+      }
+      return (copied, newest)
     }
   }
 }

@@ -1,0 +1,122 @@
+#if canImport(CLibPQ)
+  import Foundation
+  internal import CLibPQ
+
+  extension PostgresConnection {
+    /// The isolation level of a transaction.
+    ///
+    /// For example: `try connection.transaction(.serializable) { … }`.
+    public enum IsolationLevel: Sendable, Hashable {
+      /// Each statement sees what was committed before it began (PostgreSQL's default).
+      case readCommitted
+      /// Every statement sees what was committed before the transaction's first one.
+      case repeatableRead
+      /// As if transactions ran one after the other; a conflict fails with
+      /// ``PostgresError/Code/serializationFailure``.
+      case serializable
+
+      var beginSQL: String {
+        switch self {
+        case .readCommitted: return "BEGIN"
+        case .repeatableRead: return "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case .serializable: return "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        }
+      }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// Called inside another transaction, it becomes a savepoint (see ``savepoint(_:)``).
+    ///
+    /// A statement that fails inside a PostgreSQL transaction aborts it: catch errors you mean
+    /// to survive inside a ``savepoint(_:)``. A transaction aborted that way is rolled back,
+    /// never committed, and reported as an error.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try connection.transaction {
+    ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("a")])
+    ///   try connection.run("INSERT INTO note (text) VALUES (?)", [.text("b")])
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - isolation: The isolation level; `.readCommitted` by default.
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (after rolling back), or ``PostgresError`` — with
+    ///   ``PostgresError/isCommitOutcomeUnknown`` when the connection broke during the commit.
+    public func transaction<Result>(
+      _ isolation: IsolationLevel = .readCommitted, _ body: () throws -> Result
+    ) throws -> Result {
+      try inTransaction(isolation, body)
+    }
+
+    /// Commits a transaction opened with `BEGIN` through ``execute(_:)``: an aborted one (which
+    /// COMMIT rolls back) is an error, and a connection lost during the commit is one with
+    /// ``PostgresError/isCommitOutcomeUnknown``.
+    func commitOpenTransaction() throws { try commitOrRollBack() }
+
+    /// Runs `body` in a savepoint, which nests: rolled back to its start when `body` throws
+    /// (also after a failed statement, which a savepoint survives), without undoing the
+    /// enclosing transaction's earlier work.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try connection.transaction {
+    ///   try connection.run("INSERT INTO note (text) VALUES ('kept')")
+    ///   try? connection.savepoint {
+    ///     try connection.run("INSERT INTO note (text) VALUES ('undone')")
+    ///     throw CancellationError()
+    ///   }
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (after rolling back to the savepoint), or
+    ///   ``PostgresError``.
+    public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+      try inSavepoint(body)
+    }
+  }
+
+  // The transaction, savepoint and row-loop implementation shared with SQLite's driver.
+  extension PostgresConnection: DriverTransactions {
+    /// PostgreSQL has savepoints only inside a transaction: outside one, a savepoint is one.
+    var savepointTransactionMode: IsolationLevel? { .readCommitted }
+
+    func beginTransaction(_ isolation: IsolationLevel) throws {
+      try execute(isolation.beginSQL)
+    }
+
+    /// Commits the open transaction; an aborted one (which COMMIT rolls back) is an error.
+    func commitTransaction() throws {
+      let handle = try session.liveHandle(sql: "COMMIT")
+      let result = PQexec(handle, "COMMIT")
+      defer { PQclear(result) }
+      guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+        throw session.error(result, sql: "COMMIT", committing: true)
+      }
+      if let status = PQcmdStatus(result), strcmp(status, "ROLLBACK") == 0 {
+        throw PostgresError(
+          code: .other, sqlState: "25P02",
+          message:
+            "the transaction was rolled back, not committed: one of its statements failed and"
+            + " its error was caught without a savepoint",
+          server: session.server, sql: "COMMIT")
+      }
+    }
+
+    func rollBackTransaction() {
+      try? execute("ROLLBACK")
+    }
+
+    func executeSavepointSQL(_ sql: String) throws {
+      try execute(sql)
+    }
+  }
+
+  extension PostgresStatement: DriverStatement {}
+#endif
