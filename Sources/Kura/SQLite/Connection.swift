@@ -192,12 +192,23 @@ public final class Connection: @unchecked Sendable {
   /// - Returns: The statement, ready to bind.
   /// - Throws: ``SQLiteError`` naming the SQL.
   public func cachedStatement(_ sql: String) throws -> Statement {
+    try cachedStatement(sql, clearingBindings: true)
+  }
+
+  /// ``cachedStatement(_:)`` for a caller that binds every parameter again: the bindings are
+  /// kept, not cleared (clearing frees each bound text and blob, which binding anew then
+  /// allocates again: about 1,000 instructions per save's upsert and history row).
+  func cachedStatementToRebind(_ sql: String) throws -> Statement {
+    try cachedStatement(sql, clearingBindings: false)
+  }
+
+  private func cachedStatement(_ sql: String, clearingBindings: Bool) throws -> Statement {
     if let statement = statementCache.statement(for: sql) {
       // Still stepping through its rows (a query run again from its own row closure): the
       // caller gets one of its own, so the outer loop is not reset.
       if sqlite3_stmt_busy(statement.handle) != 0 { return try prepare(sql) }
       sqlite3_reset(statement.handle)
-      sqlite3_clear_bindings(statement.handle)
+      if clearingBindings { sqlite3_clear_bindings(statement.handle) }
       return statement
     }
     var statement: OpaquePointer?
