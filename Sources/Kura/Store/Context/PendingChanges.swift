@@ -305,8 +305,8 @@ protocol AnyPendingChanges: AnyObject {
 enum StoreSQL {
   /// The upsert of one row: an insert that updates the stored row with the same id, or (when
   /// the model declares unique attributes) with the same unique values, which keeps its id.
-  static func upsert(_ schema: ModelSchema, engine: StoreEngine) -> String {
-    engine.upsertSQL(schema)
+  static func upsert(_ schema: ModelSchema, engine: any StoreEngine) -> String {
+    schema.upsertSQL(for: engine)
   }
 
   /// Columns of an index or conflict target. String columns compare as the predicate

@@ -19,7 +19,7 @@
           location: location, readOnly: !configuration.allowsSave,
           settings: configuration.postgresSettings)
         let outcome = try pool.read { db -> StoreExamination.Outcome in
-          guard case .postgres(let connection) = db else { return .new }
+          guard let connection = db as? PostgresStoreConnection else { return .new }
           try checkServer(connection.connection, location: location)
           var examination = StoreExamination(
             url: url, schemas: schemas, graph: graph, migration: migration)
@@ -44,7 +44,7 @@
               + "so nothing was created or changed; open it for writing (such as by saving "
               + "something) first.")
         }
-        return (url, .postgres(pool), outcome)
+        return (url, pool, outcome)
       } catch let error as PostgresError {
         throw StoreError.wrapping(postgres: error, url: url, doing: "open")
       }

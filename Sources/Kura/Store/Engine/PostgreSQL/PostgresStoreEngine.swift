@@ -25,7 +25,7 @@
   ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
   ///   id has ended), so a token that commits late is never skipped. `pg_notify`, sent by the
   ///   pool after the commit, wakes the listeners; `save_id` tells a lost commit's outcome.
-  enum PostgresStoreEngine {
+  struct PostgresStoreEngine: StoreEngine {
     /// The name of the collation of `String` columns.
     static let collation = "kura_swift"
 
@@ -63,7 +63,7 @@
     /// `"id" TEXT COLLATE KURA_SWIFT NOT NULL PRIMARY KEY` (ids Swift calls equal are one row),
     /// followed by the hidden ``rowColumn``.
     static func primaryKeyDefinition(_ schema: ModelSchema) -> String {
-      StoreEngine.postgres.columnDefinition(schema.primaryKey) + " PRIMARY KEY, "
+      PostgresStoreEngine().columnDefinition(schema.primaryKey) + " PRIMARY KEY, "
         + "\(rowColumn) BIGINT NOT NULL DEFAULT nextval('kura_row_numbers')"
     }
 

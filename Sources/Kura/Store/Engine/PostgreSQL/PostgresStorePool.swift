@@ -74,11 +74,8 @@
       var listening: ListenLoop?
     }
 
-    /// Kura's first key of `pg_advisory_xact_lock` ("KURA").
-    static let lockKey: Int64 = 0x4B55_5241
-
-    /// Takes the store's lock exclusively for the open transaction.
-    static let lockSQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
+    /// Kura's first key of `pg_advisory_xact_lock` ("KURA"; ``PostgresStoreConnection/lockKey``).
+    static let lockKey = PostgresStoreConnection.lockKey
 
     /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
     /// the transaction's id, in one round trip (a `BEGIN` in a simple query keeps the
@@ -286,13 +283,13 @@
 
     /// Runs `body` on a reader; each statement sees the last committed state.
     func read<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      try withReader { try body(.postgres($0)) }
+      try withReader { try body($0) }
     }
 
     /// Runs `body` on a reader inside one `REPEATABLE READ` transaction.
     func readSnapshot<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
       try withReader { reader in
-        try reader.connection.transaction(.repeatableRead) { try body(.postgres(reader)) }
+        try reader.connection.transaction(.repeatableRead) { try body(reader) }
       }
     }
 
@@ -319,16 +316,6 @@
       let result = try transaction(writer, begin: Self.beginSerializedSQL, retries: 0, body)
       changes.add(1, ordering: .relaxed)
       return result
-    }
-
-    /// Runs `body` on the writer without opening a transaction.
-    func writeWithoutTransaction<Result>(_ body: (StoreConnection) throws -> Result) throws
-      -> Result
-    {
-      try lockWriter()
-      defer { writerLock.unlock() }
-      let writer = try writerConnection()
-      return try body(.postgres(writer))
     }
 
     /// A write transaction that changes tables: prepared statements of every connection are
@@ -439,7 +426,7 @@
         writer.pendingTransaction = transactionID.map {
           PendingTransaction(id: $0, backend: writer.connection.processID)
         }
-        result = try body(.postgres(writer))
+        result = try body(writer)
         try writer.connection.commitOpenTransaction()
       } catch let error as PostgresError where error.isCommitOutcomeUnknown {
         guard let result else { throw error }

@@ -6,12 +6,12 @@ import Foundation
 /// shared by every engine (``StoreSetup``).
 enum SQLiteStore {
   /// A store opened: its file (`nil` in memory), its connections and what setting it up takes.
-  typealias Opened = (url: URL?, pool: StorePool, outcome: StoreExamination.Outcome)
+  typealias Opened = (url: URL?, pool: any StorePool, outcome: StoreExamination.Outcome)
 
   /// A private store in memory.
   static func openInMemory() throws -> Opened {
     do {
-      return (nil, .sqlite(try DatabasePool.inMemory()), .new)
+      return (nil, SQLiteStorePool(pool: try DatabasePool.inMemory()), .new)
     } catch {
       throw StoreError.wrapping(error, url: nil, doing: "open")
     }
@@ -57,7 +57,9 @@ enum SQLiteStore {
     do {
       // A store that only reads is read as found: no `-wal` or `-shm` file is created beside it.
       let readOnly = !configuration.allowsSave
-      return (url, .sqlite(try DatabasePool(path: url.path, readOnly: readOnly)), outcome)
+      return (
+        url, SQLiteStorePool(pool: try DatabasePool(path: url.path, readOnly: readOnly)), outcome
+      )
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
@@ -100,7 +102,7 @@ enum SQLiteStore {
 extension SQLiteStore {
   /// A connection that reads the store file at `url` as found, changing nothing beside it (for
   /// ``StoreInspector``).
-  static func openForInspection(_ url: URL) throws -> StoreConnection {
+  static func openForInspection(_ url: URL) throws -> any StoreConnection {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
       !isDirectory.boolValue
@@ -116,7 +118,7 @@ extension SQLiteStore {
       do {
         let connection = try Connection(path: url.path, mode: .inspect)
         _ = try connection.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(at: 0) }
-        return .sqlite(connection)
+        return SQLiteStoreConnection(connection: connection)
       } catch let error as SQLiteError
         where attempt < 8 && [.readOnly, .cannotOpen, .busy, .locked].contains(error.code)
       {
@@ -132,10 +134,10 @@ extension SQLiteStore {
 extension SQLiteStore {
   /// The store file at `url` opened for ``StoreMigration``, after a read-only look refused a
   /// file that is damaged, not a Kura store or written by a newer Kura.
-  static func openForMigration(_ url: URL) throws -> StorePool {
+  static func openForMigration(_ url: URL) throws -> any StorePool {
     try StoreProbe.checkWritable(url)
     do {
-      return .sqlite(try DatabasePool(path: url.path))
+      return SQLiteStorePool(pool: try DatabasePool(path: url.path))
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }

@@ -62,7 +62,7 @@ struct StoreProbe {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
     do {
-      return try examination.outcome(.sqlite(db))
+      return try examination.outcome(SQLiteStoreConnection(connection: db))
     } catch let error as StoreError {
       throw error
     } catch {
@@ -76,7 +76,7 @@ struct StoreProbe {
     guard try StoreFile.state(of: url) == .present else { return }
     let probe = StoreProbe(url: url, schemas: [], graph: RelationshipGraph(), migration: nil)
     do {
-      let db = StoreConnection.sqlite(try Connection(path: url.path, mode: .inspect))
+      let db = SQLiteStoreConnection(connection: try Connection(path: url.path, mode: .inspect))
       _ = try probe.examination.metadata(db, schemaVersionLimit: nil)
     } catch let error as StoreError {
       throw error
