@@ -201,7 +201,7 @@
     ///   - sql: One SQL statement (cached).
     ///   - arguments: One value per parameter.
     /// - Throws: ``PostgresError`` naming the SQL.
-    public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+    public func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
       let statement = try cachedStatement(sql)
       try statement.bind(arguments)
       try statement.execute()
@@ -224,7 +224,7 @@
     /// - Returns: The mapped rows.
     /// - Throws: ``PostgresError`` or what `row` throws.
     public func query<Row>(
-      _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
+      _ sql: String, _ arguments: [DatabaseValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> [Row] {
       let statement = try cachedStatement(sql)
       defer { statement.rewind() }
@@ -249,7 +249,7 @@
     /// - Returns: The mapped first row, or `nil` when there is none.
     /// - Throws: ``PostgresError`` or what `row` throws.
     public func queryFirst<Row>(
-      _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
+      _ sql: String, _ arguments: [DatabaseValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> Row? {
       let statement = try cachedStatement(sql)
       defer { statement.rewind() }

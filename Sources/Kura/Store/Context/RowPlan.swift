@@ -13,68 +13,22 @@ import Synchronization
 /// Any other model (a custom conformance that transforms values, an enum or nested `Codable`
 /// property, a class) keeps the `Codable` path of ``RowEncoder`` and ``RowDecoder``.
 final class RowPlan: Sendable {
-  /// How one column's property is stored in the model's memory.
-  enum Field: Sendable {
-    case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64
-    case double, float, bool, string, date, uuid, url, data
+  /// How one column's property is stored in the model's memory (``RowLayout/Field``).
+  typealias Field = RowLayout.Field
 
-    /// The field of a property type, or `nil` for types the plan leaves to `Codable`.
-    init?(_ type: Any.Type, kind: ColumnKind) {
-      let field: Field
-      switch type {
-      case is Int.Type: field = .int
-      case is Int8.Type: field = .int8
-      case is Int16.Type: field = .int16
-      case is Int32.Type: field = .int32
-      case is Int64.Type: field = .int64
-      case is UInt.Type: field = .uint
-      case is UInt8.Type: field = .uint8
-      case is UInt16.Type: field = .uint16
-      case is UInt32.Type: field = .uint32
-      case is UInt64.Type: field = .uint64
-      case is Double.Type: field = .double
-      case is Float.Type: field = .float
-      case is Bool.Type: field = .bool
-      case is String.Type: field = .string
-      case is Date.Type: field = .date
-      case is UUID.Type: field = .uuid
-      case is URL.Type: field = .url
-      case is Data.Type: field = .data
-      default: return nil
-      }
-      guard field.kind == kind else { return nil }
-      self = field
-    }
-
-    /// The column kind the schema gives this field's type.
-    var kind: ColumnKind {
-      switch self {
-      case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64:
-        return .integer
-      case .double, .float: return .real
-      case .bool: return .bool
-      case .string: return .text
-      case .date: return .date
-      case .uuid: return .uuid
-      case .url: return .url
-      case .data: return .blob
-      }
-    }
-  }
-
-  /// One column: its property's byte offset in the model, its field and whether it is optional.
-  struct Column: Sendable {
-    let offset: Int
-    let field: Field
-    let isOptional: Bool
-  }
+  /// One column's property: where it is and how it is stored (``RowLayout/Column``).
+  typealias Column = RowLayout.Column
 
   let columns: [Column]
   private let schema: ModelSchema
 
+  /// The columns' layout, which the statement reads and binds in one call per row.
+  let layout: RowLayout
+
   private init(schema: ModelSchema, columns: [Column]) {
     self.schema = schema
     self.columns = columns
+    self.layout = RowLayout(columns: columns, schema: schema)
   }
 
   // MARK: Building
@@ -237,94 +191,10 @@ final class RowPlan: Sendable {
   }
 
   /// Initializes every property of the model at `base` from the statement's current row; on a
-  /// failure, what was initialized is deinitialized again.
-  private func initialize(_ base: UnsafeMutableRawPointer, from statement: StoreStatement) throws {
-    var index = 0
-    do {
-      for column in columns {
-        try read(column, index: index, from: statement, into: base + column.offset)
-        index += 1
-      }
-    } catch {
-      for done in 0..<index { Self.deinitialize(columns[done], at: base + columns[done].offset) }
-      throw error
-    }
-  }
-
+  /// failure, what was initialized is deinitialized again (``StoreStatement/readRow(_:into:)``).
   @inline(__always)
-  private func read(
-    _ column: Column, index: Int, from statement: StoreStatement, into p: UnsafeMutableRawPointer
-  ) throws {
-    @inline(__always)
-    func put<T>(_ type: T.Type, _ value: () throws -> T) rethrows {
-      if column.isOptional {
-        let target = p.assumingMemoryBound(to: Optional<T>.self)
-        if statement.isNull(at: index) {
-          target.initialize(to: nil)
-        } else {
-          target.initialize(to: try value())
-        }
-      } else {
-        p.assumingMemoryBound(to: T.self).initialize(to: try value())
-      }
-    }
-    @inline(__always)
-    func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-      guard let value = T(exactly: statement.int64(at: index)) else {
-        throw schema.readFailure(T.self, at: index)
-      }
-      return value
-    }
-    switch column.field {
-    case .int: try put(Int.self) { try integer(Int.self) }
-    case .int8: try put(Int8.self) { try integer(Int8.self) }
-    case .int16: try put(Int16.self) { try integer(Int16.self) }
-    case .int32: try put(Int32.self) { try integer(Int32.self) }
-    case .int64: put(Int64.self) { statement.int64(at: index) }
-    case .uint: try put(UInt.self) { try integer(UInt.self) }
-    case .uint8: try put(UInt8.self) { try integer(UInt8.self) }
-    case .uint16: try put(UInt16.self) { try integer(UInt16.self) }
-    case .uint32: try put(UInt32.self) { try integer(UInt32.self) }
-    case .uint64: try put(UInt64.self) { try integer(UInt64.self) }
-    case .double: put(Double.self) { statement.exactDouble(at: index) }
-    case .float: put(Float.self) { Float(statement.exactDouble(at: index)) }
-    case .bool: put(Bool.self) { statement.int64(at: index) != 0 }
-    case .string: put(String.self) { statement.string(at: index) }
-    case .date:
-      put(Date.self) { Date(timeIntervalSinceReferenceDate: statement.exactDouble(at: index)) }
-    case .uuid:
-      try put(UUID.self) {
-        guard let uuid = UUID(uuidString: statement.string(at: index)) else {
-          throw schema.readFailure(UUID.self, at: index)
-        }
-        return uuid
-      }
-    case .url:
-      try put(URL.self) {
-        guard let url = URL(string: statement.string(at: index)) else {
-          throw schema.readFailure(URL.self, at: index)
-        }
-        return url
-      }
-    case .data: put(Data.self) { statement.data(at: index) }
-    }
-  }
-
-  /// Deinitializes a property (those holding references).
-  private static func deinitialize(_ column: Column, at p: UnsafeMutableRawPointer) {
-    func drop<T>(_ type: T.Type) {
-      if column.isOptional {
-        p.assumingMemoryBound(to: Optional<T>.self).deinitialize(count: 1)
-      } else {
-        p.assumingMemoryBound(to: T.self).deinitialize(count: 1)
-      }
-    }
-    switch column.field {
-    case .string: drop(String.self)
-    case .url: drop(URL.self)
-    case .data: drop(Data.self)
-    default: break  // trivial values
-    }
+  private func initialize(_ base: UnsafeMutableRawPointer, from statement: StoreStatement) throws {
+    try statement.readRow(layout, into: base)
   }
 
   // MARK: Binding rows
@@ -335,74 +205,9 @@ final class RowPlan: Sendable {
     try withUnsafePointer(to: model) { try bind(UnsafeRawPointer($0), to: statement) }
   }
 
-  private func bind(_ base: UnsafeRawPointer, to statement: StoreStatement) throws {
-    var index = 0
-    for column in columns {
-      try bind(column, index: index, at: base + column.offset, to: statement)
-      index += 1
-    }
-  }
-
   @inline(__always)
-  private func bind(
-    _ column: Column, index: Int, at p: UnsafeRawPointer, to statement: StoreStatement
-  ) throws {
-    let parameter = index + 1
-    @inline(__always)
-    func value<T>(_ type: T.Type) -> T? {
-      column.isOptional
-        ? p.assumingMemoryBound(to: Optional<T>.self).pointee
-        : p.assumingMemoryBound(to: T.self).pointee
-    }
-    @inline(__always)
-    func integer<T: BinaryInteger>(_ type: T.Type) throws {
-      guard let value = value(T.self) else { return try statement.bindNull(at: parameter) }
-      guard let exact = Int64(exactly: value) else {
-        let name = schema.columns[index].name
-        throw StoreError(
-          .encodingFailed, model: schema.modelName, property: name,
-          message:
-            "Can't save `\(schema.modelName).\(name)`: \(value) is above the largest integer the "
-            + "store holds (\(Int64.max)).")
-      }
-      try statement.bind(exact, at: parameter)
-    }
-    switch column.field {
-    case .int: try integer(Int.self)
-    case .int8: try integer(Int8.self)
-    case .int16: try integer(Int16.self)
-    case .int32: try integer(Int32.self)
-    case .int64: try integer(Int64.self)
-    case .uint: try integer(UInt.self)
-    case .uint8: try integer(UInt8.self)
-    case .uint16: try integer(UInt16.self)
-    case .uint32: try integer(UInt32.self)
-    case .uint64: try integer(UInt64.self)
-    case .double:
-      guard let value = value(Double.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bindExact(value, at: parameter)
-    case .float:
-      guard let value = value(Float.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bindExact(Double(value), at: parameter)
-    case .bool:
-      guard let value = value(Bool.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bind(Int64(value ? 1 : 0), at: parameter)
-    case .string:
-      guard let value = value(String.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bind(value, at: parameter)
-    case .date:
-      guard let value = value(Date.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bindExact(value.timeIntervalSinceReferenceDate, at: parameter)
-    case .uuid:
-      guard let value = value(UUID.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bind(value.uuidString, at: parameter)
-    case .url:
-      guard let value = value(URL.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bind(value.absoluteString, at: parameter)
-    case .data:
-      guard let value = value(Data.self) else { return try statement.bindNull(at: parameter) }
-      try statement.bind(value, at: parameter)
-    }
+  private func bind(_ base: UnsafeRawPointer, to statement: StoreStatement) throws {
+    try statement.bindRow(layout, from: base)
   }
 }
 

@@ -22,16 +22,16 @@ protocol StoreConnection: Sendable {
   func cachedStatement(_ sql: String) throws -> any StoreStatement
 
   /// Runs one statement with bound values, ignoring any rows.
-  func run(_ sql: String, _ arguments: [SQLiteValue]) throws
+  func run(_ sql: String, _ arguments: [DatabaseValue]) throws
 
   /// Runs a query and maps each row.
   func query<Row>(
-    _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+    _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
   ) throws -> [Row]
 
   /// Runs a query and maps its first row, if any.
   func queryFirst<Row>(
-    _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+    _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
   ) throws -> Row?
 
   // MARK: State
@@ -115,7 +115,7 @@ protocol StoreConnection: Sendable {
   /// The primary key of the row the last change tracked by `tracker` touched (an upsert that
   /// matched a stored row by a unique attribute updated that row, which keeps its own id).
   func storedKey(ofLastChangeIn schema: ModelSchema, tracker: any StoreRowTracker) throws
-    -> SQLiteValue?
+    -> DatabaseValue?
 
   // MARK: History
 
@@ -190,7 +190,7 @@ extension StoreConnection {
 
 /// What the statements run inside ``StoreConnection/trackingRowChanges(in:_:)`` did to the rows
 /// of one table: how many changes, and the operation and row of the last one.
-protocol StoreRowTracker {
+protocol StoreRowTracker: AnyObject {
   /// How many changes to the table were reported so far.
   var count: Int { get }
 

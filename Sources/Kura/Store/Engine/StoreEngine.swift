@@ -157,7 +157,7 @@ protocol StoreEngine: Sendable {
 
   /// `value` written into SQL (a column's `DEFAULT`, a copy expression), or `nil` when the
   /// engine has no literal for it.
-  func literal(_ value: SQLiteValue) -> String?
+  func literal(_ value: DatabaseValue) -> String?
 
   /// A condition true when `expression` holds an integer (rather than a number with a fraction).
   func integerTest(_ expression: String) -> String
@@ -167,13 +167,13 @@ protocol StoreEngine: Sendable {
   /// The condition on the model's table that every word of `words` satisfies, as a word prefix
   /// or a substring of a searchable column.
   func searchCondition(_ index: SearchIndex, words: [String]) -> (
-    sql: String, arguments: [SQLiteValue]
+    sql: String, arguments: [DatabaseValue]
   )
 
   /// The `ORDER BY` expression that puts the best matches of `words` first, or `nil` when the
   /// engine has no ranking.
   func searchOrder(_ index: SearchIndex, words: [String]) -> (
-    sql: String, arguments: [SQLiteValue]
+    sql: String, arguments: [DatabaseValue]
   )?
 }
 

@@ -17,8 +17,7 @@ enum StoreRecords {
 
   /// The columns of a `kura_models` record (`text`, the record of `model`), or
   /// ``StoreError/Code/damaged`` naming the model when the record can't be read.
-  static func columns(_ text: String, model: String, url: URL?, file: String) throws -> [Column]
-  {
+  static func columns(_ text: String, model: String, url: URL?, file: String) throws -> [Column] {
     do {
       return try JSONDecoder().decode([Column].self, from: Data(text.utf8))
     } catch {

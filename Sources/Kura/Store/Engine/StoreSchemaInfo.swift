@@ -45,8 +45,8 @@ struct StoreForeignKeyViolation: Equatable {
 /// The first row of a table whose reference points at nothing: its key, the referring column,
 /// the table referred to and the missing value.
 struct StoreDanglingReference: Equatable {
-  var key: SQLiteValue
+  var key: DatabaseValue
   var column: String
   var target: String
-  var missing: SQLiteValue
+  var missing: DatabaseValue
 }

@@ -4,9 +4,13 @@ import Foundation
 /// rows, read columns.
 ///
 /// Parameters are numbered from 1, columns from 0. The requirements keep ``Statement``'s names
-/// (SQLite's statement conforms as it is); on the row hot paths (``RowEncoder``, ``RowDecoder``,
-/// ``RowPlan``) each bind or read is one witness call to the engine's own method.
-protocol StoreStatement {
+/// (SQLite's statement conforms as it is). A whole row is read or bound in one call,
+/// ``readRow(_:into:)`` and ``bindRow(_:from:)``, whose one implementation (a protocol
+/// extension) each conformance gets specialized for its own type: the per-column calls of a
+/// ``RowPlan`` are the engine's own, not witness calls. (The `Codable` path of ``RowEncoder`` and
+/// ``RowDecoder`` calls the requirements column by column.) Statements are classes, so an
+/// `any StoreStatement` is a reference and a witness table: passing one costs a retain.
+protocol StoreStatement: AnyObject {
   /// Identifies the statement (row coders are cached by it).
   var identity: ObjectIdentifier { get }
 
@@ -37,10 +41,10 @@ protocol StoreStatement {
   func bindNull(at index: Int) throws
 
   /// Binds any value to parameter `index` (from 1).
-  func bind(_ value: SQLiteValue, at index: Int) throws
+  func bind(_ value: DatabaseValue, at index: Int) throws
 
   /// Binds values to parameters 1, 2, 3… in order.
-  func bind(_ values: [SQLiteValue]) throws
+  func bind(_ values: [DatabaseValue]) throws
 
   /// Resets the statement so it can run again, keeping its bindings.
   func rewind()
@@ -84,5 +88,16 @@ protocol StoreStatement {
   func data(at index: Int) -> Data
 
   /// Column `index` (from 0) as the value it holds.
-  func value(at index: Int) -> SQLiteValue
+  func value(at index: Int) -> DatabaseValue
+
+  // MARK: Rows
+
+  /// Initializes every property of the model at `base`, laid out as `layout` says, from the
+  /// current row (columns in schema order); on a failure, what was initialized is deinitialized
+  /// again. Implemented once for every engine (``RowLayout``).
+  func readRow(_ layout: RowLayout, into base: UnsafeMutableRawPointer) throws
+
+  /// Binds every column of the model at `base`, laid out as `layout` says (parameter `n + 1` is
+  /// column `n`). Implemented once for every engine (``RowLayout``).
+  func bindRow(_ layout: RowLayout, from base: UnsafeRawPointer) throws
 }

@@ -15,12 +15,12 @@
       PostgresStoreStatement(statement: try connection.cachedStatement(sql), connection: self)
     }
 
-    func run(_ sql: String, _ arguments: [SQLiteValue]) throws {
+    func run(_ sql: String, _ arguments: [DatabaseValue]) throws {
       try connection.run(sql, arguments)
     }
 
     func query<Row>(
-      _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+      _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
     ) throws -> [Row] {
       try connection.query(sql, arguments) {
         try row(PostgresStoreStatement(statement: $0, connection: self))
@@ -28,7 +28,7 @@
     }
 
     func queryFirst<Row>(
-      _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+      _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
     ) throws -> Row? {
       try connection.queryFirst(sql, arguments) {
         try row(PostgresStoreStatement(statement: $0, connection: self))
@@ -114,7 +114,7 @@
 
     /// The key the upsert returned (`kura_op` and the key are its result row).
     func storedKey(ofLastChangeIn schema: ModelSchema, tracker: any StoreRowTracker) throws
-      -> SQLiteValue?
+      -> DatabaseValue?
     {
       if schema.primaryKey.kind == .integer { return .integer(tracker.lastIntegerKey) }
       guard let tracker = tracker as? PostgresRowTracker else { return nil }
@@ -215,19 +215,19 @@
       return expression
     }
 
-    func literal(_ value: SQLiteValue) -> String? { Self.literal(value) }
+    func literal(_ value: DatabaseValue) -> String? { Self.literal(value) }
 
     /// `TRUE`: an integer column holds only integers.
     func integerTest(_ expression: String) -> String { "TRUE" }
 
     func searchCondition(_ index: SearchIndex, words: [String]) -> (
-      sql: String, arguments: [SQLiteValue]
+      sql: String, arguments: [DatabaseValue]
     ) {
       PostgresSearchIndex(index).condition(words: words)
     }
 
     func searchOrder(_ index: SearchIndex, words: [String]) -> (
-      sql: String, arguments: [SQLiteValue]
+      sql: String, arguments: [DatabaseValue]
     )? {
       PostgresSearchIndex(index).order(words: words)
     }

@@ -107,7 +107,7 @@
     /// The operation of the last change.
     var lastOperation: RowOperation?
     /// The primary key of the row the last upsert touched.
-    var lastKey: SQLiteValue = .null
+    var lastKey: DatabaseValue = .null
 
     /// The last key when it is an integer, else 0.
     var lastIntegerKey: Int64 {

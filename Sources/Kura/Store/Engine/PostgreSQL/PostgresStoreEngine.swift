@@ -138,7 +138,7 @@
 
     /// A value written into SQL as a quoted literal, which takes the type of the column it goes
     /// to (so `'1'` is `true` in a `boolean` column); `nil` for NaN and text holding NUL.
-    static func literal(_ value: SQLiteValue) -> String? {
+    static func literal(_ value: DatabaseValue) -> String? {
       switch value {
       case .null: return "NULL"
       case .integer(let integer): return "'\(integer)'"

@@ -2,12 +2,18 @@
   import Foundation
 
   /// A prepared statement of a PostgreSQL store (the engine's ``StoreStatement``): the libpq
-  /// statement and the store connection it runs on, whose row tracker ``execute()`` reports to.
-  struct PostgresStoreStatement: StoreStatement {
+  /// statement and the store connection it runs on, whose row tracker ``execute()`` reports to
+  /// (a class, as every ``StoreStatement``: one is made per statement handed to the store).
+  final class PostgresStoreStatement: StoreStatement {
     /// The libpq statement.
     let statement: PostgresStatement
     /// The store connection the statement was prepared on.
     let connection: PostgresStoreConnection
+
+    init(statement: PostgresStatement, connection: PostgresStoreConnection) {
+      self.statement = statement
+      self.connection = connection
+    }
 
     var identity: ObjectIdentifier { ObjectIdentifier(statement) }
 
@@ -31,9 +37,9 @@
 
     func bindNull(at index: Int) throws { try statement.bindNull(at: index) }
 
-    func bind(_ value: SQLiteValue, at index: Int) throws { try statement.bind(value, at: index) }
+    func bind(_ value: DatabaseValue, at index: Int) throws { try statement.bind(value, at: index) }
 
-    func bind(_ values: [SQLiteValue]) throws { try statement.bind(values) }
+    func bind(_ values: [DatabaseValue]) throws { try statement.bind(values) }
 
     func rewind() { statement.rewind() }
 
@@ -72,6 +78,6 @@
 
     func data(at index: Int) -> Data { statement.data(at: index) }
 
-    func value(at index: Int) -> SQLiteValue { statement.value(at: index) }
+    func value(at index: Int) -> DatabaseValue { statement.value(at: index) }
   }
 #endif
