@@ -30,7 +30,8 @@ import Foundation
 /// the seam (the container, migration planning, contexts, observation): `scripts/check-layers`
 /// fails the build when one does. The shared code holds the engine's values as existentials
 /// (`any StorePool`, `any StoreConnection`); the per-column loops (binding a row, reading a row)
-/// call the statement's requirements, one witness call each.
+/// are requirements implemented once in a protocol extension (``RowLayout``), so each engine's
+/// statement type gets a copy specialized for it and a column costs the driver's own call.
 ///
 /// The SQLite engine's parts live in `Store/Engine/SQLite/`: ``SQLiteStoreEngine`` (SQL),
 /// ``SQLiteStorePool`` and ``SQLiteStoreConnection`` (over the driver's ``DatabasePool`` and
@@ -91,7 +92,7 @@ import Foundation
 ///    semantics), `boundList(_:parameter:)` (many values through one parameter), `noLimit`, and
 ///    `quoteIdentifier`, `placeholder`, `booleanLiteral`, `escapeLikePattern`.
 /// 7. Saves and history (``StoreConnection``): `trackingRowChanges(in:_:)` with a
-///    ``StoreRowTracker`` (`count`, `lastOperation`, `lastIntegerKey`, `lastKey`: whether each
+///    ``StoreRowTracker`` (`count`, `lastOperation`, `lastIntegerKey`: whether each
 ///    upsert inserted or updated), `storedKey(ofLastChangeIn:tracker:)`,
 ///    `appendHistory(time:models:changes:)` (a token larger than every earlier one; the feed
 ///    must never skip a token that commits late: `historyHorizonSQL` bounds what readers may
