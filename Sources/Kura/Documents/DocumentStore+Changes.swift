@@ -59,12 +59,6 @@ struct DocumentSubscribers<Value: Sendable>: Sendable {
   var live: [ChangeStream<Value>] { streams.values.compactMap(\.object) }
 }
 
-/// A reference that doesn't keep its object alive.
-struct Weak<Object: AnyObject & Sendable>: Sendable {
-  weak var object: Object?
-  init(_ object: Object) { self.object = object }
-}
-
 /// What tells a process that another one changed a document: the identity of the document file
 /// (device, inode, size, modification time) and of its journal (device, inode, size). A save
 /// changes one of them by itself — a whole-file save renames a new file into place, a journal

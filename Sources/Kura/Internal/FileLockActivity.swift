@@ -19,8 +19,8 @@ final class FileLockActivity: Sendable {
   }
 
   private final class WeakPool: Sendable {
-    weak let pool: DatabasePool?
-    init(_ pool: DatabasePool) { self.pool = pool }
+    weak let pool: (any SuspendableConnections)?
+    init(_ pool: any SuspendableConnections) { self.pool = pool }
   }
 
   private let epoch = Atomic<UInt64>(0)
@@ -77,7 +77,7 @@ final class FileLockActivity: Sendable {
   }
 
   /// Remembers a pool on a file, so suspending can close its connections.
-  func register(_ pool: DatabasePool) {
+  func register(_ pool: any SuspendableConnections) {
     pools.withLock { pools in
       pools = pools.filter { $0.value.pool != nil }
       pools[ObjectIdentifier(pool)] = WeakPool(pool)
@@ -110,4 +110,11 @@ final class FileLockActivity: Sendable {
   func resume() {
     suspended.store(false, ordering: .sequentiallyConsistent)
   }
+}
+
+/// Connections that hold file locks between operations and close them when the process is
+/// suspended (an SQLite `DatabasePool`), registered with ``FileLockActivity/register(_:)``.
+protocol SuspendableConnections: AnyObject, Sendable {
+  /// Closes the connections not in use; returns whether no file lock is left held by them.
+  func closeConnections() -> Bool
 }

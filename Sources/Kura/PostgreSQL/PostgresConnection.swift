@@ -201,7 +201,7 @@
     ///   - sql: One SQL statement (cached).
     ///   - arguments: One value per parameter.
     /// - Throws: ``PostgresError`` naming the SQL.
-    public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+    public func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
       try runStatement(sql, arguments)
     }
 
@@ -222,7 +222,7 @@
     /// - Returns: The mapped rows.
     /// - Throws: ``PostgresError`` or what `row` throws.
     public func query<Row>(
-      _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
+      _ sql: String, _ arguments: [DatabaseValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> [Row] {
       try rows(sql, arguments, row: row)
     }
@@ -242,7 +242,7 @@
     /// - Returns: The mapped first row, or `nil` when there is none.
     /// - Throws: ``PostgresError`` or what `row` throws.
     public func queryFirst<Row>(
-      _ sql: String, _ arguments: [SQLiteValue] = [], row: (PostgresStatement) throws -> Row
+      _ sql: String, _ arguments: [DatabaseValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> Row? {
       try firstRow(sql, arguments, row: row)
     }

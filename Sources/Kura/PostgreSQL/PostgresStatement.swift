@@ -358,7 +358,7 @@
       values[try slot(index)] = nil
     }
 
-    /// Binds any ``SQLiteValue`` to parameter `index` (from 1).
+    /// Binds any ``DatabaseValue`` to parameter `index` (from 1).
     ///
     /// For example: `try statement.bind(.text("A"), at: 1)`.
     ///
@@ -366,7 +366,7 @@
     ///   - value: The value.
     ///   - index: The parameter number, from 1.
     /// - Throws: ``PostgresError``.
-    public func bind(_ value: SQLiteValue, at index: Int) throws {
+    public func bind(_ value: DatabaseValue, at index: Int) throws {
       switch value {
       case .integer(let value): try bind(value, at: index)
       case .real(let value): try bind(value, at: index)
@@ -377,7 +377,7 @@
     }
 
     /// Binds any convertible value (Bool, Date, UUID, URL, optionals…) to parameter `index`,
-    /// as ``SQLiteValue`` documents.
+    /// as ``DatabaseValue`` documents.
     ///
     /// For example: `try statement.bind(value: UUID(), at: 1)`.
     ///
@@ -395,7 +395,7 @@
     ///
     /// - Parameter values: One value per parameter.
     /// - Throws: ``PostgresError``.
-    public func bind(_ values: [SQLiteValue]) throws {
+    public func bind(_ values: [DatabaseValue]) throws {
       for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
     }
 
@@ -651,10 +651,10 @@
       return Data(bytes)
     }
 
-    /// Column `index` (from 0) as a ``SQLiteValue``: integers and `boolean` as
-    /// ``SQLiteValue/integer(_:)``, `real` and `double precision` as ``SQLiteValue/real(_:)``,
-    /// `bytea` as ``SQLiteValue/blob(_:)``, NULL as ``SQLiteValue/null``, and anything else as
-    /// ``SQLiteValue/text(_:)`` (as PostgreSQL writes it).
+    /// Column `index` (from 0) as a ``DatabaseValue``: integers and `boolean` as
+    /// ``DatabaseValue/integer(_:)``, `real` and `double precision` as ``DatabaseValue/real(_:)``,
+    /// `bytea` as ``DatabaseValue/blob(_:)``, NULL as ``DatabaseValue/null``, and anything else as
+    /// ``DatabaseValue/text(_:)`` (as PostgreSQL writes it).
     ///
     /// For example:
     ///
@@ -664,7 +664,7 @@
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: The value.
-    public func value(at index: Int) -> SQLiteValue {
+    public func value(at index: Int) -> DatabaseValue {
       if isNull(at: index) { return .null }
       switch type(index) {
       case PostgresType.int8, PostgresType.int4, PostgresType.int2, PostgresType.oid,
@@ -679,7 +679,7 @@
       }
     }
 
-    /// Column `index` (from 0) converted to a Swift type, as ``SQLiteValue`` documents.
+    /// Column `index` (from 0) converted to a Swift type, as ``DatabaseValue`` documents.
     ///
     /// For example: `let id: UUID? = statement.value(UUID.self, at: 0)`.
     ///

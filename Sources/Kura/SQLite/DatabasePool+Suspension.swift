@@ -9,7 +9,7 @@ final class WriterSlot: @unchecked Sendable {
   init(_ connection: Connection) { self.connection = connection }
 }
 
-extension DatabasePool {
+extension DatabasePool: SuspendableConnections {
   /// The writer connection, opened again when a suspension closed it. Call with `writerLock` held.
   func openWriter(_ slot: WriterSlot) throws -> Connection {
     if let connection = slot.connection { return connection }

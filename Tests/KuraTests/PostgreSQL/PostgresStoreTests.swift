@@ -371,9 +371,8 @@
           try container.write { context in
             try context.insert(Memo(id: 1, text: "lost"))
             try context.save()
-            guard case .postgres(let connection)? = ModelContainer.activeWrite?.connection else {
-              return
-            }
+            let active = ModelContainer.activeWrite?.connection
+            guard let connection = active as? PostgresStoreConnection else { return }
             try cluster.terminateBackend(connection.connection.processID)
           }
         } throws: { error in
@@ -386,9 +385,8 @@
         // Broken mid-transaction (before anything was saved): also lost, also nothing written.
         #expect {
           try container.write { context in
-            guard case .postgres(let connection)? = ModelContainer.activeWrite?.connection else {
-              return
-            }
+            let active = ModelContainer.activeWrite?.connection
+            guard let connection = active as? PostgresStoreConnection else { return }
             try cluster.terminateBackend(connection.connection.processID)
             try context.insert(Memo(id: 2, text: "lost too"))
             try context.save()

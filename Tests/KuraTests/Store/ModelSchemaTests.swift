@@ -27,12 +27,12 @@ struct ModelSchemaTests {
   @Test func createsTableWithNotNullAndPrimaryKey() throws {
     let schema = try ModelSchema.of(Tag.self)
     #expect(
-      StoreSetup(url: nil, engine: .sqlite).createTableSQL(schema)
+      StoreSetup(url: nil, engine: SQLiteStoreEngine()).createTableSQL(schema)
         == #"CREATE TABLE "tags" ("id" TEXT NOT NULL COLLATE kura_unicode PRIMARY KEY, "color" TEXT)"#
     )
     let unique = try ModelSchema.of(UniqueStudent.self)
     #expect(
-      StoreSQL.upsert(unique, engine: .sqlite)
+      StoreSQL.upsert(unique, engine: SQLiteStoreEngine())
         == #"INSERT INTO "UniqueStudent" ("id", "name", "year") VALUES (?, ?, ?) "#
         + #"ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "year" = excluded."year" "#
         + #"ON CONFLICT ("name" COLLATE kura_unicode) DO UPDATE SET "name" = excluded."name", "#

@@ -218,7 +218,7 @@ struct StoreTrustTests {
     ) { "\($0.string(at: 0)) \($0.string(at: 1))" }
     for _ in 0..<3 {
       let container = try ModelContainer(for: Memo.self, configurations: .url(url))
-      let total = try container.pool.writeWithoutTransaction { $0.totalChanges }
+      let total = try container.pool.writeSerialized { $0.totalChanges }
       #expect(total == 0)
       #expect(try ModelContext(container).fetch(FetchDescriptor<Memo>()).map(\.text) == ["kept"])
     }

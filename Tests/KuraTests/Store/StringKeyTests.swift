@@ -280,7 +280,7 @@ struct StringKeyTests {
     let url = folder.file("byte-keys.store")
     try writeFormatOneWords(url, ids: [composed, "plain"], format: StoreSetup.storeFormat)
     // Everything else current, so only the key's comparison is out of date.
-    try Connection(path: url.path).execute(StoreEngine.sqlite.historyTableSQL)
+    try Connection(path: url.path).execute(SQLiteStoreEngine().historyTableSQL)
     #expect {
       _ = try ModelContainer(for: KeyedWord.self, configurations: .readOnly(url))
     } throws: { error in

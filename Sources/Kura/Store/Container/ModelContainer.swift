@@ -105,24 +105,30 @@ public final class ModelContainer: Sendable {
       ordered.append(schema)
     }
     let graph = try RelationshipGraph(models: models, schemas: schemas)
+    // How a store found is judged before anything is written (on any engine).
+    func examiner(_ url: URL) -> StoreExaminer {
+      var examination = StoreExamination(
+        url: url, schemas: ordered, graph: graph, migration: migration)
+      examination.allowsUnrelatedModels = configuration.allowsUnrelatedModels
+      return { try examination.outcome($0) }
+    }
+    let readOnly = !configuration.allowsSave
     // The one place that picks the engine.
-    let opened: SQLiteStore.Opened
+    let opened: OpenedStore
     switch configuration.storage {
     case .memory:
       opened = try SQLiteStore.openInMemory()
     case .file(let file):
-      opened = try SQLiteStore.open(
-        file.standardizedFileURL, configuration: configuration, schemas: ordered, graph: graph,
-        migration: migration)
+      let url = file.standardizedFileURL
+      opened = try SQLiteStore.open(url, readOnly: readOnly, examine: examiner(url))
     case .defaultFile:
-      opened = try SQLiteStore.open(
-        try Self.resolve { try Locations.current().defaultStoreURL },
-        configuration: configuration, schemas: ordered, graph: graph, migration: migration)
+      let url = try Self.resolve { try Locations.current().defaultStoreURL }
+      opened = try SQLiteStore.open(url, readOnly: readOnly, examine: examiner(url))
     #if canImport(CLibPQ)
       case .postgres(let location):
         opened = try PostgresStore.open(
-          location, configuration: configuration, schemas: ordered, graph: graph,
-          migration: migration)
+          location, readOnly: readOnly, settings: configuration.postgresSettings,
+          examine: examiner(location.passwordFreeURL))
     #else
       case .postgres(let location):
         throw StoreError(
@@ -136,7 +142,7 @@ public final class ModelContainer: Sendable {
         .cannotOpen,
         message: "Can't open the PostgreSQL store: \(why). Check the URL.")
     }
-    let (url, pool, outcome) = opened
+    let (url, pool, outcome) = (opened.url, opened.pool, opened.finding)
     if outcome != .current {
       var setup = StoreSetup(url: url, engine: pool.engine)
       setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)

@@ -10,14 +10,7 @@ import Foundation
 /// `-shm` without changing them).
 struct StoreExamination {
   /// What opening the store takes.
-  enum Outcome: Equatable {
-    /// No store yet: it is created.
-    case new
-    /// The store matches the models: opening writes nothing.
-    case current
-    /// The store needs its metadata, tables or indexes changed (in one write transaction).
-    case needsChanges
-  }
+  typealias Outcome = StoreFinding
 
   /// The store, for errors.
   let url: URL

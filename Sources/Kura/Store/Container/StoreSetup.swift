@@ -22,17 +22,13 @@ struct StoreSetup {
   /// How to migrate a store whose models changed (custom stages, progress).
   var migration: MigrationOptions? = nil
 
-  /// The format of Kura's metadata tables.
-  static let storeFormat = 2
+  /// The format of Kura's metadata tables (``StoreRecords/format``).
+  static let storeFormat = StoreRecords.format
   /// The schema version recorded for new stores (migrations will raise it).
   static let schemaVersion = 1
 
   /// A column as recorded in `kura_models`.
-  struct StoredColumn: Codable, Equatable {
-    var name: String
-    var kind: String
-    var optional: Bool
-  }
+  typealias StoredColumn = StoreRecords.Column
 
   private var file: String { storeLabel(url, inMemory: "in memory") }
 
@@ -244,16 +240,7 @@ struct StoreSetup {
   static func recordedColumns(_ text: String, model: String, url: URL?, file: String) throws
     -> [StoredColumn]
   {
-    do {
-      return try JSONDecoder().decode([StoredColumn].self, from: Data(text.utf8))
-    } catch {
-      throw StoreError(
-        .damaged, model: model, url: url,
-        message:
-          "Can't open store \(file): its record of model `\(model)` (table `kura_models`) is "
-          + "not readable. The file was left untouched; restore it from a backup, or check it "
-          + "with `kura store check`.")
-    }
+    try StoreRecords.columns(text, model: model, url: url, file: file)
   }
 
   func verify(_ schema: ModelSchema, in db: StoreConnection) throws {

@@ -337,25 +337,12 @@ protocol AnyPendingChanges: AnyObject {
   ) throws -> ChangeSet.ModelChanges
 }
 
-extension StoreConnection {
-  /// ``cachedStatement(_:)`` for a caller that binds every parameter again (its bindings are
-  /// kept: on SQLite, clearing them frees the memory of each text and blob bound before).
-  func cachedStatementToRebind(_ sql: String) throws -> StoreStatement {
-    switch self {
-    case .sqlite(let connection): return .sqlite(try connection.cachedStatementToRebind(sql))
-    #if canImport(CLibPQ)
-      case .postgres: return try cachedStatement(sql)
-    #endif
-    }
-  }
-}
-
 /// The SQL the context runs, built from a model's schema.
 enum StoreSQL {
   /// The upsert of one row: an insert that updates the stored row with the same id, or (when
   /// the model declares unique attributes) with the same unique values, which keeps its id.
-  static func upsert(_ schema: ModelSchema, engine: StoreEngine) -> String {
-    engine.upsertSQL(schema)
+  static func upsert(_ schema: ModelSchema, engine: any StoreEngine) -> String {
+    schema.upsertSQL(for: engine)
   }
 
   /// Columns of an index or conflict target. String columns compare as the predicate

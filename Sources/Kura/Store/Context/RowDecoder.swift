@@ -352,15 +352,3 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     try decoderReference._withUnsafeGuaranteedRef { decoder in throw decoder.shapeFailure() }
   }
 }
-
-extension ModelSchema {
-  /// The error for column `index` of a row holding a value that is not a valid `type`.
-  func readFailure(_ type: Any.Type, at index: Int) -> StoreError {
-    let column = columns[index].name
-    return StoreError(
-      .decodingFailed, model: modelName, property: column, column: column,
-      message:
-        "Can't read `\(modelName).\(column)`: the value in column `\(column)` of table "
-        + "`\(tableName)` is not a valid `\(type)`.")
-  }
-}

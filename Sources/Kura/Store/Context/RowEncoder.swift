@@ -63,7 +63,7 @@ final class RowEncoder: Encoder {
       }
     } catch let error as StoreError {
       throw error
-    } catch let error where StoreEngine.isEngineError(error) {
+    } catch let error where EngineFailure.isEngineError(error) {
       throw error
     } catch {
       throw StoreError(

@@ -30,94 +30,10 @@ extension RowPlan {
   }
 
   /// Initializes every property of the model at `base` from the statement's current row; on a
-  /// failure, what was initialized is deinitialized again.
-  private func initialize(_ base: UnsafeMutableRawPointer, from statement: StoreStatement) throws {
-    var index = 0
-    do {
-      for column in columns {
-        try read(column, index: index, from: statement, into: base + column.offset)
-        index += 1
-      }
-    } catch {
-      for done in 0..<index { Self.deinitialize(columns[done], at: base + columns[done].offset) }
-      throw error
-    }
-  }
-
+  /// failure, what was initialized is deinitialized again (``StoreStatement/readRow(_:into:)``).
   @inline(__always)
-  private func read(
-    _ column: Column, index: Int, from statement: StoreStatement, into p: UnsafeMutableRawPointer
-  ) throws {
-    @inline(__always)
-    func put<T>(_ type: T.Type, _ value: () throws -> T) rethrows {
-      if column.isOptional {
-        let target = p.assumingMemoryBound(to: Optional<T>.self)
-        if statement.isNull(at: index) {
-          target.initialize(to: nil)
-        } else {
-          target.initialize(to: try value())
-        }
-      } else {
-        p.assumingMemoryBound(to: T.self).initialize(to: try value())
-      }
-    }
-    @inline(__always)
-    func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-      guard let value = T(exactly: statement.int64(at: index)) else {
-        throw schema.readFailure(T.self, at: index)
-      }
-      return value
-    }
-    switch column.field {
-    case .int: try put(Int.self) { try integer(Int.self) }
-    case .int8: try put(Int8.self) { try integer(Int8.self) }
-    case .int16: try put(Int16.self) { try integer(Int16.self) }
-    case .int32: try put(Int32.self) { try integer(Int32.self) }
-    case .int64: put(Int64.self) { statement.int64(at: index) }
-    case .uint: try put(UInt.self) { try integer(UInt.self) }
-    case .uint8: try put(UInt8.self) { try integer(UInt8.self) }
-    case .uint16: try put(UInt16.self) { try integer(UInt16.self) }
-    case .uint32: try put(UInt32.self) { try integer(UInt32.self) }
-    case .uint64: try put(UInt64.self) { try integer(UInt64.self) }
-    case .double: put(Double.self) { statement.exactDouble(at: index) }
-    case .float: put(Float.self) { Float(statement.exactDouble(at: index)) }
-    case .bool: put(Bool.self) { statement.int64(at: index) != 0 }
-    case .string: put(String.self) { statement.string(at: index) }
-    case .date:
-      put(Date.self) { Date(timeIntervalSinceReferenceDate: statement.exactDouble(at: index)) }
-    case .uuid:
-      try put(UUID.self) {
-        guard let uuid = UUID(uuidString: statement.string(at: index)) else {
-          throw schema.readFailure(UUID.self, at: index)
-        }
-        return uuid
-      }
-    case .url:
-      try put(URL.self) {
-        guard let url = URL(string: statement.string(at: index)) else {
-          throw schema.readFailure(URL.self, at: index)
-        }
-        return url
-      }
-    case .data: put(Data.self) { statement.data(at: index) }
-    }
-  }
-
-  /// Deinitializes a property (those holding references).
-  private static func deinitialize(_ column: Column, at p: UnsafeMutableRawPointer) {
-    func drop<T>(_ type: T.Type) {
-      if column.isOptional {
-        p.assumingMemoryBound(to: Optional<T>.self).deinitialize(count: 1)
-      } else {
-        p.assumingMemoryBound(to: T.self).deinitialize(count: 1)
-      }
-    }
-    switch column.field {
-    case .string: drop(String.self)
-    case .url: drop(URL.self)
-    case .data: drop(Data.self)
-    default: break  // trivial values
-    }
+  private func initialize(_ base: UnsafeMutableRawPointer, from statement: StoreStatement) throws {
+    try statement.readRow(layout, into: base)
   }
 }
 

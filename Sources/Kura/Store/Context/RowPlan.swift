@@ -13,68 +13,22 @@ import Synchronization
 /// Any other model (a custom conformance that transforms values, an enum or nested `Codable`
 /// property, a class) keeps the `Codable` path of ``RowEncoder`` and ``RowDecoder``.
 final class RowPlan: Sendable {
-  /// How one column's property is stored in the model's memory.
-  enum Field: Sendable {
-    case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64
-    case double, float, bool, string, date, uuid, url, data
+  /// How one column's property is stored in the model's memory (``RowLayout/Field``).
+  typealias Field = RowLayout.Field
 
-    /// The field of a property type, or `nil` for types the plan leaves to `Codable`.
-    init?(_ type: Any.Type, kind: ColumnKind) {
-      let field: Field
-      switch type {
-      case is Int.Type: field = .int
-      case is Int8.Type: field = .int8
-      case is Int16.Type: field = .int16
-      case is Int32.Type: field = .int32
-      case is Int64.Type: field = .int64
-      case is UInt.Type: field = .uint
-      case is UInt8.Type: field = .uint8
-      case is UInt16.Type: field = .uint16
-      case is UInt32.Type: field = .uint32
-      case is UInt64.Type: field = .uint64
-      case is Double.Type: field = .double
-      case is Float.Type: field = .float
-      case is Bool.Type: field = .bool
-      case is String.Type: field = .string
-      case is Date.Type: field = .date
-      case is UUID.Type: field = .uuid
-      case is URL.Type: field = .url
-      case is Data.Type: field = .data
-      default: return nil
-      }
-      guard field.kind == kind else { return nil }
-      self = field
-    }
-
-    /// The column kind the schema gives this field's type.
-    var kind: ColumnKind {
-      switch self {
-      case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64:
-        return .integer
-      case .double, .float: return .real
-      case .bool: return .bool
-      case .string: return .text
-      case .date: return .date
-      case .uuid: return .uuid
-      case .url: return .url
-      case .data: return .blob
-      }
-    }
-  }
-
-  /// One column: its property's byte offset in the model, its field and whether it is optional.
-  struct Column: Sendable {
-    let offset: Int
-    let field: Field
-    let isOptional: Bool
-  }
+  /// One column's property: where it is and how it is stored (``RowLayout/Column``).
+  typealias Column = RowLayout.Column
 
   let columns: [Column]
   let schema: ModelSchema
 
+  /// The columns' layout, which the statement reads and binds in one call per row.
+  let layout: RowLayout
+
   private init(schema: ModelSchema, columns: [Column]) {
     self.schema = schema
     self.columns = columns
+    self.layout = RowLayout(columns: columns, schema: schema)
   }
 
   // MARK: Building

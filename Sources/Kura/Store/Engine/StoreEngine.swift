@@ -4,43 +4,53 @@ import Foundation
 /// (schema, context, predicate translation, migration planning, history, live queries, search,
 /// inspection) and the code that only one engine has.
 ///
-/// The store talks to its engine through four types in this folder, all enums so the compiler
-/// inlines the engine `switch` on the hot paths (binding and reading a column costs what the
-/// engine's own call costs, with no existential or witness-table dispatch):
+/// The store talks to its engine through four protocols in this folder:
 ///
-/// - ``StoreEngine``: which engine, and the SQL that needs no connection (column types, DDL,
-///   search conditions, the bound-list subquery, the dialect of translated predicates).
+/// - ``StoreEngine``: the SQL that needs no connection (column types, DDL, search conditions,
+///   the dialect of translated predicates) and what the engine can and can't do.
 /// - ``StorePool``: the connections of one store: reads, write transactions, the change signal.
 /// - ``StoreConnection``: one connection: statements, transactions, schema introspection and the
-///   engine's ways of doing what plain SQL can't say the same way on both engines.
+///   engine's ways of doing what plain SQL can't say the same way on every engine.
 /// - ``StoreStatement``: one prepared statement: bind, step, read columns.
 ///
-/// Values are ``SQLiteValue`` on every engine (its five cases are the store's value model: an
-/// engine maps them to and from its own types). SQL the shared code writes uses `?` and `?N`
-/// placeholders, `"quoted"` identifiers and standard syntax both engines accept (`ON CONFLICT …
-/// DO UPDATE`, `ALTER TABLE … RENAME COLUMN`, `count(*)`, `coalesce`, `LIMIT`); an engine
-/// rewrites placeholders to its own form itself.
+/// Values are ``DatabaseValue`` on every engine (its five cases are the store's value model: an
+/// engine maps them to and from its own types). Errors stay the driver's own; the engine sorts
+/// them into the few kinds the store acts on (``EngineError``, ``EngineFailure``). SQL the
+/// shared code writes uses `?` and `?N` placeholders, `"quoted"` identifiers and standard syntax
+/// every engine accepts (`ON CONFLICT … DO UPDATE`, `ALTER TABLE … RENAME COLUMN`, `count(*)`,
+/// `coalesce`, `LIMIT`); an engine rewrites placeholders to its own form itself.
 ///
-/// ## What an engine provides
+/// ## How an engine joins the seam
 ///
-/// Adding an engine is adding a case to the four enums (`.postgres(PostgresConnection)` and so
-/// on), one conformance of ``SQLDialect`` and one namespace of its own beside
-/// ``SQLiteStoreEngine``; every `switch` over the enums then names what is missing. The SQLite
-/// engine's parts live in `Store/Engine/SQLite/` and only there: ``SQLiteStoreEngine`` (SQL),
-/// ``SQLiteDialect``, ``SQLiteSearchIndex`` (FTS5), ``SQLiteFormatUpgrade`` (format 1, which
-/// only SQLite stores have), and the file-level opening (`SQLiteStore`, ``StoreProbe``,
-/// ``StoreFile``). The PostgreSQL engine's live in `Store/Engine/PostgreSQL/` (compiled where
-/// libpq is, `#if canImport(CLibPQ)`): `PostgresStoreEngine` (SQL, introspection, history,
-/// migrations), `PostgresDialect`, `PostgresSearchIndex`, `PostgresStorePool` (the write lock,
-/// lost commits, the LISTEN/NOTIFY change signal), `PostgresStoreConnection` and
-/// `PostgresStore` (opening). An engine provides:
+/// An engine is a folder of its own under `Store/Engine/` that conforms its types to the four
+/// protocols, ``EngineError`` and ``SQLDialect``, and opens its stores into an ``OpenedStore``.
+/// Nothing outside its folder names its types, except the one `switch` on
+/// ``ModelConfiguration``'s storage in ``ModelContainer``'s initializer (and the migration and
+/// inspection entry points beside it) that picks an engine; nothing inside it names a type above
+/// the seam (the container, migration planning, contexts, observation): `scripts/check-layers`
+/// fails the build when one does. The shared code holds the engine's values as existentials
+/// (`any StorePool`, `any StoreConnection`); the per-column loops (binding a row, reading a row)
+/// are requirements implemented once in a protocol extension (``RowLayout``), so each engine's
+/// statement type gets a copy specialized for it and a column costs the driver's own call.
+///
+/// The SQLite engine's parts live in `Store/Engine/SQLite/`: ``SQLiteStoreEngine`` (SQL),
+/// ``SQLiteStorePool`` and ``SQLiteStoreConnection`` (over the driver's ``DatabasePool`` and
+/// ``Connection``; its ``Statement`` conforms as it is), ``SQLiteDialect``, ``SQLiteSearchIndex``
+/// (FTS5), ``SQLiteFormatUpgrade`` (format 1, which only SQLite stores have), and the file-level
+/// opening (`SQLiteStore`, ``StoreProbe``, ``StoreFile``). The PostgreSQL engine's live in
+/// `Store/Engine/PostgreSQL/` (compiled where libpq is, `#if canImport(CLibPQ)`):
+/// `PostgresStoreEngine` (SQL, introspection, history, migrations), `PostgresDialect`,
+/// `PostgresSearchIndex`, `PostgresStorePool` (the write lock, lost commits, the LISTEN/NOTIFY
+/// change signal), `PostgresStoreConnection`, `PostgresStoreStatement` and `PostgresStore`
+/// (opening). An engine provides:
 ///
 /// 1. Statements (``StoreStatement``), 1-based parameters, 0-based columns:
-///    `bind(_: Int64|Int|Double|String|Data|SQLiteValue, at:)`, `bindNull(at:)`,
-///    `bind(_: [SQLiteValue])`, `bindExact(_: Double, at:)` (read back bit for bit, NaN and `-0.0`
-///    included, by `exactDouble(at:)`), `step() -> Bool`, `execute()`, `rewind()`, `reset()`,
-///    `int64(at:)`, `double(at:)`, `exactDouble(at:)`, `string(at:)`, `data(at:)`, `isNull(at:)`,
-///    `value(at:) -> SQLiteValue`, `columnCount`, `columnName(at:)`, `identity`, `sql`.
+///    `bind(_: Int64|Int|Double|String|Data|DatabaseValue, at:)`, `bindNull(at:)`,
+///    `bind(_: [DatabaseValue])`, `bindExact(_: Double, at:)` (read back bit for bit, NaN and
+///    `-0.0` included, by `exactDouble(at:)`), `step() -> Bool`, `execute()`, `rewind()`,
+///    `reset()`, `int64(at:)`, `double(at:)`, `exactDouble(at:)`, `string(at:)`, `data(at:)`,
+///    `isNull(at:)`, `value(at:) -> DatabaseValue`, `columnCount`, `columnName(at:)`,
+///    `identity`, `sql`.
 /// 2. Connections (``StoreConnection``): `execute(_:)` (statements without parameters),
 ///    `prepare(_:)`, `cachedStatement(_:)` (reset and cleared; a new one while the cached one
 ///    still steps), `run(_:_:)`, `query(_:_:row:)`, `queryFirst(_:_:row:)`, `changes`,
@@ -48,8 +58,8 @@ import Foundation
 ///    takes the write lock at once — SQLite `BEGIN IMMEDIATE` —, `.read` sees one committed state;
 ///    inside a transaction both become savepoints), `savepoint(_:)`.
 /// 3. A pool (``StorePool``): `read`, `readSnapshot`, `write` (writers serialized across
-///    processes and hosts), `writeWithoutTransaction`, `writeSchemaChanges` (a write transaction
-///    in which a table can be dropped and rebuilt without running foreign-key actions; the store
+///    processes and hosts), `writeSerialized`, `writeSchemaChanges` (a write transaction in
+///    which a table can be dropped and rebuilt without running foreign-key actions; the store
 ///    checks `foreignKeyViolations()` before it commits), `changeCount` and `observeChanges(_:)`
 ///    (the wake-up after commits by any process; the history table is the lossless record),
 ///    `isReadOnly`, `isInMemory`.
@@ -62,12 +72,13 @@ import Foundation
 ///    `hasForeignKeyViolations` (deferred references broken right now), `integrityProblems()`,
 ///    `recordedColumnsText(table:model:)` (a model's `kura_models` record, else the table's
 ///    newest).
-/// 5. DDL (``StoreEngine``): `columnType(_:)` per ``ColumnKind``, `columnKind(ofDeclaredType:)`,
-///    `primaryKeyDefinition(_:)` (a text key compares like Swift's `==`), `upsertSQL(_:)` (an
-///    insert that updates the row with the same id or the same unique values, built once per
-///    schema), `historyTableSQL`, `literal(_:)`, `integerTest(_:)`, `isConstraintViolation(_:)`,
-///    `isEngineError(_:)`, `databaseDescription`; on the connection:
-///    `textKeyComparesLikeSwift(table:)`, `equivalentTextKeys(table:key:)`,
+/// 5. DDL and capabilities (``StoreEngine``): `columnType(_:)` per ``ColumnKind``,
+///    `columnKind(ofDeclaredType:)`, `primaryKeyDefinition(_:)` (a text key compares like
+///    Swift's `==`), `upsertSQL(_:)` (an insert that updates the row with the same id or the
+///    same unique values, built once per schema and container), `historyTableSQL`,
+///    `historyHorizonSQL`, `literal(_:)`, `cast(_:to:)`, `widen(_:from:to:)`, `integerTest(_:)`,
+///    `refusesTablesNotRecorded`, `hasConsecutiveTokens`, `databaseDescription`; on the
+///    connection: `textKeyComparesLikeSwift(table:)`, `equivalentTextKeys(table:key:)`,
 ///    `copyRows(from:into:columns:expressions:progress:)` and `replaceTable(_:with:)` (the store
 ///    plans a table's change — nothing, `ALTER TABLE … RENAME COLUMN`/`ADD COLUMN`, or a
 ///    rebuild — and the engine moves the rows and swaps the tables, keeping other tables'
@@ -81,240 +92,103 @@ import Foundation
 ///    semantics), `boundList(_:parameter:)` (many values through one parameter), `noLimit`, and
 ///    `quoteIdentifier`, `placeholder`, `booleanLiteral`, `escapeLikePattern`.
 /// 7. Saves and history (``StoreConnection``): `trackingRowChanges(in:_:)` with a
-///    ``StoreRowTracker`` (`count`, `lastOperation`, `lastIntegerKey`: whether each upsert
-///    inserted or updated), `storedKey(ofLastChangeIn:tracker:)`,
-///    `appendHistory(time:models:changes:) -> Int64` (a token larger than every earlier one; the
-///    feed must never skip a token that commits late: `historyHorizonSQL` bounds what
-///    readers may read), `changedModelNames(after:through:)`.
+///    ``StoreRowTracker`` (`count`, `lastOperation`, `lastIntegerKey`: whether each
+///    upsert inserted or updated), `storedKey(ofLastChangeIn:tracker:)`,
+///    `appendHistory(time:models:changes:)` (a token larger than every earlier one; the feed
+///    must never skip a token that commits late: `historyHorizonSQL` bounds what readers may
+///    read), `changedModelNames(after:through:)`.
 /// 8. Search (``StoreConnection``, ``StoreEngine``): `searchIndexIsCurrent(_:)`,
 ///    `prepareSearchIndex(_:)` (kept in step by every writer, in the writer's transaction),
 ///    `searchCondition(_:words:)` (each word as a word prefix or a substring; two-character
 ///    Japanese substrings too) and `searchOrder(_:words:)` (best matches first, or `nil`).
+/// 9. Errors (``EngineError``): each driver error type says which ``EngineFailure`` it is
+///    (a constraint violation, busy, a lost connection…), so the store reacts to it without
+///    naming the driver.
 ///
 /// Outside the seam, per engine: opening a store (SQLite: what is at the path, the read-only
 /// probe, `-wal`/`-shm`, read-only files: `SQLiteStore.open`), chosen by the one `switch` on
 /// ``ModelConfiguration``'s storage in ``ModelContainer``'s initializer. The checks that follow
 /// (another program's database, a newer store, a migration that would lose data) run over any
 /// ``StoreConnection`` (``StoreExamination``), and so does everything after them.
-enum StoreEngine: Sendable, Hashable {
-  /// An SQLite file, or an SQLite database in memory (``DatabasePool``).
-  case sqlite
-  #if canImport(CLibPQ)
-    /// A PostgreSQL database (``PostgresStorePool``).
-    case postgres
-  #endif
-
+protocol StoreEngine: Sendable {
   /// The SQL dialect predicates and sorts are translated to.
-  var dialect: any SQLDialect {
-    switch self {
-    case .sqlite: return SQLiteDialect()
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresDialect()
-    #endif
-    }
-  }
+  var dialect: any SQLDialect { get }
 
   /// What a database of this engine is called in messages, such as "an SQLite database".
-  var databaseDescription: String {
-    switch self {
-    case .sqlite: return "an SQLite database"
-    #if canImport(CLibPQ)
-      case .postgres: return "a PostgreSQL database"
-    #endif
-    }
-  }
-
-  /// Whether `error` comes from an engine (its connection or statements) rather than from Kura
-  /// or the app's code.
-  static func isEngineError(_ error: any Error) -> Bool {
-    error is SQLiteError || error is PostgresError
-  }
+  var databaseDescription: String { get }
 
   // MARK: DDL
 
   /// The declared type of a column holding `kind`.
-  func columnType(_ kind: ColumnKind) -> String {
-    switch self {
-    case .sqlite: return SQLiteStoreEngine.columnType(kind)
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.columnType(kind)
-    #endif
-    }
-  }
+  func columnType(_ kind: ColumnKind) -> String
 
   /// The kind of values a column of a table Kura did not record holds, from its declared type.
-  func columnKind(ofDeclaredType type: String) -> ColumnKind? {
-    switch self {
-    case .sqlite: return SQLiteStoreEngine.columnKind(ofDeclaredType: type)
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.columnKind(ofDeclaredType: type)
-    #endif
-    }
-  }
-
-  /// The column's definition in `CREATE TABLE`, such as `"name" TEXT NOT NULL`.
-  func columnDefinition(_ column: ColumnSchema) -> String {
-    quoteIdentifier(column.name) + " " + columnType(column.kind)
-      + (column.isOptional ? "" : " NOT NULL")
-  }
+  func columnKind(ofDeclaredType type: String) -> ColumnKind?
 
   /// The primary key's definition in `CREATE TABLE`; a text key compares like Swift's `==`.
-  func primaryKeyDefinition(_ schema: ModelSchema) -> String {
-    switch self {
-    case .sqlite: return SQLiteStoreEngine.primaryKeyDefinition(schema)
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.primaryKeyDefinition(schema)
-    #endif
-    }
-  }
+  func primaryKeyDefinition(_ schema: ModelSchema) -> String
 
-  /// The upsert of one row of `schema` (see ``StoreSQL/upsert(_:engine:)``).
-  func upsertSQL(_ schema: ModelSchema) -> String {
-    switch self {
-    case .sqlite: return schema.sqliteUpsertSQL
-    #if canImport(CLibPQ)
-      case .postgres: return schema.postgresUpsertSQL
-    #endif
-    }
-  }
+  /// The upsert of one row of `schema` (see ``StoreSQL/upsert(_:engine:)``), built once per
+  /// schema and container (``ModelSchema/upsertSQL``).
+  func upsertSQL(_ schema: ModelSchema) -> String
 
   /// Creates the change history table (`kura_history`: token, time, models, changes).
-  var historyTableSQL: String {
-    switch self {
-    case .sqlite: return SQLiteStoreEngine.historyTableSQL
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.historyTableSQL
-    #endif
-    }
-  }
+  var historyTableSQL: String { get }
 
   /// The statement reading the first token a history row may still take or commit with
-  /// (`nil` on SQLite, whose rows commit in token order), run before the statements that read
-  /// history below it (see ``PostgresStoreEngine/horizonFunctionSQL``).
-  var historyHorizonSQL: String? {
-    switch self {
-    case .sqlite: return nil
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.historyHorizonSQL
-    #endif
-    }
-  }
+  /// (`nil` when rows commit in token order, as on SQLite), run before the statements that read
+  /// history below it.
+  var historyHorizonSQL: String? { get }
 
   /// Whether a table with a model's name that the store does not record as Kura's is refused:
   /// on PostgreSQL, whose databases hold other programs' tables too; SQLite files are the
   /// store's alone (and files of earlier versions are adopted).
-  var refusesTablesNotRecorded: Bool {
-    switch self {
-    case .sqlite: return false
-    #if canImport(CLibPQ)
-      case .postgres: return true
-    #endif
-    }
-  }
+  var refusesTablesNotRecorded: Bool { get }
 
   /// Whether consecutive history rows have consecutive tokens (SQLite's `max + 1`), so a token
   /// distance is a count of saves; PostgreSQL's tokens follow transaction ids and have gaps.
-  var hasConsecutiveTokens: Bool {
-    switch self {
-    case .sqlite: return true
-    #if canImport(CLibPQ)
-      case .postgres: return false
-    #endif
-    }
-  }
+  var hasConsecutiveTokens: Bool { get }
 
   /// `expression` converted to the column type of `kind` (a widening migration's copy).
-  func cast(_ expression: String, to kind: ColumnKind) -> String {
-    switch self {
-    case .sqlite: return "CAST(\(expression) AS \(columnType(kind)))"
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.cast(expression, to: kind)
-    #endif
-    }
-  }
+  func cast(_ expression: String, to kind: ColumnKind) -> String
 
   /// `expression`, a column holding `source` values, as values of the wider kind `target` (a
   /// widening migration's copy).
-  func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String {
-    switch self {
-    case .sqlite:
-      let real = columnType(.real)
-      if columnType(target) == real && columnType(source) != real {
-        return cast(expression, to: .real)
-      }
-      return expression
-    #if canImport(CLibPQ)
-      case .postgres:
-        if source == .bool {
-          return "CAST(CAST(\(expression) AS INTEGER) AS \(columnType(target)))"
-        }
-        if columnType(target) != columnType(source) { return cast(expression, to: target) }
-        return expression
-    #endif
-    }
-  }
+  func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String
 
   /// `value` written into SQL (a column's `DEFAULT`, a copy expression), or `nil` when the
   /// engine has no literal for it.
-  func literal(_ value: SQLiteValue) -> String? {
-    switch self {
-    case .sqlite: return SQLiteStoreEngine.literal(value)
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresStoreEngine.literal(value)
-    #endif
-    }
-  }
+  func literal(_ value: DatabaseValue) -> String?
 
   /// A condition true when `expression` holds an integer (rather than a number with a fraction).
-  func integerTest(_ expression: String) -> String {
-    switch self {
-    case .sqlite: return "typeof(\(expression)) = 'integer'"
-    #if canImport(CLibPQ)
-      case .postgres: return "TRUE"  // an integer column holds only integers
-    #endif
-    }
-  }
-
-  /// Whether `error` is the engine's constraint violation (such as a unique index that stored
-  /// rows break).
-  func isConstraintViolation(_ error: any Error) -> Bool {
-    switch self {
-    case .sqlite: return (error as? SQLiteError)?.code == .constraint
-    #if canImport(CLibPQ)
-      case .postgres:
-        guard let kind = (error as? PostgresError)?.code else { return false }
-        return [.uniqueViolation, .foreignKeyViolation, .notNullViolation, .checkViolation]
-          .contains(kind)
-    #endif
-    }
-  }
+  func integerTest(_ expression: String) -> String
 
   // MARK: Search
 
   /// The condition on the model's table that every word of `words` satisfies, as a word prefix
   /// or a substring of a searchable column.
   func searchCondition(_ index: SearchIndex, words: [String]) -> (
-    sql: String, arguments: [SQLiteValue]
-  ) {
-    switch self {
-    case .sqlite: return SQLiteSearchIndex(index).condition(words: words)
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresSearchIndex(index).condition(words: words)
-    #endif
-    }
-  }
+    sql: String, arguments: [DatabaseValue]
+  )
 
   /// The `ORDER BY` expression that puts the best matches of `words` first, or `nil` when the
   /// engine has no ranking.
   func searchOrder(_ index: SearchIndex, words: [String]) -> (
-    sql: String, arguments: [SQLiteValue]
-  )? {
-    switch self {
-    case .sqlite: return SQLiteSearchIndex(index).order(words: words)
-    #if canImport(CLibPQ)
-      case .postgres: return PostgresSearchIndex(index).order(words: words)
-    #endif
-    }
+    sql: String, arguments: [DatabaseValue]
+  )?
+}
+
+extension StoreEngine {
+  /// The column's definition in `CREATE TABLE`, such as `"name" TEXT NOT NULL`.
+  func columnDefinition(_ column: ColumnSchema) -> String {
+    quoteIdentifier(column.name) + " " + columnType(column.kind)
+      + (column.isOptional ? "" : " NOT NULL")
+  }
+
+  /// Whether `error` is an engine's constraint violation (such as a unique index that stored
+  /// rows break).
+  func isConstraintViolation(_ error: any Error) -> Bool {
+    EngineFailure(of: error) == .constraintViolation
   }
 }
 

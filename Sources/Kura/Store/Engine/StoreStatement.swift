@@ -3,283 +3,101 @@ import Foundation
 /// A prepared statement of a store's engine (see ``StoreEngine``): bind values, step through
 /// rows, read columns.
 ///
-/// Parameters are numbered from 1, columns from 0. The methods keep ``Statement``'s names and
-/// are inlined: on the row hot paths (``RowEncoder``, ``RowDecoder``) a call costs the engine's
-/// own call.
-enum StoreStatement {
-  case sqlite(Statement)
-  #if canImport(CLibPQ)
-    /// A PostgreSQL statement and the connection it runs on (whose row tracker it reports to).
-    case postgres(PostgresStatement, PostgresStoreConnection)
-  #endif
-
+/// Parameters are numbered from 1, columns from 0. The requirements keep ``Statement``'s names
+/// (SQLite's statement conforms as it is). A whole row is read or bound in one call,
+/// ``readRow(_:into:)`` and ``bindRow(_:from:)``, whose one implementation (a protocol
+/// extension) each conformance gets specialized for its own type: the per-column calls of a
+/// ``RowPlan`` are the engine's own, not witness calls. (The `Codable` path of ``RowEncoder`` and
+/// ``RowDecoder`` calls the requirements column by column.) Statements are classes, so an
+/// `any StoreStatement` is a reference and a witness table: passing one costs a retain.
+protocol StoreStatement: AnyObject {
   /// Identifies the statement (row coders are cached by it).
-  var identity: ObjectIdentifier {
-    switch self {
-    case .sqlite(let statement): return ObjectIdentifier(statement)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return ObjectIdentifier(statement)
-    #endif
-    }
-  }
+  var identity: ObjectIdentifier { get }
 
   /// The SQL text.
-  var sql: String {
-    switch self {
-    case .sqlite(let statement): return statement.sql
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.sql
-    #endif
-    }
-  }
+  var sql: String { get }
 
   // MARK: Binding
 
   /// Binds an integer to parameter `index` (from 1).
-  @inline(__always)
-  func bind(_ value: Int64, at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bind(value, at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bind(value, at: index)
-    #endif
-    }
-  }
+  func bind(_ value: Int64, at index: Int) throws
 
   /// Binds an integer to parameter `index` (from 1).
-  @inline(__always)
-  func bind(_ value: Int, at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bind(value, at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bind(value, at: index)
-    #endif
-    }
-  }
+  func bind(_ value: Int, at index: Int) throws
 
   /// Binds a floating-point number to parameter `index` (from 1).
-  @inline(__always)
-  func bind(_ value: Double, at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bind(value, at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bind(value, at: index)
-    #endif
-    }
-  }
+  func bind(_ value: Double, at index: Int) throws
 
   /// Binds a `Double` that ``exactDouble(at:)`` reads back bit for bit (NaN and `-0.0` too).
-  @inline(__always)
-  func bindExact(_ value: Double, at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bindExact(value, at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bindExact(value, at: index)
-    #endif
-    }
-  }
+  func bindExact(_ value: Double, at index: Int) throws
 
   /// Binds text to parameter `index` (from 1).
-  @inline(__always)
-  func bind(_ value: String, at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bind(value, at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bind(value, at: index)
-    #endif
-    }
-  }
+  func bind(_ value: String, at index: Int) throws
 
   /// Binds bytes to parameter `index` (from 1).
-  @inline(__always)
-  func bind(_ value: Data, at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bind(value, at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bind(value, at: index)
-    #endif
-    }
-  }
+  func bind(_ value: Data, at index: Int) throws
 
   /// Binds NULL to parameter `index` (from 1).
-  @inline(__always)
-  func bindNull(at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bindNull(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bindNull(at: index)
-    #endif
-    }
-  }
+  func bindNull(at index: Int) throws
 
   /// Binds any value to parameter `index` (from 1).
-  @inline(__always)
-  func bind(_ value: SQLiteValue, at index: Int) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bind(value, at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bind(value, at: index)
-    #endif
-    }
-  }
+  func bind(_ value: DatabaseValue, at index: Int) throws
 
   /// Binds values to parameters 1, 2, 3… in order.
-  func bind(_ values: [SQLiteValue]) throws {
-    switch self {
-    case .sqlite(let statement): try statement.bind(values)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): try statement.bind(values)
-    #endif
-    }
-  }
+  func bind(_ values: [DatabaseValue]) throws
 
   /// Resets the statement so it can run again, keeping its bindings.
-  @inline(__always)
-  func rewind() {
-    switch self {
-    case .sqlite(let statement): statement.rewind()
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): statement.rewind()
-    #endif
-    }
-  }
+  func rewind()
 
   /// Resets the statement so it can run again, and clears its bindings.
-  @inline(__always)
-  func reset() {
-    switch self {
-    case .sqlite(let statement): statement.reset()
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): statement.reset()
-    #endif
-    }
-  }
+  func reset()
 
   // MARK: Stepping
 
   /// Runs the statement to its next row; `false` when it is done.
-  @inline(__always)
   @discardableResult
-  func step() throws -> Bool {
-    switch self {
-    case .sqlite(let statement): return try statement.step()
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return try statement.step()
-    #endif
-    }
-  }
+  func step() throws -> Bool
 
   /// Runs the statement to completion, ignoring rows, then rewinds it.
-  @inline(__always)
-  func execute() throws {
-    switch self {
-    case .sqlite(let statement): try statement.execute()
-    #if canImport(CLibPQ)
-      case .postgres(let statement, let connection):
-        if let tracker = connection.tracker {
-          try tracker.execute(statement, on: connection.connection)
-        } else {
-          try statement.execute()
-        }
-    #endif
-    }
-  }
+  func execute() throws
 
   // MARK: Reading columns
 
   /// The number of columns in each row.
-  var columnCount: Int {
-    switch self {
-    case .sqlite(let statement): return statement.columnCount
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.columnCount
-    #endif
-    }
-  }
+  var columnCount: Int { get }
 
   /// The name of column `index` (from 0).
-  func columnName(at index: Int) -> String {
-    switch self {
-    case .sqlite(let statement): return statement.columnName(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.columnName(at: index)
-    #endif
-    }
-  }
+  func columnName(at index: Int) -> String
 
   /// Whether column `index` (from 0) of the current row is NULL.
-  @inline(__always)
-  func isNull(at index: Int) -> Bool {
-    switch self {
-    case .sqlite(let statement): return statement.isNull(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.isNull(at: index)
-    #endif
-    }
-  }
+  func isNull(at index: Int) -> Bool
 
   /// Column `index` (from 0) as an integer (NULL reads as 0).
-  @inline(__always)
-  func int64(at index: Int) -> Int64 {
-    switch self {
-    case .sqlite(let statement): return statement.int64(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.int64(at: index)
-    #endif
-    }
-  }
+  func int64(at index: Int) -> Int64
 
   /// Column `index` (from 0) as a floating-point number (NULL reads as 0).
-  @inline(__always)
-  func double(at index: Int) -> Double {
-    switch self {
-    case .sqlite(let statement): return statement.double(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.double(at: index)
-    #endif
-    }
-  }
+  func double(at index: Int) -> Double
 
   /// Column `index` (from 0) as a `Double` written by ``bindExact(_:at:)``, bit for bit.
-  @inline(__always)
-  func exactDouble(at index: Int) -> Double {
-    switch self {
-    case .sqlite(let statement): return statement.exactDouble(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.exactDouble(at: index)
-    #endif
-    }
-  }
+  func exactDouble(at index: Int) -> Double
 
   /// Column `index` (from 0) as text (NULL reads as the empty string).
-  @inline(__always)
-  func string(at index: Int) -> String {
-    switch self {
-    case .sqlite(let statement): return statement.string(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.string(at: index)
-    #endif
-    }
-  }
+  func string(at index: Int) -> String
 
   /// Column `index` (from 0) as bytes (NULL reads as empty data).
-  @inline(__always)
-  func data(at index: Int) -> Data {
-    switch self {
-    case .sqlite(let statement): return statement.data(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.data(at: index)
-    #endif
-    }
-  }
+  func data(at index: Int) -> Data
 
   /// Column `index` (from 0) as the value it holds.
-  func value(at index: Int) -> SQLiteValue {
-    switch self {
-    case .sqlite(let statement): return statement.value(at: index)
-    #if canImport(CLibPQ)
-      case .postgres(let statement, _): return statement.value(at: index)
-    #endif
-    }
-  }
+  func value(at index: Int) -> DatabaseValue
+
+  // MARK: Rows
+
+  /// Initializes every property of the model at `base`, laid out as `layout` says, from the
+  /// current row (columns in schema order); on a failure, what was initialized is deinitialized
+  /// again. Implemented once for every engine (``RowLayout``).
+  func readRow(_ layout: RowLayout, into base: UnsafeMutableRawPointer) throws
+
+  /// Binds every column of the model at `base`, laid out as `layout` says (parameter `n + 1` is
+  /// column `n`). Implemented once for every engine (``RowLayout``).
+  func bindRow(_ layout: RowLayout, from base: UnsafeRawPointer) throws
 }

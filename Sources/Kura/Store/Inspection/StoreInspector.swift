@@ -117,12 +117,7 @@ public struct StoreInspector {
       engine = .postgresql
       self.location = location.description
       name = location.storeName
-      do {
-        let connection = try PostgresConnection(location: location.readingOnly)
-        self.connection = .postgres(PostgresStoreConnection(connection: connection, channel: ""))
-      } catch let error as PostgresError {
-        throw StoreError.wrapping(postgres: error, url: location.passwordFreeURL, doing: "open")
-      }
+      self.connection = try PostgresStore.openForInspection(location)
     #else
       throw StoreError(
         .cannotOpen,

@@ -46,7 +46,8 @@ public enum StoreMigration {
     }
     let schemas = try models.map(schema)
     return try migrate(
-      try SQLiteStore.openForMigration(url), url: url, schemas: schemas, models: models,
+      try SQLiteStore.openForMigration(url, check: metadataCheck(url)), url: url,
+      schemas: schemas, models: models,
       allowingDataLoss: allowingDataLoss, progress: progress)
   }
 
@@ -91,7 +92,9 @@ public enum StoreMigration {
       let schemas = try models.map(schema)
       #if canImport(CLibPQ)
         return try migrate(
-          try PostgresStore.openForMigration(location), url: location.passwordFreeURL,
+          try PostgresStore.openForMigration(
+            location, check: metadataCheck(location.passwordFreeURL)),
+          url: location.passwordFreeURL,
           schemas: schemas, models: models, allowingDataLoss: allowingDataLoss,
           progress: progress)
       #else
@@ -130,6 +133,14 @@ public enum StoreMigration {
       throw StoreError.wrapping(error, url: url, doing: "migrate")
     }
     return changed
+  }
+
+  /// Refuses a store that is damaged, not a Kura store or written by a newer Kura, before a
+  /// migration opens it for writing.
+  private static func metadataCheck(_ url: URL) -> (any StoreConnection) throws -> Void {
+    let examination = StoreExamination(
+      url: url, schemas: [], graph: RelationshipGraph(), migration: nil)
+    return { db in _ = try examination.metadata(db, schemaVersionLimit: nil) }
   }
 
   private static func schema(_ model: ModelDescription) throws -> ModelSchema {

@@ -233,23 +233,11 @@ struct TableMigration {
   static func equivalentKeysRefusal(
     model: String, key: String, equal: [String], url: URL?, file: String
   ) -> StoreError {
-    let shown = equal.map { "`\(escaped($0))`" }.joined(separator: " and ")
-    return StoreError(
-      .migrationRefused, model: model, property: key, column: key, url: url,
-      message:
-        "Can't upgrade store \(file) to format \(StoreSetup.storeFormat): `\(model)` has rows "
-        + "whose `\(key)` values \(shown) are equal by Swift's `==`, which earlier versions "
-        + "stored as different ids. Nothing was changed; open it with the previous version and "
-        + "delete one of them or give it another id.")
+    StoreRecords.equivalentKeysRefusal(model: model, key: key, equal: equal, url: url, file: file)
   }
 
   /// `text` with every scalar outside ASCII written as `\u{…}`, so equivalent forms differ.
-  static func escaped(_ text: String) -> String {
-    text.unicodeScalars.map { scalar in
-      scalar.isASCII
-        ? String(scalar) : "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-    }.joined()
-  }
+  static func escaped(_ text: String) -> String { StoreRecords.escaped(text) }
 
   /// The error for stored columns holding values that the model does not declare (a store
   /// saved by a newer version of the app, or a property removed without a declared step).

@@ -139,7 +139,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
   public func refresh() throws {
     fetching.lock()
     defer { fetching.unlock() }
-    try fetchAndPublish()
+    if let failure = fetchAndPublish() { throw failure }
   }
 
   /// A save changed the model type: fetch again, unless a fetch that started after the save
@@ -149,7 +149,9 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     fetching.lock()
     defer { fetching.unlock() }
     guard state.withLock({ $0.started == startedBefore }) else { return }
-    do { try fetchAndPublish() } catch {}  // kept in `error`
+    // A failure is published in `error` (and counted by `fetchCount`), where the app sees it;
+    // the next save or change signal fetches again.
+    fetchAndPublish()
   }
 
   /// Reading the store's history after a change signal failed (the hub reads it again with
@@ -158,8 +160,10 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
     registrar.withMutation(of: self, keyPath: \.error) { state.withLock { $0.error = error } }
   }
 
-  /// Fetches and publishes; the caller holds `fetching`.
-  private func fetchAndPublish() throws {
+  /// Fetches and publishes the models, or the error in ``error``, which it also returns; the
+  /// caller holds `fetching`.
+  @discardableResult
+  private func fetchAndPublish() -> StoreError? {
     let fetch = state.withLock { state -> Int in
       state.started += 1
       return state.started
@@ -180,13 +184,13 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
       if state.withLock({ $0.error != nil }) {
         registrar.withMutation(of: self, keyPath: \.error) { state.withLock { $0.error = nil } }
       }
+      return nil
     } catch {
+      // An engine's error (a lost connection…) is wrapped as every store operation wraps it.
+      let wrapped = StoreError.wrapping(
+        error, url: container.storeURL, doing: "refresh a live query on")
       let storeError =
-        error as? StoreError
-        ?? (error as? PostgresError).map {
-          StoreError.wrapping(
-            postgres: $0, url: container.storeURL, doing: "refresh a live query on")
-        }
+        wrapped as? StoreError
         ?? StoreError(
           .sqlite, url: container.storeURL, message: "Can't refresh a live query: \(error).")
       registrar.withMutation(of: self, keyPath: \.error) {
@@ -195,7 +199,7 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
           $0.fetchCount += 1
         }
       }
-      throw storeError
+      return storeError
     }
   }
 

@@ -36,11 +36,9 @@ final class ModelSchema: Sendable {
   let selectSQL: String
   /// `SELECT <columns> FROM <table> WHERE id = ?`.
   let selectByIDSQL: String
-  /// The upsert of one row on SQLite (see ``StoreEngine/upsertSQL(_:)``), built once so the
-  /// statement cache finds it by pointer.
-  let sqliteUpsertSQL: String
-  /// The upsert of one row on PostgreSQL (``PostgresStoreEngine/upsertSQL(table:columns:primaryKeyIndex:uniqueConstraints:)``).
-  let postgresUpsertSQL: String
+  /// The upsert of one row per engine (``StoreEngine/upsertSQL(_:)``), built on first use so
+  /// the statement cache finds it by pointer.
+  private let upserts = Mutex<[ObjectIdentifier: String]>([:])
   /// `DELETE FROM <table> WHERE id = ?`.
   let deleteByIDSQL: String
   /// The model type whose stored properties the columns are (`nil` for a schema built from
@@ -237,16 +235,18 @@ final class ModelSchema: Sendable {
     self.selectSQL = select
     self.selectByIDSQL = select + " WHERE \(key) = ?"
     self.deleteByIDSQL = "DELETE FROM \(quotedTable) WHERE \(key) = ?"
-    self.sqliteUpsertSQL = SQLiteStoreEngine.upsertSQL(
-      table: quotedTable, columns: columns, primaryKeyIndex: primaryKeyIndex,
-      uniqueConstraints: uniqueConstraints)
-    #if canImport(CLibPQ)
-      self.postgresUpsertSQL = PostgresStoreEngine.upsertSQL(
-        table: quotedTable, columns: columns, primaryKeyIndex: primaryKeyIndex,
-        uniqueConstraints: uniqueConstraints)
-    #else
-      self.postgresUpsertSQL = ""
-    #endif
+  }
+
+  /// The upsert of one row of this model on `engine`, built once per engine.
+  func upsertSQL(for engine: any StoreEngine) -> String {
+    let key = ObjectIdentifier(type(of: engine))
+    if let sql = upserts.withLock({ $0[key] }) { return sql }
+    let sql = engine.upsertSQL(self)
+    return upserts.withLock { upserts in
+      if let existing = upserts[key] { return existing }
+      upserts[key] = sql
+      return sql
+    }
   }
 
   private static let cache = Mutex<[ObjectIdentifier: ModelSchema]>([:])

@@ -31,8 +31,8 @@
 
     /// `SELECT value FROM json_array_elements_text(?::json)` over a JSON array of the integers or
     /// texts (see `boundListJSON(_:)`), cast back to `bigint` for integers.
-    func boundList(_ values: [SQLiteValue], parameter: String) -> (
-      subquery: String, argument: SQLiteValue
+    func boundList(_ values: [DatabaseValue], parameter: String) -> (
+      subquery: String, argument: DatabaseValue
     )? {
       guard let list = boundListJSON(values) else { return nil }
       let value = list.integers ? "kura_item::bigint" : "kura_item"
@@ -44,7 +44,7 @@
     }
 
     /// `NULL`: no limit.
-    var noLimit: SQLiteValue { .null }
+    var noLimit: DatabaseValue { .null }
 
     /// `IS NOT DISTINCT FROM`: PostgreSQL's `IS` takes only `NULL`, `TRUE` and `FALSE`.
     var nullSafeEqual: String { " IS NOT DISTINCT FROM " }

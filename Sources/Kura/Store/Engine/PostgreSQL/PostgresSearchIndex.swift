@@ -70,7 +70,7 @@
     }
 
     /// Every word a substring of a searchable column.
-    func condition(words: [String]) -> (sql: String, arguments: [SQLiteValue]) {
+    func condition(words: [String]) -> (sql: String, arguments: [DatabaseValue]) {
       let (tests, arguments) = wordTests(words) { column in
         "\(column) LIKE ('%' || kura_fold(?) || '%') ESCAPE '\\'"
       }
@@ -78,7 +78,7 @@
     }
 
     /// Rows where more words start a word come first.
-    func order(words: [String]) -> (sql: String, arguments: [SQLiteValue]) {
+    func order(words: [String]) -> (sql: String, arguments: [DatabaseValue]) {
       let (tests, arguments) = wordTests(words) { column in
         "(' ' || \(column)) LIKE ('% ' || kura_fold(?) || '%') ESCAPE '\\'"
       }
@@ -90,9 +90,9 @@
     /// bound to the word escaped for `LIKE`.
     private func wordTests(
       _ words: [String], _ test: (_ foldedColumn: String) -> String
-    ) -> (tests: [String], arguments: [SQLiteValue]) {
+    ) -> (tests: [String], arguments: [DatabaseValue]) {
       var tests: [String] = []
-      var arguments: [SQLiteValue] = []
+      var arguments: [DatabaseValue] = []
       let dialect = PostgresDialect()
       for word in words {
         let pattern = dialect.escapeLikePattern(word)

@@ -3,28 +3,25 @@
 
   /// Opens a model store in a PostgreSQL database: connects (a server down, a wrong database
   /// or a refused password is ``StoreError/Code/cannotOpen``, naming the database and server),
-  /// checks that the server can hold Swift's text (UTF-8, ICU), and examines the store read-only
-  /// (``StoreExamination``) before anything is written. Setting it up afterwards is shared by
-  /// every engine (``StoreSetup``); the store's SQL functions are created inside its first
-  /// schema change (``PostgresStorePool/writeSchemaChanges(_:)``).
+  /// checks that the server can hold Swift's text (UTF-8, ICU), and runs the store's examination
+  /// (a ``StoreExaminer``) before anything is written. Setting it up afterwards is the store's,
+  /// shared by every engine; the store's SQL functions are created inside its first schema change
+  /// (``PostgresStorePool/writeSchemaChanges(_:)``).
   enum PostgresStore {
-    /// Opens the store at `location` for `schemas`.
+    /// Opens the store at `location`, examined by `examine`; with `readOnly`, a store that would
+    /// have to be written to open is refused.
     static func open(
-      _ location: PostgresLocation, configuration: ModelConfiguration, schemas: [ModelSchema],
-      graph: RelationshipGraph, migration: MigrationOptions?
-    ) throws -> SQLiteStore.Opened {
+      _ location: PostgresLocation, readOnly: Bool, settings: PostgresStoreSettings,
+      examine: StoreExaminer
+    ) throws -> OpenedStore {
       let url = location.passwordFreeURL
       do {
         let pool = try PostgresStorePool(
-          location: location, readOnly: !configuration.allowsSave,
-          settings: configuration.postgresSettings)
-        let outcome = try pool.read { db -> StoreExamination.Outcome in
-          guard case .postgres(let connection) = db else { return .new }
+          location: location, readOnly: readOnly, settings: settings)
+        let outcome = try pool.read { db -> StoreFinding in
+          guard let connection = db as? PostgresStoreConnection else { return .new }
           try checkServer(connection.connection, location: location)
-          var examination = StoreExamination(
-            url: url, schemas: schemas, graph: graph, migration: migration)
-          examination.allowsUnrelatedModels = configuration.allowsUnrelatedModels
-          var outcome = try examination.outcome(db)
+          var outcome = try examine(connection)
           if outcome == .current,
             try !PostgresStoreEngine.functionsAreCurrent(connection.connection)
           {
@@ -32,7 +29,7 @@
           }
           return outcome
         }
-        if !configuration.allowsSave && outcome != .current {
+        if readOnly && outcome != .current {
           let why =
             outcome == .new
             ? "there is no store in the database yet"
@@ -44,7 +41,7 @@
               + "so nothing was created or changed; open it for writing (such as by saving "
               + "something) first.")
         }
-        return (url, .postgres(pool), outcome)
+        return OpenedStore(url: url, pool: pool, finding: outcome)
       } catch let error as PostgresError {
         throw StoreError.wrapping(postgres: error, url: url, doing: "open")
       }

@@ -1,7 +1,7 @@
 #if canImport(CLibPQ)
   import Foundation
 
-  /// One connection of a PostgreSQL store (the case of ``StoreConnection``): the libpq
+  /// One connection of a PostgreSQL store (the engine's ``StoreConnection``): the libpq
   /// connection with what the store keeps per connection — the row tracker of the save under
   /// way, and the id of the open write transaction and of its history row.
   // Safety: used by one thread at a time, inside a pool operation (as the SQLite `Connection`).
@@ -37,7 +37,14 @@
     /// Rows changed by this connection since it opened.
     var totalChanges: Int64 { connection.totalChanges }
 
-    /// Runs `body` in a transaction: `.write` takes the store's write lock (``PostgresStorePool``),
+    /// Kura's first key of `pg_advisory_xact_lock` ("KURA"); the second is the hash of the
+    /// store's schema.
+    static let lockKey: Int64 = 0x4B55_5241
+
+    /// Takes the store's lock exclusively for the open transaction.
+    static let lockSQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
+
+    /// Runs `body` in a transaction: `.write` takes the store's lock exclusively (``lockSQL``),
     /// `.read` is `REPEATABLE READ`; inside a transaction, a savepoint.
     func transaction<Result>(_ kind: StoreTransactionKind, _ body: () throws -> Result) throws
       -> Result
@@ -48,7 +55,7 @@
         return try connection.transaction(.repeatableRead, body)
       case .write:
         return try connection.transaction(.readCommitted) {
-          try connection.run(PostgresStorePool.lockSQL, [.integer(PostgresStorePool.lockKey)])
+          try connection.run(Self.lockSQL, [.integer(Self.lockKey)])
           return try body()
         }
       }
@@ -91,16 +98,22 @@
     }
   }
 
-  /// What the upserts and deletes of one save did to one table (the PostgreSQL case of
+  /// What the upserts and deletes of one save did to one table (the PostgreSQL engine's
   /// ``StoreRowTracker``): the upsert statement returns `kura_op` (1 inserted, 2 updated) and
   /// the row's key; a delete reports how many rows it removed.
-  final class PostgresRowTracker: @unchecked Sendable {
+  final class PostgresRowTracker: StoreRowTracker, @unchecked Sendable {
     /// How many changes were reported.
     var count = 0
     /// The operation of the last change.
     var lastOperation: RowOperation?
     /// The primary key of the row the last upsert touched.
-    var lastKey: SQLiteValue = .null
+    var lastKey: DatabaseValue = .null
+
+    /// The last key when it is an integer, else 0.
+    var lastIntegerKey: Int64 {
+      if case .integer(let key) = lastKey { return key }
+      return 0
+    }
 
     /// Runs `statement` (an upsert or delete of the tracked table) and records what it did.
     func execute(_ statement: PostgresStatement, on connection: PostgresConnection) throws {

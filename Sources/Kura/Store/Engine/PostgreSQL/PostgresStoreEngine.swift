@@ -25,7 +25,7 @@
   ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
   ///   id has ended), so a token that commits late is never skipped. `pg_notify`, sent by the
   ///   pool after the commit, wakes the listeners; `save_id` tells a lost commit's outcome.
-  enum PostgresStoreEngine {
+  struct PostgresStoreEngine: StoreEngine {
     /// The name of the collation of `String` columns.
     static let collation = "kura_swift"
 
@@ -63,7 +63,7 @@
     /// `"id" TEXT COLLATE KURA_SWIFT NOT NULL PRIMARY KEY` (ids Swift calls equal are one row),
     /// followed by the hidden ``rowColumn``.
     static func primaryKeyDefinition(_ schema: ModelSchema) -> String {
-      StoreEngine.postgres.columnDefinition(schema.primaryKey) + " PRIMARY KEY, "
+      PostgresStoreEngine().columnDefinition(schema.primaryKey) + " PRIMARY KEY, "
         + "\(rowColumn) BIGINT NOT NULL DEFAULT nextval('kura_row_numbers')"
     }
 
@@ -138,7 +138,7 @@
 
     /// A value written into SQL as a quoted literal, which takes the type of the column it goes
     /// to (so `'1'` is `true` in a `boolean` column); `nil` for NaN and text holding NUL.
-    static func literal(_ value: SQLiteValue) -> String? {
+    static func literal(_ value: DatabaseValue) -> String? {
       switch value {
       case .null: return "NULL"
       case .integer(let integer): return "'\(integer)'"

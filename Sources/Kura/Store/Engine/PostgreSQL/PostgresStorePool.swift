@@ -64,11 +64,8 @@
     private let changes = Atomic<UInt64>(0)
     private let observers = ChangeObservers()
 
-    /// Kura's first key of `pg_advisory_xact_lock` ("KURA").
-    static let lockKey: Int64 = 0x4B55_5241
-
-    /// Takes the store's lock exclusively for the open transaction.
-    static let lockSQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
+    /// Kura's first key of `pg_advisory_xact_lock` ("KURA"; ``PostgresStoreConnection/lockKey``).
+    static let lockKey = PostgresStoreConnection.lockKey
 
     /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
     /// the transaction's id, in one round trip (a `BEGIN` in a simple query keeps the
@@ -239,13 +236,13 @@
 
     /// Runs `body` on a reader; each statement sees the last committed state.
     func read<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      try withReader { try body(.postgres($0)) }
+      try withReader { try body($0) }
     }
 
     /// Runs `body` on a reader inside one `REPEATABLE READ` transaction.
     func readSnapshot<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
       try withReader { reader in
-        try reader.connection.transaction(.repeatableRead) { try body(.postgres(reader)) }
+        try reader.connection.transaction(.repeatableRead) { try body(reader) }
       }
     }
 
@@ -272,16 +269,6 @@
       let result = try transaction(writer, begin: Self.beginSerializedSQL, retries: 0, body)
       changes.add(1, ordering: .relaxed)
       return result
-    }
-
-    /// Runs `body` on the writer without opening a transaction.
-    func writeWithoutTransaction<Result>(_ body: (StoreConnection) throws -> Result) throws
-      -> Result
-    {
-      try lockWriter()
-      defer { writerLock.unlock() }
-      let writer = try writerConnection()
-      return try body(.postgres(writer))
     }
 
     /// A write transaction that changes tables: prepared statements of every connection are
@@ -392,7 +379,7 @@
         writer.pendingTransaction = transactionID.map {
           PendingTransaction(id: $0, backend: writer.connection.processID)
         }
-        let value = try body(.postgres(writer))
+        let value = try body(writer)
         result = value
         try writer.connection.commitOpenTransaction()
         return value

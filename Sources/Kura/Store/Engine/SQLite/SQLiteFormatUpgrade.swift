@@ -15,7 +15,7 @@ import Foundation
 /// - Text primary keys compare like Swift's `==` (`COLLATE kura_unicode`), as format 1 compared
 ///   them by bytes. A table with two ids that Swift calls equal refuses the upgrade here (for
 ///   every model the store records); the tables are rebuilt with the collation by the automatic
-///   migration that follows in the same transaction (``TableMigration`` sees the missing
+///   migration that follows in the same transaction (the store's migration sees the missing
 ///   collation).
 enum SQLiteFormatUpgrade {
   /// Upgrades the store behind `db` when its recorded format is 1; otherwise does nothing.
@@ -31,8 +31,7 @@ enum SQLiteFormatUpgrade {
       ($0.string(at: 0), $0.string(at: 1), $0.string(at: 2))
     }
     for (model, table, columnsText) in models {
-      let columns = try StoreSetup.recordedColumns(
-        columnsText, model: model, url: url, file: file)
+      let columns = try StoreRecords.columns(columnsText, model: model, url: url, file: file)
       guard try SQLiteStoreEngine.tableExists(table, db) else { continue }
       for column in columns where column.kind == ColumnKind.date.rawValue {
         let name = quoteIdentifier(column.name)
@@ -47,7 +46,7 @@ enum SQLiteFormatUpgrade {
     try reindexText(db, url: url, file: file)
     try db.run(
       "UPDATE kura_metadata SET value = ? WHERE key = 'storeFormat'",
-      [.text(String(StoreSetup.storeFormat))])
+      [.text(String(StoreRecords.format))])
   }
 
   /// Rebuilds every index that uses `kura_unicode`. A unique index whose rows format 1 let in
@@ -80,8 +79,8 @@ enum SQLiteFormatUpgrade {
         throw StoreError(
           .migrationRefused, model: model, url: url, underlying: error,
           message:
-            "Can't upgrade store \(file) to format \(StoreSetup.storeFormat): `\(model)` has rows "
-            + "whose unique `\(names)` are equal by Swift's `==` (such as `\(TableMigration.escaped(equal))`), "
+            "Can't upgrade store \(file) to format \(StoreRecords.format): `\(model)` has rows "
+            + "whose unique `\(names)` are equal by Swift's `==` (such as `\(StoreRecords.escaped(equal))`), "
             + "which format 1 let in. Nothing was changed; open it with the previous version and "
             + "rename or delete one of them.")
       }
@@ -124,7 +123,7 @@ enum SQLiteFormatUpgrade {
   ) throws {
     let equal = try equivalentKeys(table: table, key: key, db)
     guard !equal.isEmpty else { return }
-    throw TableMigration.equivalentKeysRefusal(
+    throw StoreRecords.equivalentKeysRefusal(
       model: model, key: key, equal: equal, url: url, file: file)
   }
 

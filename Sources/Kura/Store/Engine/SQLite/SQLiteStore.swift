@@ -1,29 +1,27 @@
 import Foundation
 
-/// Opens a model store in an SQLite file or in memory: the file-level part of opening a
-/// ``ModelContainer`` (what is at the path, the read-only look of ``StoreProbe``, a file or
-/// folder that can't be written, the ``DatabasePool``). Setting the store up afterwards is
-/// shared by every engine (``StoreSetup``).
+/// Opens a model store in an SQLite file or in memory: the file-level part of opening a store
+/// (what is at the path, the read-only look of ``StoreProbe``, a file or folder that can't be
+/// written, the ``DatabasePool``). Examining what is there and setting the store up afterwards
+/// are the store's, shared by every engine.
 enum SQLiteStore {
-  /// A store opened: its file (`nil` in memory), its connections and what setting it up takes.
-  typealias Opened = (url: URL?, pool: StorePool, outcome: StoreExamination.Outcome)
-
   /// A private store in memory.
-  static func openInMemory() throws -> Opened {
+  static func openInMemory() throws -> OpenedStore {
     do {
-      return (nil, .sqlite(try DatabasePool.inMemory()), .new)
+      return OpenedStore(
+        url: nil, pool: SQLiteStorePool(pool: try DatabasePool.inMemory()), finding: .new)
     } catch {
       throw StoreError.wrapping(error, url: nil, doing: "open")
     }
   }
 
-  /// The store in the file at `url`, looked at read-only first: a damaged, foreign or newer
-  /// store, or a migration that would lose data, is refused with every byte left as found; a
-  /// current store is not written.
-  static func open(
-    _ url: URL, configuration: ModelConfiguration, schemas: [ModelSchema],
-    graph: RelationshipGraph, migration: MigrationOptions?
-  ) throws -> Opened {
+  /// The store in the file at `url`, looked at read-only first by `examine`: a damaged, foreign
+  /// or newer store, or a migration that would lose data, is refused with every byte left as
+  /// found; a current store is not written. With `readOnly`, a store that would have to be
+  /// written to open is refused, and no `-wal` or `-shm` file is created.
+  static func open(_ url: URL, readOnly: Bool, examine: @escaping StoreExaminer) throws
+    -> OpenedStore
+  {
     // A store's file name follows the rule of every name Kura turns into a file.
     if let problem = Locations.fileNameProblem(url.lastPathComponent) {
       throw StoreError(
@@ -32,11 +30,8 @@ enum SQLiteStore {
           "Can't open store `\(LocationError.shown(url.lastPathComponent))`: \(problem). "
           + "Nothing was created; choose a file name such as `default.store`.")
     }
-    let outcome = try StoreProbe(
-      url: url, schemas: schemas, graph: graph, migration: migration,
-      allowsUnrelatedModels: configuration.allowsUnrelatedModels
-    ).examine()
-    if !configuration.allowsSave && outcome != .current {
+    let outcome = try StoreProbe(url: url, examination: examine).examine()
+    if readOnly && outcome != .current {
       throw readOnlyRefusal(url, outcome)
     }
     if outcome == .new {
@@ -47,7 +42,7 @@ enum SQLiteStore {
           .cannotOpen, message: "Can't open the store: \(error.clause). Choose another location.")
       }
     }
-    if configuration.allowsSave && outcome != .new, let why = notWritable(url) {
+    if !readOnly && outcome != .new, let why = notWritable(url) {
       throw StoreError(
         .cannotOpen, url: url,
         message:
@@ -56,8 +51,8 @@ enum SQLiteStore {
     }
     do {
       // A store that only reads is read as found: no `-wal` or `-shm` file is created beside it.
-      let readOnly = !configuration.allowsSave
-      return (url, .sqlite(try DatabasePool(path: url.path, readOnly: readOnly)), outcome)
+      let pool = SQLiteStorePool(pool: try DatabasePool(path: url.path, readOnly: readOnly))
+      return OpenedStore(url: url, pool: pool, finding: outcome)
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
@@ -75,7 +70,7 @@ enum SQLiteStore {
   }
 
   /// The error for a read-only configuration whose store would have to be written to open.
-  private static func readOnlyRefusal(_ url: URL, _ outcome: StoreExamination.Outcome)
+  private static func readOnlyRefusal(_ url: URL, _ outcome: StoreFinding)
     -> StoreError
   {
     let file = "`\(url.lastPathComponent)`"
@@ -99,8 +94,8 @@ enum SQLiteStore {
 
 extension SQLiteStore {
   /// A connection that reads the store file at `url` as found, changing nothing beside it (for
-  /// ``StoreInspector``).
-  static func openForInspection(_ url: URL) throws -> StoreConnection {
+  /// the store's inspector).
+  static func openForInspection(_ url: URL) throws -> any StoreConnection {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
       !isDirectory.boolValue
@@ -116,7 +111,7 @@ extension SQLiteStore {
       do {
         let connection = try Connection(path: url.path, mode: .inspect)
         _ = try connection.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(at: 0) }
-        return .sqlite(connection)
+        return SQLiteStoreConnection(connection: connection)
       } catch let error as SQLiteError
         where attempt < 8 && [.readOnly, .cannotOpen, .busy, .locked].contains(error.code)
       {
@@ -130,12 +125,14 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-  /// The store file at `url` opened for ``StoreMigration``, after a read-only look refused a
-  /// file that is damaged, not a Kura store or written by a newer Kura.
-  static func openForMigration(_ url: URL) throws -> StorePool {
-    try StoreProbe.checkWritable(url)
+  /// The store file at `url` opened for migrating it, after `check`, run on a read-only look,
+  /// refused a file that is damaged, not a Kura store or written by a newer Kura.
+  static func openForMigration(_ url: URL, check: (any StoreConnection) throws -> Void) throws
+    -> any StorePool
+  {
+    try StoreProbe.checkWritable(url, check: check)
     do {
-      return .sqlite(try DatabasePool(path: url.path))
+      return SQLiteStorePool(pool: try DatabasePool(path: url.path))
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }

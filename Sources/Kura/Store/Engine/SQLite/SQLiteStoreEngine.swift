@@ -8,7 +8,10 @@ import Foundation
 /// reports, and `kura_history`'s token grows by itself); the `kura_unicode` collation and the
 /// `kura_*` functions every ``Connection`` registers (``SwiftStringSQL``); `json_each` to bind many
 /// values as one parameter; `PRAGMA foreign_keys` off while tables are rebuilt.
-enum SQLiteStoreEngine {
+///
+/// Its static methods take the driver's ``Connection``; the instance is the engine's
+/// ``StoreEngine`` conformance (``SQLiteStorePool/engine``).
+struct SQLiteStoreEngine: StoreEngine {
   // MARK: DDL
 
   /// The declared type of a column holding `kind`.
@@ -35,7 +38,7 @@ enum SQLiteStoreEngine {
   /// `"id" TEXT NOT NULL COLLATE kura_unicode PRIMARY KEY` for a text key (ids Swift calls equal
   /// are one row), `"id" INTEGER NOT NULL PRIMARY KEY` (the rowid) for an integer key.
   static func primaryKeyDefinition(_ schema: ModelSchema) -> String {
-    StoreEngine.sqlite.columnDefinition(schema.primaryKey)
+    SQLiteStoreEngine().columnDefinition(schema.primaryKey)
       + (schema.keyComparesLikeSwift ? " COLLATE " + SwiftStringSQL.collation : "")
       + " PRIMARY KEY"
   }

@@ -2,24 +2,15 @@ import Foundation
 
 /// Looks at a store file before anything may write to it, on a connection that leaves the file,
 /// its `-wal` and its `-shm` exactly as found (``Connection/OpenMode/inspect``), and runs the
-/// engine-neutral checks of ``StoreExamination`` over it: refuses a file that is damaged, another
-/// program's database or made by a newer Kura or app version, refuses a migration that would
-/// lose data, and tells whether opening needs to write at all.
+/// store's examination over it (a ``StoreExaminer``: it refuses a file that is damaged, another
+/// program's database or made by a newer Kura or app version, or a migration that would lose
+/// data, and tells whether opening needs to write at all).
 struct StoreProbe {
-  typealias Outcome = StoreExamination.Outcome
+  typealias Outcome = StoreFinding
 
   let url: URL
-  let schemas: [ModelSchema]
-  let graph: RelationshipGraph
-  let migration: MigrationOptions?
-  var allowsUnrelatedModels = false
-
-  private var examination: StoreExamination {
-    var examination = StoreExamination(
-      url: url, schemas: schemas, graph: graph, migration: migration)
-    examination.allowsUnrelatedModels = allowsUnrelatedModels
-    return examination
-  }
+  /// The store's examination.
+  let examination: StoreExaminer
 
   func examine() throws -> Outcome {
     switch try StoreFile.state(of: url) {
@@ -62,7 +53,7 @@ struct StoreProbe {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
     do {
-      return try examination.outcome(.sqlite(db))
+      return try examination(SQLiteStoreConnection(connection: db))
     } catch let error as StoreError {
       throw error
     } catch {
@@ -70,14 +61,13 @@ struct StoreProbe {
     }
   }
 
-  /// Refuses a file that is damaged, not a Kura store or written by a newer Kura, reading it
-  /// with a connection that leaves it as found (for `kura store migrate`).
-  static func checkWritable(_ url: URL) throws {
+  /// Runs `check` (which refuses a file that is damaged, not a Kura store or written by a newer
+  /// Kura) on a connection that leaves the file as found (for `kura store migrate`).
+  static func checkWritable(_ url: URL, check: (any StoreConnection) throws -> Void) throws {
     guard try StoreFile.state(of: url) == .present else { return }
-    let probe = StoreProbe(url: url, schemas: [], graph: RelationshipGraph(), migration: nil)
     do {
-      let db = StoreConnection.sqlite(try Connection(path: url.path, mode: .inspect))
-      _ = try probe.examination.metadata(db, schemaVersionLimit: nil)
+      let db = SQLiteStoreConnection(connection: try Connection(path: url.path, mode: .inspect))
+      try check(db)
     } catch let error as StoreError {
       throw error
     } catch {

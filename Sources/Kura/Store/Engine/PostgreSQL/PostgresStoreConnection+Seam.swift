@@ -1,0 +1,251 @@
+#if canImport(CLibPQ)
+  import Foundation
+
+  extension PostgresStoreConnection: StoreConnection {
+    var engine: any StoreEngine { PostgresStoreEngine() }
+
+    // MARK: Running SQL
+
+    func prepare(_ sql: String) throws -> any StoreStatement {
+      PostgresStoreStatement(statement: try connection.prepare(sql), connection: self)
+    }
+
+    @inline(__always)
+    func cachedStatement(_ sql: String) throws -> any StoreStatement {
+      PostgresStoreStatement(statement: try connection.cachedStatement(sql), connection: self)
+    }
+
+    func run(_ sql: String, _ arguments: [DatabaseValue]) throws {
+      try connection.run(sql, arguments)
+    }
+
+    func query<Row>(
+      _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
+    ) throws -> [Row] {
+      try connection.query(sql, arguments) {
+        try row(PostgresStoreStatement(statement: $0, connection: self))
+      }
+    }
+
+    func queryFirst<Row>(
+      _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
+    ) throws -> Row? {
+      try connection.queryFirst(sql, arguments) {
+        try row(PostgresStoreStatement(statement: $0, connection: self))
+      }
+    }
+
+    // MARK: State
+
+    var changes: Int { connection.changes }
+
+    var isInTransaction: Bool { connection.isInTransaction }
+
+    func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+      try connection.savepoint(body)
+    }
+
+    // MARK: Introspection
+
+    func tableExists(_ name: String) throws -> Bool {
+      try PostgresStoreEngine.tableExists(name, connection)
+    }
+
+    func schemaObjects() throws -> [(kind: String, name: String)] {
+      try PostgresStoreEngine.schemaObjects(connection)
+    }
+
+    func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
+      try PostgresStoreEngine.tableColumns(table, connection)
+    }
+
+    func foreignKeys(of table: String) throws -> [StoreForeignKey] {
+      try PostgresStoreEngine.foreignKeys(table, connection)
+    }
+
+    func indexes(of table: String) throws -> [StoreIndexInfo] {
+      try PostgresStoreEngine.indexes(table, connection)
+    }
+
+    func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
+      try PostgresStoreEngine.indexDefinitions(table, connection)
+    }
+
+    func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
+      try PostgresStoreEngine.foreignKeyViolations(connection)
+    }
+
+    func firstDanglingReference(in table: String, primaryKey: String) throws
+      -> StoreDanglingReference?
+    {
+      try PostgresStoreEngine.firstDanglingReference(
+        in: table, primaryKey: primaryKey, connection)
+    }
+
+    var hasForeignKeyViolations: Bool { PostgresStoreEngine.hasForeignKeyViolations(self) }
+
+    /// None: there is no page-level check, the server keeps its files consistent.
+    func integrityProblems() throws -> [String] { [] }
+
+    func recordedColumnsText(table: String, model: String) throws -> String? {
+      try PostgresStoreEngine.recordedColumnsText(table: table, model: model, connection)
+    }
+
+    func textKeyComparesLikeSwift(table: String) throws -> Bool {
+      try PostgresStoreEngine.textKeyComparesLikeSwift(table: table, connection)
+    }
+
+    func equivalentTextKeys(table: String, key: String) throws -> [String] {
+      try PostgresStoreEngine.equivalentTextKeys(table: table, key: key, connection)
+    }
+
+    // MARK: Saves
+
+    /// The tracker is told what each statement executed meanwhile did
+    /// (``PostgresStoreStatement/execute()``).
+    func trackingRowChanges<Result>(
+      in table: String, _ body: (any StoreRowTracker) throws -> Result
+    ) throws -> Result {
+      let tracker = PostgresRowTracker()
+      self.tracker = tracker
+      defer { self.tracker = nil }
+      return try body(tracker)
+    }
+
+    /// The key the upsert returned (`kura_op` and the key are its result row).
+    func storedKey(ofLastChangeIn schema: ModelSchema, tracker: any StoreRowTracker) throws
+      -> DatabaseValue?
+    {
+      if schema.primaryKey.kind == .integer { return .integer(tracker.lastIntegerKey) }
+      guard let tracker = tracker as? PostgresRowTracker else { return nil }
+      return tracker.lastKey == .null ? nil : tracker.lastKey
+    }
+
+    // MARK: History
+
+    func appendHistory(time: Double, models: String, changes: [UInt8]) throws -> (
+      token: Int64, oldest: (token: Int64, time: Double)?
+    ) {
+      let appended = try PostgresStoreEngine.appendHistory(
+        time: time, models: models, changes: changes, self)
+      return (appended.token, appended.oldest)
+    }
+
+    func changedModelNames(after: Int64, through: Int64) throws -> [String] {
+      try PostgresStoreEngine.changedModelNames(after: after, through: through, connection)
+    }
+
+    // MARK: Migrations
+
+    func copyRows(
+      from table: String, into temporary: String, columns: String, expressions: [String],
+      progress: (Int) -> Void
+    ) throws {
+      try PostgresStoreEngine.copyRows(
+        from: table, into: temporary, columns: columns, expressions: expressions,
+        progress: progress, connection)
+    }
+
+    func replaceTable(_ table: String, with temporary: String) throws {
+      try PostgresStoreEngine.replaceTable(table, with: temporary, connection)
+    }
+
+    /// Nothing: PostgreSQL stores begin at format 2.
+    func upgradeStoreFormat(from format: Int, url: URL?) throws {}
+
+    // MARK: Search
+
+    func searchIndexIsCurrent(_ index: SearchIndex) throws -> Bool {
+      try PostgresSearchIndex(index).isCurrent(in: connection)
+    }
+
+    func prepareSearchIndex(_ index: SearchIndex) throws {
+      try PostgresSearchIndex(index).prepare(connection)
+    }
+  }
+
+  extension PostgresStorePool: StorePool {
+    var engine: any StoreEngine { PostgresStoreEngine() }
+
+    /// `false`: a PostgreSQL store lives in its server.
+    var isInMemory: Bool { false }
+  }
+
+  extension PostgresStoreEngine {
+    var dialect: any SQLDialect { PostgresDialect() }
+
+    var databaseDescription: String { "a PostgreSQL database" }
+
+    func columnType(_ kind: ColumnKind) -> String { Self.columnType(kind) }
+
+    func columnKind(ofDeclaredType type: String) -> ColumnKind? {
+      Self.columnKind(ofDeclaredType: type)
+    }
+
+    func primaryKeyDefinition(_ schema: ModelSchema) -> String {
+      Self.primaryKeyDefinition(schema)
+    }
+
+    func upsertSQL(_ schema: ModelSchema) -> String {
+      Self.upsertSQL(
+        table: schema.quotedTable, columns: schema.columns,
+        primaryKeyIndex: schema.primaryKeyIndex, uniqueConstraints: schema.uniqueConstraints)
+    }
+
+    var historyTableSQL: String { Self.historyTableSQL }
+
+    /// `SELECT kura_history_horizon()` (see ``PostgresStoreEngine/horizonFunctionSQL``).
+    var historyHorizonSQL: String? { Self.historyHorizonSQL }
+
+    /// `true`: a PostgreSQL database holds other programs' tables too.
+    var refusesTablesNotRecorded: Bool { true }
+
+    /// `false`: tokens follow transaction ids and have gaps.
+    var hasConsecutiveTokens: Bool { false }
+
+    func cast(_ expression: String, to kind: ColumnKind) -> String {
+      Self.cast(expression, to: kind)
+    }
+
+    func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String {
+      if source == .bool {
+        return "CAST(CAST(\(expression) AS INTEGER) AS \(columnType(target)))"
+      }
+      if columnType(target) != columnType(source) { return cast(expression, to: target) }
+      return expression
+    }
+
+    func literal(_ value: DatabaseValue) -> String? { Self.literal(value) }
+
+    /// `TRUE`: an integer column holds only integers.
+    func integerTest(_ expression: String) -> String { "TRUE" }
+
+    func searchCondition(_ index: SearchIndex, words: [String]) -> (
+      sql: String, arguments: [DatabaseValue]
+    ) {
+      PostgresSearchIndex(index).condition(words: words)
+    }
+
+    func searchOrder(_ index: SearchIndex, words: [String]) -> (
+      sql: String, arguments: [DatabaseValue]
+    )? {
+      PostgresSearchIndex(index).order(words: words)
+    }
+  }
+
+  extension PostgresError: EngineError {
+    /// The kind of failure, from the error's code (its SQLSTATE).
+    var failure: EngineFailure {
+      switch code {
+      case .uniqueViolation, .foreignKeyViolation, .notNullViolation, .checkViolation:
+        return .constraintViolation
+      case .connectionLost: return .connectionLost
+      case .connectionFailed, .authenticationFailed, .databaseMissing, .invalidLocation:
+        return .cannotOpen
+      default: return .other
+      }
+    }
+
+    var failedSQL: String? { sql }
+  }
+#endif

@@ -1,0 +1,183 @@
+import Foundation
+
+/// One connection of an SQLite store (the SQLite engine's ``StoreConnection``): the driver's
+/// ``Connection``, with the engine's introspection, history, migration and search steps
+/// (``SQLiteStoreEngine``, ``SQLiteSearchIndex``, ``SQLiteFormatUpgrade``).
+struct SQLiteStoreConnection: StoreConnection {
+  /// The driver's connection.
+  let connection: Connection
+
+  var engine: any StoreEngine { SQLiteStoreEngine() }
+
+  // MARK: Running SQL
+
+  func execute(_ sql: String) throws { try connection.execute(sql) }
+
+  func prepare(_ sql: String) throws -> any StoreStatement { try connection.prepare(sql) }
+
+  @inline(__always)
+  func cachedStatement(_ sql: String) throws -> any StoreStatement {
+    try connection.cachedStatement(sql)
+  }
+
+  @inline(__always)
+  func cachedStatementToRebind(_ sql: String) throws -> any StoreStatement {
+    try connection.cachedStatementToRebind(sql)
+  }
+
+  func run(_ sql: String, _ arguments: [SQLiteValue]) throws {
+    try connection.run(sql, arguments)
+  }
+
+  func query<Row>(
+    _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+  ) throws -> [Row] {
+    try connection.query(sql, arguments) { try row($0) }
+  }
+
+  func queryFirst<Row>(
+    _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+  ) throws -> Row? {
+    try connection.queryFirst(sql, arguments) { try row($0) }
+  }
+
+  // MARK: State
+
+  var changes: Int { connection.changes }
+
+  var totalChanges: Int64 { connection.totalChanges }
+
+  var isInTransaction: Bool { connection.isInTransaction }
+
+  // MARK: Transactions
+
+  /// `.write` is `BEGIN IMMEDIATE` (the write lock at once), `.read` `BEGIN DEFERRED`.
+  func transaction<Result>(_ kind: StoreTransactionKind, _ body: () throws -> Result) throws
+    -> Result
+  {
+    try connection.transaction(kind == .write ? .immediate : .deferred, body)
+  }
+
+  func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+    try connection.savepoint(body)
+  }
+
+  // MARK: Introspection
+
+  func tableExists(_ name: String) throws -> Bool {
+    try SQLiteStoreEngine.tableExists(name, connection)
+  }
+
+  func schemaObjects() throws -> [(kind: String, name: String)] {
+    try SQLiteStoreEngine.schemaObjects(connection)
+  }
+
+  func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
+    try SQLiteStoreEngine.tableColumns(table, connection)
+  }
+
+  func foreignKeys(of table: String) throws -> [StoreForeignKey] {
+    try SQLiteStoreEngine.foreignKeys(table, connection)
+  }
+
+  func indexes(of table: String) throws -> [StoreIndexInfo] {
+    try SQLiteStoreEngine.indexes(table, connection)
+  }
+
+  func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
+    try SQLiteStoreEngine.indexDefinitions(table, connection)
+  }
+
+  func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
+    try SQLiteStoreEngine.foreignKeyViolations(connection)
+  }
+
+  func firstDanglingReference(in table: String, primaryKey: String) throws
+    -> StoreDanglingReference?
+  {
+    try SQLiteStoreEngine.firstDanglingReference(in: table, primaryKey: primaryKey, connection)
+  }
+
+  var hasForeignKeyViolations: Bool { connection.hasForeignKeyViolations }
+
+  func integrityProblems() throws -> [String] {
+    try SQLiteStoreEngine.integrityProblems(connection)
+  }
+
+  func recordedColumnsText(table: String, model: String) throws -> String? {
+    try SQLiteStoreEngine.recordedColumnsText(table: table, model: model, connection)
+  }
+
+  func textKeyComparesLikeSwift(table: String) throws -> Bool {
+    try SQLiteFormatUpgrade.primaryKeyCollation(table, connection) == SwiftStringSQL.collation
+  }
+
+  func equivalentTextKeys(table: String, key: String) throws -> [String] {
+    try SQLiteFormatUpgrade.equivalentKeys(table: table, key: key, connection)
+  }
+
+  // MARK: Saves
+
+  func trackingRowChanges<Result>(
+    in table: String, _ body: (any StoreRowTracker) throws -> Result
+  ) throws -> Result {
+    try connection.trackingRowChanges(in: table) { try body($0) }
+  }
+
+  /// An integer key is the rowid the tracker saw; any other key is read by that rowid.
+  func storedKey(ofLastChangeIn schema: ModelSchema, tracker: any StoreRowTracker) throws
+    -> SQLiteValue?
+  {
+    if schema.primaryKey.kind == .integer { return .integer(tracker.lastIntegerKey) }
+    return try connection.queryFirst(
+      "SELECT \(quoteIdentifier(schema.primaryKey.name)) FROM \(schema.quotedTable) "
+        + "WHERE rowid = ?", [.integer(tracker.lastIntegerKey)]
+    ) { $0.value(at: 0) }
+  }
+
+  // MARK: History
+
+  func appendHistory(time: Double, models: String, changes: [UInt8]) throws -> (
+    token: Int64, oldest: (token: Int64, time: Double)?
+  ) {
+    let token = try SQLiteStoreEngine.appendHistory(
+      time: time, models: models, changes: changes, connection)
+    return (token, nil)
+  }
+
+  func changedModelNames(after: Int64, through: Int64) throws -> [String] {
+    try SQLiteStoreEngine.changedModelNames(after: after, through: through, connection)
+  }
+
+  // MARK: Migrations
+
+  func copyRows(
+    from table: String, into temporary: String, columns: String, expressions: [String],
+    progress: (Int) -> Void
+  ) throws {
+    try SQLiteStoreEngine.copyRows(
+      from: table, into: temporary, columns: columns, expressions: expressions,
+      progress: progress, connection)
+  }
+
+  func replaceTable(_ table: String, with temporary: String) throws {
+    try connection.execute("DROP TABLE IF EXISTS \(quoteIdentifier(table))")
+    try connection.execute(
+      "ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table))")
+  }
+
+  /// Format 1 (text keys compared by bytes) is brought up to format 2.
+  func upgradeStoreFormat(from format: Int, url: URL?) throws {
+    if format == 1 { try SQLiteFormatUpgrade.upgradeIfNeeded(connection, url: url) }
+  }
+
+  // MARK: Search
+
+  func searchIndexIsCurrent(_ index: SearchIndex) throws -> Bool {
+    try SQLiteSearchIndex(index).isCurrent(in: connection)
+  }
+
+  func prepareSearchIndex(_ index: SearchIndex) throws {
+    try SQLiteSearchIndex(index).prepare(connection)
+  }
+}

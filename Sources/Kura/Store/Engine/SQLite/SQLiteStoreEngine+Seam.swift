@@ -1,0 +1,86 @@
+import Foundation
+
+extension SQLiteStoreEngine {
+  var dialect: any SQLDialect { SQLiteDialect() }
+
+  var databaseDescription: String { "an SQLite database" }
+
+  func columnType(_ kind: ColumnKind) -> String { Self.columnType(kind) }
+
+  func columnKind(ofDeclaredType type: String) -> ColumnKind? {
+    Self.columnKind(ofDeclaredType: type)
+  }
+
+  func primaryKeyDefinition(_ schema: ModelSchema) -> String {
+    Self.primaryKeyDefinition(schema)
+  }
+
+  func upsertSQL(_ schema: ModelSchema) -> String {
+    Self.upsertSQL(
+      table: schema.quotedTable, columns: schema.columns, primaryKeyIndex: schema.primaryKeyIndex,
+      uniqueConstraints: schema.uniqueConstraints)
+  }
+
+  var historyTableSQL: String { Self.historyTableSQL }
+
+  /// `nil`: SQLite's history rows commit in token order (writers are serialized).
+  var historyHorizonSQL: String? { nil }
+
+  /// `false`: an SQLite file is the store's alone (and files of earlier versions are adopted).
+  var refusesTablesNotRecorded: Bool { false }
+
+  /// `true`: a token is the history table's `max(rowid) + 1`.
+  var hasConsecutiveTokens: Bool { true }
+
+  func cast(_ expression: String, to kind: ColumnKind) -> String {
+    "CAST(\(expression) AS \(columnType(kind)))"
+  }
+
+  func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String {
+    let real = columnType(.real)
+    if columnType(target) == real && columnType(source) != real {
+      return cast(expression, to: .real)
+    }
+    return expression
+  }
+
+  func literal(_ value: SQLiteValue) -> String? { Self.literal(value) }
+
+  func integerTest(_ expression: String) -> String { "typeof(\(expression)) = 'integer'" }
+
+  func searchCondition(_ index: SearchIndex, words: [String]) -> (
+    sql: String, arguments: [SQLiteValue]
+  ) {
+    SQLiteSearchIndex(index).condition(words: words)
+  }
+
+  func searchOrder(_ index: SearchIndex, words: [String]) -> (
+    sql: String, arguments: [SQLiteValue]
+  )? {
+    SQLiteSearchIndex(index).order(words: words)
+  }
+}
+
+extension SQLiteError: EngineError {
+  /// The kind of failure, from SQLite's primary result code.
+  var failure: EngineFailure {
+    switch code {
+    case .constraint: return .constraintViolation
+    case .busy, .locked: return .busy
+    case .readOnly: return .readOnly
+    case .cannotOpen: return .cannotOpen
+    default: return .other
+    }
+  }
+
+  var failedSQL: String? { sql }
+}
+
+extension Statement: StoreStatement {
+  var identity: ObjectIdentifier { ObjectIdentifier(self) }
+}
+
+extension RowChangeTracker: StoreRowTracker {
+  /// The rowid of the last change (an `INTEGER PRIMARY KEY` is the rowid).
+  var lastIntegerKey: Int64 { lastRowID }
+}
