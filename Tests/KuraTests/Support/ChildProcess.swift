@@ -14,6 +14,7 @@ final class ChildProcess: @unchecked Sendable {
   private var openStreams = 2
 
   init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
+    _ = brokenPipesAreErrors
     process.executableURL = executable
     process.arguments = arguments
     process.environment = environment

@@ -75,6 +75,7 @@
     /// Starts relaying to `cluster`'s socket, listening on a Unix socket of its own or, with
     /// `tcp`, on a free TCP port of 127.0.0.1 (so libpq speaks TCP: keepalives apply).
     init(cluster: PostgresCluster, tcp: Bool = false) throws {
+      _ = brokenPipesAreErrors
       target = "\(cluster.folder)/.s.PGSQL.\(cluster.port)"
       isTCP = tcp
       var template = Array("/tmp/kura-fp-XXXXXX".utf8CString)

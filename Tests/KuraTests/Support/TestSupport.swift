@@ -1,11 +1,18 @@
 import Foundation
 import Testing
 
+/// Makes a write to a pipe or socket whose reader is gone fail with `EPIPE` instead of ending
+/// the whole test process with SIGPIPE (a killed child's stdin, a fault proxy's relay to a cut
+/// connection: a full `swift test` died of it, signal 13). Touched by the support types that
+/// start processes, relay sockets or make a test's folder.
+let brokenPipesAreErrors: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
 /// A folder of its own for one test, removed when the value is released.
 final class TemporaryDirectory: Sendable {
   let url: URL
 
   init(_ name: String = #function) {
+    _ = brokenPipesAreErrors
     let safe = name.filter { $0.isLetter || $0.isNumber }
     url = URL(fileURLWithPath: NSTemporaryDirectory())
       .appendingPathComponent("kura-tests-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))")

@@ -198,7 +198,7 @@ public final class ModelContext {
     let changeSet: ChangeSet
     do {
       changeSet = try inWriteTransaction { db in
-        // Delete rules and the change feed (Store/Observation/ChangeRecorder.swift).
+        // Delete rules and the change feed (ChangeRecorder.swift).
         var recorder = try ChangeRecorder(
           tables: tables, order: order, container: container, db: db)
         for key in order {

@@ -36,7 +36,10 @@ final class RowPlan: Sendable {
   /// The plan of `Model` read and written with `schema`'s columns, or `nil` when the model needs
   /// `Codable` (see the type's documentation). Built once per model type and schema.
   static func of<Model: PersistentModel>(_ model: Model.Type, schema: ModelSchema) -> RowPlan? {
-    schema.rowPlans.plan(for: ObjectIdentifier(Model.self)) { make(Model.self, schema: schema) }
+    let plan = schema.rowPlans.object(for: ObjectIdentifier(Model.self)) {
+      make(Model.self, schema: schema)
+    }
+    return plan.map { unsafeDowncast($0 as AnyObject, to: RowPlan.self) }
   }
 
   private static func make<Model: PersistentModel>(_ model: Model.Type, schema: ModelSchema)
@@ -158,19 +161,6 @@ final class RowPlan: Sendable {
     case .url: put(URL(string: text) ?? URL(fileURLWithPath: "/"))
     case .data: put(blob)
     }
-  }
-}
-
-/// The row plans of one schema, by model type (`nil`: the model keeps `Codable`).
-final class RowPlanCache: Sendable {
-  private let plans = Mutex<[ObjectIdentifier: RowPlan?]>([:])
-
-  /// The plan for a model type, made by `make` on first use.
-  func plan(for key: ObjectIdentifier, make: () -> RowPlan?) -> RowPlan? {
-    if let known = plans.withLock({ $0[key] }) { return known }
-    let plan = make()
-    plans.withLock { $0[key] = .some(plan) }
-    return plan
   }
 }
 

@@ -44,8 +44,9 @@ final class ModelSchema: Sendable {
   /// The model type whose stored properties the columns are (`nil` for a schema built from
   /// explicit columns); only it gets a ``RowPlan``.
   let derivedType: ObjectIdentifier?
-  /// The compiled row plans of the model type (see ``RowPlan``).
-  let rowPlans = RowPlanCache()
+  /// The compiled row plans of the model type, made and read by the store's context (which
+  /// sits above the schema, so the cache holds them untyped).
+  let rowPlans = MadeOnceCache()
   // Safety: key paths are immutable values used only as dictionary keys.
   private nonisolated(unsafe) let columnIndexByKeyPath: [AnyKeyPath: Int]
 
