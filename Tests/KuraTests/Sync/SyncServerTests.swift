@@ -1,5 +1,6 @@
 #if canImport(CLibPQ)
   import Foundation
+  import Glibc
   import Testing
 
   @testable import Kura
@@ -230,6 +231,33 @@
       #expect(try setup.logged("family") == ["\(Self.replicaHex):1"])
     }
 
+    /// Raw bytes on a TCP connection: a push cut off in the middle of its body, a body shorter
+    /// than its Content-Length, garbage instead of a request line. Nothing is stored, and the
+    /// server answers the next good push.
+    @Test func truncatedAndGarbageRequestsChangeNothingAndTheServerGoesOn() async throws {
+      let setup = try Setup()
+      let good = try Self.body([Self.save(1, name: "Kyoto")])
+      let port = try #require(setup.server.url.port)
+      let head =
+        "POST /v1/spaces/family/push HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Authorization: Bearer \(setup.family.token)\r\nContent-Type: application/json\r\n"
+      let payloads: [[UInt8]] = [
+        Array((head + "Content-Length: \(good.count)\r\n\r\n").utf8) + Array(good.prefix(40)),
+        Array((head + "Content-Length: \(good.count + 500)\r\n\r\n").utf8) + Array(good),
+        Array(head.utf8.prefix(30)),
+        [0, 255, 13, 10, 200, 1, 2, 3, 13, 10, 13, 10],
+        Array(
+          "GET /v1/spaces/family/changes?after=0 HTTP/1.1\r\nHost: \(String(repeating: "x", count: 200_000))\r\n\r\n"
+            .utf8),
+      ]
+      for payload in payloads {
+        try rawExchange(port: UInt16(port), payload)
+      }
+      #expect(try setup.logged("family").isEmpty)
+      #expect(try await setup.push("family", token: setup.family, good).status == 200)
+      #expect(try setup.logged("family") == ["\(Self.replicaHex):1"])
+    }
+
     /// The push's COMMIT reaches PostgreSQL but its answer is lost (the fault proxy between the
     /// server and the database): the client gets an error, resends, and the save is in the log
     /// once.
@@ -266,5 +294,24 @@
       #expect(result.status == 64)
       #expect(result.stderr.contains("Won't listen on 0.0.0.0 without TLS"))
     }
+  }
+
+  /// Connects to 127.0.0.1:`port`, writes `bytes` and closes the connection.
+  private func rawExchange(port: UInt16, _ bytes: [UInt8]) throws {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    try #require(connected == 0)
+    _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    // Closed without waiting for an answer: a truncated request never gets one.
   }
 #endif
