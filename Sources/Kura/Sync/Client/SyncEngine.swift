@@ -112,7 +112,10 @@ public final class SyncEngine: Sendable {
     }
     for waiter in waiters { waiter.resume(throwing: CancellationError()) }
     for watcher in watchers.values { watcher.finish() }
-    worker.withLock { $0?.cancel() }
+    // Not `worker.cancel()`: cancelling a task whose URLSession request is finishing deadlocks
+    // FoundationNetworking on Linux (the task's status lock against the session's queue, seen
+    // in a full test run). The loop sees `stopped` after its exchange (requests time out after
+    // 30 seconds) or at once when it is waiting.
     wake.fire()
   }
 
@@ -204,6 +207,7 @@ public final class SyncEngine: Sendable {
   /// One exchange, with the status and waiters updated; returns how long to wait before the
   /// next one (`nil` once the engine stopped).
   private func exchangeOnce(backOff: inout Duration) async -> Duration? {
+    if shared.withLock({ $0.stopped }) { return nil }
     let waiters = shared.withLock { shared in
       defer { shared.waiters = [] }
       return shared.waiters
