@@ -31,6 +31,12 @@ let package = Package(
       pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]
     ),
+    // Debian's libmicrohttpd-dev: the HTTP/1.1 server under `kura sync serve` (Linux only).
+    .systemLibrary(
+      name: "CMicroHTTPD",
+      pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]
+    ),
     // Atomic operations on shared memory (cross-process change counters).
     .target(name: "CKuraSupport"),
     .target(
@@ -46,7 +52,13 @@ let package = Package(
     .target(name: "KuraPostgresCluster", dependencies: ["Kura"]),
     // Argument parsing and output shared by every executable (internal: not a product).
     .target(name: "KuraCLI", dependencies: ["Kura", "TerminalUI"]),
-    .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI"]),
+    // The sync server's HTTP transport (internal: not a product).
+    .target(
+      name: "KuraSyncServer",
+      dependencies: [
+        "Kura", .target(name: "CMicroHTTPD", condition: .when(platforms: [.linux])),
+      ]),
+    .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI", "KuraSyncServer"]),
     // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
     .target(name: "WarikanKit", dependencies: ["Kura"]),
     .executableTarget(

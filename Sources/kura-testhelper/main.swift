@@ -14,7 +14,7 @@ let commands: [HelperCommand] =
   + relationHelperCommands + storeTrustHelperCommands + signalHelperCommands
   + terminalHelperCommands + suspensionHelperCommands
   + reentrancyHelperCommands + standardPreferencesHelperCommands + atomicWriteHelperCommands
-  + watcherHelperCommands
+  + watcherHelperCommands + syncHelperCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let command = commands.first(where: { $0.name == name }) else {

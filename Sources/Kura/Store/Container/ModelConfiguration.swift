@@ -54,6 +54,9 @@ public struct ModelConfiguration: Sendable, Hashable {
   /// For example: `configuration.historyRetention = .unlimited`.
   public var historyRetention = HistoryRetention.default
 
+  /// The sync settings (see ``sync``, in Sync/Client/SyncSettings.swift).
+  var syncSettings: SyncSettings?
+
   /// How a PostgreSQL store's container uses the server: its most connections, how long callers
   /// wait for one, how long an interrupted commit's outcome may take to find out, and how
   /// quickly its change listener notices a dead connection (ignored by other stores).

@@ -212,7 +212,12 @@ public final class ModelContext {
           }
           recorder.record(written, model: schema.storedName)
         }
-        return try recorder.commit(db)
+        let changeSet = try recorder.commit(db)
+        // Sync on: the changed properties, stamped, and an outbox entry, in this transaction.
+        if container.configuration.sync != nil {
+          try SyncLocalStore.recordSave(changeSet, container: container, db: db)
+        }
+        return changeSet
       }
     } catch let error as StoreError {
       throw error

@@ -1,0 +1,395 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Sends a local store's saves to its sync server and brings in the other devices' saves, in
+/// the background, while the store keeps working offline.
+///
+/// Every save of a container whose configuration has ``ModelConfiguration/sync`` settings
+/// records its changed properties, stamped, in an outbox — in the save's own transaction. The
+/// engine pushes the outbox, pulls what others saved, and applies it through the store, so
+/// live queries and the change feed see it like a local save (and it is not sent back). It
+/// exchanges after each local save, every ``SyncSettings/pollInterval`` otherwise, and backs
+/// off (up to 30 seconds) while the server can't be reached.
+///
+/// For example:
+///
+/// ```swift
+/// let sync = try SyncEngine(container: container)
+/// try context.insert(Trip(name: "Kyoto"))
+/// try context.save()
+/// try await sync.syncNow()  // the server has the trip
+/// print(sync.status.pending)  // 0
+/// ```
+public final class SyncEngine: Sendable {
+  private let container: ModelContainer
+  private let settings: SyncSettings
+  private let session: URLSession
+  private let wake = SyncWakeUp()
+  private let shared = Mutex(Shared())
+  private let worker = Mutex<Task<Void, Never>?>(nil)
+  private let observation = Mutex<ChangeObservation?>(nil)
+
+  private struct Shared {
+    var status = SyncStatus(phase: .idle, pending: 0, lastSuccess: nil)
+    var waiters: [CheckedContinuation<Void, any Error>] = []
+    var watchers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    var stopped = false
+  }
+
+  /// Starts syncing a container's store in the background.
+  ///
+  /// For example: `let sync = try SyncEngine(container: container)`.
+  ///
+  /// - Parameter container: A container of an SQLite store whose configuration has
+  ///   ``ModelConfiguration/sync`` settings.
+  /// - Throws: ``SyncError`` with ``SyncError/Code/unsupportedStore`` for a container without
+  ///   sync settings, of a PostgreSQL or in-memory store, or opened read-only.
+  public init(container: ModelContainer) throws {
+    guard let settings = container.configuration.sync else {
+      throw SyncError(
+        .unsupportedStore,
+        message:
+          "Can't sync this container: its configuration has no sync settings. Set "
+          + "`configuration.sync = SyncSettings(server:space:token:)` before opening it.")
+    }
+    guard container.pool.engine == .sqlite, container.configuration.allowsSave else {
+      throw SyncError(
+        .unsupportedStore,
+        message:
+          "Can't sync this container: only a writable SQLite store syncs (a PostgreSQL store "
+          + "is shared already). Open an SQLite store file with `allowsSave` true.")
+    }
+    self.container = container
+    self.settings = settings
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = 30
+    session = URLSession(configuration: configuration)
+    // The bookkeeping tables, made once here (the readers below can't create them).
+    let pending = try container.pool.write { db in
+      try db.execute(SyncLocalStore.schemaSQL)
+      _ = try SyncLocalStore.replica(db)
+      return try SyncLocalStore.pendingCount(db)
+    }
+    shared.withLock { $0.status.pending = pending }
+    let wake = self.wake
+    observation.withLock {
+      $0 = try? container.hub.subscribe(models: nil) { _ in wake.fire() }
+    }
+    // The loop holds the engine only while it exchanges, so an engine no one holds stops.
+    worker.withLock {
+      $0 = Task.detached { [weak self] in
+        var backOff = Duration.milliseconds(250)
+        while !Task.isCancelled {
+          guard let delay = await self?.exchangeOnce(backOff: &backOff) else { return }
+          await wake.wait(upTo: delay)
+        }
+      }
+    }
+  }
+
+  deinit { stop() }
+
+  /// Stops syncing (the outbox stays in the store for the next engine); a ``syncNow()`` under
+  /// way throws `CancellationError`.
+  ///
+  /// For example: `sync.stop()`.
+  public func stop() {
+    observation.withLock {
+      $0?.cancel()
+      $0 = nil
+    }
+    let (waiters, watchers) = shared.withLock { shared in
+      shared.stopped = true
+      defer {
+        shared.waiters = []
+        shared.watchers = [:]
+      }
+      return (shared.waiters, shared.watchers)
+    }
+    for waiter in waiters { waiter.resume(throwing: CancellationError()) }
+    for watcher in watchers.values { watcher.finish() }
+    // Not `worker.cancel()`: cancelling a task whose URLSession request is finishing deadlocks
+    // FoundationNetworking on Linux (the task's status lock against the session's queue, seen
+    // in a full test run). The loop sees `stopped` after its exchange (requests time out after
+    // 30 seconds) or at once when it is waiting.
+    wake.fire()
+  }
+
+  /// Where the engine stands now.
+  ///
+  /// For example: `if sync.status.pending > 0 { showSpinner() }`.
+  public var status: SyncStatus { shared.withLock { $0.status } }
+
+  /// The status now, then each time it changes (the latest one when several come at once).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// for await status in sync.statusUpdates() { print(status.phase, status.pending) }
+  /// ```
+  ///
+  /// - Returns: A sequence that ends when the engine stops.
+  public func statusUpdates() -> AsyncStream<SyncStatus> {
+    let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(
+      bufferingPolicy: .bufferingNewest(1))
+    let id = UUID()
+    let (current, stopped) = shared.withLock { shared in
+      if !shared.stopped { shared.watchers[id] = continuation }
+      return (shared.status, shared.stopped)
+    }
+    continuation.yield(current)
+    if stopped { continuation.finish() }
+    continuation.onTermination = { [weak self] _ in
+      self?.shared.withLock { _ = $0.watchers.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  /// Exchanges with the server now and returns when the server has every local save made
+  /// before the call and this store has every save the server had.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// try context.save()
+  /// try await sync.syncNow()
+  /// ```
+  ///
+  /// - Throws: ``SyncError`` when the exchange fails (the saves stay in the outbox and the
+  ///   engine tries again in the background); `CancellationError` when the engine stops.
+  public func syncNow() async throws {
+    try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+      let stopped = shared.withLock { shared in
+        if !shared.stopped { shared.waiters.append(waiter) }
+        return shared.stopped
+      }
+      if stopped { waiter.resume(throwing: CancellationError()) } else { wake.fire() }
+    }
+  }
+
+  /// The local values this store lost to other devices' later values before the server had
+  /// them, oldest first (kept in the store until ``clearConflicts()``).
+  ///
+  /// For example: `let lost = try sync.conflicts()`.
+  ///
+  /// - Returns: The conflicts.
+  /// - Throws: ``StoreError`` when the store can't be read.
+  public func conflicts() throws -> [SyncConflict] {
+    try container.pool.read { db in
+      try db.query(
+        "SELECT model, id, property, lost, date FROM kura_sync_conflicts ORDER BY number"
+      ) { row in
+        SyncConflict(
+          model: row.string(at: 0), id: row.string(at: 1),
+          property: row.isNull(at: 2) ? nil : row.string(at: 2), lostValue: row.string(at: 3),
+          date: Date(timeIntervalSince1970: row.double(at: 4)))
+      }
+    }
+  }
+
+  /// Forgets the conflicts ``conflicts()`` lists.
+  ///
+  /// For example: `try sync.clearConflicts()`.
+  ///
+  /// - Throws: ``StoreError`` when the store can't be written.
+  public func clearConflicts() throws {
+    try container.pool.write { db in
+      try db.run("DELETE FROM kura_sync_conflicts")
+    }
+  }
+
+  // MARK: The background loop
+
+  /// One exchange, with the status and waiters updated; returns how long to wait before the
+  /// next one (`nil` once the engine stopped).
+  private func exchangeOnce(backOff: inout Duration) async -> Duration? {
+    if shared.withLock({ $0.stopped }) { return nil }
+    let waiters = shared.withLock { shared in
+      defer { shared.waiters = [] }
+      return shared.waiters
+    }
+    update { $0.phase = .syncing }
+    let outcome: Result<Void, SyncError>
+    do {
+      try await exchange()
+      outcome = .success(())
+    } catch let error as SyncError {
+      outcome = .failure(error)
+    } catch {
+      outcome = .failure(
+        SyncError(.serverError, message: "Sync failed: \(error). It is tried again."))
+    }
+    let pending = (try? container.pool.read { try SyncLocalStore.pendingCount($0) }) ?? 0
+    var delay = settings.pollInterval
+    switch outcome {
+    case .success:
+      backOff = .milliseconds(250)
+      update {
+        $0.phase = .idle
+        $0.pending = pending
+        $0.lastSuccess = Date()
+      }
+      for waiter in waiters { waiter.resume() }
+    case .failure(let error):
+      update {
+        $0.phase = error.code == .offline ? .offline : .failing(error.message)
+        $0.pending = pending
+      }
+      for waiter in waiters { waiter.resume(throwing: error) }
+      delay = backOff
+      backOff = min(backOff * 2, .seconds(30))
+    }
+    return shared.withLock { $0.stopped } ? nil : delay
+  }
+
+  private func update(_ change: (inout SyncStatus) -> Void) {
+    let (status, watchers) = shared.withLock { shared in
+      change(&shared.status)
+      return (shared.status, Array(shared.watchers.values))
+    }
+    for watcher in watchers { watcher.yield(status) }
+  }
+
+  /// Pushes the whole outbox, then pulls until the store has the server's head.
+  private func exchange() async throws {
+    while true {
+      let saves = try container.pool.read { try SyncLocalStore.outbox(limit: 200, $0) }
+      guard !saves.isEmpty else { break }
+      let replica = try container.pool.read { try SyncLocalStore.replica($0) }
+      let body = try JSONEncoder().encode(
+        SyncPushRequest(replica: SyncStamp.hex(replica), saves: saves))
+      let data = try await send("POST", path: "push", body: body)
+      guard let answer = try? JSONDecoder().decode(SyncPushResponse.self, from: data) else {
+        throw SyncError(.serverError, message: "The sync server's answer to a push is not one.")
+      }
+      let latest = saves.filter { $0.sequence <= answer.acknowledged }
+        .flatMap(\.changes).map(\.stamp).max()
+      try container.pool.write { db in
+        try SyncLocalStore.acknowledge(through: answer.acknowledged, latest: latest, db)
+      }
+      update { $0.pending = max(0, $0.pending - saves.count) }
+    }
+    while true {
+      let cursor = try container.pool.read { try SyncLocalStore.cursor($0) }
+      let data = try await send("GET", path: "changes", query: "after=\(cursor)&limit=500")
+      guard let page = try? JSONDecoder().decode(SyncPullResponse.self, from: data) else {
+        throw SyncError(.serverError, message: "The sync server's answer to a pull is not one.")
+      }
+      guard !page.saves.isEmpty else { break }
+      let container = self.container
+      let changes = try container.pool.write { db in
+        try SyncLocalStore.applyPulled(page.saves, container: container, db: db)
+      }
+      if !changes.isEmpty { container.hub.didSave() }
+      if let last = page.saves.last, last.position >= page.head { break }
+    }
+  }
+
+  private func send(_ method: String, path: String, query: String? = nil, body: Data? = nil)
+    async throws -> Data
+  {
+    let space =
+      settings.space.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+      ?? settings.space
+    let text =
+      settings.server.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+      + "/v1/spaces/\(space)/\(path)" + (query.map { "?\($0)" } ?? "")
+    guard let url = URL(string: text) else {
+      throw SyncError(
+        .serverError, message: "`\(settings.server)` is not a sync server URL: fix the settings.")
+    }
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    request.setValue("Bearer \(settings.token)", forHTTPHeaderField: "Authorization")
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = body
+    let data: Data
+    let response: URLResponse
+    do {
+      (data, response) = try await session.data(for: request)
+    } catch {
+      throw SyncError(
+        .offline,
+        message:
+          "Can't reach the sync server at \(settings.server.absoluteString) "
+          + "(\(error.localizedDescription)). Local saves are kept and sent when it is back.")
+    }
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    guard status != 200 else { return data }
+    let detail =
+      (try? JSONDecoder().decode(SyncErrorResponse.self, from: data))?.message
+      ?? "HTTP \(status)"
+    switch status {
+    case 401, 403:
+      throw SyncError(
+        .unauthorized,
+        message: "The sync server refused the token for space `\(settings.space)`: \(detail)",
+        status: status)
+    case 400..<500:
+      throw SyncError(
+        .rejected,
+        message: "The sync server refused the changes: \(detail) They stay in the outbox.",
+        status: status)
+    default:
+      throw SyncError(.serverError, message: "The sync server failed: \(detail)", status: status)
+    }
+  }
+}
+
+/// Wakes the sync loop: a local save, ``SyncEngine/syncNow()`` or ``SyncEngine/stop()``; a
+/// wake-up while the loop is busy is kept for its next wait.
+final class SyncWakeUp: Sendable {
+  private struct State {
+    var pending = false
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+  private let state = Mutex(State())
+
+  func fire() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      guard let waiter = state.waiter else {
+        state.pending = true
+        return nil
+      }
+      state.waiter = nil
+      return waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Returns at the next wake-up (or at once for one that came while busy), or after `delay`.
+  func wait(upTo delay: Duration) async {
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await self.waitForFire() }
+      group.addTask { try? await Task.sleep(for: delay) }
+      await group.next()
+      group.cancelAll()
+    }
+  }
+
+  private func waitForFire() async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+        let now = state.withLock { state -> Bool in
+          if state.pending || Task.isCancelled {
+            state.pending = false
+            return true
+          }
+          state.waiter = waiter
+          return false
+        }
+        if now { waiter.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        defer { state.waiter = nil }
+        return state.waiter
+      }
+      waiter?.resume()
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Why syncing failed: the server can't be reached, refused the token or the changes, or
+/// answered something that is not the sync protocol.
+///
+/// Nothing is lost when a sync fails: the local saves stay in the outbox and are sent again on
+/// the next attempt.
+///
+/// For example:
+///
+/// ```swift
+/// do {
+///   try await sync.syncNow()
+/// } catch let error as SyncError where error.code == .unauthorized {
+///   print("sign in again:", error.message)
+/// }
+/// ```
+public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What kind of failure it is.
+  ///
+  /// For example: `if error.code == .offline { showOfflineBadge() }`.
+  public enum Code: String, Sendable, Hashable {
+    /// The server can't be reached (no network, server down, timeout): retried with back-off.
+    case offline
+    /// The server refused the token (missing, unknown, expired or revoked: HTTP 401) or the
+    /// space (HTTP 403): not retried until the settings change or ``SyncEngine/syncNow()``.
+    case unauthorized
+    /// The server refused the changes (HTTP 4xx): they stay in the outbox; see ``message``.
+    case rejected
+    /// The server failed (HTTP 5xx) or answered something that is not the sync protocol.
+    case serverError
+    /// A save in the local outbox is damaged; it is not sent.
+    case damagedOutbox
+    /// The store can't sync: it is not an SQLite store, or it is read-only.
+    case unsupportedStore
+  }
+
+  /// What kind of failure it is.
+  public var code: Code
+  /// What failed and what to do.
+  public var message: String
+  /// The HTTP status of the server's answer, when there was one.
+  public var status: Int?
+
+  /// Creates an error.
+  ///
+  /// For example: `SyncError(.offline, message: "Can't reach the sync server.")`.
+  ///
+  /// - Parameters:
+  ///   - code: The kind of failure.
+  ///   - message: What failed and what to do.
+  ///   - status: The HTTP status, if any.
+  public init(_ code: Code, message: String, status: Int? = nil) {
+    self.code = code
+    self.message = message
+    self.status = status
+  }
+
+  /// The message.
+  public var description: String { message }
+}

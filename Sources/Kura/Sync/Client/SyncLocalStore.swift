@@ -1,0 +1,338 @@
+import Foundation
+
+/// The sync bookkeeping inside a replica's SQLite store, written in the same transactions as
+/// the models: the replica's id and clock, each synced property's value and stamp (the
+/// registers), each id's incarnation, the outbox of unacknowledged saves, the pull cursor, and
+/// the conflicts this replica lost.
+///
+/// Two entry points: ``recordSave(_:container:db:)`` runs inside every save of a container
+/// with sync on (stamping what changed and adding an outbox entry), and
+/// ``applyPulled(_:head:container:db:)`` merges pulled saves and writes the winners into the
+/// model tables, with a history entry, so live queries and the change feed see them.
+enum SyncLocalStore {
+  static let schemaSQL = """
+    CREATE TABLE IF NOT EXISTS kura_sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS kura_sync_records (
+      model TEXT NOT NULL, id TEXT NOT NULL, incarnation INTEGER NOT NULL, deleted TEXT,
+      PRIMARY KEY (model, id));
+    CREATE TABLE IF NOT EXISTS kura_sync_registers (
+      model TEXT NOT NULL, id TEXT NOT NULL, property TEXT NOT NULL, value, stamp TEXT NOT NULL,
+      PRIMARY KEY (model, id, property));
+    CREATE TABLE IF NOT EXISTS kura_sync_outbox (sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS kura_sync_conflicts (
+      number INTEGER PRIMARY KEY, model TEXT NOT NULL, id TEXT NOT NULL, property TEXT,
+      lost TEXT, winner TEXT NOT NULL, date REAL NOT NULL);
+    """
+
+  // MARK: State
+
+  static func state(_ key: String, _ db: StoreConnection) throws -> String? {
+    try db.queryFirst("SELECT value FROM kura_sync_state WHERE key = ?", [.text(key)]) {
+      $0.string(at: 0)
+    }
+  }
+
+  static func setState(_ key: String, _ value: String, _ db: StoreConnection) throws {
+    try db.run(
+      "INSERT INTO kura_sync_state (key, value) VALUES (?, ?) "
+        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), .text(value)])
+  }
+
+  /// The replica's id, made (and kept) the first time.
+  static func replica(_ db: StoreConnection) throws -> UUID {
+    if let text = try state("replica", db), let replica = SyncStamp.uuid(hex: text) {
+      return replica
+    }
+    let replica = UUID()
+    try setState("replica", SyncStamp.hex(replica), db)
+    return replica
+  }
+
+  /// The replica's clock, continuing from its persisted high-water mark.
+  static func clock(_ db: StoreConnection, wallClock: @escaping @Sendable () -> UInt64)
+    throws -> HybridLogicalClock
+  {
+    let replica = try replica(db)
+    let latest = try state("clock", db).flatMap(SyncStamp.init(text:))
+    return HybridLogicalClock(
+      replica: replica, latest: latest.map { ($0.wall, $0.counter) } ?? (0, 0),
+      wallClock: wallClock)
+  }
+
+  static func saveClock(_ clock: HybridLogicalClock, _ db: StoreConnection) throws {
+    let stamp = SyncStamp(
+      wall: clock.latest.wall, counter: clock.latest.counter, replica: clock.replica)
+    try setState("clock", stamp.text, db)
+  }
+
+  /// What the replica knows of one id.
+  static func record(_ key: SyncMergeState.Key, _ db: StoreConnection) throws -> SyncRecordState {
+    var record = SyncRecordState()
+    if let row = try db.queryFirst(
+      "SELECT incarnation, deleted FROM kura_sync_records WHERE model = ? AND id = ?",
+      [.text(key.model), .text(key.id)], row: { ($0.int64(at: 0), $0.value(at: 1)) })
+    {
+      record.incarnation = row.0
+      if case .text(let text) = row.1 { record.deleted = SyncStamp(text: text) }
+    }
+    let registers = try db.query(
+      "SELECT property, value, stamp FROM kura_sync_registers WHERE model = ? AND id = ?",
+      [.text(key.model), .text(key.id)]
+    ) { ($0.string(at: 0), $0.value(at: 1), $0.string(at: 2)) }
+    for (property, value, stampText) in registers {
+      guard let stamp = SyncStamp(text: stampText) else { continue }
+      record.properties[property] = .init(value: SyncValue(value), stamp: stamp)
+    }
+    return record
+  }
+
+  static func storeRecord(
+    _ record: SyncRecordState, _ key: SyncMergeState.Key, _ db: StoreConnection
+  ) throws {
+    try db.run(
+      "INSERT INTO kura_sync_records (model, id, incarnation, deleted) VALUES (?, ?, ?, ?) "
+        + "ON CONFLICT (model, id) DO UPDATE SET incarnation = excluded.incarnation, "
+        + "deleted = excluded.deleted",
+      [
+        .text(key.model), .text(key.id), .integer(record.incarnation),
+        record.deleted.map { .text($0.text) } ?? .null,
+      ])
+    try db.run(
+      "DELETE FROM kura_sync_registers WHERE model = ? AND id = ?",
+      [.text(key.model), .text(key.id)])
+    for (property, register) in record.properties {
+      try db.run(
+        "INSERT INTO kura_sync_registers (model, id, property, value, stamp) VALUES (?, ?, ?, ?, ?)",
+        [
+          .text(key.model), .text(key.id), .text(property), register.value.sqliteValue,
+          .text(register.stamp.text),
+        ])
+    }
+  }
+
+  // MARK: Local saves
+
+  /// Stamps what a save changed and adds it to the outbox, inside the save's transaction.
+  ///
+  /// Each saved row is compared with the registers: only properties whose value differs get the
+  /// save's stamp (an unchanged save adds nothing); a deleted id gets a tombstone; inserting an
+  /// id whose last state is deleted starts its next incarnation.
+  static func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection)
+    throws
+  {
+    guard !changeSet.isEmpty else { return }
+    try db.execute(schemaSQL)
+    var clock = try clock(db, wallClock: HybridLogicalClock.systemWallClock)
+    let stamp = clock.now()
+    var changes: [SyncChange] = []
+    for model in changeSet.changes.keys.sorted() {
+      guard let modelChanges = changeSet.changes[model],
+        let schema = container.schemas.values.first(where: { $0.storedName == model })
+      else { continue }
+      let primaryKey = schema.primaryKey
+      let select = try db.cachedStatement(
+        "SELECT * FROM \(schema.quotedTable) WHERE \(quoteIdentifier(primaryKey.name)) = ?")
+      for id in Set(modelChanges.inserted + modelChanges.updated).sorted() {
+        guard let key = keyValue(id, kind: primaryKey.kind) else { continue }
+        select.reset()
+        try select.bind(key, at: 1)
+        guard try select.step() else { continue }
+        var values: [String: SyncValue] = [:]
+        for index in 0..<select.columnCount {
+          let column = select.columnName(at: index)
+          if column != primaryKey.name { values[column] = SyncValue(select.value(at: index)) }
+        }
+        select.reset()
+        let recordKey = SyncMergeState.Key(model: model, id: id)
+        var record = try record(recordKey, db)
+        let incarnation = record.isLive ? record.incarnation : record.incarnation + 1
+        if !record.isLive { record = SyncRecordState(incarnation: incarnation) }
+        for (property, value) in values.sorted(by: { $0.key < $1.key })
+        where record.properties[property]?.value != value {
+          let change = SyncChange.set(
+            model, id: id, incarnation: incarnation, property: property, to: value, stamp: stamp)
+          record.apply(change)
+          changes.append(change)
+        }
+        try storeRecord(record, recordKey, db)
+      }
+      for id in Set(modelChanges.deleted).sorted() {
+        let recordKey = SyncMergeState.Key(model: model, id: id)
+        var record = try record(recordKey, db)
+        guard record.deleted == nil else { continue }
+        let change = SyncChange.delete(
+          model, id: id, incarnation: max(record.incarnation, 1), stamp: stamp)
+        record.apply(change)
+        changes.append(change)
+        try storeRecord(record, recordKey, db)
+      }
+    }
+    try saveClock(clock, db)
+    guard !changes.isEmpty else { return }
+    let sequence = Int64(try state("nextSequence", db) ?? "1") ?? 1
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    try db.run(
+      "INSERT INTO kura_sync_outbox (sequence, changes) VALUES (?, ?)",
+      [.integer(sequence), .text(String(decoding: try encoder.encode(changes), as: UTF8.self))])
+    try setState("nextSequence", String(sequence + 1), db)
+  }
+
+  /// The stored key of the id text the history writes (the inverse of `idText`).
+  static func keyValue(_ id: String, kind: ColumnKind) -> SQLiteValue? {
+    switch kind {
+    case .integer, .bool: return Int64(id).map { .integer($0) }
+    case .real, .date: return Double(id).map { .real($0) }
+    case .blob: return Data(base64Encoded: id).map { .blob($0) }
+    default: return .text(id)
+    }
+  }
+
+  // MARK: Outbox
+
+  /// The oldest unacknowledged saves, at most `limit`.
+  static func outbox(limit: Int, _ db: StoreConnection) throws -> [SyncSave] {
+    let rows = try db.query(
+      "SELECT sequence, changes FROM kura_sync_outbox ORDER BY sequence LIMIT ?",
+      [.integer(Int64(limit))]
+    ) { ($0.int64(at: 0), $0.string(at: 1)) }
+    let decoder = JSONDecoder()
+    return try rows.map { row in
+      do {
+        return SyncSave(
+          sequence: row.0, changes: try decoder.decode([SyncChange].self, from: Data(row.1.utf8)))
+      } catch {
+        throw SyncError(
+          .damagedOutbox,
+          message:
+            "Can't send save \(row.0) of the sync outbox: it is damaged (not the JSON Kura "
+            + "wrote). Nothing was sent; the save stays in the outbox. Restore the store from a "
+            + "backup, or report it.")
+      }
+    }
+  }
+
+  static func pendingCount(_ db: StoreConnection) throws -> Int {
+    return Int(try db.queryFirst("SELECT count(*) FROM kura_sync_outbox") { $0.int64(at: 0) } ?? 0)
+  }
+
+  /// Drops the saves the server acknowledged from the outbox; `latest` is the highest stamp
+  /// among them.
+  static func acknowledge(through sequence: Int64, latest: SyncStamp?, _ db: StoreConnection)
+    throws
+  {
+    try db.run("DELETE FROM kura_sync_outbox WHERE sequence <= ?", [.integer(sequence)])
+    if let latest { try setState("acknowledgedStamp", latest.text, db) }
+  }
+
+  // MARK: Pulled saves
+
+  /// Merges pulled saves into the registers and writes the winners into the model tables (with
+  /// a history entry), then moves the cursor past them; inside one write transaction, so a
+  /// reader sees all of a page or none of it.
+  ///
+  /// - Returns: The change set recorded in the history (empty when nothing visible changed).
+  @discardableResult
+  static func applyPulled(
+    _ saves: [SyncLoggedSave], container: ModelContainer, db: StoreConnection
+  ) throws -> ChangeSet.ModelChangesByModel {
+    try db.execute(schemaSQL)
+    var clock = try clock(db, wallClock: HybridLogicalClock.systemWallClock)
+    var records: [SyncMergeState.Key: SyncRecordState] = [:]
+    var order: [SyncMergeState.Key] = []
+    var conflicts: [(SyncChange, SyncRecordState.Register)] = []
+    // A local value the server had not acknowledged yet, beaten by a pulled one: a conflict
+    // this replica lost (one it had acknowledged was seen by others: a later edit, not one).
+    let acknowledged =
+      try state("acknowledgedStamp", db).flatMap(SyncStamp.init(text:))
+      ?? SyncStamp(wall: 0, counter: 0, replica: clock.replica)
+    for save in saves {
+      for change in save.changes {
+        clock.receive(change.stamp)
+        let key = SyncMergeState.Key(model: change.model, id: change.id)
+        if records[key] == nil {
+          records[key] = try record(key, db)
+          order.append(key)
+        }
+        guard var record = records[key] else { continue }
+        let before = record
+        if record.apply(change), let property = change.property,
+          let lost = before.properties[property], lost.stamp.replica == clock.replica,
+          lost.stamp > acknowledged, before.incarnation == record.incarnation
+        {
+          conflicts.append((change, lost))
+        }
+        records[key] = record
+      }
+    }
+    var changes: ChangeSet.ModelChangesByModel = [:]
+    for key in order {
+      guard let record = records[key] else { continue }
+      try storeRecord(record, key, db)
+      guard let schema = container.schemas.values.first(where: { $0.storedName == key.model }),
+        let id = keyValue(key.id, kind: schema.primaryKey.kind)
+      else { continue }  // a model this app doesn't have: kept in the registers only
+      let table = schema.quotedTable
+      let primaryKey = quoteIdentifier(schema.primaryKey.name)
+      let existed =
+        try db.queryFirst("SELECT 1 FROM \(table) WHERE \(primaryKey) = ?", [id]) { _ in true }
+        ?? false
+      if !record.isLive {
+        guard existed else { continue }
+        try db.run("DELETE FROM \(table) WHERE \(primaryKey) = ?", [id])
+        changes[key.model, default: .init()].deleted.append(key.id)
+        continue
+      }
+      // Only the columns the table has (a newer app's properties stay in the registers).
+      let columns = schema.columns.map(\.name).filter {
+        $0 != schema.primaryKey.name && record.properties[$0] != nil
+      }
+      guard !columns.isEmpty else { continue }
+      let quoted = columns.map(quoteIdentifier)
+      let sql =
+        "INSERT INTO \(table) (\(primaryKey), \(quoted.joined(separator: ", "))) VALUES (?"
+        + String(repeating: ", ?", count: columns.count)
+        + ") ON CONFLICT (\(primaryKey)) DO UPDATE SET "
+        + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+      try db.run(
+        sql, [id] + columns.compactMap { record.properties[$0]?.value.sqliteValue })
+      if existed {
+        changes[key.model, default: .init()].updated.append(key.id)
+      } else {
+        changes[key.model, default: .init()].inserted.append(key.id)
+      }
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let now = Date().timeIntervalSince1970
+    for (winner, lost) in conflicts {
+      try db.run(
+        "INSERT INTO kura_sync_conflicts (model, id, property, lost, winner, date) "
+          + "VALUES (?, ?, ?, ?, ?, ?)",
+        [
+          .text(winner.model), .text(winner.id), winner.property.map { .text($0) } ?? .null,
+          .text(String(decoding: try encoder.encode(lost.value), as: UTF8.self)),
+          .text(winner.stamp.text), .real(now),
+        ])
+    }
+    try saveClock(clock, db)
+    if let last = saves.last { try setState("cursor", String(last.position), db) }
+    if !changes.isEmpty, container.configuration.historyRetention.records {
+      let (token, _) = try ChangeHistory.record(
+        changes, order: changes.keys.sorted(), date: Date(), in: db,
+        state: container.historyState)
+      container.historyState.latest = token.rawValue
+    }
+    return changes
+  }
+
+  /// The position of the last pulled save.
+  static func cursor(_ db: StoreConnection) throws -> Int64 {
+    return Int64(try state("cursor", db) ?? "0") ?? 0
+  }
+}
+
+extension ChangeSet {
+  /// Changes by model name, as the history records them.
+  typealias ModelChangesByModel = [String: ModelChanges]
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Where a local store syncs: the Kura sync server (`kura sync serve`), the space, and the
+/// token that grants it. Set it on ``ModelConfiguration/sync`` to turn sync on.
+///
+/// The token is never printed: ``description`` leaves it out.
+///
+/// For example:
+///
+/// ```swift
+/// var configuration = ModelConfiguration.url(storeURL)
+/// configuration.sync = SyncSettings(
+///   server: URL(string: "http://127.0.0.1:8080")!, space: "family", token: token)
+/// ```
+public struct SyncSettings: Sendable, Hashable, CustomStringConvertible {
+  /// The sync server's base URL, such as `http://127.0.0.1:8080`.
+  public var server: URL
+  /// The space to sync (an account, a team): the one the token grants.
+  public var space: String
+  /// The token `kura sync token` made for the space.
+  public var token: String
+  /// How often the sync engine asks the server for others' changes while nothing happens
+  /// locally; 2 seconds by default.
+  public var pollInterval: Duration = .seconds(2)
+
+  /// Creates sync settings.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let settings = SyncSettings(server: serverURL, space: "family", token: token)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - server: The sync server's base URL.
+  ///   - space: The space the token grants.
+  ///   - token: The token.
+  public init(server: URL, space: String, token: String) {
+    self.server = server
+    self.space = space
+    self.token = token
+  }
+
+  /// The server and space, without the token.
+  public var description: String { "\(server.absoluteString) space \(space)" }
+}
+
+extension ModelConfiguration {
+  /// The sync server this store syncs through; `nil` (the default) for a store that doesn't
+  /// sync. With settings, every save also records its changes for the server (in the save's
+  /// transaction), and a ``SyncEngine`` made for the container sends and receives them.
+  ///
+  /// Only SQLite stores sync (a PostgreSQL store is already shared).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// var configuration = ModelConfiguration.url(storeURL)
+  /// configuration.sync = SyncSettings(server: serverURL, space: "family", token: token)
+  /// let container = try ModelContainer(for: Trip.self, configurations: configuration)
+  /// let sync = try SyncEngine(container: container)
+  /// ```
+  public var sync: SyncSettings? {
+    get { syncSettings }
+    set { syncSettings = newValue }
+  }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Where a ``SyncEngine`` stands: what it is doing, how many local saves the server has not
+/// acknowledged yet, and when an exchange last succeeded.
+///
+/// "Up to date" is ``phase`` ``Phase/idle`` with ``pending`` 0: the server has every local
+/// save and this store has every save the server had at the last exchange.
+///
+/// For example:
+///
+/// ```swift
+/// let status = sync.status
+/// print(status.phase, status.pending, status.lastSuccess as Any)
+/// ```
+public struct SyncStatus: Sendable, Hashable {
+  /// What the engine is doing.
+  ///
+  /// For example: `if case .failing(let reason) = status.phase { print(reason) }`.
+  public enum Phase: Sendable, Hashable {
+    /// Not exchanging; the last exchange succeeded (or none was tried yet).
+    case idle
+    /// Sending local saves or receiving others'.
+    case syncing
+    /// The server can't be reached; retried with back-off.
+    case offline
+    /// The server refused (a token, a space, the changes) or failed; the reason says which and
+    /// what to do.
+    case failing(String)
+  }
+
+  /// What the engine is doing.
+  public var phase: Phase
+  /// Local saves the server has not acknowledged yet.
+  public var pending: Int
+  /// When an exchange last succeeded (everything sent and received).
+  public var lastSuccess: Date?
+
+  /// Creates a status.
+  ///
+  /// For example: `SyncStatus(phase: .idle, pending: 0, lastSuccess: nil)`.
+  ///
+  /// - Parameters:
+  ///   - phase: What the engine is doing.
+  ///   - pending: Unacknowledged local saves.
+  ///   - lastSuccess: When an exchange last succeeded.
+  public init(phase: Phase, pending: Int, lastSuccess: Date?) {
+    self.phase = phase
+    self.pending = pending
+    self.lastSuccess = lastSuccess
+  }
+}
+
+/// A property value this store had saved and the server had not acknowledged yet, replaced
+/// by another replica's later value (per-property last writer wins).
+///
+/// For example:
+///
+/// ```swift
+/// for conflict in try sync.conflicts() {
+///   print(conflict.model, conflict.id, conflict.property ?? "", conflict.lostValue)
+/// }
+/// ```
+public struct SyncConflict: Sendable, Hashable {
+  /// The model's stored name, such as `Trip`.
+  public var model: String
+  /// The model's id as text.
+  public var id: String
+  /// The property whose local value lost.
+  public var property: String?
+  /// The lost value, as JSON (`{"text":"Kyoto"}`, `{"integer":"3"}`, `null`, …).
+  public var lostValue: String
+  /// When the conflict was found.
+  public var date: Date
+}

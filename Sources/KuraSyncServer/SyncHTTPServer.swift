@@ -1,0 +1,137 @@
+#if canImport(CMicroHTTPD)
+  import CMicroHTTPD
+  import Foundation
+  import Kura
+
+  #if canImport(Glibc)
+    import Glibc
+  #endif
+
+  /// The sync server's HTTP/1.1 transport on libmicrohttpd: reads each request (its body up to
+  /// `SyncService.maximumBodyBytes`), hands it to a `SyncService` and sends back its answer.
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let server = try SyncHTTPServer(service: service, host: "127.0.0.1", port: 0)
+  /// print(server.port)
+  /// ```
+  // Safety: `daemon` is written in `init` and `stop()` only (stop is called once, after which
+  // no request runs); libmicrohttpd runs the callbacks on its own threads, each with its own
+  // request state.
+  package final class SyncHTTPServer: @unchecked Sendable {
+    private let service: SyncService
+    private var daemon: OpaquePointer?
+    /// The port the server listens on.
+    package private(set) var port: UInt16 = 0
+
+    /// Listens on `host` (an IPv4 address) and `port` (0: one the system picks).
+    ///
+    /// - Throws: ``SyncHTTPServerError`` when the address is not IPv4 or can't be listened on.
+    package init(service: SyncService, host: String, port: UInt16, threads: UInt32 = 4) throws {
+      self.service = service
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = port.bigEndian
+      guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+        throw SyncHTTPServerError(
+          message: "`\(host)` is not an IPv4 address such as 127.0.0.1: give one.")
+      }
+      let context = Unmanaged.passUnretained(self).toOpaque()
+      guard
+        let daemon = kura_mhd_start(
+          &address, accessHandler, context, completedHandler, threads, 256, 30)
+      else {
+        throw SyncHTTPServerError(
+          message:
+            "Can't listen on \(host):\(port): the port is in use or not allowed (errno "
+            + "\(errno)). Choose another port with --listen.")
+      }
+      self.daemon = daemon
+      self.port = kura_mhd_port(daemon)
+    }
+
+    /// Stops listening and waits for the requests under way.
+    package func stop() {
+      if let daemon { MHD_stop_daemon(daemon) }
+      daemon = nil
+    }
+
+    deinit { stop() }
+
+    fileprivate func respond(
+      _ connection: OpaquePointer, method: String, url: String, state: RequestState
+    ) -> MHD_Result {
+      func header(_ name: String, _ kind: MHD_ValueKind) -> String? {
+        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+      }
+      var query: [String: String] = [:]
+      for key in ["after", "limit"] {
+        if let value = header(key, .GET_ARGUMENT_KIND) { query[key] = value }
+      }
+      let request = SyncHTTPRequest(
+        method: method, path: url, query: query,
+        authorization: header("Authorization", .HEADER_KIND), body: state.body,
+        bodyTooLarge: state.tooLarge)
+      let answer = service.handle(request)
+      return answer.body.withUnsafeBytes { bytes in
+        guard
+          let response = MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+            .RESPMEM_MUST_COPY)
+        else { return .NO }
+        defer { MHD_destroy_response(response) }
+        _ = MHD_add_response_header(response, "Content-Type", "application/json")
+        return MHD_queue_response(connection, UInt32(answer.status), response)
+      }
+    }
+  }
+
+  /// Why the server can't start.
+  package struct SyncHTTPServerError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+  }
+
+  /// One request's body as it arrives.
+  private final class RequestState {
+    var body = Data()
+    var tooLarge = false
+  }
+
+  private let accessHandler: MHD_AccessHandlerCallback = {
+    context, connection, url, method, _, uploadData, uploadSize, requestContext in
+    guard let context, let connection, let url, let method, let uploadSize, let requestContext
+    else { return .NO }
+    guard let stateHandle = requestContext.pointee else {
+      // The headers arrived; the body (if any) comes in the next calls.
+      requestContext.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+      return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(stateHandle).takeUnretainedValue()
+    let size = uploadSize.pointee
+    if size > 0 {
+      if !state.tooLarge, let uploadData {
+        if state.body.count + size > SyncService.maximumBodyBytes {
+          state.tooLarge = true
+          state.body = Data()
+        } else {
+          uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+            state.body.append($0, count: size)
+          }
+        }
+      }
+      uploadSize.pointee = 0
+      return .YES
+    }
+    let server = Unmanaged<SyncHTTPServer>.fromOpaque(context).takeUnretainedValue()
+    return server.respond(
+      connection, method: String(cString: method), url: String(cString: url), state: state)
+  }
+
+  private let completedHandler: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let stateHandle = requestContext.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(stateHandle).release()
+    requestContext.pointee = nil
+  }
+#endif

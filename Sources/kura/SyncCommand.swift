@@ -1,0 +1,144 @@
+import Foundation
+import Kura
+import KuraCLI
+
+#if canImport(KuraSyncServer) && canImport(Glibc)
+  import Glibc
+  import KuraSyncServer
+#endif
+
+/// `kura sync serve|token`: runs a sync server on a PostgreSQL database, and makes tokens for
+/// its tokens file.
+let syncCommand = Command(
+  name: "sync",
+  abstract: "Runs a sync server that devices' local stores sync through, and makes its tokens.",
+  subcommands: [syncServeCommand, syncTokenCommand])
+
+let syncServeCommand = Command(
+  name: "serve",
+  abstract: "Serves sync over HTTP, keeping the shared data in a PostgreSQL database.",
+  discussion: """
+    The server keeps nothing but what is in the database, so several servers can serve one \
+    database. It speaks HTTP without TLS: it listens on a loopback address (127.0.0.1) unless \
+    --insecure-public is given (put a TLS proxy in front of it then). The tokens file has one \
+    line per token, `<space> <sha-256 of the token> [expires=<ISO 8601 time>]`; the server \
+    reads it again when it changes, so removing a line revokes its token. Stop the server with \
+    Ctrl-C or SIGTERM.
+    """,
+  options: [
+    Option(
+      "store", help: "The PostgreSQL database, such as postgresql://host/app.",
+      valueName: "url"),
+    Option(
+      "listen",
+      help: "The IPv4 address and port to listen on, such as 127.0.0.1:8080 (port 0: "
+        + "any free port; the one chosen is printed).", valueName: "address:port"),
+    Option("tokens", help: "The tokens file.", valueName: "file"),
+  ],
+  flags: [
+    Flag(
+      "insecure-public",
+      help: "Listen on a non-loopback address without TLS (tokens then cross the network in "
+        + "clear text).")
+  ],
+  run: { invocation in
+    let command = invocation.commandPath
+    guard let storeText: String = try invocation.option("store") else {
+      throw UsageError(
+        "Missing --store: give the PostgreSQL database, such as postgresql://host/app.",
+        command: command)
+    }
+    let store = try StoreLocation(storeText, what: "--store", command: command)
+    guard case .postgres(let location, _) = store else {
+      throw UsageError(
+        "`\(storeText)` is not a valid value for --store: the sync server keeps its data in "
+          + "PostgreSQL; give a postgresql:// URL or a connection string.", command: command)
+    }
+    let listen: String = try invocation.option("listen") ?? "127.0.0.1:0"
+    let (host, port) = try listenAddress(listen, command: command)
+    let loopback = host.hasPrefix("127.")
+    if !loopback && !invocation.flag("insecure-public") {
+      throw UsageError(
+        "Won't listen on \(host) without TLS: tokens would cross the network in clear text. "
+          + "Listen on 127.0.0.1 behind a TLS proxy, or pass --insecure-public to do it anyway.",
+        command: command)
+    }
+    guard let tokensPath: String = try invocation.option("tokens") else {
+      throw UsageError(
+        "Missing --tokens: give the tokens file (`kura sync token --space <space>` makes a "
+          + "token and its line).", command: command)
+    }
+    #if canImport(KuraSyncServer) && canImport(Glibc)
+      let service: SyncService
+      do {
+        service = try SyncService(
+          store: location, tokens: URL(fileURLWithPath: tokensPath))
+      } catch let error as SyncTokensError {
+        throw UsageError(error.message, command: command)
+      }
+      let server = try SyncHTTPServer(service: service, host: host, port: port)
+      // Written straight to the file descriptor: a test or script reading the port waits for it.
+      FileHandle.standardOutput.write(
+        Data("Serving sync on http://\(host):\(server.port) for \(location.description)\n".utf8))
+      // Ctrl-C and SIGTERM end the process (their default action); requests under way are
+      // cut, which a client sees as a lost answer and resends.
+      while true { pause() }
+    #else
+      throw UsageError(
+        "`kura sync serve` is not available on this platform (it needs libmicrohttpd and "
+          + "libpq, on Linux).", command: command)
+    #endif
+  })
+
+/// The host and port of `--listen`.
+private func listenAddress(_ text: String, command: String) throws -> (String, UInt16) {
+  let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+  guard parts.count == 2, let port = UInt16(parts[1]), !parts[0].isEmpty,
+    parts[0].split(separator: ".").count == 4
+  else {
+    throw UsageError(
+      "`\(text)` is not a valid value for --listen: give an IPv4 address and a port, such as "
+        + "127.0.0.1:8080.", command: command)
+  }
+  return (String(parts[0]), port)
+}
+
+let syncTokenCommand = Command(
+  name: "token",
+  abstract: "Makes a new random token for a space and prints it with its tokens-file line.",
+  discussion: """
+    The token goes to the device (ModelConfiguration's sync settings); the line goes into the \
+    server's tokens file, which keeps only the token's SHA-256. The token is printed once and \
+    can't be recovered from the line.
+    """,
+  options: [
+    Option("space", help: "The space the token grants, such as family.", valueName: "space"),
+    Option(
+      "expires", help: "When the token stops working (ISO 8601, such as 2027-01-01T00:00:00Z).",
+      valueName: "time"),
+  ],
+  supportsJSON: true,
+  run: { invocation in
+    let command = invocation.commandPath
+    guard let space: String = try invocation.option("space") else {
+      throw UsageError("Missing --space: give the space the token grants.", command: command)
+    }
+    var expires: String?
+    if let text: String = try invocation.option("expires") {
+      guard ISO8601DateFormatter().date(from: text) != nil else {
+        throw UsageError(
+          "`\(text)` is not a valid value for --expires: give an ISO 8601 time such as "
+            + "2027-01-01T00:00:00Z.", command: command)
+      }
+      expires = text
+    }
+    let token: SyncToken
+    do {
+      token = try SyncToken(space: space, expires: expires)
+    } catch let error as SyncTokensError {
+      throw UsageError(error.message, command: command)
+    }
+    if invocation.json { return try invocation.printJSON(token) }
+    print("token  \(token.token)")
+    print("line   \(token.line)")
+  })
