@@ -54,8 +54,9 @@ public struct ModelConfiguration: Sendable, Hashable {
   /// For example: `configuration.historyRetention = .unlimited`.
   public var historyRetention = HistoryRetention.default
 
-  /// The sync settings (see ``sync``, in Sync/Client/SyncSettings.swift).
-  var syncSettings: SyncSettings?
+  /// What records each save in its transaction besides the store (sync's outbox, set through
+  /// `sync`), or `nil`.
+  var saveParticipant: ConfiguredSaveParticipant?
 
   /// How a PostgreSQL store's container uses the server: its most connections, how long callers
   /// wait for one, how long an interrupted commit's outcome may take to find out, and how

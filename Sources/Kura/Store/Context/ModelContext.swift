@@ -213,9 +213,10 @@ public final class ModelContext {
           recorder.record(written, model: schema.storedName)
         }
         let changeSet = try recorder.commit(db)
-        // Sync on: the changed properties, stamped, and an outbox entry, in this transaction.
-        if container.configuration.sync != nil {
-          try SyncLocalStore.recordSave(changeSet, container: container, db: db)
+        // A participant (sync: the changed properties, stamped, and an outbox entry) records
+        // the save in this transaction.
+        if let participant = container.configuration.saveParticipant {
+          try participant.participant.recordSave(changeSet, container: container, db: db)
         }
         return changeSet
       }

@@ -56,7 +56,7 @@ public final class SyncEngine: Sendable {
           "Can't sync this container: its configuration has no sync settings. Set "
           + "`configuration.sync = SyncSettings(server:space:token:)` before opening it.")
     }
-    guard container.pool.engine == .sqlite, container.configuration.allowsSave else {
+    guard container.pool.engine is SQLiteStoreEngine, container.configuration.allowsSave else {
       throw SyncError(
         .unsupportedStore,
         message:

@@ -318,8 +318,9 @@ enum SyncLocalStore {
     try saveClock(clock, db)
     if let last = saves.last { try setState("cursor", String(last.position), db) }
     if !changes.isEmpty, container.configuration.historyRetention.records {
+      let ordered = changes.sorted { $0.key < $1.key }.map { (model: $0.key, changes: $0.value) }
       let (token, _) = try ChangeHistory.record(
-        changes, order: changes.keys.sorted(), date: Date(), in: db,
+        ordered, date: Date(), in: db,
         state: container.historyState)
       container.historyState.latest = token.rawValue
     }

@@ -61,7 +61,16 @@ extension ModelConfiguration {
   /// let sync = try SyncEngine(container: container)
   /// ```
   public var sync: SyncSettings? {
-    get { syncSettings }
-    set { syncSettings = newValue }
+    get { saveParticipant?.participant as? SyncSettings }
+    set { saveParticipant = newValue.map { ConfiguredSaveParticipant(participant: $0) } }
   }
+}
+
+extension SyncSettings: SaveParticipant {
+  /// Stamps the save's changed properties and adds its outbox entry, in the save's transaction.
+  func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection) throws {
+    try SyncLocalStore.recordSave(changeSet, container: container, db: db)
+  }
+
+  func isSame(as other: any SaveParticipant) -> Bool { (other as? SyncSettings) == self }
 }

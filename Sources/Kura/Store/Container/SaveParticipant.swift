@@ -1,0 +1,28 @@
+import Foundation
+
+/// A part of Kura above the model store that records each save inside the save's own
+/// transaction (sync's outbox: ``SyncSettings``): it sees the save's change set and writes its
+/// own rows on the same connection, so they commit together or not at all. The store names
+/// only this protocol, never the part that conforms to it.
+protocol SaveParticipant: Sendable {
+  /// Records `changeSet`, the save's changes, on `db`, inside the save's write transaction;
+  /// throwing rolls the whole save back.
+  func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection) throws
+
+  /// Whether `other` is the same participant configured the same way.
+  func isSame(as other: any SaveParticipant) -> Bool
+
+  /// Hashes what configures the participant.
+  func hash(into hasher: inout Hasher)
+}
+
+/// A configuration's ``SaveParticipant``, compared and hashed by what configures it (so
+/// ``ModelConfiguration`` stays `Hashable`).
+struct ConfiguredSaveParticipant: Sendable, Hashable {
+  /// The participant.
+  let participant: any SaveParticipant
+
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.participant.isSame(as: rhs.participant) }
+
+  func hash(into hasher: inout Hasher) { participant.hash(into: &hasher) }
+}
