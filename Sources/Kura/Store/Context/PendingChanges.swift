@@ -136,6 +136,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges {
+    if deletedIDs.isEmpty,
+      let changes = try db.bulkUpsert(models, schema: schema, encoder: makeEncoder)
+    {
+      return changes
+    }
     let upsert = try db.cachedStatement(StoreSQL.upsert(schema, engine: db.engine))
     let encoder = makeEncoder(upsert)
     // The tracker reports an integer key itself (SQLite: the rowid an `INTEGER PRIMARY KEY` is).
