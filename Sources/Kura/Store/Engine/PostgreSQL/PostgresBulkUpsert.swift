@@ -24,11 +24,11 @@
   /// - History, delete rules and the search index are the save's, as on the row-by-row path;
   ///   an error (a constraint, a lost connection) is the save's error, with the same commit
   ///   outcome rules (the copy runs inside the save's transaction).
-  enum PostgresBulkUpsert {
+  package enum PostgresBulkUpsert {
     /// The fewest rows a save writes this way. Below it, one upsert per row costs less than
     /// the copy's fixed work (the staging table's `TRUNCATE`, a second statement); measured with
     /// `kura-bench postgres --bulk-threshold` (see the article "Scaling Out with PostgreSQL").
-    static let minimumRows = 64
+    package static let minimumRows = 64
 
     /// Writes the last upsert of each id in `models` through the staging table, returning
     /// what changed; `nil` (nothing written) when the row-by-row path must run instead.
