@@ -287,7 +287,7 @@ struct StoreSetup {
       }
       let isKey = index == schema.primaryKeyIndex
       let notNull = existing.notNull || (isKey && existing.primaryKey)
-      if existing.type != engine.columnType(column.kind) || notNull == column.isOptional
+      if !engine.declaredType(existing.type, holds: column.kind) || notNull == column.isOptional
         || existing.primaryKey != isKey
       {
         let expected =
