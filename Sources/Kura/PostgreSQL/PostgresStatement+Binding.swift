@@ -253,16 +253,14 @@
       for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
     }
 
-    /// Appends the bound values as one row of a binary `COPY` after `prefix` (a `bigint`
-    /// field before them): `false`, appending nothing, when a value was bound in text form
-    /// (a value the parameter's type reads from its text, such as a fraction bound to a
-    /// `bigint`), which a binary copy can't carry.
-    func appendBoundValues(to rows: inout PostgresCopyRows, after prefix: Int64) -> Bool {
+    /// Appends the bound values as one row of a binary `COPY`: `false`, appending nothing,
+    /// when a value was bound in text form (a value the parameter's type reads from its text,
+    /// such as a fraction bound to a `bigint`), which a binary copy can't carry.
+    func appendBoundValues(to rows: inout PostgresCopyRows) -> Bool {
       for slot in values.indices where values[slot] != nil && formats[slot] == 0 {
         return false
       }
-      rows.beginRow(fields: values.count + 1)
-      rows.appendField(prefix)
+      rows.beginRow(fields: values.count)
       for slot in values.indices {
         if let value = values[slot] {
           rows.appendField(UnsafeRawBufferPointer(start: value, count: Int(lengths[slot])))

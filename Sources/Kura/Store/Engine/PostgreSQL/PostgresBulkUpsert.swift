@@ -2,9 +2,12 @@
   import Foundation
 
   /// A save's many upserts of one model at `COPY` speed (the PostgreSQL engine's bulk path):
-  /// the rows go to a temporary staging table in one `COPY … FROM STDIN (FORMAT binary)`, then
-  /// one `INSERT … SELECT … ON CONFLICT (id) DO UPDATE … RETURNING (xmax = 0), id` writes them
-  /// all — two round trips for the whole batch, where the row-by-row path takes one per row.
+  /// the rows are sent with one `COPY … FROM STDIN (FORMAT binary)` straight into the model's
+  /// table, after a savepoint — one round trip for the whole batch, where the row-by-row path
+  /// takes one per row. When that copy meets a stored id or unique value (a unique violation),
+  /// it is undone to the savepoint and the rows go to a temporary staging table by a second
+  /// copy, then one `INSERT … SELECT … ON CONFLICT (id) DO UPDATE … RETURNING (xmax = 0), id`
+  /// writes them all.
   ///
   /// It runs for a save that changes at least ``minimumRows`` rows of one model and deletes
   /// none of them, and gives the same outcome as running the upserts one by one:
@@ -55,11 +58,24 @@
       let parameters = try db.connection.cachedStatement(sql.parameters)
       let encoder = makeEncoder(.postgres(parameters, db))
       var rows = PostgresCopyRows(capacity: staged.count * (16 + 12 * schema.columns.count))
-      for (number, index) in staged.enumerated() {
+      for index in staged {
         try encoder.bind(models[index])
-        guard parameters.appendBoundValues(to: &rows, after: Int64(number)) else { return nil }
+        guard parameters.appendBoundValues(to: &rows) else { return nil }
       }
       parameters.reset()
+      // Straight into the table when every row is new (the common bulk load): no second
+      // statement. A stored id or unique value fails the copy, which is undone to its
+      // savepoint, and the rows go through the staging table.
+      do {
+        _ = try db.connection.copyIn(sql.direct, rows: rows)
+        try db.connection.execute("RELEASE SAVEPOINT kura_bulk_copy")
+        var changes = ChangeSet.ModelChanges()
+        changes.inserted = staged.compactMap { schema.keyValue(models[$0].id).map(idText) }
+        return changes
+      } catch let error as PostgresError where error.kind == .uniqueViolation {
+        try db.connection.execute(
+          "ROLLBACK TO SAVEPOINT kura_bulk_copy; RELEASE SAVEPOINT kura_bulk_copy")
+      }
       _ = try db.connection.copyIn(sql.stage, rows: rows)
       if let conflicts = sql.uniqueConflicts {
         let matched = try db.connection.queryFirst(conflicts) { $0.int64(at: 0) != 0 } ?? false
@@ -96,8 +112,10 @@
       /// A statement never run, whose parameters have the staged columns' types: the encoder
       /// binds a model to it, and its binary values are the copy's fields.
       let parameters: String
+      /// Starts the copy of the rows straight into the model's table, after a savepoint.
+      let direct: String
       /// Creates the staging table when this connection has none, empties it, and starts the
-      /// copy (one round trip).
+      /// copy (one round trip); `kura_n` numbers the rows in the order they were sent.
       let stage: String
       /// Whether a staged row's unique values match a stored row with another id or another
       /// staged row (`nil` without unique attributes).
@@ -111,7 +129,7 @@
         let key = names[schema.primaryKeyIndex]
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let shape =
-          schema.tableName + "\u{0}"
+          "2\u{0}" + schema.tableName + "\u{0}"
           + columns.map { "\($0.name) \($0.kind)" }.joined(separator: ",")
         for byte in shape.utf8 {
           hash ^= UInt64(byte)
@@ -125,11 +143,14 @@
         let definitions = zip(names, columns).map {
           "\($0) \(PostgresStoreEngine.columnType($1.kind))"
         }
-        stage =
-          "CREATE TEMPORARY TABLE IF NOT EXISTS \(table) (kura_n BIGINT NOT NULL, "
-          + definitions.joined(separator: ", ") + "); TRUNCATE \(table); COPY \(table) FROM "
-          + "STDIN (FORMAT binary)"
+        let list = names.joined(separator: ", ")
         let target = schema.quotedTable
+        direct =
+          "SAVEPOINT kura_bulk_copy; COPY \(target) (\(list)) FROM STDIN (FORMAT binary)"
+        stage =
+          "CREATE TEMPORARY TABLE IF NOT EXISTS \(table) (kura_n BIGINT GENERATED ALWAYS AS "
+          + "IDENTITY, " + definitions.joined(separator: ", ") + "); TRUNCATE \(table); COPY "
+          + "\(table) (\(list)) FROM STDIN (FORMAT binary)"
         if schema.uniqueConstraints.isEmpty {
           uniqueConflicts = nil
         } else {
@@ -153,7 +174,6 @@
           }
           uniqueConflicts = "SELECT " + checks.joined(separator: " OR ")
         }
-        let list = names.joined(separator: ", ")
         let others = names.indices.filter { $0 != schema.primaryKeyIndex }.map { names[$0] }
         let onConflict =
           others.isEmpty
