@@ -15,7 +15,8 @@
   ///   UTF-8 bytes: Swift's `<`), see ``PostgresDialect``.
   /// - Types: `Int` → `bigint`, `Bool` → `boolean` (conditions and Bool columns are one type,
   ///   as integers are on SQLite), `Double`/`Date` → `double precision`, `String` → `text`
-  ///   (collated), UUID/URL/JSON → `text`, `Data` → `bytea`.
+  ///   (collated), UUID/URL/JSON → `text COLLATE "C"` (byte order: Swift's order of UUIDs,
+  ///   whatever the database's default collation), `Data` → `bytea`.
   /// - Upserts are one statement of data-modifying `WITH` clauses: update the row with the same
   ///   id, else the row with the same unique values, else insert; it returns `kura_op` and the
   ///   row's key. Writers run in parallel: a save that meets another's uncommitted row (a unique
