@@ -164,8 +164,9 @@
     let count = formatted(rows)
     print("rows: \(count)")
     print(
-      "bulk insert, in one transaction: Kura's save stages the rows with one binary COPY into a"
-        + " temporary table, then one INSERT … SELECT … ON CONFLICT (its bulk path); the baseline"
+      "bulk insert, in one transaction: Kura's save sends the rows with one binary COPY straight"
+        + " into the table after a savepoint (its bulk path; rows already stored would go through"
+        + " a staging table and one INSERT … SELECT … ON CONFLICT instead); the baseline"
         + " is libpq's COPY … FROM STDIN (FORMAT binary) of the same rows straight into the table"
         + " (BEGIN, COPY, COMMIT; the rows encoded by hand, inside the timer). Also shown: libpq"
         + " sending one prepared INSERT … ON CONFLICT per row (a round trip each)")

@@ -40,6 +40,7 @@ struct StoreSetup {
   private var dialect: any SQLDialect { engine.dialect }
 
   func prepare(_ pool: StorePool, schemas: [ModelSchema]) throws {
+    try engine.refuseNamesTooLong(schemas, url: url)
     do {
       // Dropping and rebuilding a table must not run its delete actions while a migration runs;
       // `StoreMigrator` checks the references before the transaction commits.
