@@ -36,7 +36,7 @@
 
     deinit { close() }
 
-    /// Closes the connection; statements used afterwards stop with a precondition failure.
+    /// Closes the connection; statements used afterwards throw (``liveHandle(sql:)``).
     func close() {
       if let handle { PQfinish(handle) }
       handle = nil
@@ -53,6 +53,9 @@
       server = Self.describe(handle, location)
       generation += 1
     }
+
+    /// Notes that the connection can't be used any more (libpq still reads it as open).
+    func markBroken() { broken = true }
 
     /// Whether the connection is open and not broken.
     var isConnected: Bool {
@@ -86,9 +89,13 @@
     @inline(__always)
     func liveHandle(sql: String?) throws -> OpaquePointer {
       guard let handle else {
-        preconditionFailure(
-          "A PostgreSQL statement was used after its connection closed; prepare statements"
-            + " from a connection that is still open.")
+        throw PostgresError(
+          code: .other,
+          message:
+            "the statement was used after its connection closed (nothing was sent); prepare"
+            + " statements on a connection that is still open, and keep the connection while"
+            + " they are used",
+          server: server, sql: sql)
       }
       if broken || PQstatus(handle) != CONNECTION_OK {
         throw PostgresError(

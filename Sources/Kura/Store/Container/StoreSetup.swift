@@ -36,6 +36,7 @@ struct StoreSetup {
   private var dialect: any SQLDialect { engine.dialect }
 
   func prepare(_ pool: StorePool, schemas: [ModelSchema]) throws {
+    try engine.refuseNamesTooLong(schemas, url: url)
     do {
       // Dropping and rebuilding a table must not run its delete actions while a migration runs;
       // `StoreMigrator` checks the references before the transaction commits.
@@ -274,7 +275,7 @@ struct StoreSetup {
       }
       let isKey = index == schema.primaryKeyIndex
       let notNull = existing.notNull || (isKey && existing.primaryKey)
-      if existing.type != engine.columnType(column.kind) || notNull == column.isOptional
+      if !engine.declaredType(existing.type, holds: column.kind) || notNull == column.isOptional
         || existing.primaryKey != isKey
       {
         let expected =

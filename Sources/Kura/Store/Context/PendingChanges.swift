@@ -138,6 +138,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges {
+    if deletedIDs.count == 0, let minimum = db.bulkUpsertMinimumRows, models.count >= minimum,
+      let changes = try bulkUpsert(to: db, schema: schema, encoder: makeEncoder)
+    {
+      return changes
+    }
     // The encoder binds every parameter of each row: the statement keeps its bindings' memory.
     let upsert = try db.cachedStatementToRebind(StoreSQL.upsert(schema, engine: db.engine))
     let encoder = makeEncoder(upsert)
@@ -237,6 +242,59 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       var seen = Set<String>()
       changes.updated = changes.updated.map { storedIDs[$0] ?? $0 }.filter {
         seen.insert($0).inserted
+      }
+    }
+    return changes
+  }
+
+  /// Writes the last upsert of each pending id in one batch through the engine's bulk path
+  /// (``StoreConnection/bulkUpsert(_:rowCount:bindRow:)``), returning what changed; `nil`
+  /// (nothing written) when the row-by-row path must run instead.
+  private func bulkUpsert(
+    to db: StoreConnection, schema: ModelSchema, encoder makeEncoder: (StoreStatement) -> RowEncoder
+  ) throws -> ChangeSet.ModelChanges? {
+    // Which model each row comes from: each id's last upsert, in the order of its first.
+    var staged: [Int] = []
+    staged.reserveCapacity(models.count)
+    var positions: [Model.ID: Int] = [:]
+    positions.reserveCapacity(models.count)
+    for index in 0..<models.count {
+      let id = models[index].id
+      if let position = positions[id] {
+        staged[position] = index
+      } else {
+        positions[id] = staged.count
+        staged.append(index)
+      }
+    }
+    var encoder: (statement: ObjectIdentifier, encoder: RowEncoder)?
+    let outcome = try db.bulkUpsert(schema, rowCount: staged.count) { row, statement in
+      let identity = statement.identity
+      let rowEncoder: RowEncoder
+      if let encoder, encoder.statement == identity {
+        rowEncoder = encoder.encoder
+      } else {
+        rowEncoder = makeEncoder(statement)
+        encoder = (identity, rowEncoder)
+      }
+      try rowEncoder.bind(models[staged[row]])
+    }
+    guard let outcome else { return nil }
+    var changes = ChangeSet.ModelChanges()
+    switch outcome {
+    case .allInserted:
+      changes.inserted = staged.compactMap { schema.keyValue(models[$0].id).map(idText) }
+    case .inserted(let keys):
+      let inserted = Set(keys.map(idText))
+      // The change set lists ids in the order of their last change, as the row-by-row path.
+      for index in staged.sorted() {
+        guard let key = schema.keyValue(models[index].id) else { continue }
+        let text = idText(key)
+        if inserted.contains(text) {
+          changes.inserted.append(text)
+        } else {
+          changes.updated.append(text)
+        }
       }
     }
     return changes

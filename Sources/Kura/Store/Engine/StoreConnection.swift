@@ -27,6 +27,21 @@ protocol StoreConnection: Sendable {
   /// ``cachedStatement(_:)``.
   func cachedStatementToRebind(_ sql: String) throws -> any StoreStatement
 
+  // MARK: Bulk saves
+
+  /// The fewest rows of one model a save writes with ``bulkUpsert(_:rowCount:bindRow:)``, or
+  /// `nil` when the engine has no faster way than one upsert per row (SQLite: a prepared
+  /// statement per row runs in the process, with no round trip to save).
+  var bulkUpsertMinimumRows: Int? { get }
+
+  /// Writes `rowCount` upserts of `schema`'s table (distinct ids, no deletion) in one batch
+  /// (PostgreSQL: `COPY`), where `bindRow(i, statement)` binds row `i`'s columns to
+  /// `statement` (parameter `n + 1` is column `n`); returns which rows were inserted, or `nil`,
+  /// having written nothing, when the row-by-row path must run instead.
+  func bulkUpsert(
+    _ schema: ModelSchema, rowCount: Int, bindRow: (Int, any StoreStatement) throws -> Void
+  ) throws -> StoreBulkOutcome?
+
   /// Runs one statement with bound values, ignoring any rows.
   func run(_ sql: String, _ arguments: [DatabaseValue]) throws
 

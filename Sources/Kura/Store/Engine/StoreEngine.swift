@@ -160,6 +160,17 @@ protocol StoreEngine: Sendable {
   /// engine has no literal for it.
   func literal(_ value: DatabaseValue) -> String?
 
+  /// Whether a column declared `type` holds values of `kind` (a stored table's column checked
+  /// against the model's).
+  func declaredType(_ type: String, holds kind: ColumnKind) -> Bool
+
+  /// The longest table or column name in bytes the engine keeps, or `nil` for no limit.
+  var longestName: Int? { get }
+
+  /// Throws ``StoreError/Code/invalidModel`` when a model's table or property name is longer
+  /// than the engine keeps, before anything is sent.
+  func refuseNamesTooLong(_ schemas: [ModelSchema], url: URL?) throws
+
   /// A condition true when `expression` holds an integer (rather than a number with a fraction).
   func integerTest(_ expression: String) -> String
 

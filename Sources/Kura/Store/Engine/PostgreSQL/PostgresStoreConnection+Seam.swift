@@ -15,6 +15,14 @@
       PostgresStoreStatement(statement: try connection.cachedStatement(sql), connection: self)
     }
 
+    var bulkUpsertMinimumRows: Int? { PostgresBulkUpsert.minimumRows }
+
+    func bulkUpsert(
+      _ schema: ModelSchema, rowCount: Int, bindRow: (Int, any StoreStatement) throws -> Void
+    ) throws -> StoreBulkOutcome? {
+      try PostgresBulkUpsert.write(schema, rowCount: rowCount, on: self, bindRow: bindRow)
+    }
+
     func run(_ sql: String, _ arguments: [DatabaseValue]) throws {
       try connection.run(sql, arguments)
     }

@@ -15,7 +15,8 @@
   ///   UTF-8 bytes: Swift's `<`), see ``PostgresDialect``.
   /// - Types: `Int` → `bigint`, `Bool` → `boolean` (conditions and Bool columns are one type,
   ///   as integers are on SQLite), `Double`/`Date` → `double precision`, `String` → `text`
-  ///   (collated), UUID/URL/JSON → `text`, `Data` → `bytea`.
+  ///   (collated), UUID/URL/JSON → `text COLLATE "C"` (byte order: Swift's order of UUIDs,
+  ///   whatever the database's default collation), `Data` → `bytea`.
   /// - Upserts are one statement of data-modifying `WITH` clauses: update the row with the same
   ///   id, else the row with the same unique values, else insert; it returns `kura_op` and the
   ///   row's key. Writers run in parallel: a save that meets another's uncommitted row (a unique
@@ -38,7 +39,8 @@
       case .bool: return "BOOLEAN"
       case .real, .date: return "DOUBLE PRECISION"
       case .text: return "TEXT COLLATE KURA_SWIFT"
-      case .uuid, .url, .json: return "TEXT"
+      // Ordered as bytes (Swift's order of UUIDs), whatever the database's default collation.
+      case .uuid, .url, .json: return "TEXT COLLATE \"C\""
       case .blob: return "BYTEA"
       }
     }
@@ -49,7 +51,7 @@
       case "BIGINT", "INTEGER", "SMALLINT": return .integer
       case "BOOLEAN": return .bool
       case "DOUBLE PRECISION", "REAL", "NUMERIC": return .real
-      case "TEXT COLLATE KURA_SWIFT": return .text
+      case "TEXT COLLATE KURA_SWIFT", "TEXT COLLATE \"C\"": return .text
       case "TEXT", "CHARACTER VARYING": return .text
       case "BYTEA": return .blob
       default: return nil
@@ -70,7 +72,7 @@
     /// `expression` converted to the column type of `kind`.
     static func cast(_ expression: String, to kind: ColumnKind) -> String {
       switch kind {
-      case .text: return "CAST(\(expression) AS TEXT)"
+      case .text, .uuid, .url, .json: return "CAST(\(expression) AS TEXT)"
       default: return "CAST(\(expression) AS \(columnType(kind)))"
       }
     }
@@ -205,7 +207,7 @@
 
     /// The version of ``functionsSQL``, recorded in a comment on `kura_key`: a store whose
     /// functions are older gets them again.
-    static let functionsVersion = "kura functions 3"
+    static let functionsVersion = "kura functions 4"
 
     /// How many history rows one transaction may append: a token is its transaction's id times
     /// this, plus the row's number in the transaction (ids below 2^47 fit a `bigint`).
@@ -247,21 +249,83 @@
     static let historyHorizonSQL = "SELECT kura_history_horizon()"
 
     /// Whether the store's functions exist in their current version.
+    /// Also false when the server's version of the `kura_swift` collation (its ICU version)
+    /// is not the one recorded when it was made: ``createFunctions(_:)`` then rebuilds the
+    /// indexes that depend on it.
     static func functionsAreCurrent(_ db: PostgresConnection) throws -> Bool {
       try db.queryFirst(
-        "SELECT obj_description(p.oid, 'pg_proc') "
+        "SELECT obj_description(p.oid, 'pg_proc') = ? AND \(collationIsCurrent) "
           + "\(inSchema("pg_catalog.pg_proc p", namespace: "p.pronamespace")) "
-          + "AND p.proname = 'kura_key'"
-      ) { $0.isNull(at: 0) ? "" : $0.string(at: 0) } == functionsVersion
+          + "AND p.proname = 'kura_key'", [.text(functionsVersion)]
+      ) { $0.int64(at: 0) != 0 } ?? false
     }
+
+    /// Whether the `kura_swift` collation of the current schema (if any) has the version the
+    /// server's ICU gives it now (PostgreSQL records the version when the collation is made).
+    private static let collationIsCurrent =
+      "coalesce((SELECT co.collversion IS NOT DISTINCT FROM pg_collation_actual_version(co.oid) "
+      + "FROM pg_catalog.pg_collation co JOIN pg_catalog.pg_namespace cn ON cn.oid = "
+      + "co.collnamespace WHERE cn.nspname = current_schema() AND co.collname = 'kura_swift'), "
+      + "true)"
 
     /// Creates the store's functions (inside the write lock: several processes may open a new
     /// store at once), and `pg_trgm` when the server has it and allows it.
+    ///
+    /// In a store made by an earlier version (its functions older) or whose collation's ICU
+    /// version changed, the indexes that use the functions or the collation are rebuilt
+    /// (`REINDEX`: their order may have changed with the function's or ICU's), text columns
+    /// that must order as bytes (UUID, URL, JSON) are given `COLLATE "C"`, and the
+    /// collation's new version is recorded (`ALTER COLLATION … REFRESH VERSION`).
     static func createFunctions(_ db: PostgresConnection) throws {
+      let existing = try db.queryFirst(
+        "SELECT to_regclass('kura_models') IS NOT NULL, EXISTS (SELECT 1 FROM pg_proc p JOIN "
+          + "pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND "
+          + "p.proname = 'kura_key')"
+      ) { (models: $0.int64(at: 0) != 0, functions: $0.int64(at: 1) != 0) }
       try db.execute(functionsSQL)
       try db.execute(horizonFunctionSQL)
       try db.execute("COMMENT ON FUNCTION kura_key(text) IS \(quotedText(functionsVersion))")
       _ = try? db.savepoint { try db.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm") }
+      guard let existing, existing.functions else { return }
+      if existing.models { try orderColumnsAsBytes(db) }
+      try reindexTextIndexes(db)
+      try db.execute("ALTER COLLATION kura_swift REFRESH VERSION")
+    }
+
+    /// Gives the UUID, URL and JSON columns of Kura's tables that lack it `COLLATE "C"`
+    /// (stores made before they had it): their indexes are rebuilt with them.
+    private static func orderColumnsAsBytes(_ db: PostgresConnection) throws {
+      let columns = try db.query(
+        "SELECT m.table_name, k.value ->> 'name' FROM kura_models m, "
+          + "json_array_elements(CAST(m.columns AS json)) AS k WHERE k.value ->> 'kind' IN "
+          + "('uuid', 'url', 'json') AND EXISTS (SELECT 1 "
+          + inSchema(
+            joining: "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid LEFT JOIN "
+              + "pg_catalog.pg_collation co ON co.oid = a.attcollation ")
+          + " AND c.relname = m.table_name AND c.relkind = 'r' "
+          + "AND a.attname = k.value ->> 'name' AND a.atttypid = 'text'::regtype AND "
+          + "co.collname IS DISTINCT FROM 'C')"
+      ) { (table: $0.string(at: 0), column: $0.string(at: 1)) }
+      for (table, column) in columns {
+        try db.execute(
+          "ALTER TABLE \(quoteIdentifier(table)) ALTER COLUMN \(quoteIdentifier(column)) TYPE "
+            + "TEXT COLLATE \"C\"")
+      }
+    }
+
+    /// Rebuilds the indexes of the schema that call Kura's text functions (`kura_key`,
+    /// `kura_fold`) or use the `kura_swift` collation.
+    private static func reindexTextIndexes(_ db: PostgresConnection) throws {
+      let indexes = try db.query(
+        "SELECT c.relname "
+          + inSchema(joining: "JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid ")
+          + " AND (pg_get_indexdef(i.indexrelid) LIKE '%kura\\_key(%' OR "
+          + "pg_get_indexdef(i.indexrelid) LIKE '%kura\\_fold(%' OR EXISTS (SELECT 1 FROM "
+          + "pg_catalog.pg_collation co JOIN pg_catalog.pg_namespace cn ON cn.oid = "
+          + "co.collnamespace WHERE cn.nspname = current_schema() AND co.collname = 'kura_swift' "
+          + "AND co.oid = ANY (CAST(i.indcollation AS oid[])))) ORDER BY 1"
+      ) { $0.string(at: 0) }
+      for index in indexes { try db.execute("REINDEX INDEX \(quoteIdentifier(index))") }
     }
 
     // MARK: Introspection
@@ -299,7 +363,8 @@
     {
       try db.query(
         "SELECT a.attname, upper(format_type(a.atttypid, a.atttypmod)) || CASE WHEN "
-          + "co.collname = 'kura_swift' THEN ' COLLATE KURA_SWIFT' ELSE '' END, a.attnotnull, "
+          + "co.collname = 'kura_swift' THEN ' COLLATE KURA_SWIFT' WHEN co.collname = 'C' AND "
+          + "a.atttypid = 'text'::regtype THEN ' COLLATE \"C\"' ELSE '' END, a.attnotnull, "
           + "EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND "
           + "i.indisprimary AND a.attnum = ANY (i.indkey::int2[])) "
           + inSchema(
