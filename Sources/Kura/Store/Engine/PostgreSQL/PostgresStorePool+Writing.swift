@@ -110,7 +110,7 @@
         // the commit) wakes no listener now, and the next save's or the listener's reconnection
         // does; the history, read from each reader's token, loses nothing meanwhile.
         do {
-          try writer.connection.execute(Self.notifySQL(channel: channel, token: token))
+          try writer.connection.execute(notifySQL(token: token))
         } catch {
           if writer.connection.isInTransaction { try? writer.connection.execute("ROLLBACK") }
         }

@@ -46,6 +46,8 @@
     let schema: String
     /// The notification channel of the store (one per database and schema).
     let channel: String
+    /// The start of this pool's notification (``notifySQLPrefix(channel:)``).
+    let notifyPrefix: String
     /// Whether the container only reads.
     let isReadOnly: Bool
     /// The password-free URL naming the store in errors.
@@ -99,9 +101,20 @@
     /// share their flushes. Parameters: the channel and the token (a literal each: one simple
     /// query, one round trip).
     static func notifySQL(channel: String, token: Int64) -> String {
-      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
-        + PostgresStoreEngine.quotedText(channel) + ", '\(token)'); COMMIT"
+      notifySQLPrefix(channel: channel) + String(token) + notifySQLSuffix
     }
+
+    /// ``notifySQL(channel:token:)`` up to the token, quoted once per pool.
+    static func notifySQLPrefix(channel: String) -> String {
+      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
+        + PostgresStoreEngine.quotedText(channel) + ", '"
+    }
+
+    /// ``notifySQL(channel:token:)`` after the token.
+    static let notifySQLSuffix = "'); COMMIT"
+
+    /// This pool's ``notifySQL(channel:token:)`` for `token`: the quoted channel is built once.
+    func notifySQL(token: Int64) -> String { notifyPrefix + String(token) + Self.notifySQLSuffix }
 
     /// How many times a save that conflicted with another writer's (see the type's notes) is
     /// run again before its error is reported.
@@ -135,6 +148,7 @@
       }
       self.schema = schema
       self.channel = Self.channel(schema: schema)
+      self.notifyPrefix = Self.notifySQLPrefix(channel: channel)
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
     }
 
