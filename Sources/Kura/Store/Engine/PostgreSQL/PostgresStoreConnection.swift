@@ -14,7 +14,8 @@
     /// interrupted commit is resolved: that is ``pendingTransaction``).
     var pendingSaveID: String?
     /// The token of the last history row the open write transaction appended: the pool
-    /// notifies the store's channel with it after the commit (``PostgresStorePool/notifySQL``).
+    /// notifies the store's channel with it after the commit
+    /// (``PostgresStorePool/notifySQL(token:)``).
     var pendingNotification: Int64?
     /// The id and backend of the open write transaction (how a commit whose outcome the
     /// broken connection hid is resolved; see ``PostgresStorePool``).

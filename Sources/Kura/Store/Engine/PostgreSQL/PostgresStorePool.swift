@@ -98,23 +98,15 @@
     /// transaction's commit until it has been flushed (so notifications queue in commit order),
     /// which made every save's flush wait for the one before it. Here the lock is held for a
     /// commit that waits for no flush; the save's own commit takes no such lock, so writers
-    /// share their flushes. Parameters: the channel and the token (a literal each: one simple
-    /// query, one round trip).
-    static func notifySQL(channel: String, token: Int64) -> String {
-      notifySQLPrefix(channel: channel) + String(token) + notifySQLSuffix
-    }
+    /// share their flushes. The channel and the token are literals (one simple query, one round
+    /// trip); the quoted channel is built once per pool (``notifyPrefix``).
+    func notifySQL(token: Int64) -> String { notifyPrefix + String(token) + "'); COMMIT" }
 
-    /// ``notifySQL(channel:token:)`` up to the token, quoted once per pool.
+    /// ``notifySQL(token:)`` up to the token, for `channel`.
     static func notifySQLPrefix(channel: String) -> String {
       "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
         + PostgresStoreEngine.quotedText(channel) + ", '"
     }
-
-    /// ``notifySQL(channel:token:)`` after the token.
-    static let notifySQLSuffix = "'); COMMIT"
-
-    /// This pool's ``notifySQL(channel:token:)`` for `token`: the quoted channel is built once.
-    func notifySQL(token: Int64) -> String { notifyPrefix + String(token) + Self.notifySQLSuffix }
 
     /// How many times a save that conflicted with another writer's (see the type's notes) is
     /// run again before its error is reported.
