@@ -108,7 +108,7 @@ public final class Connection: @unchecked Sendable {
         _ = try query("PRAGMA schema_version") { $0.int64(at: 0) }
       } else if path != ":memory:" && !path.hasPrefix("file:") {
         if case .readWrite = mode {
-          _ = try query("PRAGMA journal_mode = WAL") { $0.string(at: 0) }
+          try switchToWAL(within: busyTimeout)
         } else {
           _ = try query("PRAGMA schema_version") { $0.int64(at: 0) }
         }
@@ -118,6 +118,26 @@ public final class Connection: @unchecked Sendable {
       // Finalize cached statements now so deinit can close the handle cleanly.
       statementCache.removeAll()
       throw error
+    }
+  }
+
+  /// Puts the database in WAL mode. Switching a new file's journal mode needs its exclusive
+  /// lock, and SQLite reports `SQLITE_BUSY` at once, without the busy handler, when another
+  /// process opening the same new file holds its shared lock at that moment (six processes
+  /// creating one store failed this way): the switch is tried again for up to the busy
+  /// timeout's length, then the error is thrown.
+  private func switchToWAL(within busyTimeout: Duration) throws {
+    let deadline = ContinuousClock.now.advanced(by: busyTimeout)
+    var pause: UInt32 = 1000
+    while true {
+      do {
+        _ = try query("PRAGMA journal_mode = WAL") { $0.string(at: 0) }
+        return
+      } catch let error as SQLiteError where error.code == .busy {
+        guard ContinuousClock.now < deadline else { throw error }
+        usleep(pause)
+        pause = min(pause * 2, 50_000)
+      }
     }
   }
 
