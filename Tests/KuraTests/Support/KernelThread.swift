@@ -44,10 +44,11 @@ struct KernelThread {
     return try #require(Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)))
   }
 
-  /// Whether the thread is asleep in `poll` (or `ppoll`) now.
+  /// Whether the thread is asleep in `poll` (or `ppoll`) now. A thread in `epoll_wait`
+  /// (`do_epoll_wait`, `ep_poll`: Dispatch's event thread, which comes and goes) is not.
   func isWaitingInPoll() throws -> Bool {
     let channel = try String(contentsOfFile: "\(folder)/wchan", encoding: .utf8)
-    return channel.contains("poll")
+    return channel.contains("poll") && !channel.contains("epoll") && !channel.contains("ep_poll")
   }
 
   /// Waits (at most 20 s) until the thread sleeps in `poll` having blocked more than `count`
