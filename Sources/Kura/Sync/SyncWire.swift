@@ -12,6 +12,9 @@ struct SyncSave: Sendable, Hashable, Codable {
   var sequence: Int64
   /// What the save changed.
   var changes: [SyncChange]
+  /// The unique attributes of the models the save changes, which the server arbitrates (sent
+  /// with the push, not kept in the outbox; see `SyncUniqueConstraint`).
+  var unique: [SyncUniqueConstraint]? = nil
 }
 
 /// `POST /v1/spaces/{space}/push`'s body.
@@ -28,6 +31,9 @@ struct SyncPushResponse: Sendable, Hashable, Codable {
   var acknowledged: Int64
   /// The space's log position after the push.
   var head: Int64
+  /// The unique values the pushed saves lost to other models (absent when none did), for
+  /// saves of this push new and resent alike.
+  var conflicts: [SyncUniqueConflict]? = nil
 }
 
 /// A save as the server's log holds it: its position in the space and who made it.

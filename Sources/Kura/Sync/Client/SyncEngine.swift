@@ -25,7 +25,7 @@ import Synchronization
 /// print(sync.status.pending)  // 0
 /// ```
 public final class SyncEngine: Sendable {
-  private let container: ModelContainer
+  let container: ModelContainer
   private let settings: SyncSettings
   private let session: URLSession
   private let wake = SyncWakeUp()
@@ -181,9 +181,14 @@ public final class SyncEngine: Sendable {
   public func conflicts() throws -> [SyncConflict] {
     try container.pool.read { db in
       try db.query(
-        "SELECT model, id, property, lost, date FROM kura_sync_conflicts ORDER BY number"
+        "SELECT model, id, property, lost, date, kind, existing, kept FROM kura_sync_conflicts "
+          + "ORDER BY number"
       ) { row in
         SyncConflict(
+          kind: SyncConflict.Kind(rawValue: row.isNull(at: 5) ? "" : row.string(at: 5))
+            ?? .laterValue,
+          existingID: row.isNull(at: 6) ? nil : row.string(at: 6),
+          keptValues: row.isNull(at: 7) ? nil : row.string(at: 7),
           model: row.string(at: 0), id: row.string(at: 1),
           property: row.isNull(at: 2) ? nil : row.string(at: 2), lostValue: row.string(at: 3),
           date: Date(timeIntervalSince1970: row.double(at: 4)))
@@ -246,7 +251,7 @@ public final class SyncEngine: Sendable {
     return shared.withLock { $0.stopped } ? nil : delay
   }
 
-  private func update(_ change: (inout SyncStatus) -> Void) {
+  func update(_ change: (inout SyncStatus) -> Void) {
     let (status, watchers) = shared.withLock { shared in
       change(&shared.status)
       return (shared.status, Array(shared.watchers.values))
@@ -256,23 +261,7 @@ public final class SyncEngine: Sendable {
 
   /// Pushes the whole outbox, then pulls until the store has the server's head.
   private func exchange() async throws {
-    while true {
-      let saves = try container.pool.read { try SyncLocalStore.outbox(limit: 200, $0) }
-      guard !saves.isEmpty else { break }
-      let replica = try container.pool.read { try SyncLocalStore.replica($0) }
-      let body = try JSONEncoder().encode(
-        SyncPushRequest(replica: SyncStamp.hex(replica), saves: saves))
-      let data = try await send("POST", path: "push", body: body)
-      guard let answer = try? JSONDecoder().decode(SyncPushResponse.self, from: data) else {
-        throw SyncError(.serverError, message: "The sync server's answer to a push is not one.")
-      }
-      let latest = saves.filter { $0.sequence <= answer.acknowledged }
-        .flatMap(\.changes).map(\.stamp).max()
-      try container.pool.write { db in
-        try SyncLocalStore.acknowledge(through: answer.acknowledged, latest: latest, db)
-      }
-      update { $0.pending = max(0, $0.pending - saves.count) }
-    }
+    try await pushOutbox()
     while true {
       let cursor = try container.pool.read { try SyncLocalStore.cursor($0) }
       let data = try await send("GET", path: "changes", query: "after=\(cursor)&limit=500")
@@ -289,7 +278,7 @@ public final class SyncEngine: Sendable {
     }
   }
 
-  private func send(_ method: String, path: String, query: String? = nil, body: Data? = nil)
+  func send(_ method: String, path: String, query: String? = nil, body: Data? = nil)
     async throws -> Data
   {
     let space =

@@ -21,7 +21,10 @@ enum SyncLocalStore {
     CREATE TABLE IF NOT EXISTS kura_sync_outbox (sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS kura_sync_conflicts (
       number INTEGER PRIMARY KEY, model TEXT NOT NULL, id TEXT NOT NULL, property TEXT,
-      lost TEXT, winner TEXT NOT NULL, date REAL NOT NULL);
+      lost TEXT, winner TEXT NOT NULL, date REAL NOT NULL, kind TEXT, existing TEXT, kept TEXT);
+    CREATE TABLE IF NOT EXISTS kura_sync_rejections (
+      sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL, code TEXT NOT NULL,
+      status INTEGER NOT NULL, reason TEXT NOT NULL, date REAL NOT NULL);
     """
 
   // MARK: State
@@ -266,7 +269,12 @@ enum SyncLocalStore {
       }
     }
     var changes: ChangeSet.ModelChangesByModel = [:]
-    for key in order {
+    // A pulled model holding a unique value a local row holds: the local row (never accepted
+    // by the server, which arbitrates) is set aside; tried after the page's other rows first,
+    // which may move the local row off the value.
+    var queue = ArraySlice(order)
+    var tried: Set<SyncMergeState.Key> = []
+    while let key = queue.popFirst() {
       guard let record = records[key] else { continue }
       try storeRecord(record, key, db)
       guard let schema = container.schemas.values.first(where: { $0.storedName == key.model }),
@@ -288,6 +296,22 @@ enum SyncLocalStore {
         $0 != schema.primaryKey.name && record.properties[$0] != nil
       }
       guard !columns.isEmpty else { continue }
+      if !schema.uniqueConstraints.isEmpty {
+        let colliding = try collidingRows(schema, id: id, record: record, db)
+        if !colliding.isEmpty, tried.insert(key).inserted, queue.count > 0 {
+          queue.append(key)
+          continue
+        }
+        for row in colliding {
+          let rowKey = SyncMergeState.Key(model: key.model, id: idText(row.id))
+          if try setAside(
+            schema, key: rowKey, id: row.id, record: try self.record(rowKey, db),
+            winner: key.id, properties: row.properties, lost: row.values, db)
+          {
+            changes[key.model, default: .init()].deleted.append(rowKey.id)
+          }
+        }
+      }
       let quoted = columns.map(quoteIdentifier)
       let sql =
         "INSERT INTO \(table) (\(primaryKey), \(quoted.joined(separator: ", "))) VALUES (?"
@@ -317,13 +341,7 @@ enum SyncLocalStore {
     }
     try saveClock(clock, db)
     if let last = saves.last { try setState("cursor", String(last.position), db) }
-    if !changes.isEmpty, container.configuration.historyRetention.records {
-      let ordered = changes.sorted { $0.key < $1.key }.map { (model: $0.key, changes: $0.value) }
-      let (token, _) = try ChangeHistory.record(
-        ordered, date: Date(), in: db,
-        state: container.historyState)
-      container.historyState.latest = token.rawValue
-    }
+    try recordHistory(changes, container: container, db: db)
     return changes
   }
 

@@ -50,8 +50,9 @@ public struct SyncStatus: Sendable, Hashable {
   }
 }
 
-/// A property value this store had saved and the server had not acknowledged yet, replaced
-/// by another replica's later value (per-property last writer wins).
+/// A value this store had saved and the server had not acknowledged yet, that did not win: a
+/// later value of another replica (per-property last writer wins), or a unique value another
+/// model held first (see ``Kind``).
 ///
 /// For example:
 ///
@@ -61,13 +62,37 @@ public struct SyncStatus: Sendable, Hashable {
 /// }
 /// ```
 public struct SyncConflict: Sendable, Hashable {
+  /// Why the local value did not win.
+  ///
+  /// For example: `if conflict.kind == .setAside { offerToRename(conflict) }`.
+  public enum Kind: String, Sendable, Hashable {
+    /// Another replica wrote the property later; its value is the model's now.
+    case laterValue
+    /// The model's unique value (``property``) is held by another model (``existingID``): the
+    /// server kept this model's former value, which it has again.
+    case uniqueValue
+    /// The model was inserted here with a unique value another model (``existingID``) held
+    /// first: the server refused it, so it was moved out of its table; ``keptValues`` holds
+    /// all its values. Insert it again with another value, or merge it into the other model.
+    case setAside
+  }
+
+  /// Why the local value did not win.
+  public var kind: Kind = .laterValue
+  /// For a unique value: the id of the model that holds it.
+  public var existingID: String?
+  /// For a model set aside: its stored values, as a JSON object of property names to values
+  /// (`{"id":{"text":"…"},"name":{"text":"Kyoto"}}`).
+  public var keptValues: String?
   /// The model's stored name, such as `Trip`.
   public var model: String
   /// The model's id as text.
   public var id: String
-  /// The property whose local value lost.
+  /// The property whose local value lost (for a unique attribute of several properties, their
+  /// names joined by commas).
   public var property: String?
-  /// The lost value, as JSON (`{"text":"Kyoto"}`, `{"integer":"3"}`, `null`, …).
+  /// The lost value, as JSON (`{"text":"Kyoto"}`, `{"integer":"3"}`, `null`, …; an array of
+  /// values for a unique attribute of several properties).
   public var lostValue: String
   /// When the conflict was found.
   public var date: Date

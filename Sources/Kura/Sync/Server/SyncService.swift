@@ -76,6 +76,7 @@
         // Two servers starting at once: one creates the tables, the other waits and sees them.
         try connection.execute("SELECT pg_advisory_xact_lock(7240024)")
         try connection.execute(Self.schemaSQL)
+        try connection.execute(Self.uniqueSchemaSQL)
       }
       idle.withLock { $0.append(connection) }
     }
@@ -241,9 +242,6 @@
             "The push's sequence numbers are not consecutive from 1 or more: save "
               + "\(offset + 1) has \(save.sequence).")
         }
-        guard !save.changes.isEmpty else {
-          throw Self.thrown(400, "badRequest", "Save \(save.sequence) has no changes.")
-        }
         for change in save.changes {
           guard change.stamp.replica == replica else {
             throw Self.thrown(
@@ -288,15 +286,15 @@
             "INSERT INTO kura_sync_replicas (replica, space) VALUES (?, ?)",
             [.text(request.replica), .text(space)])
         }
+        var conflicts: [SyncUniqueConflict] = []
         for save in request.saves {
           let changes = String(decoding: try encoder.encode(save.changes), as: UTF8.self)
           if save.sequence <= acknowledged {
             // A resend (its answer was lost): applied before, so not again — if it is the same.
-            let stored = try connection.queryFirst(
-              "SELECT changes FROM kura_sync_log WHERE space = ? AND replica = ? AND sequence = ?",
-              [.text(space), .text(request.replica), .integer(save.sequence)]
-            ) { $0.string(at: 0) }
-            guard stored == changes else {
+            let stored = try storedSave(
+              save.sequence, replica: request.replica, space: space, connection)
+            conflicts += stored.conflicts
+            guard stored.changes == changes else {
               throw Self.thrown(
                 409, "replicaConflict",
                 "Save \(save.sequence) of replica `\(request.replica)` was pushed before with "
@@ -310,22 +308,34 @@
               "Save \(save.sequence) follows \(acknowledged): push save \(acknowledged + 1) "
                 + "first.", expected: acknowledged + 1)
           }
+          acknowledged = save.sequence
+          let outcome = try arbitrateUniques(save, space: space, connection)
+          conflicts += outcome.conflicts
+          try recordOutcome(
+            save, changes, outcome.conflicts, replica: request.replica, space: space, connection)
+          // A withdrawn save (no changes, see SyncEngine+Push) takes its number, no position.
+          guard !save.changes.isEmpty else { continue }
           head += 1
           try connection.run(
             "INSERT INTO kura_sync_log (space, position, replica, sequence, changes) "
               + "VALUES (?, ?, ?, ?, ?)",
             [
               .text(space), .integer(head), .text(request.replica), .integer(save.sequence),
-              .text(changes),
+              .text(
+                outcome.conflicts.isEmpty
+                  ? changes : String(decoding: try encoder.encode(outcome.published), as: UTF8.self)
+              ),
             ])
-          acknowledged = save.sequence
         }
         try connection.run(
           "UPDATE kura_sync_spaces SET head = ? WHERE space = ?", [.integer(head), .text(space)])
         try connection.run(
           "UPDATE kura_sync_replicas SET acknowledged = ? WHERE replica = ?",
           [.integer(acknowledged), .text(request.replica)])
-        return Self.json(200, SyncPushResponse(acknowledged: acknowledged, head: head))
+        return Self.json(
+          200,
+          SyncPushResponse(
+            acknowledged: acknowledged, head: head, conflicts: conflicts.isEmpty ? nil : conflicts))
       }
     }
 

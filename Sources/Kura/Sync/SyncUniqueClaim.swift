@@ -1,0 +1,73 @@
+import Foundation
+
+// The server arbitrates unique attributes (`.unique(\.name)`): a local unique index can only
+// keep one store from holding a value twice, not two devices that saved offline. The client
+// names its models' unique attributes in each push (`SyncSave.unique`); the server keeps, per
+// space, which model id holds each value (its claims table) and the merged value of each
+// unique property, so that exactly one model holds a value in a space. A save whose model
+// would hold a value another model holds loses it: see `SyncUniqueConflict`.
+
+/// A model's unique attribute as a push names it: the model's stored name and the properties
+/// (columns) whose values are unique together.
+///
+/// On the wire: `{"model":"Trip","properties":["name"]}`.
+struct SyncUniqueConstraint: Sendable, Hashable, Codable {
+  /// The model's stored name.
+  var model: String
+  /// The properties, in the order declared.
+  var properties: [String]
+
+  /// The constraint's name in the server's claims table: its properties joined by commas.
+  var name: String { properties.joined(separator: ",") }
+}
+
+/// A unique value a pushed model lost: another model of the space held it first.
+///
+/// What the loser's device does with it depends on ``restored``:
+/// - **An id the server never accepted** (a model inserted on this device, typically offline):
+///   ``restored`` is `nil` and the server refuses every change of that id's incarnation — now
+///   and in later saves — so no other replica ever sees it. The device moves the row out of
+///   its table into its conflicts list, whole, with ``existingID``; the app reads it there and
+///   inserts it again with another value, or merges it into the winner, and clears it.
+/// - **A model the server had accepted with another value** (a rename to a taken value): the
+///   server drops only the save's changes to the constraint's properties; ``restored`` holds
+///   the values (and stamps) the server keeps for them, which the device writes back into its
+///   row, listing the lost value in its conflicts.
+struct SyncUniqueConflict: Sendable, Hashable, Codable {
+  /// The pushing replica's number of the save that lost.
+  var sequence: Int64
+  /// The losing model's stored name.
+  var model: String
+  /// The losing model's id.
+  var id: String
+  /// Which life of the id lost.
+  var incarnation: Int64
+  /// The unique attribute's properties.
+  var properties: [String]
+  /// The values it wanted, one per property.
+  var values: [SyncValue]
+  /// The id of the model that holds the values.
+  var existingID: String
+  /// The server's values of the properties, for a model it had accepted with other values;
+  /// `nil` when the id was never accepted (the row is set aside).
+  var restored: [SyncChange]?
+}
+
+extension SyncValue {
+  /// The value as a unique attribute compares it: text in Unicode canonical composition (so
+  /// strings Swift's `==` finds equal claim one value), everything else as it is.
+  var uniqueForm: SyncValue {
+    guard case .text(let text) = self else { return self }
+    return .text(text.precomposedStringWithCanonicalMapping)
+  }
+}
+
+extension Array where Element == SyncValue {
+  /// The values' key in the server's claims table: their JSON, texts in canonical composition.
+  var claimKey: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let data = (try? encoder.encode(map(\.uniqueForm))) ?? Data()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
