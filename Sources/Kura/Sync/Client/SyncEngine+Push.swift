@@ -69,3 +69,16 @@ extension SyncError {
     code == .rejected && (status == 400 || status == 413)
   }
 }
+
+extension SyncEngine {
+  /// The saves in the outbox now (`nil` when the store can't be read).
+  func outboxCount() -> Int? {
+    try? container.pool.read { try SyncLocalStore.pendingCount($0) }
+  }
+
+  /// Counts the outbox again for the status watchers (after a save of this store).
+  func refreshPending() {
+    guard let pending = outboxCount() else { return }
+    update { $0.pending = pending }
+  }
+}

@@ -77,7 +77,10 @@ public final class SyncEngine: Sendable {
     shared.withLock { $0.status.pending = pending }
     let wake = self.wake
     observation.withLock {
-      $0 = try? container.hub.subscribe(models: nil) { _ in wake.fire() }
+      $0 = try? container.hub.subscribe(models: nil) { [weak self] _ in
+        self?.refreshPending()
+        wake.fire()
+      }
     }
     // The loop holds the engine only while it exchanges, so an engine no one holds stops.
     worker.withLock {
@@ -119,10 +122,15 @@ public final class SyncEngine: Sendable {
     wake.fire()
   }
 
-  /// Where the engine stands now.
+  /// Where the engine stands now; its ``SyncStatus/pending`` count is read from the outbox at
+  /// the call, so a save that returned is counted before any exchange.
   ///
   /// For example: `if sync.status.pending > 0 { showSpinner() }`.
-  public var status: SyncStatus { shared.withLock { $0.status } }
+  public var status: SyncStatus {
+    var status = shared.withLock { $0.status }
+    status.pending = outboxCount() ?? status.pending
+    return status
+  }
 
   /// The status now, then each time it changes (the latest one when several come at once).
   ///
