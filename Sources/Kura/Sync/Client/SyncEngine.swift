@@ -42,6 +42,9 @@ public final class SyncEngine: Sendable {
 
   /// Starts syncing a container's store in the background.
   ///
+  /// Rows the store holds from before sync was turned on (saved with no sync settings) are
+  /// stamped now and added to the outbox, once: a later engine finds them synced.
+  ///
   /// For example: `let sync = try SyncEngine(container: container)`.
   ///
   /// - Parameter container: A container of an SQLite store whose configuration has
@@ -72,6 +75,7 @@ public final class SyncEngine: Sendable {
     let pending = try container.pool.write { db in
       try db.execute(SyncLocalStore.schemaSQL)
       _ = try SyncLocalStore.replica(db)
+      try SyncLocalStore.uploadRowsSavedBeforeSync(container: container, db: db)
       return try SyncLocalStore.pendingCount(db)
     }
     shared.withLock { $0.status.pending = pending }
