@@ -149,10 +149,11 @@ public final class SyncEngine: Sendable {
     let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(
       bufferingPolicy: .bufferingNewest(1))
     let id = UUID()
-    let (current, stopped) = shared.withLock { shared in
+    var (current, stopped) = shared.withLock { shared in
       if !shared.stopped { shared.watchers[id] = continuation }
       return (shared.status, shared.stopped)
     }
+    current.pending = outboxCount() ?? current.pending
     continuation.yield(current)
     if stopped { continuation.finish() }
     continuation.onTermination = { [weak self] _ in

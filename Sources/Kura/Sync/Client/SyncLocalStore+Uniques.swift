@@ -134,20 +134,21 @@ extension SyncLocalStore {
     return found
   }
 
-  private static func addConflict(
+  static func addConflict(
     kind: String, model: String, id: String, properties: [String], lost: [SyncValue],
     existingID: String, kept: [String: SyncValue]?, _ db: StoreConnection
   ) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     let lostText =
-      lost.count == 1
-      ? try encoder.encode(lost[0]) : try encoder.encode(lost)
+      lost.isEmpty
+      ? Data("null".utf8) : lost.count == 1 ? try encoder.encode(lost[0]) : try encoder.encode(lost)
     try db.run(
       "INSERT INTO kura_sync_conflicts (model, id, property, lost, winner, date, kind, existing, "
         + "kept) VALUES (?, ?, ?, ?, '', ?, ?, ?, ?)",
       [
-        .text(model), .text(id), .text(properties.joined(separator: ",")),
+        .text(model), .text(id),
+        properties.isEmpty ? .null : .text(properties.joined(separator: ",")),
         .text(String(decoding: lostText, as: UTF8.self)), .real(Date().timeIntervalSince1970),
         .text(kind), .text(existingID),
         try kept.map { .text(String(decoding: try encoder.encode($0), as: UTF8.self)) } ?? .null,

@@ -22,6 +22,8 @@ enum SyncLocalStore {
     CREATE TABLE IF NOT EXISTS kura_sync_conflicts (
       number INTEGER PRIMARY KEY, model TEXT NOT NULL, id TEXT NOT NULL, property TEXT,
       lost TEXT, winner TEXT NOT NULL, date REAL NOT NULL, kind TEXT, existing TEXT, kept TEXT);
+    CREATE TABLE IF NOT EXISTS kura_sync_parked (
+      model TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (model, id));
     CREATE TABLE IF NOT EXISTS kura_sync_rejections (
       sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL, code TEXT NOT NULL,
       status INTEGER NOT NULL, reason TEXT NOT NULL, date REAL NOT NULL);
@@ -268,6 +270,13 @@ enum SyncLocalStore {
         records[key] = record
       }
     }
+    // Models parked by an earlier pull (a reference to a model not known yet), tried again.
+    let parked = Set(try parked(db))
+    for key in parked.sorted() where records[key] == nil {
+      records[key] = try record(key, db)
+      order.append(key)
+    }
+    var effects = RuleEffects()
     var changes: ChangeSet.ModelChangesByModel = [:]
     // A pulled model holding a unique value a local row holds: the local row (never accepted
     // by the server, which arbitrates) is set aside; tried after the page's other rows first,
@@ -285,8 +294,11 @@ enum SyncLocalStore {
       let existed =
         try db.queryFirst("SELECT 1 FROM \(table) WHERE \(primaryKey) = ?", [id]) { _ in true }
         ?? false
+      if parked.contains(key) { try setParked(key, false, db) }
       if !record.isLive {
         guard existed else { continue }
+        try applyDeleteRules(
+          deleting: id, of: schema, container: container, db: db, effects: &effects)
         try db.run("DELETE FROM \(table) WHERE \(primaryKey) = ?", [id])
         changes[key.model, default: .init()].deleted.append(key.id)
         continue
@@ -312,6 +324,32 @@ enum SyncLocalStore {
           }
         }
       }
+      var cleared: [String] = []
+      switch try checkReferences(
+        schema, record: record, records: records, container: container, db: db)
+      {
+      case .write: break
+      case .nullifying(let columns):
+        cleared = columns
+        effects.updated[key.model, default: []].append(key.id)
+      case .park:
+        try setParked(key, true, db)
+        continue
+      case .delete(let deny, let target):
+        if deny, existed {
+          try addConflict(
+            kind: "targetDeleted", model: key.model, id: key.id, properties: [], lost: [],
+            existingID: target, kept: record.properties.mapValues(\.value), db)
+        }
+        if existed {
+          try applyDeleteRules(
+            deleting: id, of: schema, container: container, db: db, effects: &effects)
+          try db.run("DELETE FROM \(table) WHERE \(primaryKey) = ?", [id])
+          changes[key.model, default: .init()].deleted.append(key.id)
+        }
+        effects.deleted[key.model, default: []].append(key.id)
+        continue
+      }
       let quoted = columns.map(quoteIdentifier)
       let sql =
         "INSERT INTO \(table) (\(primaryKey), \(quoted.joined(separator: ", "))) VALUES (?"
@@ -319,7 +357,11 @@ enum SyncLocalStore {
         + ") ON CONFLICT (\(primaryKey)) DO UPDATE SET "
         + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
       try db.run(
-        sql, [id] + columns.compactMap { record.properties[$0]?.value.sqliteValue })
+        sql,
+        [id]
+          + columns.compactMap {
+            cleared.contains($0) ? .null : record.properties[$0]?.value.sqliteValue
+          })
       if existed {
         changes[key.model, default: .init()].updated.append(key.id)
       } else {
@@ -340,6 +382,15 @@ enum SyncLocalStore {
         ])
     }
     try saveClock(clock, db)
+    try recordRuleEffects(effects, records: records, container: container, db: db)
+    for (model, ids) in effects.deleted {
+      let shown = Set(changes[model]?.deleted ?? [])
+      changes[model, default: .init()].deleted += ids.filter { !shown.contains($0) }
+    }
+    for (model, ids) in effects.updated {
+      let shown = Set((changes[model]?.updated ?? []) + (changes[model]?.inserted ?? []))
+      changes[model, default: .init()].updated += ids.filter { !shown.contains($0) }
+    }
     if let last = saves.last { try setState("cursor", String(last.position), db) }
     try recordHistory(changes, container: container, db: db)
     return changes

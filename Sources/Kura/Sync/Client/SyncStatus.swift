@@ -75,13 +75,18 @@ public struct SyncConflict: Sendable, Hashable {
     /// first: the server refused it, so it was moved out of its table; ``keptValues`` holds
     /// all its values. Insert it again with another value, or merge it into the other model.
     case setAside
+    /// The model referred through a `.deny` reference to a model another replica deleted: the
+    /// delete stands (the server is the truth), so this model was deleted too; ``existingID``
+    /// is the deleted model's id (when known) and ``keptValues`` holds all its values.
+    case targetDeleted
   }
 
   /// Why the local value did not win.
   public var kind: Kind = .laterValue
-  /// For a unique value: the id of the model that holds it.
+  /// For a unique value: the id of the model that holds it (for ``Kind/targetDeleted``: the
+  /// deleted model's id).
   public var existingID: String?
-  /// For a model set aside: its stored values, as a JSON object of property names to values
+  /// For a model set aside or deleted by a `.deny` reference's target: its stored values, as a JSON object of property names to values
   /// (`{"id":{"text":"…"},"name":{"text":"Kyoto"}}`).
   public var keptValues: String?
   /// The model's stored name, such as `Trip`.
