@@ -74,21 +74,10 @@ extension SyncLocalStore {
     _ schema: ModelSchema, key: SyncMergeState.Key, id: SQLiteValue, record: SyncRecordState,
     winner: String, properties: [String], lost: [SyncValue], _ db: StoreConnection
   ) throws -> Bool {
-    let primaryKey = quoteIdentifier(schema.primaryKey.name)
-    let select = try db.cachedStatement(
-      "SELECT * FROM \(schema.quotedTable) WHERE \(primaryKey) = ?")
-    select.reset()
-    try select.bind(id, at: 1)
-    guard try select.step() else {
-      select.reset()
-      return false
-    }
-    var values: [String: SyncValue] = [:]
-    for index in 0..<select.columnCount {
-      values[select.columnName(at: index)] = SyncValue(select.value(at: index))
-    }
-    select.reset()
-    try db.run("DELETE FROM \(schema.quotedTable) WHERE \(primaryKey) = ?", [id])
+    guard let values = try rowValues(schema, id: id, db) else { return false }
+    try db.run(
+      "DELETE FROM \(schema.quotedTable) WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?",
+      [id])
     var gone = SyncRecordState(incarnation: record.incarnation)
     var clock = try clock(db, wallClock: HybridLogicalClock.systemWallClock)
     gone.deleted = clock.now()
