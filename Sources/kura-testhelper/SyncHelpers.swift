@@ -9,6 +9,13 @@ struct SyncedTrip: PersistentModel, Equatable {
   var budget: Int
 }
 
+/// A model with a unique name, for the unique-value tests' replica processes.
+struct SyncedCity: PersistentModel, Equatable {
+  var id: Int
+  var name: String
+  static var schema: Schema<SyncedCity> { Schema(.unique(\.name)) }
+}
+
 /// `sync-replica <store> <server URL> <space> <token>`: a device with a synced store, driven by
 /// lines on standard input (`<tag> <request>`), answering each with one line `<tag> <answer>`:
 ///
@@ -17,6 +24,8 @@ struct SyncedTrip: PersistentModel, Equatable {
 /// - `sync` → `synced`, or `failed <code>`
 /// - `trips` → `trips <id>:<name>:<budget>,…` (by id)
 /// - `pending` → `pending <count>`
+/// - `city <id> <name>` → `saved`; `cities` → `cities <id>:<name>,…` (by id)
+/// - `conflicts` → `conflicts <kind>:<id>:<existing id>,…`
 let syncHelperCommands: [HelperCommand] = [
   HelperCommand(name: "sync-replica") { arguments in
     guard arguments.count == 4, let server = URL(string: arguments[1]) else {
@@ -26,7 +35,8 @@ let syncHelperCommands: [HelperCommand] = [
     var settings = SyncSettings(server: server, space: arguments[2], token: arguments[3])
     settings.pollInterval = .seconds(3600)  // the test says when to sync
     configuration.sync = settings
-    let container = try ModelContainer(for: SyncedTrip.self, configurations: configuration)
+    let container = try ModelContainer(
+      for: SyncedTrip.self, SyncedCity.self, configurations: configuration)
     let sync = try SyncEngine(container: container)
     let context = ModelContext(container)
     var tag = "-"
@@ -79,6 +89,23 @@ let syncHelperCommands: [HelperCommand] = [
         answer("trips " + trips.map { "\($0.id):\($0.name):\($0.budget)" }.joined(separator: ","))
       case "pending":
         answer("pending \(sync.status.pending)")
+      case "city":
+        guard words.count == 3, let id = Int(words[1]) else {
+          answer("bad \(line)")
+          continue
+        }
+        try context.insert(SyncedCity(id: id, name: words[2]))
+        try context.save()
+        answer("saved")
+      case "cities":
+        let cities = try context.fetch(
+          FetchDescriptor<SyncedCity>(sortBy: [SortDescriptor(\.id)]))
+        answer("cities " + cities.map { "\($0.id):\($0.name)" }.joined(separator: ","))
+      case "conflicts":
+        let conflicts = try sync.conflicts().map {
+          "\($0.kind.rawValue):\($0.id):\($0.existingID ?? "")"
+        }
+        answer("conflicts " + conflicts.joined(separator: ","))
       default:
         answer("bad \(line)")
       }

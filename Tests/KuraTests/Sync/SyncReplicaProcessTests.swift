@@ -11,7 +11,7 @@
   @Suite("Sync replica processes")
   struct SyncReplicaProcessTests {
     /// A replica process and the requests sent to it.
-    private final class Replica: Sendable {
+    final class Replica: Sendable {
       let process: ChildProcess
       private let requests = Mutex(0)
 

@@ -1,5 +1,6 @@
 #if canImport(CLibPQ)
   import Foundation
+  import Synchronization
   import Testing
 
   @testable import Kura
@@ -259,6 +260,39 @@
       let thirdAnswer = try JSONDecoder().decode(SyncPushResponse.self, from: third.body)
       #expect(thirdAnswer.conflicts?.map(\.id) == ["four"])
       #expect(thirdAnswer.conflicts?.map(\.existingID) == ["three"])
+    }
+
+    /// Two replica processes insert one city name and sync at the same moment: one model holds
+    /// the name on both, and the loser's process lists it set aside with the winner's id.
+    @Test func twoReplicaProcessesClaimingOneValueAtOnceEndWithOneModel() throws {
+      let world = try SyncRulesWorld([City.self])
+      let replicas = try ["a", "b"].map {
+        try SyncReplicaProcessTests.Replica(
+          store: world.directory.file("\($0).store"), server: world.server.url,
+          token: world.token, directory: world.directory)
+      }
+      #expect(try replicas[0].ask("city 1 Kyoto") == "saved")
+      #expect(try replicas[1].ask("city 2 Kyoto") == "saved")
+      let answers = Mutex<[String]>([])
+      DispatchQueue.concurrentPerform(iterations: 2) { index in
+        let answer = (try? replicas[index].ask("sync")) ?? "no answer"
+        answers.withLock { $0.append(answer) }
+      }
+      #expect(answers.withLock { $0 } == ["synced", "synced"])
+      for replica in replicas { #expect(try replica.ask("sync") == "synced") }
+      let cities = try replicas[0].ask("cities")
+      #expect(cities == "cities 1:Kyoto" || cities == "cities 2:Kyoto")
+      #expect(try replicas[1].ask("cities") == cities)
+      let winner = cities == "cities 1:Kyoto" ? 1 : 2
+      let conflicts = try replicas.map {
+        try $0.ask("conflicts").trimmingCharacters(in: .whitespaces)
+      }
+      #expect(conflicts[winner - 1] == "conflicts")
+      #expect(conflicts[2 - winner] == "conflicts setAside:\(3 - winner):\(winner)")
+      let claims = try world.serverQuery("SELECT id FROM kura_sync_unique_claims") {
+        $0.string(at: 0)
+      }
+      #expect(claims == ["\(winner)"])
     }
   }
 #endif
