@@ -267,4 +267,40 @@ struct ErrorShapeTests {
         SyncError(.offline, message: "Can't reach the sync server.", underlying: underneath),
       ]).count == 1)
   }
+
+  @Test func syncErrorOfAnUnreachableServerCarriesTheTransportErrorUnderneath() async throws {
+    let folder = TemporaryDirectory()
+    // A port nothing listens on: bound, read and closed again (connections are refused).
+    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+      }
+    }
+    close(socket)
+    try #require(bound)
+    let server = try #require(
+      URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"))
+    var configuration = ModelConfiguration.url(folder.file("ledger.store"))
+    var settings = SyncSettings(server: server, space: "family", token: "token")
+    settings.pollInterval = .seconds(3600)
+    configuration.sync = settings
+    let container = try ModelContainer(for: Ledger.self, configurations: configuration)
+    let sync = try SyncEngine(container: container)
+    defer { sync.stop() }
+    do {
+      try await sync.syncNow()
+      Issue.record("a sync with a server that refuses connections succeeded")
+    } catch let error as SyncError {
+      #expect(error.code == .offline)
+      let transport = try #require(error.underlying)
+      #expect(transport is URLError)
+      #expect(error.message.hasPrefix("Can't reach the sync server at \(server.absoluteString) ("))
+    }
+  }
 }
