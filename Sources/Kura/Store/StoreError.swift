@@ -17,7 +17,7 @@ import Foundation
 ///   print(error.model ?? "", error.column ?? "")
 /// }
 /// ```
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct StoreError: Error, Sendable, CustomStringConvertible {
   /// What kind of failure this is.
   ///
   /// For example: `if error.code == .notAStore { … }`.
@@ -180,7 +180,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   ///
   /// The message, such as "Can't store `Trip.photo`: …".
   public var description: String { message }
+}
 
+extension StoreError: Equatable {
   /// Whether two errors are the same failure: every property but ``underlying``.
   ///
   /// For example: `if error == other { print("the same failure") }`.
