@@ -82,13 +82,11 @@ enum DocumentFile {
     var filled = 0
     while true {
       if filled == data.count { data.count += max(4096, data.count / 2) }
-      let count = data.withUnsafeMutableBytes { buffer -> Int in
-        guard let base = buffer.baseAddress else { return 0 }
-        return pread(fd, base + filled, buffer.count - filled, off_t(offset + filled))
-      }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw SystemCallError(operation: "read", path: path, code: errno)
+      let count = try retryingInterrupted("read", path: path) {
+        data.withUnsafeMutableBytes { buffer -> Int in
+          guard let base = buffer.baseAddress else { return 0 }
+          return pread(fd, base + filled, buffer.count - filled, off_t(offset + filled))
+        }
       }
       if count == 0 { break }
       filled += count
@@ -97,17 +95,28 @@ enum DocumentFile {
     return data
   }
 
+  /// What `call` (a `read` or `write`) returns, called again while it is interrupted (`EINTR`).
+  ///
+  /// - Throws: `SystemCallError` naming `operation` and `path` when it fails otherwise.
+  static func retryingInterrupted(
+    _ operation: String, path: String, _ call: () -> Int
+  ) throws -> Int {
+    while true {
+      let count = call()
+      if count >= 0 { return count }
+      if errno != EINTR { throw SystemCallError(operation: operation, path: path, code: errno) }
+    }
+  }
+
   /// Writes all bytes at an offset (retrying short writes).
   static func write(_ fd: Int32, _ data: Data, at offset: Int, path: String) throws {
     var written = 0
     while written < data.count {
-      let count = data.withUnsafeBytes { buffer -> Int in
-        guard let base = buffer.baseAddress else { return 0 }
-        return pwrite(fd, base + written, buffer.count - written, off_t(offset + written))
-      }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw SystemCallError(operation: "write", path: path, code: errno)
+      let count = try retryingInterrupted("write", path: path) {
+        data.withUnsafeBytes { buffer -> Int in
+          guard let base = buffer.baseAddress else { return 0 }
+          return pwrite(fd, base + written, buffer.count - written, off_t(offset + written))
+        }
       }
       written += count
     }

@@ -3,8 +3,9 @@
   internal import CLibPQ
 
   /// Binding values to a statement's parameters: each converted to the type the server chose
-  /// for the parameter, and kept in the binary (or text) form libpq sends.
-  extension PostgresStatement {
+  /// for the parameter, and kept in the binary (or text) form libpq sends. A ``DatabaseValue``,
+  /// a convertible value or a list of values is bound as ``DatabaseValueBinding`` writes it.
+  extension PostgresStatement: DatabaseValueBinding {
     /// The number of parameters the SQL declares.
     ///
     /// For example: `statement.parameterCount` is `2` for `SELECT * FROM t WHERE a = ? AND b = ?`.
@@ -210,47 +211,6 @@
     /// - Throws: ``PostgresError`` for a bad index.
     public func bindNull(at index: Int) throws {
       values[try slot(index)] = nil
-    }
-
-    /// Binds any ``DatabaseValue`` to parameter `index` (from 1).
-    ///
-    /// For example: `try statement.bind(.text("A"), at: 1)`.
-    ///
-    /// - Parameters:
-    ///   - value: The value.
-    ///   - index: The parameter number, from 1.
-    /// - Throws: ``PostgresError``.
-    public func bind(_ value: DatabaseValue, at index: Int) throws {
-      switch value {
-      case .integer(let value): try bind(value, at: index)
-      case .real(let value): try bind(value, at: index)
-      case .text(let value): try bind(value, at: index)
-      case .blob(let value): try bind(value, at: index)
-      case .null: try bindNull(at: index)
-      }
-    }
-
-    /// Binds any convertible value (Bool, Date, UUID, URL, optionals…) to parameter `index`,
-    /// as ``DatabaseValue`` documents.
-    ///
-    /// For example: `try statement.bind(value: UUID(), at: 1)`.
-    ///
-    /// - Parameters:
-    ///   - value: The value.
-    ///   - index: The parameter number, from 1.
-    /// - Throws: ``PostgresError``.
-    public func bind<Value: SQLiteValueConvertible>(value: Value, at index: Int) throws {
-      try bind(value.sqliteValue, at: index)
-    }
-
-    /// Binds values to parameters 1, 2, 3… in order.
-    ///
-    /// For example: `try statement.bind([.text("A"), .integer(1)])`.
-    ///
-    /// - Parameter values: One value per parameter.
-    /// - Throws: ``PostgresError``.
-    public func bind(_ values: [DatabaseValue]) throws {
-      for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
     }
 
     /// Appends the bound values as one row of a binary `COPY`: `false`, appending nothing,

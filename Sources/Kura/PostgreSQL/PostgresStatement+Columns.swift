@@ -59,9 +59,8 @@
     /// - Returns: The value.
     public func int64(at index: Int) -> Int64 {
       guard let bytes = cell(index) else { return 0 }
-      let type = type(index)
       if resultFormat == 1 {
-        switch type {
+        switch type(index) {
         case PostgresType.int8 where bytes.count == 8:
           return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
         case PostgresType.int4 where bytes.count == 4:
@@ -78,7 +77,7 @@
           break
         }
       }
-      return PostgresType.integer(parsing: bytes, type: type)
+      return PostgresType.integer(parsing: bytes, type: type(index))
     }
 
     /// Column `index` (from 0) as a floating-point number: `double precision` bit for bit,
@@ -90,9 +89,8 @@
     /// - Returns: The value.
     public func double(at index: Int) -> Double {
       guard let bytes = cell(index) else { return 0 }
-      let type = type(index)
       if resultFormat == 1 {
-        switch type {
+        switch type(index) {
         case PostgresType.float8 where bytes.count == 8:
           return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
         case PostgresType.float4 where bytes.count == 4:
@@ -104,7 +102,7 @@
           break
         }
       }
-      if type == PostgresType.bool { return Double(int64(at: index)) }
+      if type(index) == PostgresType.bool { return Double(int64(at: index)) }
       return PostgresType.double(parsing: bytes) ?? 0
     }
 

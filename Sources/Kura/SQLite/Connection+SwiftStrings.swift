@@ -61,82 +61,52 @@ extension Connection {
         handle, SwiftStringSQL.realFunction, 1,
         SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, exactReal, nil, nil, nil)
     }
-    let integerFunctions:
-      [(
-        String, Int32,
-        @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
-      )] = [
-        ("add", 2, integerAdd), ("subtract", 2, integerSubtract), ("multiply", 2, integerMultiply),
-        ("divide", 2, integerDivide), ("remainder", 2, integerRemainder), ("neg", 1, integerNegate),
-      ]
-    for (name, arity, function) in integerFunctions where result == SQLITE_OK {
+    for operation in SwiftIntegerFunction.allCases where result == SQLITE_OK {
       result = sqlite3_create_function_v2(
-        handle, SwiftStringSQL.integerFunctionPrefix + name, arity,
-        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, function, nil, nil, nil)
+        handle, SwiftStringSQL.integerFunctionPrefix + "\(operation)", 2,
+        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+        UnsafeMutableRawPointer(bitPattern: operation.rawValue), integerFunction, nil, nil, nil)
+    }
+    if result == SQLITE_OK {
+      result = sqlite3_create_function_v2(
+        handle, SwiftStringSQL.integerFunctionPrefix + "neg", 1,
+        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, integerNegate, nil, nil, nil)
     }
     if result != SQLITE_OK { throw SQLiteError(handle: handle, result: result, sql: nil) }
   }
 }
 
-/// Calls `operation` on two INTEGER arguments; NULL when either is not an integer or
-/// `operation` has no result (Swift would trap).
-@inline(__always)
-private func integerResult(
-  _ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?,
-  _ operation: (Int64, Int64) -> Int64?
+/// A binary operation of Swift's 64-bit integer arithmetic, `kura_int_<case name>(a, b)` in SQL;
+/// its raw value is the SQL function's user data, which tells `integerFunction` which it is.
+private enum SwiftIntegerFunction: Int, CaseIterable {
+  case add = 1, subtract, multiply, divide, remainder
+
+  /// The result, or `nil` where Swift traps (overflow; a zero divisor, which the
+  /// `ReportingOverflow` operations report as an overflow).
+  func result(_ left: Int64, _ right: Int64) -> Int64? {
+    let (value, overflow) =
+      switch self {
+      case .add: left.addingReportingOverflow(right)
+      case .subtract: left.subtractingReportingOverflow(right)
+      case .multiply: left.multipliedReportingOverflow(by: right)
+      case .divide: left.dividedReportingOverflow(by: right)
+      case .remainder: left.remainderReportingOverflow(dividingBy: right)
+      }
+    return overflow ? nil : value
+  }
+}
+
+/// `kura_int_<operation>(a, b)` on two INTEGER arguments; NULL when either is not an integer or
+/// the operation has no result (Swift would trap).
+private func integerFunction(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
 ) {
   guard let left = arguments?[0], let right = arguments?[1],
     sqlite3_value_type(left) == SQLITE_INTEGER, sqlite3_value_type(right) == SQLITE_INTEGER,
-    let value = operation(sqlite3_value_int64(left), sqlite3_value_int64(right))
+    let operation = SwiftIntegerFunction(rawValue: Int(bitPattern: sqlite3_user_data(context))),
+    let value = operation.result(sqlite3_value_int64(left), sqlite3_value_int64(right))
   else { return sqlite3_result_null(context) }
   sqlite3_result_int64(context, value)
-}
-
-private func integerAdd(
-  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
-) {
-  integerResult(context, arguments) { a, b in
-    let (value, overflow) = a.addingReportingOverflow(b)
-    return overflow ? nil : value
-  }
-}
-
-private func integerSubtract(
-  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
-) {
-  integerResult(context, arguments) { a, b in
-    let (value, overflow) = a.subtractingReportingOverflow(b)
-    return overflow ? nil : value
-  }
-}
-
-private func integerMultiply(
-  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
-) {
-  integerResult(context, arguments) { a, b in
-    let (value, overflow) = a.multipliedReportingOverflow(by: b)
-    return overflow ? nil : value
-  }
-}
-
-private func integerDivide(
-  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
-) {
-  integerResult(context, arguments) { a, b in
-    guard b != 0 else { return nil }
-    let (value, overflow) = a.dividedReportingOverflow(by: b)
-    return overflow ? nil : value
-  }
-}
-
-private func integerRemainder(
-  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
-) {
-  integerResult(context, arguments) { a, b in
-    guard b != 0 else { return nil }
-    let (value, overflow) = a.remainderReportingOverflow(dividingBy: b)
-    return overflow ? nil : value
-  }
 }
 
 private func integerNegate(

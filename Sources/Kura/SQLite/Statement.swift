@@ -181,46 +181,6 @@ public final class Statement {
     try check(sqlite3_bind_null(handle, Int32(index)))
   }
 
-  /// Binds any ``SQLiteValue`` to parameter `index` (from 1).
-  ///
-  /// For example: `try statement.bind(.text("A"), at: 1)`.
-  ///
-  /// - Parameters:
-  ///   - value: The value.
-  ///   - index: The parameter number, from 1.
-  /// - Throws: ``SQLiteError``.
-  public func bind(_ value: SQLiteValue, at index: Int) throws {
-    switch value {
-    case .integer(let value): try bind(value, at: index)
-    case .real(let value): try bind(value, at: index)
-    case .text(let value): try bind(value, at: index)
-    case .blob(let value): try bind(value, at: index)
-    case .null: try bindNull(at: index)
-    }
-  }
-
-  /// Binds any convertible value (Bool, Date, UUID, URL, optionals…) to parameter `index`.
-  ///
-  /// For example: `try statement.bind(value: UUID(), at: 1)`.
-  ///
-  /// - Parameters:
-  ///   - value: The value, converted as ``SQLiteValue`` documents.
-  ///   - index: The parameter number, from 1.
-  /// - Throws: ``SQLiteError``.
-  public func bind<Value: SQLiteValueConvertible>(value: Value, at index: Int) throws {
-    try bind(value.sqliteValue, at: index)
-  }
-
-  /// Binds values to parameters 1, 2, 3… in order.
-  ///
-  /// For example: `try statement.bind([.text("A"), .integer(1)])`.
-  ///
-  /// - Parameter values: One value per parameter.
-  /// - Throws: ``SQLiteError``.
-  public func bind(_ values: [SQLiteValue]) throws {
-    for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }
-  }
-
   /// Resets the statement so it can run again, keeping its bindings.
   ///
   /// For example: `statement.rewind()`.

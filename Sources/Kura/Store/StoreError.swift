@@ -56,10 +56,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case inMemoryFallbackForbidden
     /// `fetchLimit` or `fetchOffset` was negative.
     case negativeLimit
-    /// SQLite reported an error; see ``StoreError/underlying``.
-    case sqlite
-    /// PostgreSQL reported an error; see ``StoreError/underlying``.
-    case postgres
+    /// The engine (SQLite, PostgreSQL) reported an error that no other code classifies, such as
+    /// a full disk or a conflict the server ended the transaction for; the engine's own error
+    /// is ``StoreError/underlying`` (an ``SQLiteError`` or a ``PostgresError``).
+    case engine
     /// The connection to the PostgreSQL server broke before the work committed: nothing of it
     /// was written. Connect again (the next call does) and retry it.
     case connectionLost
@@ -88,6 +88,18 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// ``ModelContainer/write(_:)`` on the same container: only the context given to the body
     /// writes there (the write waits for nothing else).
     case nestedWrite
+
+    /// The former name of ``engine`` for an SQLite store's error.
+    ///
+    /// For example: `if error.code == .engine, error.underlying is SQLiteError { … }`.
+    @available(*, deprecated, renamed: "engine")
+    public static var sqlite: Code { .engine }
+
+    /// The former name of ``engine`` for a PostgreSQL store's error.
+    ///
+    /// For example: `if error.code == .engine, error.underlying is PostgresError { … }`.
+    @available(*, deprecated, renamed: "engine")
+    public static var postgres: Code { .engine }
   }
 
   /// What kind of failure this is, such as ``Code/schemaMismatch``.
@@ -170,6 +182,22 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   public var description: String { message }
 }
 
+extension StoreError: Equatable {
+  /// Whether two errors are the same failure: every property but ``underlying``.
+  ///
+  /// For example: `if error == other { print("the same failure") }`.
+  ///
+  /// - Parameters:
+  ///   - lhs: An error.
+  ///   - rhs: Another error.
+  /// - Returns: Whether they are equal.
+  public static func == (lhs: StoreError, rhs: StoreError) -> Bool {
+    lhs.code == rhs.code && lhs.model == rhs.model && lhs.property == rhs.property
+      && lhs.column == rhs.column && lhs.url == rhs.url && lhs.sql == rhs.sql
+      && lhs.inMemoryParts == rhs.inMemoryParts && lhs.message == rhs.message
+  }
+}
+
 extension StoreError {
   /// The PostgreSQL error underneath, when there is one: ``underlying`` as a ``PostgresError``.
   ///
@@ -183,7 +211,7 @@ extension StoreError {
   /// For example:
   ///
   /// ```swift
-  /// let error = StoreError(.postgres, underlying: postgresError, message: "Can't save: …")
+  /// let error = StoreError(.engine, underlying: postgresError, message: "Can't save: …")
   /// ```
   ///
   /// - Parameters:
@@ -238,7 +266,7 @@ extension StoreError {
           + "writable.")
     default:
       return StoreError(
-        .sqlite, url: url, sql: error.sql, underlying: error,
+        .engine, url: url, sql: error.sql, underlying: error,
         message: "Can't \(action) store \(file): \(error).")
     }
   }
@@ -301,13 +329,13 @@ extension StoreError {
           + "again, so retry it.")
     case .serializationFailure, .deadlock:
       return StoreError(
-        .postgres, url: url, sql: error.sql, underlying: error,
+        .engine, url: url, sql: error.sql, underlying: error,
         message:
           "Can't \(action) store \(store): the server ended the transaction because it "
           + "conflicted with another one (\(error.message)). Nothing of it was written; retry it.")
     default:
       return StoreError(
-        .postgres, url: url, sql: error.sql, underlying: error,
+        .engine, url: url, sql: error.sql, underlying: error,
         message: "Can't \(action) store \(store): \(error).")
     }
   }

@@ -8,6 +8,11 @@ private struct Ledger: PersistentModel {
   var title: String
 }
 
+private struct Nickname: PersistentModel {
+  var id = UUID()
+  var nickname: String?
+}
+
 /// Every public error type has the same shape: a `code` to match in `catch … where`, the input
 /// it concerns, a message naming the input and the fix, and the error underneath. Each test
 /// causes a real failure (real files, a real SQLite database) and reads all four.
@@ -189,5 +194,113 @@ struct ErrorShapeTests {
           "Can't open preferences `in-memory suite`: SQLite can't create it (\(sqlite.message))."))
     }
     #expect(preferences[key] == 7)
+  }
+
+  @Test func anEngineErrorNoOtherCodeClassifiesIsCodedEngineWithTheDriverErrorUnderneath() throws {
+    let folder = TemporaryDirectory()
+    let url = folder.file("ledger.sqlite")
+    let container = try ModelContainer(for: Ledger.self, configurations: .url(url))
+    // A trigger of the app's own that refuses every insert: an SQLite error that is neither a
+    // damaged file nor a constraint Kura checks itself.
+    let connection = try Connection(path: url.path)
+    try connection.execute(
+      "CREATE TRIGGER refuse BEFORE INSERT ON \"Ledger\" BEGIN SELECT RAISE(ABORT, 'closed'); END")
+    let context = ModelContext(container)
+    try context.insert(Ledger(title: "rent"))
+    do {
+      try context.save()
+      Issue.record("an insert the trigger refuses was saved")
+    } catch let error as StoreError {
+      #expect(error.code == .engine)
+      #expect(error.url == url)
+      let sqlite = try #require(error.underlying as? SQLiteError)
+      #expect(sqlite.code == .constraint)
+      #expect(sqlite.message == "closed")
+      #expect(error.description.hasPrefix("Can't save to store `ledger.sqlite`: "))
+    }
+  }
+
+  @Test func aLiveQueryWhoseFetchThrowsInMemoryReportsUnsupportedQueryNotAnEngine() throws {
+    let folder = TemporaryDirectory()
+    let container = try ModelContainer(
+      for: Nickname.self, configurations: .url(folder.file("nicknames.sqlite")))
+    let context = ModelContext(container)
+    try context.insert(Nickname(nickname: "Ken"))
+    try context.save()
+    // `!` runs in memory and throws on nil: no engine is involved in that failure.
+    let query = try LiveQuery(
+      FetchDescriptor<Nickname>(predicate: #Predicate { $0.nickname! == "Ken" }), in: container)
+    #expect(query.models.map(\.nickname) == ["Ken"])
+    try context.insert(Nickname(nickname: nil))
+    try context.save()
+    do {
+      try query.refresh()
+      Issue.record("a fetch that force-unwraps nil succeeded")
+    } catch let error as StoreError {
+      #expect(error.code == .unsupportedQuery)
+      let underlying = try #require(error.underlying)
+      #expect(!(underlying is StoreError) && !(underlying is SQLiteError))
+      #expect(
+        error.description
+          == "Can't refresh a live query of `Nickname`: its fetch threw \(underlying). Fix the "
+          + "predicate or sort that throws; the next change fetches again.")
+      #expect(query.error == error)
+    }
+  }
+
+  @Test func storeAndSyncErrorsCompareTheFailureNotWhatIsUnderneath() {
+    let underneath = SQLiteError(
+      code: .busy, extendedCode: 5, message: "database is locked", sql: nil)
+    #expect(
+      StoreError(.engine, model: "Ledger", underlying: underneath, message: "Can't save.")
+        == StoreError(.engine, model: "Ledger", message: "Can't save."))
+    #expect(
+      StoreError(.engine, model: "Ledger", message: "Can't save.")
+        != StoreError(.busy, model: "Ledger", message: "Can't save."))
+    let offline = SyncError(.offline, message: "Can't reach the sync server.")
+    #expect(
+      SyncError(.offline, message: "Can't reach the sync server.", underlying: underneath)
+        == offline)
+    #expect(
+      Set([
+        offline,
+        SyncError(.offline, message: "Can't reach the sync server.", underlying: underneath),
+      ]).count == 1)
+  }
+
+  @Test func syncErrorOfAnUnreachableServerCarriesTheTransportErrorUnderneath() async throws {
+    let folder = TemporaryDirectory()
+    // A port nothing listens on: bound, read and closed again (connections are refused).
+    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+      }
+    }
+    close(socket)
+    try #require(bound)
+    let server = try #require(
+      URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"))
+    var configuration = ModelConfiguration.url(folder.file("ledger.store"))
+    var settings = SyncSettings(server: server, space: "family", token: "token")
+    settings.pollInterval = .seconds(3600)
+    configuration.sync = settings
+    let container = try ModelContainer(for: Ledger.self, configurations: configuration)
+    let sync = try SyncEngine(container: container)
+    defer { sync.stop() }
+    do {
+      try await sync.syncNow()
+      Issue.record("a sync with a server that refuses connections succeeded")
+    } catch let error as SyncError {
+      #expect(error.code == .offline)
+      let transport = try #require(error.underlying)
+      #expect(transport is URLError)
+      #expect(error.message.hasPrefix("Can't reach the sync server at \(server.absoluteString) ("))
+    }
   }
 }

@@ -212,7 +212,7 @@
           try context.save()
           Issue.record("text with a NUL character was saved")
         } catch let error as StoreError {
-          #expect(error.code == .postgres)
+          #expect(error.code == .engine)
           #expect((error.underlying as? PostgresError)?.sql?.contains("COPY \"BulkRow\"") == true)
           #expect(error.message.contains("0x00"))
         }

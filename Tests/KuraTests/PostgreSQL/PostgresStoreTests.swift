@@ -262,7 +262,7 @@
           }
         } throws: { error in
           let error = error as? StoreError
-          return error?.code == .postgres
+          return error?.code == .engine
             && (error?.underlying as? PostgresError)?.code == .serializationFailure
             && error?.message.contains("conflicted with another one") == true
         }

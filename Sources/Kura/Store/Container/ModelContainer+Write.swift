@@ -11,7 +11,7 @@ extension ModelContainer {
   /// is still what is stored when the changes are written; on PostgreSQL, a `REPEATABLE READ`
   /// transaction every other `write` waits for, while plain saves run in parallel: a save that
   /// changes a row this write then changes too makes the write throw
-  /// ``StoreError/Code/postgres`` with nothing written, rather than lose that save). Its pending changes are saved in that
+  /// ``StoreError/Code/engine`` with nothing written, rather than lose that save). Its pending changes are saved in that
   /// same transaction when `body` returns (calling ``ModelContext/save()`` inside `body` is
   /// allowed too); when `body` throws, nothing it changed or saved is written.
   ///

@@ -178,7 +178,7 @@ public final class ModelContext {
   /// - Returns: What the save changed (also recorded in the store's history), with delete rules
   ///   applied; empty when there was nothing to save.
   /// - Throws: ``StoreError`` (such as ``StoreError/Code/encodingFailed`` or
-  ///   ``StoreError/Code/sqlite`` for a constraint the changes break, or
+  ///   ``StoreError/Code/engine`` for a constraint the changes break, or
   ///   ``StoreError/Code/deleteDenied`` for a delete a ``DeleteRule/deny`` rule refuses).
   @discardableResult
   public func save() throws -> ChangeSet {

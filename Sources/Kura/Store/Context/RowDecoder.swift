@@ -2,12 +2,10 @@ import Foundation
 
 /// Decodes one model from the current row of a statement whose result columns are the model's
 /// columns in schema order. Reused for every row of a query.
-final class RowDecoder: Decoder {
+final class RowDecoder: Decoder, TopLevelCoder {
   let schema: ModelSchema
   let statement: StoreStatement
-  /// The column names, in memory this coder owns (read without reference counting).
-  private let names: UnsafeMutableBufferPointer<String>
-  private let kinds: [ColumnKind]
+  private let columns: RowCoderColumns
   /// Whether each column may hold NULL (NOT NULL columns skip the check).
   private let nullable: [Bool]
   // The column the next key most likely names (synthesized `Codable` decodes in order), kept in
@@ -18,15 +16,11 @@ final class RowDecoder: Decoder {
   @exclusivity(unchecked) private var lastPlan = LastRowPlan()
   /// Where the row plan builds each model before moving it out.
   @exclusivity(unchecked) private var scratch = RowScratch()
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   init(schema: ModelSchema, statement: StoreStatement) {
     self.schema = schema
     self.statement = statement
-    self.names = .allocate(capacity: schema.columnNames.count)
-    _ = names.initialize(from: schema.columnNames)
-    self.kinds = schema.columnKinds
+    self.columns = RowCoderColumns(schema)
     self.nullable = schema.columnNullable
     cursor.initialize(to: 0)
   }
@@ -34,14 +28,7 @@ final class RowDecoder: Decoder {
   deinit {
     scratch.deallocate()
     cursor.deallocate()
-    names.deinitialize()
-    names.deallocate()
-  }
-
-  /// Whether column `index` of the current row is NULL; only asked of SQLite for nullable columns.
-  @inline(__always)
-  func isNull(at index: Int) -> Bool {
-    nullable[index] && statement.isNull(at: index)
+    columns.deallocate()
   }
 
   /// The model in the statement's current row.
@@ -63,14 +50,15 @@ final class RowDecoder: Decoder {
     }
   }
 
+  /// Whether column `index` of the current row is NULL; only asked of SQLite for nullable columns.
+  @inline(__always)
+  func isNull(at index: Int) -> Bool {
+    nullable[index] && statement.isNull(at: index)
+  }
+
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
-    let position = cursor.pointee
-    if position < names.count, names[position] == key.stringValue {
-      cursor.pointee = position + 1
-      return position
-    }
-    guard let index = schema.columnIndexByName[key.stringValue] else {
+    guard let index = columns.index(of: key, expected: cursor.pointee) else {
       throw StoreError(
         .decodingFailed, model: schema.modelName, property: key.stringValue,
         message:
@@ -84,12 +72,7 @@ final class RowDecoder: Decoder {
   /// The column `key` names, or `nil` when it names none (in-order keys need no lookup).
   @inline(__always)
   func optionalColumnIndex(for key: some CodingKey) -> Int? {
-    let position = cursor.pointee
-    if position < names.count, names[position] == key.stringValue {
-      cursor.pointee = position + 1
-      return position
-    }
-    guard let index = schema.columnIndexByName[key.stringValue] else { return nil }
+    guard let index = columns.index(of: key, expected: cursor.pointee) else { return nil }
     cursor.pointee = index + 1
     return index
   }
@@ -123,7 +106,7 @@ final class RowDecoder: Decoder {
     if isNull(at: index) { throw nullFailure(at: index) }
     // Dates first, on a path that needs no other type's metadata (`decodeOther` looks up
     // `Optional<T>` on every call).
-    if T.self == Date.self, kinds[index] == .date {
+    if T.self == Date.self, columns.kinds[index] == .date {
       return unsafeBitCast(
         Date(timeIntervalSinceReferenceDate: statement.exactDouble(at: index)), to: T.self)
     }
@@ -133,7 +116,7 @@ final class RowDecoder: Decoder {
   /// Reads a value that is not a date nor one of the keyed container's concrete types.
   @inline(never)
   func decodeOther<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-    switch kinds[index] {
+    switch columns.kinds[index] {
     case .date:
       if T.self == Date.self {
         return unsafeBitCast(
@@ -172,21 +155,14 @@ final class RowDecoder: Decoder {
     }
   }
 
-  private var cachedContainer: (key: ObjectIdentifier, box: AnyObject)?
+  @exclusivity(unchecked) private var containers = RowCoderContainerCache()
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    // The container only refers back to this decoder, so one per key type serves every row;
-    // reusing it saves an allocation and a metadata lookup per row. A `KeyedDecodingContainer` is
-    // one reference to its box, so it round-trips through `AnyObject` when the key type matches.
-    if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
-      return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
+    // The container only refers back to this decoder, so one per key type serves every row.
+    containers.container(Key.self) {
+      KeyedDecodingContainer(
+        RowKeyedDecodingContainer<Key>(decoderReference: .passUnretained(self)))
     }
-    let container = KeyedDecodingContainer(
-      RowKeyedDecodingContainer<Key>(decoderReference: .passUnretained(self)))
-    if MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
-      cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
-    }
-    return container
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw shapeFailure() }
@@ -204,7 +180,7 @@ final class RowDecoder: Decoder {
 }
 
 /// The keyed container of ``RowDecoder``: each key is a column.
-struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+struct RowKeyedDecodingContainer<Key: CodingKey>: IntegerColumnDecoding {
   // Safety: the container is used only inside `RowDecoder.decode(_:)`, which keeps the decoder
   // alive. An unmanaged reference avoids a cycle through the cached container, and reading it
   // with `_withUnsafeGuaranteedRef` costs no reference counting per call.
@@ -224,6 +200,14 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     decoderReference._withUnsafeGuaranteedRef { decoder in
       guard let index = decoder.schema.columnIndexByName[key.stringValue] else { return true }
       return decoder.statement.isNull(at: index)
+    }
+  }
+
+  /// The integer column `key` names, as a `T` (a value `T` can't hold is a decoding failure).
+  @inline(__always)
+  func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
+    try decoderReference._withUnsafeGuaranteedRef { decoder in
+      try decoder.integer(T.self, at: decoder.columnIndex(for: key))
     }
   }
 
@@ -248,56 +232,6 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   }
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
     Float(try decode(Double.self, forKey: key))
-  }
-  func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(Int.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(Int8.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(Int16.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(Int32.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(Int64.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(UInt.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(UInt8.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(UInt16.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(UInt32.self, at: decoder.columnIndex(for: key))
-    }
-  }
-  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-    try decoderReference._withUnsafeGuaranteedRef { decoder in
-      try decoder.integer(UInt64.self, at: decoder.columnIndex(for: key))
-    }
   }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
     try decoderReference._withUnsafeGuaranteedRef { decoder in

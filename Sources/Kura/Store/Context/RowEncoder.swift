@@ -2,12 +2,10 @@ import Foundation
 
 /// Encodes one model straight into the bindings of a statement whose parameters are the model's
 /// columns in schema order (parameter `n + 1` is column `n`). Reused for every row of a batch.
-final class RowEncoder: Encoder {
+final class RowEncoder: Encoder, TopLevelCoder {
   let schema: ModelSchema
   let statement: StoreStatement
-  /// The column names, in memory this coder owns (read without reference counting).
-  private let names: UnsafeMutableBufferPointer<String>
-  private let kinds: [ColumnKind]
+  private let columns: RowCoderColumns
   /// Which columns the current model bound; the others (optionals left out by
   /// `encodeIfPresent`) are bound to NULL afterwards, which is cheaper than clearing bindings.
   // Per-row state lives in memory this encoder owns, not in stored `var`s, so the hot path pays
@@ -17,23 +15,18 @@ final class RowEncoder: Encoder {
   private lazy var json = ColumnJSON.encoder()
   /// The row plan of the model type encoded last.
   @exclusivity(unchecked) private var lastPlan = LastRowPlan()
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   init(schema: ModelSchema, statement: StoreStatement) {
     self.schema = schema
     self.statement = statement
-    self.names = .allocate(capacity: schema.columnNames.count)
-    _ = names.initialize(from: schema.columnNames)
-    self.kinds = schema.columnKinds
+    self.columns = RowCoderColumns(schema)
     self.state = .allocate(capacity: schema.columns.count + 1)
     state.initialize(repeating: 0)
   }
 
   deinit {
     state.deallocate()
-    names.deinitialize()
-    names.deallocate()
+    columns.deallocate()
   }
 
   /// Binds every column of `model`; properties left out by the encoding are NULL.
@@ -58,7 +51,7 @@ final class RowEncoder: Encoder {
     state.update(repeating: 0)
     do {
       try model.encode(to: self)
-      for index in 0..<names.count where state[index + 1] == 0 {
+      for index in 0..<columns.names.count where state[index + 1] == 0 {
         try statement.bindNull(at: index + 1)
       }
     } catch let error as StoreError {
@@ -76,13 +69,7 @@ final class RowEncoder: Encoder {
 
   @inline(__always)
   func columnIndex(for key: some CodingKey) throws -> Int {
-    let cursor = state[0]
-    if cursor < names.count, names[cursor] == key.stringValue {
-      state[cursor + 1] = 1
-      state[0] = cursor + 1
-      return cursor
-    }
-    guard let index = schema.columnIndexByName[key.stringValue] else {
+    guard let index = columns.index(of: key, expected: state[0]) else {
       throw StoreError(
         .encodingFailed, model: schema.modelName, property: key.stringValue,
         message:
@@ -94,19 +81,14 @@ final class RowEncoder: Encoder {
     return index
   }
 
-  private var cachedContainer: (key: ObjectIdentifier, box: AnyObject)?
+  @exclusivity(unchecked) private var containers = RowCoderContainerCache()
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     // As in `RowDecoder`: one container per key type serves every row.
-    if let cached = cachedContainer, cached.key == ObjectIdentifier(Key.self) {
-      return unsafeBitCast(cached.box, to: KeyedEncodingContainer<Key>.self)
+    containers.container(Key.self) {
+      KeyedEncodingContainer(
+        RowKeyedEncodingContainer<Key>(encoderReference: .passUnretained(self)))
     }
-    let container = KeyedEncodingContainer(
-      RowKeyedEncodingContainer<Key>(encoderReference: .passUnretained(self)))
-    if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
-      cachedContainer = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
-    }
-    return container
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -121,7 +103,7 @@ final class RowEncoder: Encoder {
   @inline(__always)
   func bindGeneric<T: Encodable>(_ value: T, at index: Int) throws {
     // Dates first, on a path that needs no other type's metadata.
-    if T.self == Date.self, kinds[index] == .date {
+    if T.self == Date.self, columns.kinds[index] == .date {
       return try statement.bindExact(
         unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: index + 1)
     }
@@ -131,7 +113,7 @@ final class RowEncoder: Encoder {
   /// Binds a value that is not a date nor one of the keyed container's concrete types.
   @inline(never)
   func bindOther<T: Encodable>(_ value: T, at index: Int) throws {
-    let kind = kinds[index]
+    let kind = columns.kinds[index]
     let parameter = index + 1
     switch kind {
     case .date:
@@ -170,7 +152,7 @@ final class RowEncoder: Encoder {
 }
 
 /// The keyed container of ``RowEncoder``: each key is a column.
-struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct RowKeyedEncodingContainer<Key: CodingKey>: IntegerColumnEncoding {
   // Safety: the container is used only inside `RowEncoder.bind(_:)`, which keeps the encoder
   // alive. An unmanaged reference avoids a cycle through the cached container, and reading it
   // with `_withUnsafeGuaranteedRef` costs no reference counting per call.
@@ -179,10 +161,18 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   private var encoder: RowEncoder { encoderReference.takeUnretainedValue() }
   var codingPath: [any CodingKey] { [] }
 
+  /// Binds an integer; one above `Int64.max` (a large `UInt64` or `UInt`) is refused.
   @inline(__always)
-  private func bindInteger(_ value: Int64, forKey key: Key) throws {
+  func integer(_ value: some FixedWidthInteger, _ key: Key) throws {
     try encoderReference._withUnsafeGuaranteedRef { encoder in
-      try encoder.statement.bind(value, at: try encoder.columnIndex(for: key) + 1)
+      guard let exact = Int64(exactly: value) else {
+        throw StoreError(
+          .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
+          message:
+            "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
+            + "largest integer the store holds (\(Int64.max)).")
+      }
+      try encoder.statement.bind(exact, at: try encoder.columnIndex(for: key) + 1)
     }
   }
 
@@ -192,7 +182,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     }
   }
   mutating func encode(_ value: Bool, forKey key: Key) throws {
-    try bindInteger(value ? 1 : 0, forKey: key)
+    try integer(value ? 1 : 0, key)
   }
   mutating func encode(_ value: String, forKey key: Key) throws {
     try encoderReference._withUnsafeGuaranteedRef { encoder in
@@ -207,45 +197,6 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   }
   mutating func encode(_ value: Float, forKey key: Key) throws {
     try encode(Double(value), forKey: key)
-  }
-  mutating func encode(_ value: Int, forKey key: Key) throws {
-    try bindInteger(Int64(value), forKey: key)
-  }
-  mutating func encode(_ value: Int8, forKey key: Key) throws {
-    try bindInteger(Int64(value), forKey: key)
-  }
-  mutating func encode(_ value: Int16, forKey key: Key) throws {
-    try bindInteger(Int64(value), forKey: key)
-  }
-  mutating func encode(_ value: Int32, forKey key: Key) throws {
-    try bindInteger(Int64(value), forKey: key)
-  }
-  mutating func encode(_ value: Int64, forKey key: Key) throws {
-    try bindInteger(value, forKey: key)
-  }
-  mutating func encode(_ value: UInt, forKey key: Key) throws {
-    try encode(UInt64(value), forKey: key)
-  }
-  mutating func encode(_ value: UInt8, forKey key: Key) throws {
-    try bindInteger(Int64(value), forKey: key)
-  }
-  mutating func encode(_ value: UInt16, forKey key: Key) throws {
-    try bindInteger(Int64(value), forKey: key)
-  }
-  mutating func encode(_ value: UInt32, forKey key: Key) throws {
-    try bindInteger(Int64(value), forKey: key)
-  }
-  mutating func encode(_ value: UInt64, forKey key: Key) throws {
-    try encoderReference._withUnsafeGuaranteedRef { encoder in
-      guard let exact = Int64(exactly: value) else {
-        throw StoreError(
-          .encodingFailed, model: encoder.schema.modelName, property: key.stringValue,
-          message:
-            "Can't save `\(encoder.schema.modelName).\(key.stringValue)`: \(value) is above the "
-            + "largest integer the store holds (\(Int64.max)).")
-      }
-      try bindInteger(exact, forKey: key)
-    }
   }
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     try encoderReference._withUnsafeGuaranteedRef { encoder in

@@ -4,12 +4,10 @@ import Foundation
 struct UnusualCoding: Error {}
 
 /// The encoder of a plan's probe: records the column value each key is given.
-final class ProbeEncoder: Encoder {
+final class ProbeEncoder: Encoder, TopLevelCoder {
   var values: [String: SQLiteValue] = [:]
   /// Whether the encoding asked for something a plan can't mirror.
   var unusual = false
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     KeyedEncodingContainer(Container<Key>(encoder: self))
@@ -23,7 +21,7 @@ final class ProbeEncoder: Encoder {
     return UnsupportedEncodingContainer<AnyCodingKey>(modelName: "probe")
   }
 
-  struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
+  struct Container<Key: CodingKey>: IntegerColumnEncoding {
     let encoder: ProbeEncoder
     var codingPath: [any CodingKey] { [] }
 
@@ -34,6 +32,10 @@ final class ProbeEncoder: Encoder {
       }
       encoder.values[key.stringValue] = value
     }
+    /// Records an integer; one `Int64` does not hold (a `UInt64` above its largest) is unusual.
+    func integer(_ value: some FixedWidthInteger, _ key: Key) throws {
+      try record(Int64(exactly: value).map { .integer($0) }, key)
+    }
     mutating func encodeNil(forKey key: Key) throws { try record(.null, key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws {
       try record(.integer(value ? 1 : 0), key)
@@ -42,36 +44,6 @@ final class ProbeEncoder: Encoder {
     mutating func encode(_ value: Double, forKey key: Key) throws { try record(.real(value), key) }
     mutating func encode(_ value: Float, forKey key: Key) throws {
       try record(.real(Double(value)), key)
-    }
-    mutating func encode(_ value: Int, forKey key: Key) throws {
-      try record(.integer(Int64(value)), key)
-    }
-    mutating func encode(_ value: Int8, forKey key: Key) throws {
-      try record(.integer(Int64(value)), key)
-    }
-    mutating func encode(_ value: Int16, forKey key: Key) throws {
-      try record(.integer(Int64(value)), key)
-    }
-    mutating func encode(_ value: Int32, forKey key: Key) throws {
-      try record(.integer(Int64(value)), key)
-    }
-    mutating func encode(_ value: Int64, forKey key: Key) throws {
-      try record(.integer(value), key)
-    }
-    mutating func encode(_ value: UInt, forKey key: Key) throws {
-      try record(Int64(exactly: value).map { .integer($0) }, key)
-    }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws {
-      try record(.integer(Int64(value)), key)
-    }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws {
-      try record(.integer(Int64(value)), key)
-    }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws {
-      try record(.integer(Int64(value)), key)
-    }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws {
-      try record(Int64(exactly: value).map { .integer($0) }, key)
     }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
       switch value {
@@ -104,13 +76,11 @@ final class ProbeEncoder: Encoder {
 }
 
 /// The decoder of a plan's probe: serves column values by key and records the keys asked for.
-final class ProbeDecoder: Decoder {
+final class ProbeDecoder: Decoder, TopLevelCoder {
   let values: [String: SQLiteValue]
   var requested: Set<String> = []
   /// Whether the decoding asked for something a plan can't mirror.
   var unusual = false
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   init(values: [String: SQLiteValue]) { self.values = values }
 
@@ -125,7 +95,7 @@ final class ProbeDecoder: Decoder {
     return UnusualCoding()
   }
 
-  struct Container<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  struct Container<Key: CodingKey>: IntegerColumnDecoding {
     let decoder: ProbeDecoder
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { decoder.values.keys.compactMap { Key(stringValue: $0) } }
@@ -158,16 +128,6 @@ final class ProbeDecoder: Decoder {
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try text(key) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try real(key) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try real(key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
       let value: Any?
       switch T.self {

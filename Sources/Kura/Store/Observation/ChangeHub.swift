@@ -141,7 +141,7 @@ final class ChangeHub: Sendable {
       let failure =
         error as? StoreError
         ?? StoreError(
-          .sqlite, url: url,
+          .engine, url: url, underlying: error,
           message: "Can't read the history of store \(storeLabel(url)): \(error).")
       state.withLock { $0.isFailing = true }
       for subscriber in subscribers where subscriber.models != nil {

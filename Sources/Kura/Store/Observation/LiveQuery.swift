@@ -189,10 +189,14 @@ public final class LiveQuery<Model: PersistentModel>: Observable, Sendable {
       // An engine's error (a lost connection…) is wrapped as every store operation wraps it.
       let wrapped = StoreError.wrapping(
         error, url: container.storeURL, doing: "refresh a live query on")
+      // Not an engine's error: thrown while the fetch ran in memory (a predicate's evaluation).
       let storeError =
         wrapped as? StoreError
         ?? StoreError(
-          .sqlite, url: container.storeURL, message: "Can't refresh a live query: \(error).")
+          .unsupportedQuery, url: container.storeURL, underlying: error,
+          message:
+            "Can't refresh a live query of `\(Model.self)`: its fetch threw \(error). Fix the "
+            + "predicate or sort that throws; the next change fetches again.")
       registrar.withMutation(of: self, keyPath: \.error) {
         state.withLock {
           $0.error = storeError

@@ -41,10 +41,9 @@ struct ModelAttributes: Sendable {
       guard let attribute = declaration.attribute else { continue }
       for keyPath in declaration.keyPaths {
         guard let column = schema.column(for: keyPath) else {
-          throw StoreError(
-            .invalidModel, model: schema.modelName,
-            message:
-              "Can't use the declaration `\(keyPath)` of `\(schema.modelName)`: it is not a "
+          throw invalid(
+            schema, nil,
+            "Can't use the declaration `\(keyPath)` of `\(schema.modelName)`: it is not a "
               + "stored property. Declare attributes on stored properties only.")
         }
         switch attribute {
@@ -53,10 +52,9 @@ struct ModelAttributes: Sendable {
             try reference(schema, column: column, target: target, rule: rule, in: schemas))
         case .defaultValue(let value):
           guard let stored = sqliteValue(for: value, kind: column.kind) else {
-            throw StoreError(
-              .invalidModel, model: schema.modelName, property: column.name,
-              message:
-                "Can't use the default value of `\(schema.modelName).\(column.name)`: `\(value)` "
+            throw invalid(
+              schema, column.name,
+              "Can't use the default value of `\(schema.modelName).\(column.name)`: `\(value)` "
                 + "cannot be stored as \(column.kind.rawValue). Give a value of the property's type."
             )
           }
@@ -65,10 +63,9 @@ struct ModelAttributes: Sendable {
           attributes.renamedFrom[column.name] = old
         case .searchable:
           guard column.kind == .text else {
-            throw StoreError(
-              .invalidModel, model: schema.modelName, property: column.name,
-              message:
-                "Can't search `\(schema.modelName).\(column.name)`: it is not text. Declare "
+            throw invalid(
+              schema, column.name,
+              "Can't search `\(schema.modelName).\(column.name)`: it is not text. Declare "
                 + "`.searchable` on String properties only.")
           }
           if !attributes.searchable.contains(column.name) {
@@ -88,18 +85,16 @@ struct ModelAttributes: Sendable {
     // Another version of the target type (a `VersionedSchema`'s) stored in the same table will do.
     let sameTable = schemas.values.first { $0.tableName == target.schemaName }
     guard let targetSchema = schemas[ObjectIdentifier(target)] ?? sameTable else {
-      throw StoreError(
-        .invalidModel, model: schema.modelName, property: column.name,
-        message:
-          "Can't relate `\(schema.modelName).\(column.name)` to `\(targetName)`: `\(targetName)` "
+      throw invalid(
+        schema, column.name,
+        "Can't relate `\(schema.modelName).\(column.name)` to `\(targetName)`: `\(targetName)` "
           + "is not one of the container's models. Add `\(targetName).self` to "
           + "`ModelContainer(for:)`.")
     }
     if rule == .nullify && !column.isOptional {
-      throw StoreError(
-        .invalidModel, model: schema.modelName, property: column.name,
-        message:
-          "Can't nullify `\(schema.modelName).\(column.name)` when a `\(targetName)` is deleted: "
+      throw invalid(
+        schema, column.name,
+        "Can't nullify `\(schema.modelName).\(column.name)` when a `\(targetName)` is deleted: "
           + "the property is not optional. Make it `\(targetName).ID?`, or choose the delete rule "
           + "`.cascade`, `.deny` or `.noAction`.")
     }
@@ -109,6 +104,14 @@ struct ModelAttributes: Sendable {
       target: ObjectIdentifier(target), targetModel: targetSchema.modelName,
       targetTable: targetSchema.tableName, targetKey: targetSchema.primaryKey.name,
       deleteRule: rule, comparesLikeSwift: targetSchema.keyComparesLikeSwift)
+  }
+
+  /// The error for a declaration of `schema` (on `property`, when there is one) that can't be
+  /// used; `message` says why and what to do.
+  private static func invalid(_ schema: ModelSchema, _ property: String?, _ message: String)
+    -> StoreError
+  {
+    StoreError(.invalidModel, model: schema.modelName, property: property, message: message)
   }
 
   /// The `FOREIGN KEY` clauses of the model's table.

@@ -35,21 +35,25 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
 extension PredicateExpressions.IntDivision: SQLTranslatable {
   /// `(a / b)`: SQLite's integer division truncates toward zero, as Swift's does.
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
-    let left = try translator.fragment(lhs)
-    let right = try translator.fragment(rhs)
-    try checkArithmetic(left.type, "/", integerOnly: true)
-    return integerFragment(translator, .divide, left, right)
+    try integerOnlyFragment(translator, .divide, lhs, rhs)
   }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatable {
   /// `(a % b)`: the sign follows the dividend in SQLite as in Swift.
   func sqlFragment(_ translator: SQLTranslator) throws(TranslationFailure) -> SQLFragment {
-    let left = try translator.fragment(lhs)
-    let right = try translator.fragment(rhs)
-    try checkArithmetic(left.type, "%", integerOnly: true)
-    return integerFragment(translator, .remainder, left, right)
+    try integerOnlyFragment(translator, .remainder, lhs, rhs)
   }
+}
+
+/// `lhs op rhs` for an operation only integers have (`/` and `%` of `BinaryInteger`).
+private func integerOnlyFragment(
+  _ translator: SQLTranslator, _ op: IntegerOperation, _ lhs: Any, _ rhs: Any
+) throws(TranslationFailure) -> SQLFragment {
+  let left = try translator.fragment(lhs)
+  let right = try translator.fragment(rhs)
+  try checkArithmetic(left.type, op.symbol, integerOnly: true)
+  return integerFragment(translator, op, left, right)
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatable {

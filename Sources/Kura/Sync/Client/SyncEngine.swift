@@ -239,7 +239,8 @@ public final class SyncEngine: Sendable {
       outcome = .failure(error)
     } catch {
       outcome = .failure(
-        SyncError(.serverError, message: "Sync failed: \(error). It is tried again."))
+        SyncError(
+          .serverError, message: "Sync failed: \(error). It is tried again.", underlying: error))
     }
     let pending = (try? container.pool.read { try SyncLocalStore.pendingCount($0) }) ?? 0
     var delay = settings.pollInterval
@@ -318,7 +319,8 @@ public final class SyncEngine: Sendable {
         .offline,
         message:
           "Can't reach the sync server at \(settings.server.absoluteString) "
-          + "(\(error.localizedDescription)). Local saves are kept and sent when it is back.")
+          + "(\(error.localizedDescription)). Local saves are kept and sent when it is back.",
+        underlying: error)
     }
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard status != 200 else { return data }

@@ -41,6 +41,11 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   public var message: String
   /// The HTTP status of the server's answer, when there was one.
   public var status: Int?
+  /// The error underneath, when there is one (such as the transport's or the local store's).
+  /// Not compared by `==`.
+  ///
+  /// For example: `if let store = error.underlying as? StoreError { print(store.code) }`.
+  public var underlying: (any Error)?
 
   /// Creates an error.
   ///
@@ -50,10 +55,35 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   ///   - code: The kind of failure.
   ///   - message: What failed and what to do.
   ///   - status: The HTTP status, if any.
-  public init(_ code: Code, message: String, status: Int? = nil) {
+  ///   - underlying: The error underneath, if any.
+  public init(_ code: Code, message: String, status: Int? = nil, underlying: (any Error)? = nil) {
     self.code = code
     self.message = message
     self.status = status
+    self.underlying = underlying
+  }
+
+  /// Whether two errors are the same failure: every property but ``underlying``.
+  ///
+  /// For example: `if error == other { print("the same failure") }`.
+  ///
+  /// - Parameters:
+  ///   - lhs: An error.
+  ///   - rhs: Another error.
+  /// - Returns: Whether they are equal.
+  public static func == (lhs: SyncError, rhs: SyncError) -> Bool {
+    lhs.code == rhs.code && lhs.message == rhs.message && lhs.status == rhs.status
+  }
+
+  /// Hashes every property but ``underlying``, as `==` compares them.
+  ///
+  /// For example: `let failures: Set<SyncError> = [error]`.
+  ///
+  /// - Parameter hasher: The hasher.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(message)
+    hasher.combine(status)
   }
 
   /// The message.

@@ -11,13 +11,12 @@
   /// folded text (`<table>_search_<column>`), which speeds up the scan; results never depend on
   /// it. The table itself is the index's content, so every writer keeps it in step.
   struct PostgresSearchIndex {
-    let schema: ModelSchema
-    let columns: [String]
+    /// The index this is the engine's part of (its model and searchable columns).
+    let index: SearchIndex
+    var schema: ModelSchema { index.schema }
+    var columns: [String] { index.columns }
 
-    init(_ index: SearchIndex) {
-      schema = index.schema
-      columns = index.columns
-    }
+    init(_ index: SearchIndex) { self.index = index }
 
     /// The prefix of the trigram indexes' names.
     private var prefix: String { schema.tableName + "_search_" }

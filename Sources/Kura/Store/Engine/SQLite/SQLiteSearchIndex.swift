@@ -18,13 +18,12 @@ import Foundation
 /// older version (or for other columns) is dropped and rebuilt from the table when the container
 /// opens.
 struct SQLiteSearchIndex {
-  let schema: ModelSchema
-  let columns: [String]
+  /// The index this is the engine's part of (its model and searchable columns).
+  let index: SearchIndex
+  var schema: ModelSchema { index.schema }
+  var columns: [String] { index.columns }
 
-  init(_ index: SearchIndex) {
-    schema = index.schema
-    columns = index.columns
-  }
+  init(_ index: SearchIndex) { self.index = index }
 
   /// The word index.
   var tableName: String { schema.tableName + "_search" }
