@@ -63,39 +63,9 @@
     }
 
     /// Runs SQL without parameters; a `CREATE [UNIQUE] INDEX` also records its own text as
-    /// the index's comment (what ``StoreConnection/kuraIndexDefinitions(of:)`` compares).
+    /// the index's comment (``PostgresStoreEngine/execute(_:_:)``).
     func execute(_ sql: String) throws {
-      try connection.execute(sql)
-      if let name = Self.createdIndexName(sql) {
-        try connection.execute(
-          "COMMENT ON INDEX \(name) IS \(PostgresStoreEngine.quotedText(sql))")
-      }
-    }
-
-    /// The quoted name of the index `sql` creates, or `nil` when it creates none.
-    static func createdIndexName(_ sql: String) -> String? {
-      var rest = Substring(sql)
-      for word in ["CREATE ", "UNIQUE ", "INDEX "] {
-        if rest.hasPrefix(word) {
-          rest = rest.dropFirst(word.count)
-        } else if word != "UNIQUE " {
-          return nil
-        }
-      }
-      guard rest.hasPrefix("\"") else { return nil }
-      var index = rest.index(after: rest.startIndex)
-      while index < rest.endIndex {
-        if rest[index] == "\"" {
-          let next = rest.index(after: index)
-          if next < rest.endIndex, rest[next] == "\"" {
-            index = rest.index(after: next)
-            continue
-          }
-          return String(rest[rest.startIndex...index])
-        }
-        index = rest.index(after: index)
-      }
-      return nil
+      try PostgresStoreEngine.execute(sql, connection)
     }
   }
 

@@ -66,7 +66,7 @@
       try db.queryFirst(
         "SELECT 1 \(inSchema(joining: "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid "))"
           + " AND c.relname = ? AND a.attname = '\(rowColumn)' AND NOT a.attisdropped",
-        [.text(table)]
+        [stored(table)]
       ) { _ in true } ?? false
     }
 
@@ -129,9 +129,9 @@
       let primaryKey = try db.queryFirst(
         "SELECT k.conname "
           + inSchema("pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid")
-          + " AND c.relname = ? AND k.contype = 'p'", [.text(table)]
+          + " AND c.relname = ? AND k.contype = 'p'", [stored(table)]
       ) { $0.string(at: 0) }
-      if let primaryKey, primaryKey != table + "_pkey" {
+      if let primaryKey, primaryKey != PostgresIdentifier.fitted(table + "_pkey") {
         try db.execute(
           "ALTER TABLE \(quoteIdentifier(table)) RENAME CONSTRAINT \(quoteIdentifier(primaryKey)) "
             + "TO \(quoteIdentifier(table + "_pkey"))")
