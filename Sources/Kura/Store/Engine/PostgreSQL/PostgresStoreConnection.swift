@@ -3,16 +3,13 @@
 
   /// One connection of a PostgreSQL store (the engine's ``StoreConnection``): the libpq
   /// connection with what the store keeps per connection — the row tracker of the save under
-  /// way, and the id of the open write transaction and of its history row.
+  /// way, the id of the open write transaction and the token of its history row.
   // Safety: used by one thread at a time, inside a pool operation (as the SQLite `Connection`).
   final class PostgresStoreConnection: @unchecked Sendable {
     /// The libpq connection.
     let connection: PostgresConnection
     /// The row tracker of ``StoreConnection/trackingRowChanges(in:_:)``, while one runs.
     var tracker: PostgresRowTracker?
-    /// The save id of the history row appended in the open write transaction (no longer how an
-    /// interrupted commit is resolved: that is ``pendingTransaction``).
-    var pendingSaveID: String?
     /// The token of the last history row the open write transaction appended: the pool
     /// notifies the store's channel with it after the commit
     /// (``PostgresStorePool/notifySQL(token:)``).

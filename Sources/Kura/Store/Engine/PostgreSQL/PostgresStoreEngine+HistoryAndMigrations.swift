@@ -5,7 +5,7 @@
     // MARK: History
 
     /// Appends the row whose token is the transaction's id times ``tokensPerTransaction`` plus
-    /// its number among the transaction's rows, with a new save id; the pool notifies the
+    /// its number among the transaction's rows; the pool notifies the
     /// store's channel once the transaction has committed
     /// (``PostgresStorePool/notifySQL(token:)``).
     /// Also returns the oldest history row before the append (else the new row), so the history
@@ -13,13 +13,12 @@
     static func appendHistory(
       time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
     ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
-      let saveID = UUID().uuidString
       let statement = try db.connection.cachedStatement(
         "WITH kura_xact AS (SELECT txid_current() * "
           + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
-          + "time, models, changes, save_id) SELECT coalesce((SELECT max(h.token) + 1 FROM "
+          + "time, models, changes) SELECT coalesce((SELECT max(h.token) + 1 FROM "
           + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
-          + "\(tokensPerTransaction)), x.base), ?, ?, ?, ? FROM kura_xact x RETURNING token, "
+          + "\(tokensPerTransaction)), x.base), ?, ?, ? FROM kura_xact x RETURNING token, "
           + "time) SELECT kura_row.token, 0, "
           + "coalesce(kura_oldest.token, kura_row.token), coalesce(kura_oldest.time, "
           + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
@@ -29,7 +28,6 @@
       try statement.bind(time, at: 1)
       try statement.bind(models, at: 2)
       try statement.bind(bytes: changes, at: 3)
-      try statement.bind(saveID, at: 4)
       guard try statement.step() else {
         throw PostgresError(
           code: .other, message: "appending to kura_history returned no token",
@@ -43,7 +41,6 @@
             + "inside one `ModelContainer.write` (each save adds a history row)",
           server: db.connection.location.description, sql: statement.sql)
       }
-      db.pendingSaveID = saveID
       db.pendingNotification = statement.int64(at: 0)
       return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }

@@ -122,7 +122,6 @@
       _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var result: Result?
-      writer.pendingSaveID = nil
       writer.pendingNotification = nil
       writer.pendingTransaction = nil
       do {
