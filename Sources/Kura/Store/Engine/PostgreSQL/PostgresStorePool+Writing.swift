@@ -8,22 +8,24 @@
     /// Runs `body` in a save's transaction, in parallel with other writers; `body` runs again
     /// when it conflicted with another writer (so it must be Kura's own statements, which can).
     func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      try lockWriter()
-      defer { writerLock.unlock() }
-      let writer = try writerConnection()
-      let result = try transaction(
-        writer, begin: Self.beginSQL, retries: Self.conflictRetries, body)
-      changes.add(1, ordering: .relaxed)
-      return result
+      try writeTransaction(begin: Self.beginSQL, retries: Self.conflictRetries, body)
     }
 
     /// Runs `body` in the transaction of ``ModelContainer/write(_:)``: writes of this kind wait
     /// for each other, in every process (see ``beginSerializedSQL``); run once.
     func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+      try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
+    }
+
+    /// The one write loop of saves and ``ModelContainer/write(_:)``: the writer connection,
+    /// `begin`, `body` (run again up to `retries` times after a conflict), `COMMIT`.
+    private func writeTransaction<Result>(
+      begin: String, retries: Int, _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
       try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
-      let result = try transaction(writer, begin: Self.beginSerializedSQL, retries: 0, body)
+      let result = try transaction(writer, begin: begin, retries: retries, body)
       changes.add(1, ordering: .relaxed)
       return result
     }
