@@ -71,8 +71,8 @@
 
     /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
     /// the transaction's id, in one round trip (a `BEGIN` in a simple query keeps the
-    /// transaction open after it). The id (`txid_current()`, with its epoch: PostgreSQL 12 has
-    /// no `pg_current_xact_id()`), assigned here rather than at the first write, is how a commit
+    /// transaction open after it). The id (`txid_current()`, with its epoch: the number
+    /// `pg_current_xact_id()` gives), assigned here rather than at the first write, is how a commit
     /// whose answer was lost is resolved (``committed(_:after:)``); every `BEGIN` of the pool
     /// returns it as its last column.
     static let beginAndLockSQL =
