@@ -107,10 +107,12 @@
     ) throws -> Result {
       let result = try transactionCommitted(writer, begin: begin, body)
       if let token = writer.pendingNotification {
+        // Not sent with the COMMIT (whose answer was lost, and the transaction found
+        // committed). The save has committed: a notification that fails (the connection broke
+        // just after the commit) wakes no listener now, and the next save's or the listener's
+        // reconnection does; the history, read from each reader's token, loses nothing
+        // meanwhile.
         writer.pendingNotification = nil
-        // The save has committed: a notification that fails (the connection broke just after
-        // the commit) wakes no listener now, and the next save's or the listener's reconnection
-        // does; the history, read from each reader's token, loses nothing meanwhile.
         do {
           try writer.connection.execute(notifySQL(token: token))
         } catch {
@@ -139,7 +141,17 @@
         }
         let value = try body(writer)
         result = value
-        try writer.connection.commitOpenTransaction()
+        if let token = writer.pendingNotification {
+          // The notification's transaction follows the COMMIT in the same round trip, and runs
+          // only when the commit succeeded (see ``notifySQL(token:)``).
+          let notified = try writer.connection.commitOpenTransaction(then: notifySQL(token: token))
+          writer.pendingNotification = nil
+          if !notified, writer.connection.isInTransaction {
+            try? writer.connection.execute("ROLLBACK")
+          }
+        } else {
+          try writer.connection.commitOpenTransaction()
+        }
         return value
       } catch let error as PostgresError where error.isCommitOutcomeUnknown {
         guard let result else { throw error }
