@@ -98,8 +98,10 @@
     /// transaction's commit until it has been flushed (so notifications queue in commit order),
     /// which made every save's flush wait for the one before it. Here the lock is held for a
     /// commit that waits for no flush; the save's own commit takes no such lock, so writers
-    /// share their flushes. The channel and the token are literals (one simple query, one round
-    /// trip); the quoted channel is built once per pool (``notifyPrefix``).
+    /// share their flushes. The channel and the token are literals: it is sent after the save's
+    /// `COMMIT` in the same simple query, one round trip for both, and the server runs it only
+    /// when the commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``); the
+    /// quoted channel is built once per pool (``notifyPrefix``).
     func notifySQL(token: Int64) -> String { notifyPrefix + String(token) + "'); COMMIT" }
 
     /// ``notifySQL(token:)`` up to the token, for `channel`.
