@@ -181,9 +181,13 @@ enum PostgresPlaceholders {
   /// alone (for SQL run without parameters).
   static func fittingIdentifiers(_ sql: String) -> String {
     let bytes = sql.utf8
-    guard bytes.count > PostgresIdentifier.longestName + 2, bytes.contains(UInt8(ascii: "\""))
-    else { return sql }
-    return rewrite(sql, placeholders: false).sql
+    guard bytes.count > PostgresIdentifier.longestName + 2 else { return sql }
+    // Most SQL run this way (`BEGIN …`, settings) quotes nothing: look for a quote in the
+    // string's own bytes first.
+    let quoted =
+      bytes.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "\"")) }
+      ?? bytes.contains(UInt8(ascii: "\""))
+    return quoted ? rewrite(sql, placeholders: false).sql : sql
   }
 
   /// The index after the opening `$tag$` (or `$$`) that starts at `index`, if one does.

@@ -13,17 +13,7 @@
     static func appendHistory(
       time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
     ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
-      let statement = try db.connection.cachedStatement(
-        "WITH kura_xact AS (SELECT txid_current() * "
-          + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
-          + "time, models, changes) SELECT coalesce((SELECT max(h.token) + 1 FROM "
-          + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
-          + "\(tokensPerTransaction)), x.base), ?, ?, ? FROM kura_xact x RETURNING token, "
-          + "time) SELECT kura_row.token, 0, "
-          + "coalesce(kura_oldest.token, kura_row.token), coalesce(kura_oldest.time, "
-          + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
-          + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
-          + "ON true")
+      let statement = try db.connection.cachedStatement(appendHistorySQL)
       defer { statement.rewind() }
       try statement.bind(time, at: 1)
       try statement.bind(models, at: 2)
@@ -44,6 +34,20 @@
       db.pendingNotification = statement.int64(at: 0)
       return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }
+
+    /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement
+    /// cache then finds it by its storage, without hashing the text).
+    static let appendHistorySQL =
+      "WITH kura_xact AS (SELECT txid_current() * "
+      + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
+      + "time, models, changes) SELECT coalesce((SELECT max(h.token) + 1 FROM "
+      + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
+      + "\(tokensPerTransaction)), x.base), ?, ?, ? FROM kura_xact x RETURNING token, "
+      + "time) SELECT kura_row.token, 0, "
+      + "coalesce(kura_oldest.token, kura_row.token), coalesce(kura_oldest.time, "
+      + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
+      + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
+      + "ON true"
 
     /// The model names of the history rows after `after` up to `through`.
     static func changedModelNames(after: Int64, through: Int64, _ db: PostgresConnection) throws
