@@ -96,17 +96,48 @@
       let handle = try session.liveHandle(sql: "COMMIT")
       let result = PQexec(handle, "COMMIT")
       defer { PQclear(result) }
+      if let failure = commitFailure(result) { throw failure }
+    }
+
+    /// The error of a COMMIT's result, or `nil` when it committed: a failure (with
+    /// ``PostgresError/isCommitOutcomeUnknown`` when the connection broke), or an aborted
+    /// transaction, which COMMIT rolls back.
+    private func commitFailure(_ result: OpaquePointer?) -> PostgresError? {
       guard PQresultStatus(result) == PGRES_COMMAND_OK else {
-        throw session.error(result, sql: "COMMIT", committing: true)
+        return session.error(result, sql: "COMMIT", committing: true)
       }
-      if let status = PQcmdStatus(result), strcmp(status, "ROLLBACK") == 0 {
-        throw PostgresError(
-          code: .other, sqlState: "25P02",
-          message:
-            "the transaction was rolled back, not committed: one of its statements failed and"
-            + " its error was caught without a savepoint",
-          server: session.server, sql: "COMMIT")
+      guard let status = PQcmdStatus(result), strcmp(status, "ROLLBACK") == 0 else { return nil }
+      return PostgresError(
+        code: .other, sqlState: "25P02",
+        message:
+          "the transaction was rolled back, not committed: one of its statements failed and"
+          + " its error was caught without a savepoint",
+        server: session.server, sql: "COMMIT")
+    }
+
+    /// Commits a transaction opened with `BEGIN` through ``execute(_:)`` and, in the same round
+    /// trip, runs `followUp` (SQL without parameters, such as a transaction of its own), which
+    /// the server skips when the COMMIT fails. The commit's errors are
+    /// ``commitOpenTransaction()``'s (an aborted transaction is rolled back, and `followUp`
+    /// still runs then). Returns whether `followUp` ran without an error: after a commit, its
+    /// failure is not the commit's, and may leave its own transaction open.
+    func commitOpenTransaction(then followUp: String) throws -> Bool {
+      let handle = try session.liveHandle(sql: "COMMIT")
+      let sent = PQsendQuery(handle, "COMMIT; " + followUp) != 0
+      let commit = sent ? PQgetResult(handle) : nil
+      let failure = commitFailure(commit)
+      PQclear(commit)
+      var followedUp = failure == nil
+      while sent, let result = PQgetResult(handle) {
+        let status = PQresultStatus(result)
+        if status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK { followedUp = false }
+        PQclear(result)
       }
+      if let failure {
+        if isInTransaction { rollBackTransaction() }
+        throw failure
+      }
+      return followedUp
     }
 
     func rollBackTransaction() {

@@ -7,7 +7,10 @@
   ///
   /// SQL uses SQLite's placeholders (`?` and `?N`), which statements rewrite as PostgreSQL's
   /// `$N`; values are bound, never spliced into the SQL. Statements from
-  /// ``cachedStatement(_:)`` are prepared on the server once per connection.
+  /// ``cachedStatement(_:)`` are prepared on the server once per connection. A quoted
+  /// identifier longer than the 63 bytes PostgreSQL keeps (which the server would cut) is sent
+  /// as its first bytes and a hash of the whole name, the same in every statement and process,
+  /// so two long names that start alike stay two.
   ///
   /// A connection is used by one thread at a time; it may move between threads. When the
   /// connection breaks (server restart, `pg_terminate_backend`), operations fail with
@@ -82,13 +85,14 @@
     /// try connection.execute("CREATE TABLE t (a bigint); CREATE INDEX t_a ON t (a)")
     /// ```
     ///
-    /// - Parameter sql: The SQL text (placeholders are not rewritten).
+    /// - Parameter sql: The SQL text (placeholders are not rewritten; a quoted identifier
+    ///   longer than the 63 bytes PostgreSQL keeps is sent fitted, as statements send it).
     /// - Throws: ``PostgresError`` naming the SQL.
     public func execute(_ sql: String) throws {
       let handle = try session.liveHandle(sql: sql)
       // Whether the SQL may commit is only worked out on a failure (from the state before it).
       let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
-      let result = PQexec(handle, sql)
+      let result = PQexec(handle, PostgresPlaceholders.fittingIdentifiers(sql))
       defer { PQclear(result) }
       switch PQresultStatus(result) {
       case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
@@ -106,7 +110,7 @@
     func executeReturningText(_ sql: String) throws -> String? {
       let handle = try session.liveHandle(sql: sql)
       let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
-      let result = PQexec(handle, sql)
+      let result = PQexec(handle, PostgresPlaceholders.fittingIdentifiers(sql))
       defer { PQclear(result) }
       switch PQresultStatus(result) {
       case PGRES_TUPLES_OK:

@@ -66,7 +66,7 @@
     /// connection; inside a transaction, which is then aborted).
     func copyIn(_ sql: String, rows: PostgresCopyRows) throws -> Int {
       let handle = try session.liveHandle(sql: sql)
-      let started = PQexec(handle, sql)
+      let started = PQexec(handle, PostgresPlaceholders.fittingIdentifiers(sql))
       guard PQresultStatus(started) == PGRES_COPY_IN else {
         let error = session.error(started, sql: sql, committing: false)
         PQclear(started)

@@ -6,6 +6,10 @@
 /// escapes, and `E'…'` with backslash escapes), "…" identifiers, `--` and `/* */` comments and
 /// `$$`/`$tag$` dollar-quoted bodies are left alone. PostgreSQL's own `?` operators (jsonb's `?`,
 /// `?|`, `?&`) can't be written in SQL that goes through here.
+///
+/// The same pass fits the "…" identifiers longer than PostgreSQL keeps
+/// (``PostgresIdentifier/fitted(_:)``), so a long name is one identifier of its own instead of
+/// being cut by the server.
 enum PostgresPlaceholders {
   /// The rewritten SQL and the number of parameters it declares (the largest `$N`).
   struct Rewritten: Equatable {
@@ -15,8 +19,9 @@ enum PostgresPlaceholders {
     var parameterCount: Int
   }
 
-  /// Rewrites `sql`'s `?` and `?N` placeholders as `$N`.
-  static func rewrite(_ sql: String) -> Rewritten {
+  /// Rewrites `sql`'s `?` and `?N` placeholders as `$N` (unless `placeholders` is `false`),
+  /// and its quoted identifiers longer than 63 bytes as their fitted form.
+  static func rewrite(_ sql: String, placeholders: Bool = true) -> Rewritten {
     let bytes = Array(sql.utf8)
     var output: [UInt8] = []
     output.reserveCapacity(bytes.count + 16)
@@ -28,6 +33,26 @@ enum PostgresPlaceholders {
     func copy(through end: Int) {
       output.append(contentsOf: bytes[index..<min(end, count)])
       index = min(end, count)
+    }
+
+    /// Writes the quoted identifier from `index` to its closing quote at `end` fitted.
+    func fitIdentifier(through end: Int) {
+      var name: [UInt8] = []
+      var position = index + 1
+      while position < min(end, count) {
+        name.append(bytes[position])
+        position += bytes[position] == UInt8(ascii: "\"") ? 2 : 1
+      }
+      let fitted =
+        name.count > PostgresIdentifier.longestName
+        ? PostgresIdentifier.fitted(bytes: name) : String(decoding: name, as: UTF8.self)
+      output.append(UInt8(ascii: "\""))
+      for byte in fitted.utf8 {
+        output.append(byte)
+        if byte == UInt8(ascii: "\"") { output.append(byte) }
+      }
+      output.append(UInt8(ascii: "\""))
+      index = min(end + 1, count)
     }
 
     while index < count {
@@ -65,7 +90,11 @@ enum PostgresPlaceholders {
           }
           end += 1
         }
-        copy(through: end + 1)
+        if end - index - 1 > PostgresIdentifier.longestName {
+          fitIdentifier(through: end)
+        } else {
+          copy(through: end + 1)
+        }
       case UInt8(ascii: "-") where index + 1 < count && bytes[index + 1] == UInt8(ascii: "-"):
         var end = index + 2
         while end < count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
@@ -117,7 +146,7 @@ enum PostgresPlaceholders {
           }
           copy(through: index + 1)
         }
-      case UInt8(ascii: "?"):
+      case UInt8(ascii: "?") where placeholders:
         var end = index + 1
         var number = 0
         while end < count && isDigit(bytes[end]) {
@@ -146,6 +175,19 @@ enum PostgresPlaceholders {
     }
     let rewritten = output == bytes ? sql : String(decoding: output, as: UTF8.self)
     return Rewritten(sql: rewritten, parameterCount: highest)
+  }
+
+  /// `sql` with its quoted identifiers longer than 63 bytes fitted and its placeholders left
+  /// alone (for SQL run without parameters).
+  static func fittingIdentifiers(_ sql: String) -> String {
+    let bytes = sql.utf8
+    guard bytes.count > PostgresIdentifier.longestName + 2 else { return sql }
+    // Most SQL run this way (`BEGIN …`, settings) quotes nothing: look for a quote in the
+    // string's own bytes first.
+    let quoted =
+      bytes.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "\"")) }
+      ?? bytes.contains(UInt8(ascii: "\""))
+    return quoted ? rewrite(sql, placeholders: false).sql : sql
   }
 
   /// The index after the opening `$tag$` (or `$$`) that starts at `index`, if one does.

@@ -37,6 +37,33 @@ extension PostgreSQLTests {
           == .init(sql: "SELECT E'a\\'?', e'\\\\', $1 , name'?'", parameterCount: 1))
     }
 
+    /// A quoted identifier longer than the 63 bytes PostgreSQL keeps is sent as its first bytes
+    /// (cut at a character's start), `_` and 16 hexadecimal digits of the FNV-1a hash of the
+    /// whole name — these exact names, which stores made by every version depend on. A string
+    /// literal holding the same text, a 63-byte name and, without parameters, `?` stay.
+    @Test func identifiersLongerThan63BytesAreFitted() {
+      let quoted =
+        "a \"\"quoted\"\" name that is longer than the sixty-three bytes PostgreSQL keeps"
+      let accented = "a" + String(repeating: "\u{E9}", count: 40)
+      let kept = String(repeating: "k", count: 63)
+      #expect(
+        rewrite("SELECT \"\(quoted)\", '\(accented)' FROM \"\(accented)\", \"\(kept)\" WHERE x = ?")
+          == .init(
+            sql:
+              "SELECT \"a \"\"quoted\"\" name that is longer than the sixty-_86421d6aa5a96dda\", "
+              + "'\(accented)' FROM \"a\(String(repeating: "\u{E9}", count: 22))_e3b75dbd7646b30c\", "
+              + "\"\(kept)\" WHERE x = $1",
+            parameterCount: 1))
+      #expect(
+        PostgresPlaceholders.fittingIdentifiers("CREATE TABLE \"\(accented)\" (a text DEFAULT '?')")
+          == "CREATE TABLE \"a\(String(repeating: "\u{E9}", count: 22))_e3b75dbd7646b30c\" "
+          + "(a text DEFAULT '?')")
+      #expect(PostgresIdentifier.fitted(kept) == kept)
+      #expect(PostgresIdentifier.mayBeFitted("t_e3b75dbd7646b30c"))
+      #expect(!PostgresIdentifier.mayBeFitted("t_e3b75dbd7646b30g"))
+      #expect(!PostgresIdentifier.mayBeFitted("te3b75dbd7646b30c0"))
+    }
+
     @Test func commentsAreLeftAlone() {
       #expect(
         rewrite("SELECT ? -- is it?\n, ? /* what? /* nested? */ still? */ , ?")

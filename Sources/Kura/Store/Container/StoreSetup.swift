@@ -36,7 +36,7 @@ struct StoreSetup {
   private var dialect: any SQLDialect { engine.dialect }
 
   func prepare(_ pool: StorePool, schemas: [ModelSchema]) throws {
-    try engine.refuseNamesTooLong(schemas, url: url)
+    try refuseNameCollisions(schemas)
     do {
       // Dropping and rebuilding a table must not run its delete actions while a migration runs;
       // `StoreMigrator` checks the references before the transaction commits.
@@ -67,6 +67,52 @@ struct StoreSetup {
     } catch {
       throw StoreError.wrapping(error, url: url, doing: "prepare")
     }
+  }
+
+  /// Refuses, before anything is sent, models whose different names the engine would give one
+  /// identifier (``StoreEngine/identifier(_:)``: PostgreSQL shortens a name longer than 63
+  /// bytes to its first bytes and a hash): two tables or indexes of the store, or two columns
+  /// of one table.
+  func refuseNameCollisions(_ schemas: [ModelSchema]) throws {
+    var relations: [String: (name: String, owner: ModelSchema, what: String)] = [:]
+    for schema in schemas {
+      let named =
+        [(schema.tableName, "table")] + declaredIndexes(schema).map { ($0.name, "index") }
+      for (name, what) in named {
+        let identifier = engine.identifier(name)
+        if let other = relations[identifier], other.name != name {
+          throw nameCollision(
+            schema, "its \(what) `\(name)`",
+            other: "the \(other.what) `\(other.name)` of "
+              + "`\(other.owner.modelName)`", identifier: identifier,
+            fix: "give one of the models another `schemaName`")
+        }
+        relations[identifier] = (name, schema, what)
+      }
+      var columns: [String: String] = [:]
+      for column in schema.columns {
+        let identifier = engine.identifier(column.name)
+        if let other = columns[identifier], other != column.name {
+          throw nameCollision(
+            schema, "its property `\(column.name)`", other: "its property `\(other)`",
+            identifier: identifier, property: column.name,
+            fix: "rename one of the properties (its coding key)")
+        }
+        columns[identifier] = column.name
+      }
+    }
+  }
+
+  private func nameCollision(
+    _ schema: ModelSchema, _ first: String, other: String, identifier: String,
+    property: String? = nil, fix: String
+  ) -> StoreError {
+    StoreError(
+      .invalidModel, model: schema.modelName, property: property, url: url,
+      message:
+        "Can't store `\(schema.modelName)` in \(engine.databaseDescription): \(first) and "
+        + "\(other) would both be named `\(identifier)` there (it shortens names longer than it "
+        + "keeps to their first bytes and a hash). Nothing was changed; \(fix).")
   }
 
   /// On PostgreSQL, whose databases hold other programs' tables beside Kura's: a table with a

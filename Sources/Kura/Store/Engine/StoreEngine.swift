@@ -164,12 +164,10 @@ protocol StoreEngine: Sendable {
   /// against the model's).
   func declaredType(_ type: String, holds kind: ColumnKind) -> Bool
 
-  /// The longest table or column name in bytes the engine keeps, or `nil` for no limit.
-  var longestName: Int? { get }
-
-  /// Throws ``StoreError/Code/invalidModel`` when a model's table or property name is longer
-  /// than the engine keeps, before anything is sent.
-  func refuseNamesTooLong(_ schemas: [ModelSchema], url: URL?) throws
+  /// The identifier the engine gives a table, column or index named `name` (the name itself,
+  /// or, on an engine that keeps shorter names, a shortened form that is the same every time);
+  /// the store refuses models whose names would share one (``StoreSetup``).
+  func identifier(_ name: String) -> String
 
   /// A condition true when `expression` holds an integer (rather than a number with a fraction).
   func integerTest(_ expression: String) -> String

@@ -64,7 +64,7 @@
         try db.execute("DROP INDEX \(quoteIdentifier(name))")
       }
       for (name, sql) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
-        try db.execute(sql)
+        try PostgresStoreEngine.execute(sql, db)
       }
     }
 

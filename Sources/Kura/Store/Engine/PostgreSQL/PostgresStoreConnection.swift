@@ -3,16 +3,13 @@
 
   /// One connection of a PostgreSQL store (the engine's ``StoreConnection``): the libpq
   /// connection with what the store keeps per connection — the row tracker of the save under
-  /// way, and the id of the open write transaction and of its history row.
+  /// way, the id of the open write transaction and the token of its history row.
   // Safety: used by one thread at a time, inside a pool operation (as the SQLite `Connection`).
   final class PostgresStoreConnection: @unchecked Sendable {
     /// The libpq connection.
     let connection: PostgresConnection
     /// The row tracker of ``StoreConnection/trackingRowChanges(in:_:)``, while one runs.
     var tracker: PostgresRowTracker?
-    /// The save id of the history row appended in the open write transaction (no longer how an
-    /// interrupted commit is resolved: that is ``pendingTransaction``).
-    var pendingSaveID: String?
     /// The token of the last history row the open write transaction appended: the pool
     /// notifies the store's channel with it after the commit
     /// (``PostgresStorePool/notifySQL(token:)``).
@@ -63,39 +60,9 @@
     }
 
     /// Runs SQL without parameters; a `CREATE [UNIQUE] INDEX` also records its own text as
-    /// the index's comment (what ``StoreConnection/kuraIndexDefinitions(of:)`` compares).
+    /// the index's comment (``PostgresStoreEngine/execute(_:_:)``).
     func execute(_ sql: String) throws {
-      try connection.execute(sql)
-      if let name = Self.createdIndexName(sql) {
-        try connection.execute(
-          "COMMENT ON INDEX \(name) IS \(PostgresStoreEngine.quotedText(sql))")
-      }
-    }
-
-    /// The quoted name of the index `sql` creates, or `nil` when it creates none.
-    static func createdIndexName(_ sql: String) -> String? {
-      var rest = Substring(sql)
-      for word in ["CREATE ", "UNIQUE ", "INDEX "] {
-        if rest.hasPrefix(word) {
-          rest = rest.dropFirst(word.count)
-        } else if word != "UNIQUE " {
-          return nil
-        }
-      }
-      guard rest.hasPrefix("\"") else { return nil }
-      var index = rest.index(after: rest.startIndex)
-      while index < rest.endIndex {
-        if rest[index] == "\"" {
-          let next = rest.index(after: index)
-          if next < rest.endIndex, rest[next] == "\"" {
-            index = rest.index(after: next)
-            continue
-          }
-          return String(rest[rest.startIndex...index])
-        }
-        index = rest.index(after: index)
-      }
-      return nil
+      try PostgresStoreEngine.execute(sql, connection)
     }
   }
 

@@ -5,7 +5,7 @@
     // MARK: History
 
     /// Appends the row whose token is the transaction's id times ``tokensPerTransaction`` plus
-    /// its number among the transaction's rows, with a new save id; the pool notifies the
+    /// its number among the transaction's rows; the pool notifies the
     /// store's channel once the transaction has committed
     /// (``PostgresStorePool/notifySQL(token:)``).
     /// Also returns the oldest history row before the append (else the new row), so the history
@@ -13,23 +13,11 @@
     static func appendHistory(
       time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
     ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
-      let saveID = UUID().uuidString
-      let statement = try db.connection.cachedStatement(
-        "WITH kura_xact AS (SELECT txid_current() * "
-          + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
-          + "time, models, changes, save_id) SELECT coalesce((SELECT max(h.token) + 1 FROM "
-          + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
-          + "\(tokensPerTransaction)), x.base), ?, ?, ?, ? FROM kura_xact x RETURNING token, "
-          + "time) SELECT kura_row.token, 0, "
-          + "coalesce(kura_oldest.token, kura_row.token), coalesce(kura_oldest.time, "
-          + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
-          + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
-          + "ON true")
+      let statement = try db.connection.cachedStatement(appendHistorySQL)
       defer { statement.rewind() }
       try statement.bind(time, at: 1)
       try statement.bind(models, at: 2)
       try statement.bind(bytes: changes, at: 3)
-      try statement.bind(saveID, at: 4)
       guard try statement.step() else {
         throw PostgresError(
           code: .other, message: "appending to kura_history returned no token",
@@ -43,10 +31,23 @@
             + "inside one `ModelContainer.write` (each save adds a history row)",
           server: db.connection.location.description, sql: statement.sql)
       }
-      db.pendingSaveID = saveID
       db.pendingNotification = statement.int64(at: 0)
       return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }
+
+    /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement
+    /// cache then finds it by its storage, without hashing the text).
+    static let appendHistorySQL =
+      "WITH kura_xact AS (SELECT txid_current() * "
+      + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
+      + "time, models, changes) SELECT coalesce((SELECT max(h.token) + 1 FROM "
+      + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
+      + "\(tokensPerTransaction)), x.base), ?, ?, ? FROM kura_xact x RETURNING token, "
+      + "time) SELECT kura_row.token, 0, "
+      + "coalesce(kura_oldest.token, kura_row.token), coalesce(kura_oldest.time, "
+      + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
+      + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
+      + "ON true"
 
     /// The model names of the history rows after `after` up to `through`.
     static func changedModelNames(after: Int64, through: Int64, _ db: PostgresConnection) throws
@@ -66,7 +67,7 @@
       try db.queryFirst(
         "SELECT 1 \(inSchema(joining: "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid "))"
           + " AND c.relname = ? AND a.attname = '\(rowColumn)' AND NOT a.attisdropped",
-        [.text(table)]
+        [stored(table)]
       ) { _ in true } ?? false
     }
 
@@ -129,9 +130,9 @@
       let primaryKey = try db.queryFirst(
         "SELECT k.conname "
           + inSchema("pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid")
-          + " AND c.relname = ? AND k.contype = 'p'", [.text(table)]
+          + " AND c.relname = ? AND k.contype = 'p'", [stored(table)]
       ) { $0.string(at: 0) }
-      if let primaryKey, primaryKey != table + "_pkey" {
+      if let primaryKey, primaryKey != PostgresIdentifier.fitted(table + "_pkey") {
         try db.execute(
           "ALTER TABLE \(quoteIdentifier(table)) RENAME CONSTRAINT \(quoteIdentifier(primaryKey)) "
             + "TO \(quoteIdentifier(table + "_pkey"))")

@@ -17,25 +17,37 @@
 
     static func tableExists(_ name: String, _ db: PostgresConnection) throws -> Bool {
       try db.queryFirst(
-        "SELECT 1 \(inSchema()) AND c.relname = ? AND c.relkind IN ('r', 'p')", [.text(name)]
+        "SELECT 1 \(inSchema()) AND c.relname = ? AND c.relkind IN ('r', 'p')", [stored(name)]
       ) { _ in true } ?? false
     }
 
-    /// Tables, views, sequences and the indexes not made by a constraint.
+    /// Tables, views, sequences and the indexes not made by a constraint, by their full names.
     static func schemaObjects(_ db: PostgresConnection) throws -> [(kind: String, name: String)] {
-      try db.query(
+      let objects = try db.query(
         "SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'i' THEN "
-          + "'index' ELSE 'view' END, c.relname "
+          + "'index' ELSE 'view' END, c.relname, obj_description(c.oid, 'pg_class') "
           + "\(inSchema()) AND c.relkind IN ('r', 'p', 'i', 'v', 'm') AND NOT EXISTS (SELECT "
           + "1 FROM pg_catalog.pg_constraint k WHERE k.conindid = c.oid AND c.relkind = 'i') "
           + "ORDER BY c.relname"
-      ) { (kind: $0.string(at: 0), name: $0.string(at: 1)) }
+      ) { row in
+        (
+          kind: row.string(at: 0), name: row.string(at: 1),
+          comment: row.isNull(at: 2) ? nil : row.string(at: 2)
+        )
+      }
+      let full = try PostgresFullNames(of: objects.map(\.name), db)
+      return objects.map { object in
+        let name =
+          object.kind == "index"
+          ? indexName(object.name, comment: object.comment) : full[object.name]
+        return (object.kind, name)
+      }
     }
 
     static func tableColumns(_ table: String, _ db: PostgresConnection) throws
       -> [StoreColumnInfo]
     {
-      try db.query(
+      let columns = try db.query(
         "SELECT a.attname, upper(format_type(a.atttypid, a.atttypmod)) || CASE WHEN "
           + "co.collname = 'kura_swift' THEN ' COLLATE KURA_SWIFT' WHEN co.collname = 'C' AND "
           + "a.atttypid = 'text'::regtype THEN ' COLLATE \"C\"' ELSE '' END, a.attnotnull, "
@@ -48,11 +60,17 @@
           + " AND c.relname = ? AND c.relkind IN ('r', 'p') "
           + "AND a.attname <> '\(rowColumn)' "
           + "ORDER BY a.attnum",
-        [.text(table)]
+        [stored(table)]
       ) { row in
         StoreColumnInfo(
           name: row.string(at: 0), type: row.string(at: 1), notNull: row.int64(at: 2) != 0,
           primaryKey: row.int64(at: 3) != 0)
+      }
+      let full = try PostgresFullNames(of: columns.map(\.name), db)
+      return columns.map { column in
+        var column = column
+        column.name = full[column.name]
+        return column
       }
     }
 
@@ -61,7 +79,7 @@
     static func foreignKeyConstraints(of table: String, _ db: PostgresConnection) throws
       -> [(key: StoreForeignKey, name: String, definition: String)]
     {
-      try db.query(
+      let keys = try db.query(
         "SELECT a.attname, t.relname, ta.attname, CASE k.confdeltype WHEN 'c' THEN 'CASCADE' "
           + "WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE "
           + "'NO ACTION' END, k.conname, pg_get_constraintdef(k.oid) "
@@ -73,7 +91,7 @@
               + "ta.attrelid = k.confrelid AND ta.attnum = k.confkey[1] ")
           + " AND k.contype = 'f' AND c.relname = ? "
           + "ORDER BY k.conname",
-        [.text(table)]
+        [stored(table)]
       ) { row in
         (
           StoreForeignKey(
@@ -81,6 +99,14 @@
             targetColumn: row.string(at: 2), onDelete: row.string(at: 3)),
           row.string(at: 4), row.string(at: 5)
         )
+      }
+      let full = try PostgresFullNames(
+        of: keys.flatMap { [$0.0.column, $0.0.targetTable, $0.0.targetColumn ?? ""] }, db)
+      return keys.map { key, name, definition in
+        let mapped = StoreForeignKey(
+          column: full[key.column], targetTable: full[key.targetTable],
+          targetColumn: key.targetColumn.map { full[$0] }, onDelete: key.onDelete)
+        return (mapped, name, definition)
       }
     }
 
@@ -98,11 +124,17 @@
     /// reported as the column.
     static func indexes(_ table: String, _ db: PostgresConnection) throws -> [StoreIndexInfo] {
       let list = try db.query(
-        "SELECT ic.relname, i.indisunique, i.indexrelid::bigint, i.indnatts "
+        "SELECT ic.relname, i.indisunique, i.indexrelid::bigint, i.indnatts, "
+          + "obj_description(ic.oid, 'pg_class') "
           + inSchema(joining: indexJoins) + " AND c.relname = ? ORDER BY ic.relname",
-        [.text(table)]
-      ) { row in (row.string(at: 0), row.int64(at: 1) != 0, row.int64(at: 2), row.int64(at: 3)) }
-      return try list.map { name, unique, oid, count in
+        [stored(table)]
+      ) { row in
+        (
+          indexName(row.string(at: 0), comment: row.isNull(at: 4) ? nil : row.string(at: 4)),
+          row.int64(at: 1) != 0, row.int64(at: 2), row.int64(at: 3)
+        )
+      }
+      let indexes = try list.map { name, unique, oid, count in
         let columns = try db.query(
           "SELECT pg_get_indexdef(CAST(? AS bigint)::oid, k::int, true) FROM "
             + "generate_series(1, CAST(? AS int)) AS k ORDER BY k",
@@ -120,6 +152,10 @@
         }
         return StoreIndexInfo(name: name, unique: unique, columns: columns)
       }
+      let full = try PostgresFullNames(of: indexes.flatMap(\.columns), db)
+      return indexes.map {
+        StoreIndexInfo(name: $0.name, unique: $0.unique, columns: $0.columns.map { full[$0] })
+      }
     }
 
     /// The indexes created by `CREATE INDEX` statements of the store, with that statement (the
@@ -131,8 +167,11 @@
         "SELECT ic.relname, obj_description(ic.oid, 'pg_class') "
           + inSchema(joining: indexJoins) + " AND c.relname = ? "
           + "AND obj_description(ic.oid, 'pg_class') IS NOT NULL",
-        [.text(table)]
-      ) { (name: $0.string(at: 0), sql: $0.string(at: 1)) }
+        [stored(table)]
+      ) { row in
+        let sql = row.string(at: 1)
+        return (name: indexName(row.string(at: 0), comment: sql), sql: sql)
+      }
     }
 
     /// Every table of the schema with its foreign keys.

@@ -25,7 +25,9 @@
   ///   the row's number in it: tokens grow with transaction ids, not commits, and readers read
   ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
   ///   id has ended), so a token that commits late is never skipped. `pg_notify`, sent by the
-  ///   pool after the commit, wakes the listeners; `save_id` tells a lost commit's outcome.
+  ///   pool after the commit, wakes the listeners; a lost commit's outcome is told by the
+  ///   `txid_status` of the transaction's id (``PostgresStorePool``), which trimming the history
+  ///   never touches.
   struct PostgresStoreEngine: StoreEngine {
     /// The name of the collation of `String` columns.
     static let collation = "kura_swift"
@@ -126,11 +128,15 @@
         + selects.joined(separator: " UNION ALL ")
     }
 
-    /// `kura_history`: the token is given by the writer (`max + 1` under the write lock);
-    /// `save_id` identifies the save that wrote the row.
+    /// `kura_history`: the token is given by the writer
+    /// (``appendHistory(time:models:changes:_:)``).
+    ///
+    /// Stores made by earlier versions also have a nullable `save_id` column (a UUID per save,
+    /// once how a lost commit's outcome was told): it stays, so processes of those versions
+    /// keep saving to them, and rows written now leave it NULL. No step removes it.
     static let historyTableSQL = """
       CREATE TABLE IF NOT EXISTS kura_history (token BIGINT PRIMARY KEY, \
-      time DOUBLE PRECISION NOT NULL, models TEXT NOT NULL, changes BYTEA NOT NULL, save_id TEXT)
+      time DOUBLE PRECISION NOT NULL, models TEXT NOT NULL, changes BYTEA NOT NULL)
       """
 
     /// `text` as an SQL string literal.

@@ -8,22 +8,24 @@
     /// Runs `body` in a save's transaction, in parallel with other writers; `body` runs again
     /// when it conflicted with another writer (so it must be Kura's own statements, which can).
     func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      try lockWriter()
-      defer { writerLock.unlock() }
-      let writer = try writerConnection()
-      let result = try transaction(
-        writer, begin: Self.beginSQL, retries: Self.conflictRetries, body)
-      changes.add(1, ordering: .relaxed)
-      return result
+      try writeTransaction(begin: Self.beginSQL, retries: Self.conflictRetries, body)
     }
 
     /// Runs `body` in the transaction of ``ModelContainer/write(_:)``: writes of this kind wait
     /// for each other, in every process (see ``beginSerializedSQL``); run once.
     func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+      try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
+    }
+
+    /// The one write loop of saves and ``ModelContainer/write(_:)``: the writer connection,
+    /// `begin`, `body` (run again up to `retries` times after a conflict), `COMMIT`.
+    private func writeTransaction<Result>(
+      begin: String, retries: Int, _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
       try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
-      let result = try transaction(writer, begin: Self.beginSerializedSQL, retries: 0, body)
+      let result = try transaction(writer, begin: begin, retries: retries, body)
       changes.add(1, ordering: .relaxed)
       return result
     }
@@ -105,10 +107,12 @@
     ) throws -> Result {
       let result = try transactionCommitted(writer, begin: begin, body)
       if let token = writer.pendingNotification {
+        // Not sent with the COMMIT (whose answer was lost, and the transaction found
+        // committed). The save has committed: a notification that fails (the connection broke
+        // just after the commit) wakes no listener now, and the next save's or the listener's
+        // reconnection does; the history, read from each reader's token, loses nothing
+        // meanwhile.
         writer.pendingNotification = nil
-        // The save has committed: a notification that fails (the connection broke just after
-        // the commit) wakes no listener now, and the next save's or the listener's reconnection
-        // does; the history, read from each reader's token, loses nothing meanwhile.
         do {
           try writer.connection.execute(notifySQL(token: token))
         } catch {
@@ -122,7 +126,6 @@
       _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var result: Result?
-      writer.pendingSaveID = nil
       writer.pendingNotification = nil
       writer.pendingTransaction = nil
       do {
@@ -138,7 +141,17 @@
         }
         let value = try body(writer)
         result = value
-        try writer.connection.commitOpenTransaction()
+        if let token = writer.pendingNotification {
+          // The notification's transaction follows the COMMIT in the same round trip, and runs
+          // only when the commit succeeded (see ``notifySQL(token:)``).
+          let notified = try writer.connection.commitOpenTransaction(then: notifySQL(token: token))
+          writer.pendingNotification = nil
+          if !notified, writer.connection.isInTransaction {
+            try? writer.connection.execute("ROLLBACK")
+          }
+        } else {
+          try writer.connection.commitOpenTransaction()
+        }
         return value
       } catch let error as PostgresError where error.isCommitOutcomeUnknown {
         guard let result else { throw error }

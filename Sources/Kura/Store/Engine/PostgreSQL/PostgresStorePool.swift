@@ -71,8 +71,8 @@
 
     /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
     /// the transaction's id, in one round trip (a `BEGIN` in a simple query keeps the
-    /// transaction open after it). The id (`txid_current()`, with its epoch: PostgreSQL 12 has
-    /// no `pg_current_xact_id()`), assigned here rather than at the first write, is how a commit
+    /// transaction open after it). The id (`txid_current()`, with its epoch: the number
+    /// `pg_current_xact_id()` gives), assigned here rather than at the first write, is how a commit
     /// whose answer was lost is resolved (``committed(_:after:)``); every `BEGIN` of the pool
     /// returns it as its last column.
     static let beginAndLockSQL =
@@ -98,8 +98,10 @@
     /// transaction's commit until it has been flushed (so notifications queue in commit order),
     /// which made every save's flush wait for the one before it. Here the lock is held for a
     /// commit that waits for no flush; the save's own commit takes no such lock, so writers
-    /// share their flushes. The channel and the token are literals (one simple query, one round
-    /// trip); the quoted channel is built once per pool (``notifyPrefix``).
+    /// share their flushes. The channel and the token are literals: it is sent after the save's
+    /// `COMMIT` in the same simple query, one round trip for both, and the server runs it only
+    /// when the commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``); the
+    /// quoted channel is built once per pool (``notifyPrefix``).
     func notifySQL(token: Int64) -> String { notifyPrefix + String(token) + "'); COMMIT" }
 
     /// ``notifySQL(token:)`` up to the token, for `channel`.
