@@ -256,6 +256,9 @@ public final class SyncEngine: Sendable {
 
   /// Pushes the whole outbox, then pulls until the store has the server's head.
   private func exchange() async throws {
+    try await SyncInitialSync.runIfNeeded(container: container) { endpoint, query in
+      try await send("GET", path: endpoint, query: query)
+    }
     while true {
       let saves = try container.pool.read { try SyncLocalStore.outbox(limit: 200, $0) }
       guard !saves.isEmpty else { break }
@@ -273,9 +276,12 @@ public final class SyncEngine: Sendable {
       }
       update { $0.pending = max(0, $0.pending - saves.count) }
     }
+    let settled = try container.pool.read { try SyncInitialSync.settledQuery($0) }
     while true {
       let cursor = try container.pool.read { try SyncLocalStore.cursor($0) }
-      let data = try await send("GET", path: "changes", query: "after=\(cursor)&limit=500")
+      let data = try await send(
+        "GET", path: "changes",
+        query: "after=\(cursor)&limit=\(SyncPullResponse.maximumSaves)&\(settled)")
       guard let page = try? JSONDecoder().decode(SyncPullResponse.self, from: data) else {
         throw SyncError(.serverError, message: "The sync server's answer to a pull is not one.")
       }
@@ -320,6 +326,7 @@ public final class SyncEngine: Sendable {
     }
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard status != 200 else { return data }
+    if status == 410 { try container.pool.write { try SyncRebase.begin($0) } }
     let detail =
       (try? JSONDecoder().decode(SyncErrorResponse.self, from: data))?.message
       ?? "HTTP \(status)"

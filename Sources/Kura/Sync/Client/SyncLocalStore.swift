@@ -22,7 +22,7 @@ enum SyncLocalStore {
     CREATE TABLE IF NOT EXISTS kura_sync_conflicts (
       number INTEGER PRIMARY KEY, model TEXT NOT NULL, id TEXT NOT NULL, property TEXT,
       lost TEXT, winner TEXT NOT NULL, date REAL NOT NULL);
-    """
+    """ + SyncRebase.schemaSQL
 
   // MARK: State
 
@@ -146,7 +146,10 @@ enum SyncLocalStore {
         let recordKey = SyncMergeState.Key(model: model, id: id)
         var record = try record(recordKey, db)
         let incarnation = record.isLive ? record.incarnation : record.incarnation + 1
-        if !record.isLive { record = SyncRecordState(incarnation: incarnation) }
+        if !record.isLive {
+          record = SyncRecordState(incarnation: incarnation)
+          try SyncRebase.noteCreated(model, id: id, incarnation: incarnation, stamp: stamp, db)
+        }
         for (property, value) in values.sorted(by: { $0.key < $1.key })
         where record.properties[property]?.value != value {
           let change = SyncChange.set(
@@ -222,7 +225,10 @@ enum SyncLocalStore {
     throws
   {
     try db.run("DELETE FROM kura_sync_outbox WHERE sequence <= ?", [.integer(sequence)])
-    if let latest { try setState("acknowledgedStamp", latest.text, db) }
+    if let latest {
+      try setState("acknowledgedStamp", latest.text, db)
+      try SyncRebase.forgetCreated(through: latest, db)
+    }
   }
 
   // MARK: Pulled saves

@@ -76,6 +76,7 @@
         // Two servers starting at once: one creates the tables, the other waits and sees them.
         try connection.execute("SELECT pg_advisory_xact_lock(7240024)")
         try connection.execute(Self.schemaSQL)
+        try connection.execute(Self.compactionSchemaSQL)
       }
       idle.withLock { $0.append(connection) }
     }
@@ -135,12 +136,13 @@
     package func handle(_ request: SyncHTTPRequest) -> SyncHTTPResponse {
       let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "spaces",
-        parts[4] == "push" || parts[4] == "changes"
+        parts[4] == "push" || parts[4] == "changes" || parts[4] == "snapshot"
       else {
         return Self.error(
           404, "notFound",
           "No such endpoint: `\(request.path.prefix(200))`. The endpoints are "
-            + "POST /v1/spaces/{space}/push and GET /v1/spaces/{space}/changes.")
+            + "POST /v1/spaces/{space}/push, GET /v1/spaces/{space}/changes and "
+            + "GET /v1/spaces/{space}/snapshot.")
       }
       let space = String(parts[3])
       let endpoint = parts[4]
@@ -160,9 +162,11 @@
       }
       do {
         return try withConnection { connection in
-          endpoint == "push"
-            ? try push(request.body, space: space, connection)
-            : try pull(request.query, space: space, connection)
+          switch endpoint {
+          case "push": try push(request.body, space: space, connection)
+          case "changes": try pull(request.query, space: space, connection)
+          default: try snapshot(request.query, space: space, connection)
+          }
         }
       } catch let response as SyncHTTPResponse.Thrown {
         return response.response
@@ -274,6 +278,7 @@
           "SELECT space, acknowledged FROM kura_sync_replicas WHERE replica = ? FOR UPDATE",
           [.text(request.replica)]
         ) { ($0.string(at: 0), $0.int64(at: 1)) }
+        try requireCurrent(replica: request.replica, space: space, connection)
         var acknowledged: Int64 = 0
         if let registered {
           guard registered.0 == space else {
@@ -345,24 +350,20 @@
           try connection.queryFirst(
             "SELECT head FROM kura_sync_spaces WHERE space = ?", [.text(space)]
           ) { $0.int64(at: 0) } ?? 0
+        try notePull(query, after: after, space: space, connection)
         let rows = try connection.query(
           "SELECT position, replica, sequence, changes FROM kura_sync_log "
             + "WHERE space = ? AND position > ? ORDER BY position LIMIT ?",
           [.text(space), .integer(after), .integer(Int64(limit))]
         ) { ($0.int64(at: 0), $0.string(at: 1), $0.int64(at: 2), $0.string(at: 3)) }
-        let decoder = JSONDecoder()
-        let saves = try rows.map { row in
-          SyncLoggedSave(
-            position: row.0, replica: row.1, sequence: row.2,
-            changes: try decoder.decode([SyncChange].self, from: Data(row.3.utf8)))
-        }
+        let saves = try Self.page(of: rows)
         return Self.json(200, SyncPullResponse(saves: saves, head: head))
       }
     }
 
     // MARK: Plumbing
 
-    private func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws
+    func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws
       -> Result
     {
       let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(location: location)
@@ -379,7 +380,7 @@
       }
     }
 
-    private static func json<Body: Encodable>(_ status: Int, _ body: Body) -> SyncHTTPResponse {
+    static func json<Body: Encodable>(_ status: Int, _ body: Body) -> SyncHTTPResponse {
       let encoder = JSONEncoder()
       encoder.outputFormatting = .sortedKeys
       let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
@@ -392,7 +393,7 @@
       json(status, SyncErrorResponse(error: code, message: message, expected: expected))
     }
 
-    private static func thrown(
+    static func thrown(
       _ status: Int, _ code: String, _ message: String, expected: Int64? = nil
     ) -> SyncHTTPResponse.Thrown {
       .init(error(status, code, message, expected: expected))
