@@ -254,8 +254,18 @@ public final class SyncEngine: Sendable {
     for watcher in watchers { watcher.yield(status) }
   }
 
-  /// Pushes the whole outbox, then pulls until the store has the server's head.
+  /// ``exchangeRound()``, once more when the server answered 410 `rebaseRequired` (the
+  /// second round rebases from the snapshot before it pushes).
   private func exchange() async throws {
+    do {
+      try await exchangeRound()
+    } catch let error as SyncError where error.status == 410 {
+      try await exchangeRound()
+    }
+  }
+
+  /// Pushes the whole outbox, then pulls until the store has the server's head.
+  private func exchangeRound() async throws {
     try await SyncInitialSync.runIfNeeded(container: container) { endpoint, query in
       try await send("GET", path: endpoint, query: query)
     }

@@ -2,6 +2,9 @@
   import Foundation
 
   extension SyncService {
+    /// The query arguments the endpoints read (the transport hands over these only).
+    package static let queryArguments = ["after", "limit", "replica", "settled", "model", "id"]
+
     /// The saves of a pull's answer from its log rows (position, replica, sequence, changes),
     /// ending at the save that brings the page to ``SyncPullResponse/maximumChanges`` changes
     /// (the first save is always sent, however large).
