@@ -75,6 +75,7 @@ public final class SyncEngine: Sendable {
       return try SyncLocalStore.pendingCount(db)
     }
     shared.withLock { $0.status.pending = pending }
+    try SyncVersions.materializeNewProperties(container: container)
     let wake = self.wake
     observation.withLock {
       $0 = try? container.hub.subscribe(models: nil) { _ in wake.fire() }

@@ -290,8 +290,12 @@ enum SyncLocalStore {
         continue
       }
       // Only the columns the table has (a newer app's properties stay in the registers).
+      // A new row gets the defaults of what an older app version's row has no value of.
+      let defaults =
+        existed
+        ? [:] : try SyncVersions.defaults(schema, missingFrom: record, id: key.id, container: container)
       let columns = schema.columns.map(\.name).filter {
-        $0 != schema.primaryKey.name && record.properties[$0] != nil
+        $0 != schema.primaryKey.name && (record.properties[$0] != nil || defaults[$0] != nil)
       }
       guard !columns.isEmpty else { continue }
       let quoted = columns.map(quoteIdentifier)
@@ -301,7 +305,7 @@ enum SyncLocalStore {
         + ") ON CONFLICT (\(primaryKey)) DO UPDATE SET "
         + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
       try db.run(
-        sql, [id] + columns.compactMap { record.properties[$0]?.value.sqliteValue })
+        sql, [id] + columns.compactMap { record.properties[$0]?.value.sqliteValue ?? defaults[$0] })
       if existed {
         changes[key.model, default: .init()].updated.append(key.id)
       } else {
