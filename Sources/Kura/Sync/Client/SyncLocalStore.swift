@@ -293,7 +293,9 @@ enum SyncLocalStore {
       // A new row gets the defaults of what an older app version's row has no value of.
       let defaults =
         existed
-        ? [:] : try SyncVersions.defaults(schema, missingFrom: record, id: key.id, container: container)
+        ? [:]
+        : try SyncVersions.defaults(
+          schema, missingFrom: record, id: key.id, container: container)
       let columns = schema.columns.map(\.name).filter {
         $0 != schema.primaryKey.name && (record.properties[$0] != nil || defaults[$0] != nil)
       }
