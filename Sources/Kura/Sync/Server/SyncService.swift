@@ -351,13 +351,7 @@
             "SELECT head FROM kura_sync_spaces WHERE space = ?", [.text(space)]
           ) { $0.int64(at: 0) } ?? 0
         try notePull(query, after: after, space: space, connection)
-        let rows = try connection.query(
-          "SELECT position, replica, sequence, changes FROM kura_sync_log "
-            + "WHERE space = ? AND position > ? ORDER BY position LIMIT ?",
-          [.text(space), .integer(after), .integer(Int64(limit))]
-        ) { ($0.int64(at: 0), $0.string(at: 1), $0.int64(at: 2), $0.string(at: 3)) }
-        let saves = try Self.page(of: rows)
-        return Self.json(200, SyncPullResponse(saves: saves, head: head))
+        return try Self.page(space: space, after: after, limit: limit, head: head, connection)
       }
     }
 
