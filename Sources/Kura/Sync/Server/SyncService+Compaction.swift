@@ -30,6 +30,30 @@
   //   reads the snapshot first (SyncService+Snapshot.swift), keeps its outbox and pushes it on
   //   top.
   extension SyncService {
+    /// How long a replica may go unseen before compaction retires it, by default: 30 days.
+    package static let defaultRetirement = Duration.seconds(30 * 86_400)
+    /// How many saves past the folded position a space's log may hold before a pull starts a
+    /// compaction.
+    static let compactionBatch: Int64 = 1_000
+
+    /// Compacts `space` on another thread, unless this process is compacting it already; a
+    /// pull that sees the log grown by ``compactionBatch`` saves calls it. A compaction that
+    /// fails changes nothing (its transaction rolls back) and is reported on standard error;
+    /// a later pull tries again.
+    func compactInBackground(space: String) {
+      let started = compacting.withLock { $0.insert(space).inserted }
+      guard started else { return }
+      DispatchQueue.global().async { [self] in
+        defer { _ = compacting.withLock { $0.remove(space) } }
+        do {
+          _ = try compact(space: space, retireAfter: retireAfter)
+        } catch {
+          FileHandle.standardError.write(
+            Data("Compacting sync space `\(space.prefix(100))` failed: \(error)\n".utf8))
+        }
+      }
+    }
+
     static let compactionSchemaSQL = """
       ALTER TABLE kura_sync_spaces ADD COLUMN IF NOT EXISTS compacted bigint NOT NULL DEFAULT 0;
       ALTER TABLE kura_sync_replicas ADD COLUMN IF NOT EXISTS pulled bigint NOT NULL DEFAULT 0;

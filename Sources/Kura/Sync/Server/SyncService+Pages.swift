@@ -31,9 +31,8 @@
           if saves > 0 { body.append(UInt8(ascii: ",")) }
           body.append(contentsOf: #"{"changes":"#.utf8)
           body.append(contentsOf: text.utf8)
-          body.append(
-            contentsOf: #","position":\#(position),"replica":"\#(replica)","sequence":\#(sequence)}"#
-              .utf8)
+          let tail = #","position":\#(position),"replica":"\#(replica)","sequence":"#
+          body.append(contentsOf: (tail + "\(sequence)}").utf8)
           saves += 1
           cursor = position
           changes += occurrences(of: #""incarnation":"#, in: text)

@@ -20,13 +20,11 @@
       }
       let model = query["model"] ?? ""
       let id = query["id"] ?? ""
-      return try connection.transaction(.repeatableRead) {
+      let (position, rows) = try connection.transaction(.repeatableRead) {
         let compacted =
           try connection.queryFirst(
             "SELECT compacted FROM kura_sync_spaces WHERE space = ?", [.text(space)]
           ) { $0.int64(at: 0) } ?? 0
-        let acknowledged = try notePull(
-          replica: replica, space: space, pulled: compacted, settled: compacted, connection)
         let rows = try connection.query(
           "SELECT model, id, incarnation, deleted, properties FROM kura_sync_rows "
             + "WHERE space = ? AND (model, id) > (?, ?) ORDER BY model, id LIMIT ?",
@@ -37,29 +35,34 @@
             $0.isNull(at: 3) ? nil : $0.string(at: 3), $0.string(at: 4)
           )
         }
-        let decoder = JSONDecoder()
-        let snapshotRows = try rows.prefix(limit).map { row in
-          SyncSnapshotRow(
-            model: row.0, id: row.1, incarnation: row.2, deleted: row.3,
-            properties: try decoder.decode(
-              [String: SyncSnapshotRow.Register].self, from: Data(row.4.utf8)))
-        }
-        return Self.json(
-          200,
-          SyncSnapshotResponse(
-            rows: snapshotRows, more: rows.count > limit, position: compacted,
-            acknowledged: acknowledged))
+        return (compacted, rows)
       }
+      // Recorded after the read (read committed, as a pull's bookkeeping): the replica is
+      // current from the position it was served.
+      let acknowledged = try connection.transaction {
+        try notePull(
+          replica: replica, space: space, pulled: position, settled: position, connection)
+      }
+      let decoder = JSONDecoder()
+      let snapshotRows = try rows.prefix(limit).map { row in
+        SyncSnapshotRow(
+          model: row.0, id: row.1, incarnation: row.2, deleted: row.3,
+          properties: try decoder.decode(
+            [String: SyncSnapshotRow.Register].self, from: Data(row.4.utf8)))
+      }
+      return Self.json(
+        200,
+        SyncSnapshotResponse(
+          rows: snapshotRows, more: rows.count > limit, position: position,
+          acknowledged: acknowledged))
     }
 
-    /// Checks a pull of the log after `after` against the folded position (410 below it) and,
-    /// when the query names its `replica`, records the pull: the position it has
-    /// (`pulled`), its `settled` position (see SyncService+Compaction.swift) and when it was
-    /// seen.
-    func notePull(
-      _ query: [String: String], after: Int64, space: String,
-      _ connection: PostgresConnection
-    ) throws {
+    /// Refuses (410) a pull of the log after a position the space no longer keeps.
+    ///
+    /// - Returns: The folded position.
+    func requireKept(after: Int64, space: String, _ connection: PostgresConnection) throws
+      -> Int64
+    {
       let compacted =
         try connection.queryFirst(
           "SELECT compacted FROM kura_sync_spaces WHERE space = ?", [.text(space)]
@@ -70,7 +73,21 @@
           "The log of space `\(space.prefix(100))` is folded through \(compacted), past "
             + "\(after): read GET /v1/spaces/{space}/snapshot, then pull after its position.")
       }
-      guard let replica = query["replica"] else { return }
+      return compacted
+    }
+
+    /// Checks a pull of the log after `after` against the folded position (410 below it) and,
+    /// when the query names its `replica`, records the pull: the position it has
+    /// (`pulled`), its `settled` position (see SyncService+Compaction.swift) and when it was
+    /// seen.
+    ///
+    /// - Returns: The folded position.
+    func notePull(
+      _ query: [String: String], after: Int64, space: String,
+      _ connection: PostgresConnection
+    ) throws -> Int64 {
+      let compacted = try requireKept(after: after, space: space, connection)
+      guard let replica = query["replica"] else { return compacted }
       guard SyncStamp.uuid(hex: replica) != nil,
         let settled = Int64(query["settled"] ?? "0"), settled >= 0
       else {
@@ -80,6 +97,7 @@
       }
       _ = try notePull(
         replica: replica, space: space, pulled: after, settled: min(settled, after), connection)
+      return compacted
     }
 
     /// Records that `replica` pulled (registering it in `space`); returns the highest sequence

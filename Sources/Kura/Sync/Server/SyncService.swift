@@ -57,6 +57,10 @@
     private let idle = Mutex<[PostgresConnection]>([])
     private let tokens: Mutex<(modified: Date?, tokens: SyncTokens)>
     private let wallClock: @Sendable () -> UInt64
+    /// How long a replica may go unseen before compaction retires it.
+    let retireAfter: Duration
+    /// The spaces this process is compacting now.
+    let compacting = Mutex<Set<String>>([])
 
     /// Connects to the database, creates the sync tables when they are missing and reads the
     /// tokens file.
@@ -65,8 +69,10 @@
     ///   for a tokens file that can't be read.
     package init(
       store location: PostgresLocation, tokens tokensFile: URL,
-      wallClock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.systemWallClock
+      wallClock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.systemWallClock,
+      retireAfter: Duration = SyncService.defaultRetirement
     ) throws {
+      self.retireAfter = retireAfter
       self.location = location
       self.tokensFile = tokensFile
       self.wallClock = wallClock
@@ -345,14 +351,24 @@
       else {
         throw Self.thrown(400, "badRequest", "`limit` is 1 to \(Self.maximumSaves).")
       }
-      return try connection.transaction(.repeatableRead) {
+      // The replica's bookkeeping first, read committed: a write in the repeatable-read
+      // transaction would fail to serialize against pushes updating the space's row.
+      _ = try connection.transaction {
+        try notePull(query, after: after, space: space, connection)
+      }
+      let (response, due) = try connection.transaction(.repeatableRead) {
         let head =
           try connection.queryFirst(
             "SELECT head FROM kura_sync_spaces WHERE space = ?", [.text(space)]
           ) { $0.int64(at: 0) } ?? 0
-        try notePull(query, after: after, space: space, connection)
-        return try Self.page(space: space, after: after, limit: limit, head: head, connection)
+        let compacted = try requireKept(after: after, space: space, connection)
+        return (
+          try Self.page(space: space, after: after, limit: limit, head: head, connection),
+          head - compacted >= Self.compactionBatch
+        )
       }
+      if due { compactInBackground(space: space) }
+      return response
     }
 
     // MARK: Plumbing
