@@ -169,7 +169,7 @@
             while read(client, &buffer, buffer.count) > 0 {}
             return
           }
-          guard Self.writeAll(server, pending[..<total]) else { return }
+          guard FaultProxy.writeAll(server, pending[..<total]) else { return }
           pending.removeFirst(total)
         }
         let count = read(client, &buffer, buffer.count)
@@ -183,7 +183,7 @@
       while true {
         let count = read(source, &buffer, buffer.count)
         if count <= 0 { return }
-        guard Self.writeAll(destination, buffer[0..<count]) else { return }
+        guard FaultProxy.writeAll(destination, buffer[0..<count]) else { return }
       }
     }
 
@@ -194,19 +194,6 @@
         return start
       }
       return nil
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
-      var offset = bytes.startIndex
-      while offset < bytes.endIndex {
-        let written = bytes[offset...].withUnsafeBytes {
-          Foundation.write(descriptor, $0.baseAddress, $0.count)
-        }
-        if written < 0 && errno == EINTR { continue }
-        if written <= 0 { return false }
-        offset += written
-      }
-      return true
     }
 
     private static func loopback(port: UInt16) -> sockaddr_in {

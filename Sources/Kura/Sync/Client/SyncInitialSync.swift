@@ -49,6 +49,15 @@ enum SyncInitialSync {
     return last.position >= target
   }
 
+  /// Empties the staging and forgets how far it got (the snapshot's part too).
+  static func forgetStaging(_ db: StoreConnection) throws {
+    try db.run("DELETE FROM kura_sync_staging")
+    try db.run(
+      "DELETE FROM kura_sync_state WHERE key IN ('stagedThrough', 'stagingTarget', "
+        + "'snapshotModel', 'snapshotID', 'snapshotDone', 'snapshotPosition', "
+        + "'snapshotAcknowledged')")
+  }
+
   /// How many pages are staged.
   static func stagedPages(_ db: StoreConnection) throws -> Int {
     Int(try db.queryFirst("SELECT count(*) FROM kura_sync_staging") { $0.int64(at: 0) } ?? 0)
@@ -97,11 +106,8 @@ enum SyncInitialSync {
     if !saves.isEmpty {
       changes = try SyncLocalStore.applyPulled(saves, container: container, db: db)
     }
-    try db.run("DELETE FROM kura_sync_staging")
-    try db.run(
-      "DELETE FROM kura_sync_state WHERE key IN ('stagedThrough', 'stagingTarget', 'rebase', "
-        + "'snapshotModel', 'snapshotID', 'snapshotDone', 'snapshotPosition', "
-        + "'snapshotAcknowledged')")
+    try forgetStaging(db)
+    try db.run("DELETE FROM kura_sync_state WHERE key = 'rebase'")
     try SyncLocalStore.setState("initialized", "1", db)
     return changes
   }

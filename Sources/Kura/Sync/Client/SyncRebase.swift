@@ -31,11 +31,7 @@ enum SyncRebase {
   /// Starts a rebase (after a 410): forgets any staging under way and stages the snapshot next.
   static func begin(_ db: StoreConnection) throws {
     try db.execute(SyncInitialSync.schemaSQL)
-    try db.run("DELETE FROM kura_sync_staging")
-    try db.run(
-      "DELETE FROM kura_sync_state WHERE key IN ('stagedThrough', 'stagingTarget', "
-        + "'snapshotModel', 'snapshotID', 'snapshotDone', 'snapshotPosition', "
-        + "'snapshotAcknowledged')")
+    try SyncInitialSync.forgetStaging(db)
     try SyncLocalStore.setState("rebase", "1", db)
   }
 
