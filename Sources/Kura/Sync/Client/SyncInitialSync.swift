@@ -32,10 +32,18 @@ enum SyncInitialSync {
     return (after, target)
   }
 
+  /// What staging needs of a pulled page: the head and each save's position (decoding only
+  /// these skips building the changes, which the apply decodes once, at the end).
+  struct PageSummary: Decodable {
+    struct Save: Decodable { var position: Int64 }
+    var saves: [Save]
+    var head: Int64
+  }
+
   /// Keeps one pulled page (its body as the server sent it) and how far the staging got.
   ///
   /// - Returns: Whether the staging reached its target (the head of the first page).
-  static func stage(_ page: SyncPullResponse, body: Data, _ db: StoreConnection) throws -> Bool {
+  static func stage(_ page: PageSummary, body: Data, _ db: StoreConnection) throws -> Bool {
     let target: Int64
     if let kept = try progress(db).target {
       target = kept
@@ -116,9 +124,9 @@ enum SyncInitialSync {
     SyncError(
       .serverError,
       message:
-        "Can't finish the initial sync: staged page \(number) is damaged (not the JSON the "
-        + "server sent). Nothing was applied. Delete the store's `kura_sync_staging` rows and "
-        + "its `stagedThrough` state to pull again, or report it.")
+        "Can't finish the initial sync: staged page \(number) is not a page of changes "
+        + "(damaged, or a server's answer this version can't read). Nothing was applied; the "
+        + "pages are pulled again at the next exchange.")
   }
 }
 
@@ -165,13 +173,19 @@ extension SyncInitialSync {
         try container.pool.write { try SyncRebase.begin($0) }
         continue
       }
-      guard let page = try? decoder.decode(SyncPullResponse.self, from: body) else {
+      guard let page = try? decoder.decode(PageSummary.self, from: body) else {
         throw SyncError(.serverError, message: "The sync server's answer to a pull is not one.")
       }
       if try container.pool.write({ try stage(page, body: body, $0) }) { break }
     }
-    let changes = try container.pool.write { db in
-      try applyStaged(container: container, db: db)
+    let changes: ChangeSet.ModelChangesByModel
+    do {
+      changes = try container.pool.write { db in try applyStaged(container: container, db: db) }
+    } catch let error as SyncError where error.code == .serverError {
+      // A staged page that doesn't decode as a whole: start the staging again, from the first
+      // page, at the next exchange (the server's data is all it held).
+      try container.pool.write { try forgetStaging($0) }
+      throw error
     }
     if !changes.isEmpty { container.hub.didSave() }
   }
