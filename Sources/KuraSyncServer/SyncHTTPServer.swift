@@ -66,7 +66,7 @@
         MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
       }
       var query: [String: String] = [:]
-      for key in ["after", "limit"] {
+      for key in SyncService.queryArguments {
         if let value = header(key, .GET_ARGUMENT_KIND) { query[key] = value }
       }
       let request = SyncHTTPRequest(

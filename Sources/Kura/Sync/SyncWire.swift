@@ -55,6 +55,12 @@ struct SyncPullResponse: Sendable, Hashable, Codable {
   /// The space's log position when the answer was read; when the last save's position equals
   /// it, the replica has everything the server had.
   var head: Int64
+
+  /// The most saves one pull returns.
+  static let maximumSaves = 1_000
+  /// The most changes one pull returns (a page ends at the save that reaches this many; a
+  /// single larger save is sent whole), so a page of large saves stays a few megabytes.
+  static let maximumChanges = 10_000
 }
 
 /// Every error answer's body.
@@ -66,4 +72,73 @@ struct SyncErrorResponse: Sendable, Hashable, Codable {
   var message: String
   /// For `gap`: the sequence number the server expects next.
   var expected: Int64?
+}
+
+/// One model id as the server's folded state holds it (see `GET …/snapshot`): its incarnation,
+/// its delete's stamp when it is deleted, and each property's winning value and stamp.
+struct SyncSnapshotRow: Sendable, Hashable, Codable {
+  /// A property's winning value and its stamp's text.
+  struct Register: Sendable, Hashable, Codable {
+    var value: SyncValue
+    var stamp: String
+
+    private enum CodingKeys: String, CodingKey { case value, stamp }
+
+    init(value: SyncValue, stamp: String) {
+      self.value = value
+      self.stamp = stamp
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      stamp = try container.decode(String.self, forKey: .stamp)
+      value =
+        try container.decodeNil(forKey: .value)
+        ? .null : try container.decode(SyncValue.self, forKey: .value)
+    }
+  }
+
+  var model: String
+  var id: String
+  var incarnation: Int64
+  /// The delete's stamp text, when the incarnation is deleted.
+  var deleted: String?
+  var properties: [String: Register]
+
+  /// The row as changes that rebuild its state under the merge rule (`nil` for a stamp that
+  /// is not one).
+  var changes: [SyncChange]? {
+    if let deleted {
+      guard let stamp = SyncStamp(text: deleted) else { return nil }
+      return [.delete(model, id: id, incarnation: incarnation, stamp: stamp)]
+    }
+    var changes: [SyncChange] = []
+    for (property, register) in properties.sorted(by: { $0.key < $1.key }) {
+      guard let stamp = SyncStamp(text: register.stamp) else { return nil }
+      changes.append(
+        .set(
+          model, id: id, incarnation: incarnation, property: property, to: register.value,
+          stamp: stamp))
+    }
+    return changes
+  }
+}
+
+/// `GET /v1/spaces/{space}/snapshot?replica=R&model=M&id=I&limit=N`'s answer: the space's
+/// folded state in (model, id) order after the key given, for a replica joining a space whose
+/// log was compacted, or rebasing after it was away longer than the space keeps its log.
+struct SyncSnapshotResponse: Sendable, Hashable, Codable {
+  /// The rows after the key asked for, at most N.
+  var rows: [SyncSnapshotRow]
+  /// Whether rows follow the last one.
+  var more: Bool
+  /// The log position the state is folded through: pull the log after it once the snapshot
+  /// is read.
+  var position: Int64
+  /// The highest sequence number of the replica the server applied (its outbox saves up to it
+  /// are applied; the others are not).
+  var acknowledged: Int64
+
+  /// The most rows one snapshot page returns.
+  static let maximumRows = 5_000
 }

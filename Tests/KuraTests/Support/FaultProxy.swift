@@ -308,7 +308,8 @@
       }
     }
 
-    private static func writeAll(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+    /// Writes every byte of `bytes` to `descriptor`; `false` when the other side went away.
+    static func writeAll(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
       var offset = bytes.startIndex
       while offset < bytes.endIndex {
         let written = bytes[offset...].withUnsafeBytes {

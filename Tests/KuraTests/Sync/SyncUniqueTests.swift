@@ -267,7 +267,7 @@
     @Test func twoReplicaProcessesClaimingOneValueAtOnceEndWithOneModel() throws {
       let world = try SyncRulesWorld([City.self])
       let replicas = try ["a", "b"].map {
-        try SyncReplicaProcessTests.Replica(
+        try SyncReplicaProcess(
           store: world.directory.file("\($0).store"), server: world.server.url,
           token: world.token, directory: world.directory)
       }

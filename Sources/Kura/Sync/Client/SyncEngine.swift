@@ -79,6 +79,7 @@ public final class SyncEngine: Sendable {
       return try SyncLocalStore.pendingCount(db)
     }
     shared.withLock { $0.status.pending = pending }
+    try SyncVersions.materializeNewProperties(container: container)
     let wake = self.wake
     observation.withLock {
       $0 = try? container.hub.subscribe(models: nil) { [weak self] _ in
@@ -273,12 +274,28 @@ public final class SyncEngine: Sendable {
     for watcher in watchers { watcher.yield(status) }
   }
 
-  /// Pushes the whole outbox, then pulls until the store has the server's head.
+  /// ``exchangeRound()``, once more when the server answered 410 `rebaseRequired` (the
+  /// second round rebases from the snapshot before it pushes).
   private func exchange() async throws {
+    do {
+      try await exchangeRound()
+    } catch let error as SyncError where error.status == 410 {
+      try await exchangeRound()
+    }
+  }
+
+  /// Pushes the whole outbox, then pulls until the store has the server's head.
+  private func exchangeRound() async throws {
+    try await SyncInitialSync.runIfNeeded(container: container) { endpoint, query in
+      try await send("GET", path: endpoint, query: query)
+    }
     try await pushOutbox()
+    let settled = try container.pool.read { try SyncInitialSync.settledQuery($0) }
     while true {
       let cursor = try container.pool.read { try SyncLocalStore.cursor($0) }
-      let data = try await send("GET", path: "changes", query: "after=\(cursor)&limit=500")
+      let data = try await send(
+        "GET", path: "changes",
+        query: "after=\(cursor)&limit=\(SyncPullResponse.maximumSaves)&\(settled)")
       guard let page = try? JSONDecoder().decode(SyncPullResponse.self, from: data) else {
         throw SyncError(.serverError, message: "The sync server's answer to a pull is not one.")
       }
@@ -324,6 +341,7 @@ public final class SyncEngine: Sendable {
     }
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard status != 200 else { return data }
+    if status == 410 { try container.pool.write { try SyncRebase.begin($0) } }
     let detail =
       (try? JSONDecoder().decode(SyncErrorResponse.self, from: data))?.message
       ?? "HTTP \(status)"

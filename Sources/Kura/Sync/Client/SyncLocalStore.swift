@@ -27,7 +27,7 @@ enum SyncLocalStore {
     CREATE TABLE IF NOT EXISTS kura_sync_rejections (
       sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL, code TEXT NOT NULL,
       status INTEGER NOT NULL, reason TEXT NOT NULL, date REAL NOT NULL);
-    """
+    """ + SyncRebase.schemaSQL
 
   // MARK: State
 
@@ -151,7 +151,10 @@ enum SyncLocalStore {
         let recordKey = SyncMergeState.Key(model: model, id: id)
         var record = try record(recordKey, db)
         let incarnation = record.isLive ? record.incarnation : record.incarnation + 1
-        if !record.isLive { record = SyncRecordState(incarnation: incarnation) }
+        if !record.isLive {
+          record = SyncRecordState(incarnation: incarnation)
+          try SyncRebase.noteCreated(model, id: id, incarnation: incarnation, stamp: stamp, db)
+        }
         for (property, value) in values.sorted(by: { $0.key < $1.key })
         where record.properties[property]?.value != value {
           let change = SyncChange.set(
@@ -227,7 +230,10 @@ enum SyncLocalStore {
     throws
   {
     try db.run("DELETE FROM kura_sync_outbox WHERE sequence <= ?", [.integer(sequence)])
-    if let latest { try setState("acknowledgedStamp", latest.text, db) }
+    if let latest {
+      try setState("acknowledgedStamp", latest.text, db)
+      try SyncRebase.forgetCreated(through: latest, db)
+    }
   }
 
   // MARK: Pulled saves
@@ -304,8 +310,14 @@ enum SyncLocalStore {
         continue
       }
       // Only the columns the table has (a newer app's properties stay in the registers).
+      // A new row gets the defaults of what an older app version's row has no value of.
+      let defaults =
+        existed
+        ? [:]
+        : try SyncVersions.defaults(
+          schema, missingFrom: record, id: key.id, container: container)
       let columns = schema.columns.map(\.name).filter {
-        $0 != schema.primaryKey.name && record.properties[$0] != nil
+        $0 != schema.primaryKey.name && (record.properties[$0] != nil || defaults[$0] != nil)
       }
       guard !columns.isEmpty else { continue }
       if !schema.uniqueConstraints.isEmpty {
@@ -360,7 +372,8 @@ enum SyncLocalStore {
         sql,
         [id]
           + columns.compactMap {
-            cleared.contains($0) ? .null : record.properties[$0]?.value.sqliteValue
+            cleared.contains($0)
+              ? .null : record.properties[$0]?.value.sqliteValue ?? defaults[$0]
           })
       if existed {
         changes[key.model, default: .init()].updated.append(key.id)

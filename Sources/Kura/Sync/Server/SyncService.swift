@@ -57,6 +57,10 @@
     private let idle = Mutex<[PostgresConnection]>([])
     private let tokens: Mutex<(modified: Date?, tokens: SyncTokens)>
     private let wallClock: @Sendable () -> UInt64
+    /// How long a replica may go unseen before compaction retires it.
+    let retireAfter: Duration
+    /// The spaces this process is compacting now.
+    let compacting = Mutex<Set<String>>([])
 
     /// Connects to the database, creates the sync tables when they are missing and reads the
     /// tokens file.
@@ -65,8 +69,10 @@
     ///   for a tokens file that can't be read.
     package init(
       store location: PostgresLocation, tokens tokensFile: URL,
-      wallClock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.systemWallClock
+      wallClock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.systemWallClock,
+      retireAfter: Duration = SyncService.defaultRetirement
     ) throws {
+      self.retireAfter = retireAfter
       self.location = location
       self.tokensFile = tokensFile
       self.wallClock = wallClock
@@ -77,6 +83,7 @@
         try connection.execute("SELECT pg_advisory_xact_lock(7240024)")
         try connection.execute(Self.schemaSQL)
         try connection.execute(Self.uniqueSchemaSQL)
+        try connection.execute(Self.compactionSchemaSQL)
       }
       idle.withLock { $0.append(connection) }
     }
@@ -136,12 +143,13 @@
     package func handle(_ request: SyncHTTPRequest) -> SyncHTTPResponse {
       let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "spaces",
-        parts[4] == "push" || parts[4] == "changes"
+        parts[4] == "push" || parts[4] == "changes" || parts[4] == "snapshot"
       else {
         return Self.error(
           404, "notFound",
           "No such endpoint: `\(request.path.prefix(200))`. The endpoints are "
-            + "POST /v1/spaces/{space}/push and GET /v1/spaces/{space}/changes.")
+            + "POST /v1/spaces/{space}/push, GET /v1/spaces/{space}/changes and "
+            + "GET /v1/spaces/{space}/snapshot.")
       }
       let space = String(parts[3])
       let endpoint = parts[4]
@@ -161,9 +169,11 @@
       }
       do {
         return try withConnection { connection in
-          endpoint == "push"
-            ? try push(request.body, space: space, connection)
-            : try pull(request.query, space: space, connection)
+          switch endpoint {
+          case "push": try push(request.body, space: space, connection)
+          case "changes": try pull(request.query, space: space, connection)
+          default: try snapshot(request.query, space: space, connection)
+          }
         }
       } catch let response as SyncHTTPResponse.Thrown {
         return response.response
@@ -272,6 +282,7 @@
           "SELECT space, acknowledged FROM kura_sync_replicas WHERE replica = ? FOR UPDATE",
           [.text(request.replica)]
         ) { ($0.string(at: 0), $0.int64(at: 1)) }
+        try requireCurrent(replica: request.replica, space: space, connection)
         var acknowledged: Int64 = 0
         if let registered {
           guard registered.0 == space else {
@@ -350,29 +361,29 @@
       else {
         throw Self.thrown(400, "badRequest", "`limit` is 1 to \(Self.maximumSaves).")
       }
-      return try connection.transaction(.repeatableRead) {
+      // The replica's bookkeeping first, read committed: a write in the repeatable-read
+      // transaction would fail to serialize against pushes updating the space's row.
+      _ = try connection.transaction {
+        try notePull(query, after: after, space: space, connection)
+      }
+      let (response, due) = try connection.transaction(.repeatableRead) {
         let head =
           try connection.queryFirst(
             "SELECT head FROM kura_sync_spaces WHERE space = ?", [.text(space)]
           ) { $0.int64(at: 0) } ?? 0
-        let rows = try connection.query(
-          "SELECT position, replica, sequence, changes FROM kura_sync_log "
-            + "WHERE space = ? AND position > ? ORDER BY position LIMIT ?",
-          [.text(space), .integer(after), .integer(Int64(limit))]
-        ) { ($0.int64(at: 0), $0.string(at: 1), $0.int64(at: 2), $0.string(at: 3)) }
-        let decoder = JSONDecoder()
-        let saves = try rows.map { row in
-          SyncLoggedSave(
-            position: row.0, replica: row.1, sequence: row.2,
-            changes: try decoder.decode([SyncChange].self, from: Data(row.3.utf8)))
-        }
-        return Self.json(200, SyncPullResponse(saves: saves, head: head))
+        let compacted = try requireKept(after: after, space: space, connection)
+        return (
+          try Self.page(space: space, after: after, limit: limit, head: head, connection),
+          head - compacted >= Self.compactionBatch
+        )
       }
+      if due { compactInBackground(space: space) }
+      return response
     }
 
     // MARK: Plumbing
 
-    private func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws
+    func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws
       -> Result
     {
       let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(location: location)
@@ -389,7 +400,7 @@
       }
     }
 
-    private static func json<Body: Encodable>(_ status: Int, _ body: Body) -> SyncHTTPResponse {
+    static func json<Body: Encodable>(_ status: Int, _ body: Body) -> SyncHTTPResponse {
       let encoder = JSONEncoder()
       encoder.outputFormatting = .sortedKeys
       let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
@@ -402,7 +413,7 @@
       json(status, SyncErrorResponse(error: code, message: message, expected: expected))
     }
 
-    private static func thrown(
+    static func thrown(
       _ status: Int, _ code: String, _ message: String, expected: Int64? = nil
     ) -> SyncHTTPResponse.Thrown {
       .init(error(status, code, message, expected: expected))

@@ -1,0 +1,203 @@
+import Foundation
+
+/// A replica's first pull of its space (and a rebase from a snapshot, which is a first pull
+/// again): resumable after a kill and atomic for readers.
+///
+/// The pages the server sends are kept as they came, in a staging table of the store, one local
+/// transaction per page that also records how far the staging got — so a replica killed in the
+/// middle asks for the page after the last one it kept, never for the first again. The head
+/// the server had at the first page is the target; once a page reaches it, every staged save is
+/// merged and written into the model tables in one transaction with one history entry. A
+/// `LiveQuery` or ``ModelContainer/changeSets()`` reader sees nothing of the initial sync, then
+/// all of it. Local saves made meanwhile go to the outbox as usual; their stamps decide against
+/// the pulled values when the staged saves are applied.
+///
+/// A store is initializing until its first pull is applied: its cursor is 0 and it has not
+/// recorded that the initial sync ended.
+enum SyncInitialSync {
+  static let schemaSQL = """
+    CREATE TABLE IF NOT EXISTS kura_sync_staging (number INTEGER PRIMARY KEY, page BLOB NOT NULL);
+    """
+
+  /// Whether the store has not finished its initial sync.
+  static func isInitializing(_ db: StoreConnection) throws -> Bool {
+    try SyncLocalStore.cursor(db) == 0 && SyncLocalStore.state("initialized", db) == nil
+  }
+
+  /// Where the staging stands: the position to pull after, and the head to reach (`nil` before
+  /// the first page).
+  static func progress(_ db: StoreConnection) throws -> (after: Int64, target: Int64?) {
+    let after = Int64(try SyncLocalStore.state("stagedThrough", db) ?? "0") ?? 0
+    let target = try SyncLocalStore.state("stagingTarget", db).flatMap { Int64($0) }
+    return (after, target)
+  }
+
+  /// What staging needs of a pulled page: the head and each save's position (decoding only
+  /// these skips building the changes, which the apply decodes once, at the end).
+  struct PageSummary: Decodable {
+    struct Save: Decodable { var position: Int64 }
+    var saves: [Save]
+    var head: Int64
+  }
+
+  /// Keeps one pulled page (its body as the server sent it) and how far the staging got.
+  ///
+  /// - Returns: Whether the staging reached its target (the head of the first page).
+  static func stage(_ page: PageSummary, body: Data, _ db: StoreConnection) throws -> Bool {
+    let target: Int64
+    if let kept = try progress(db).target {
+      target = kept
+    } else {
+      target = page.head
+      try SyncLocalStore.setState("stagingTarget", String(target), db)
+    }
+    guard let last = page.saves.last else { return true }
+    try db.run("INSERT INTO kura_sync_staging (page) VALUES (?)", [.blob(body)])
+    try SyncLocalStore.setState("stagedThrough", String(last.position), db)
+    return last.position >= target
+  }
+
+  /// Empties the staging and forgets how far it got (the snapshot's part too).
+  static func forgetStaging(_ db: StoreConnection) throws {
+    try db.run("DELETE FROM kura_sync_staging")
+    try db.run(
+      "DELETE FROM kura_sync_state WHERE key IN ('stagedThrough', 'stagingTarget', "
+        + "'snapshotModel', 'snapshotID', 'snapshotDone', 'snapshotPosition', "
+        + "'snapshotAcknowledged')")
+  }
+
+  /// How many pages are staged.
+  static func stagedPages(_ db: StoreConnection) throws -> Int {
+    Int(try db.queryFirst("SELECT count(*) FROM kura_sync_staging") { $0.int64(at: 0) } ?? 0)
+  }
+
+  /// Merges every staged save into the store in the caller's transaction (one history entry),
+  /// empties the staging and records that the initial sync ended; a rebase first settles the
+  /// outbox against the snapshot (``SyncRebase/reconcile(known:_:)``).
+  ///
+  /// - Returns: The change set recorded in the history (empty when nothing visible changed).
+  static func applyStaged(container: ModelContainer, db: StoreConnection) throws
+    -> ChangeSet.ModelChangesByModel
+  {
+    let pages = try db.query("SELECT number, page FROM kura_sync_staging ORDER BY number") {
+      ($0.int64(at: 0), $0.value(at: 1))
+    }
+    var saves: [SyncLoggedSave] = []
+    var snapshotRows: [SyncSnapshotRow] = []
+    let decoder = JSONDecoder()
+    for (number, value) in pages {
+      guard case .blob(let body) = value else { throw damaged(number) }
+      if body.first == UInt8(ascii: "S") {
+        guard let page = try? decoder.decode(SyncSnapshotResponse.self, from: body.dropFirst())
+        else { throw damaged(number) }
+        snapshotRows += page.rows
+      } else {
+        guard let page = try? decoder.decode(SyncPullResponse.self, from: body) else {
+          throw damaged(number)
+        }
+        saves += page.saves
+      }
+    }
+    let rebasing = try SyncRebase.isRequired(db)
+    if rebasing {
+      var known = Set(snapshotRows.map { SyncMergeState.Key(model: $0.model, id: $0.id) })
+      for save in saves {
+        for change in save.changes {
+          known.insert(SyncMergeState.Key(model: change.model, id: change.id))
+        }
+      }
+      var snapshot = try SyncRebase.snapshotSave(snapshotRows, db)
+      snapshot.changes += try SyncRebase.reconcile(known: known, db)
+      saves.insert(snapshot, at: 0)
+    }
+    var changes: ChangeSet.ModelChangesByModel = [:]
+    if !saves.isEmpty {
+      changes = try SyncLocalStore.applyPulled(saves, container: container, db: db)
+    }
+    try forgetStaging(db)
+    try db.run("DELETE FROM kura_sync_state WHERE key = 'rebase'")
+    try SyncLocalStore.setState("initialized", "1", db)
+    return changes
+  }
+
+  private static func damaged(_ number: Int64) -> SyncError {
+    SyncError(
+      .serverError,
+      message:
+        "Can't finish the initial sync: staged page \(number) is not a page of changes "
+        + "(damaged, or a server's answer this version can't read). Nothing was applied; the "
+        + "pages are pulled again at the next exchange.")
+  }
+}
+
+extension SyncInitialSync {
+  /// The initial sync or a rebase, when the store needs one: pulls and stages pages (the
+  /// snapshot first when rebasing; resuming after the last staged page) until the head the
+  /// first log page named, then applies them in one transaction.
+  ///
+  /// - Parameters:
+  ///   - container: The replica's container.
+  ///   - pull: Sends `GET …/<endpoint>?<query>` and returns the body.
+  static func runIfNeeded(
+    container: ModelContainer, pull: (_ endpoint: String, _ query: String) async throws -> Data
+  ) async throws {
+    let needed = try container.pool.read { db in
+      try isInitializing(db) || SyncRebase.isRequired(db)
+    }
+    guard needed else { return }
+    try container.pool.write { try $0.execute(schemaSQL) }
+    let replica = try container.pool.read { try SyncStamp.hex(SyncLocalStore.replica($0)) }
+    let decoder = JSONDecoder()
+    while true {
+      let (rebasing, snapshotNext, after) = try container.pool.read { db in
+        (try SyncRebase.isRequired(db), try SyncRebase.snapshotNext(db), try progress(db).after)
+      }
+      if rebasing, let next = snapshotNext {
+        let model = next.model.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+        let id = next.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+        let body = try await pull(
+          "snapshot", "replica=\(replica)&model=\(model ?? "")&id=\(id ?? "")")
+        guard let page = try? decoder.decode(SyncSnapshotResponse.self, from: body) else {
+          throw SyncError(
+            .serverError, message: "The sync server's answer to a snapshot read is not one.")
+        }
+        try container.pool.write { try SyncRebase.stage(page, body: body, $0) }
+        continue
+      }
+      let body: Data
+      do {
+        body = try await pull(
+          "changes", "after=\(after)&limit=\(SyncPullResponse.maximumSaves)&replica=\(replica)")
+      } catch let error as SyncError where error.status == 410 && !rebasing {
+        // The log was compacted past this new replica's start: read the snapshot instead.
+        try container.pool.write { try SyncRebase.begin($0) }
+        continue
+      }
+      guard let page = try? decoder.decode(PageSummary.self, from: body) else {
+        throw SyncError(.serverError, message: "The sync server's answer to a pull is not one.")
+      }
+      if try container.pool.write({ try stage(page, body: body, $0) }) { break }
+    }
+    let changes: ChangeSet.ModelChangesByModel
+    do {
+      changes = try container.pool.write { db in try applyStaged(container: container, db: db) }
+    } catch let error as SyncError where error.code == .serverError {
+      // A staged page that doesn't decode as a whole: start the staging again, from the first
+      // page, at the next exchange (the server's data is all it held).
+      try container.pool.write { try forgetStaging($0) }
+      throw error
+    }
+    if !changes.isEmpty { container.hub.didSave() }
+  }
+}
+
+extension SyncInitialSync {
+  /// The replica's part of a pull's query: its id and its settled position — the cursor, when
+  /// the outbox is empty (every save made before it had the changes up to there is
+  /// acknowledged), else 0 (the server keeps the highest it was told).
+  static func settledQuery(_ db: StoreConnection) throws -> String {
+    let replica = SyncStamp.hex(try SyncLocalStore.replica(db))
+    let settled = try SyncLocalStore.pendingCount(db) == 0 ? try SyncLocalStore.cursor(db) : 0
+    return "replica=\(replica)&settled=\(settled)"
+  }
+}
