@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -24,7 +25,11 @@ import Synchronization
 /// try await sync.syncNow()  // the server has the trip
 /// print(sync.status.pending)  // 0
 /// ```
-public final class SyncEngine: Sendable {
+///
+/// The engine is `Observable`: a SwiftUI view (or `withObservationTracking`) that reads
+/// ``status`` is updated each time it changes — the phase (idle, syncing, offline,
+/// failing with the reason), the pending count and the last successful exchange.
+public final class SyncEngine: Observable, Sendable {
   private let container: ModelContainer
   private let settings: SyncSettings
   private let session: URLSession
@@ -32,6 +37,8 @@ public final class SyncEngine: Sendable {
   private let shared = Mutex(Shared())
   private let worker = Mutex<Task<Void, Never>?>(nil)
   private let observation = Mutex<ChangeObservation?>(nil)
+  private let registrar = ObservationRegistrar()
+  private let lastSuccess = SyncLastSuccess()
 
   private struct Shared {
     var status = SyncStatus(phase: .idle, pending: 0, lastSuccess: nil)
@@ -68,13 +75,15 @@ public final class SyncEngine: Sendable {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = 30
     session = URLSession(configuration: configuration)
-    // The bookkeeping tables, made once here (the readers below can't create them).
-    let pending = try container.pool.write { db in
-      try db.execute(SyncLocalStore.schemaSQL)
-      _ = try SyncLocalStore.replica(db)
-      return try SyncLocalStore.pendingCount(db)
+    // The bookkeeping tables were made when the container opened (SyncSettings.prepare).
+    let lastSuccess = self.lastSuccess
+    let (pending, last) = try container.pool.read {
+      (try SyncLocalStore.pendingCount($0), try lastSuccess.load($0))
     }
-    shared.withLock { $0.status.pending = pending }
+    shared.withLock {
+      $0.status.pending = pending
+      $0.status.lastSuccess = last
+    }
     let wake = self.wake
     observation.withLock {
       $0 = try? container.hub.subscribe(models: nil) { _ in wake.fire() }
@@ -119,10 +128,13 @@ public final class SyncEngine: Sendable {
     wake.fire()
   }
 
-  /// Where the engine stands now.
+  /// Where the engine stands now; observable (a view reading it is updated when it changes).
   ///
   /// For example: `if sync.status.pending > 0 { showSpinner() }`.
-  public var status: SyncStatus { shared.withLock { $0.status } }
+  public var status: SyncStatus {
+    registrar.access(self, keyPath: \.status)
+    return shared.withLock { $0.status }
+  }
 
   /// The status now, then each time it changes (the latest one when several come at once).
   ///
@@ -228,16 +240,20 @@ public final class SyncEngine: Sendable {
     switch outcome {
     case .success:
       backOff = .milliseconds(250)
+      let now = Date()
+      lastSuccess.keep(now, in: container)
       update {
         $0.phase = .idle
         $0.pending = pending
-        $0.lastSuccess = Date()
+        $0.lastSuccess = now
+        $0.failure = nil
       }
       for waiter in waiters { waiter.resume() }
     case .failure(let error):
       update {
         $0.phase = error.code == .offline ? .offline : .failing(error.message)
         $0.pending = pending
+        $0.failure = error
       }
       for waiter in waiters { waiter.resume(throwing: error) }
       delay = backOff
@@ -246,11 +262,18 @@ public final class SyncEngine: Sendable {
     return shared.withLock { $0.stopped } ? nil : delay
   }
 
+  /// Changes the status; observers and ``statusUpdates()`` hear of it when it differs.
   private func update(_ change: (inout SyncStatus) -> Void) {
-    let (status, watchers) = shared.withLock { shared in
-      change(&shared.status)
-      return (shared.status, Array(shared.watchers.values))
+    var next = shared.withLock { $0.status }
+    change(&next)
+    guard next != shared.withLock({ $0.status }) else { return }
+    let watchers = registrar.withMutation(of: self, keyPath: \.status) {
+      shared.withLock { shared in
+        change(&shared.status)
+        return Array(shared.watchers.values)
+      }
     }
+    let status = shared.withLock { $0.status }
     for watcher in watchers { watcher.yield(status) }
   }
 
@@ -312,11 +335,7 @@ public final class SyncEngine: Sendable {
     do {
       (data, response) = try await session.data(for: request)
     } catch {
-      throw SyncError(
-        .offline,
-        message:
-          "Can't reach the sync server at \(settings.server.absoluteString) "
-          + "(\(error.localizedDescription)). Local saves are kept and sent when it is back.")
+      throw SyncError.transport(error, server: settings.server)
     }
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard status != 200 else { return data }
