@@ -7,12 +7,13 @@ import KuraCLI
   import KuraSyncServer
 #endif
 
-/// `kura sync serve|token`: runs a sync server on a PostgreSQL database, and makes tokens for
-/// its tokens file.
+/// `kura sync serve|token|soak`: runs a sync server on a PostgreSQL database, makes tokens for
+/// its tokens file, and soaks servers and replicas under faults (SyncSoakCommand.swift).
 let syncCommand = Command(
   name: "sync",
-  abstract: "Runs a sync server that devices' local stores sync through, and makes its tokens.",
-  subcommands: [syncServeCommand, syncTokenCommand])
+  abstract:
+    "Runs a sync server that devices' local stores sync through, makes its tokens, and soaks it.",
+  subcommands: [syncServeCommand, syncTokenCommand, syncSoakCommand, syncSoakReplicaCommand])
 
 let syncServeCommand = Command(
   name: "serve",

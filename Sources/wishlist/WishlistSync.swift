@@ -65,38 +65,26 @@ enum WishlistSync {
   static func start(_ container: ModelContainer) throws {
     let sync = try SyncEngine(container: container)
     engine.withLock { $0 = sync }
-    warnIfFailed(exchange(sync))
+    let failure = syncNowAndWait(sync)
+    firstFailure.withLock { $0 = failure }
+    warnIfFailed(failure)
   }
+
+  /// Why the exchange at the store's open failed (`nil` when the server then had everything).
+  private static let firstFailure = Mutex<SyncError?>(nil)
+
+  /// The exchange at open: its failure, if any.
+  static var openingFailure: SyncError? { firstFailure.withLock { $0 } }
 
   /// At the end of a command: sends what it saved, then stops the engine.
   static func finish() {
     guard let sync = engine.withLock({ $0 }) else { return }
-    warnIfFailed(exchange(sync))
+    warnIfFailed(syncNowAndWait(sync))
     sync.stop()
   }
 
   /// The engine of the store this command opened (`nil` without sync).
   static var current: SyncEngine? { engine.withLock { $0 } }
-
-  /// One exchange with the server, waited for; the error when it failed.
-  static func exchange(_ sync: SyncEngine) -> SyncError? {
-    let outcome = Mutex<SyncError?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-      do {
-        try await sync.syncNow()
-      } catch let error as SyncError {
-        outcome.withLock { $0 = error }
-      } catch {
-        outcome.withLock {
-          $0 = SyncError(.serverError, message: "Sync stopped: \(error).")
-        }
-      }
-      done.signal()
-    }
-    done.wait()
-    return outcome.withLock { $0 }
-  }
 
   /// Keeps this process from saying that it could not sync (a command that shows it).
   static func quiet() { warned.withLock { $0 = true } }
@@ -136,7 +124,9 @@ let syncCommand = Command(
         // Opening the store exchanges with the server (WishlistStore.container).
         _ = try WishlistStore.container(invocation)
         guard let sync = WishlistSync.current else { return }
+        // The state is the opening exchange's outcome (the engine may be exchanging again).
         let status = sync.status
+        let failure = WishlistSync.openingFailure
         struct Report: Encodable {
           var server: String
           var space: String
@@ -148,15 +138,11 @@ let syncCommand = Command(
         var report = Report(
           server: settings.server.absoluteString, space: settings.space, state: "up to date",
           pending: status.pending, lastSynced: status.lastSuccess)
-        switch status.phase {
-        case .idle where status.pending == 0: break
-        case .idle, .syncing: report.state = "syncing"
-        case .offline:
-          report.state = "offline"
-          report.reason = status.failure?.message
-        case .failing(let reason):
-          report.state = "failing"
-          report.reason = reason
+        if let failure {
+          report.state = failure.code == .offline ? "offline" : "failing"
+          report.reason = failure.message
+        } else if status.pending > 0 {
+          report.state = "syncing"
         }
         if invocation.json { return try invocation.printJSON(report) }
         print("server       \(report.server) (space \(visible(report.space)))")

@@ -12,18 +12,6 @@
   /// server is still there.
   @Suite("Sync server fuzzing")
   struct SyncFuzzTests {
-    /// SplitMix64: a small seeded generator, so a failing seed replays exactly.
-    private struct SeededGenerator: RandomNumberGenerator {
-      var state: UInt64
-      mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-      }
-    }
-
     /// What was sent, for the report of a failure.
     private enum Mutation: String, CaseIterable {
       case truncated, flippedBody, flippedPath, flippedToken, hugeLength, oversized, wrongType
@@ -95,7 +83,7 @@
       try #require(first.status == 200, "the valid push got \(first.status as Any)")
       let before = try Self.serverState(database)
       let seed = UInt64(Date().timeIntervalSince1970)
-      var generator = SeededGenerator(state: seed)
+      var generator = SeededGenerator(seed: seed)
       var counts: [Mutation: Int] = [:]
       let deadline = ContinuousClock.now + .seconds(60)
       var sent = 0
@@ -211,21 +199,10 @@
   /// the answer until the server closes (at most 20 seconds): its status (nil when there was
   /// none) and body.
   func rawRequest(port: UInt16, _ bytes: [UInt8]) throws -> (status: Int?, body: Data) {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(socket >= 0)
+    let socket = try loopbackSocket(port: port)
     defer { close(socket) }
     var timeout = timeval(tv_sec: 20, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    try #require(connected == 0, "can't connect to the sync server on port \(port)")
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes {
@@ -249,5 +226,31 @@
     let parts = statusLine.split(separator: " ")
     let status = parts.count >= 2 && parts[0].hasPrefix("HTTP/") ? Int(parts[1]) : nil
     return (status, Data(answer[headEnd.upperBound...]))
+  }
+
+  /// A TCP connection to 127.0.0.1:`port` (close it when done).
+  func loopbackSocket(port: UInt16) throws -> Int32 {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(socket)
+      throw SyncSocketError(port: port)
+    }
+    return socket
+  }
+
+  /// No connection to the sync server's port.
+  struct SyncSocketError: Error, CustomStringConvertible {
+    var port: UInt16
+    var description: String { "can't connect to 127.0.0.1:\(port)" }
   }
 #endif

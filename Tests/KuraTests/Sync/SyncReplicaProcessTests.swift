@@ -10,33 +10,8 @@
   /// with SIGKILL after a save and started again.
   @Suite("Sync replica processes")
   struct SyncReplicaProcessTests {
-    /// A replica process and the requests sent to it.
-    private final class Replica: Sendable {
-      let process: ChildProcess
-      private let requests = Mutex(0)
-
-      init(store: URL, server: URL, token: SyncToken, directory: TemporaryDirectory) throws {
-        process = try ChildProcess(
-          try executable("kura-testhelper"),
-          ["sync-replica", store.path, server.absoluteString, "family", token.token],
-          environment: directory.environment)
-        try #require(process.waitForLine(timeout: 60) { $0 == "- ready" } != nil)
-      }
-
-      /// Sends a request and returns the answer (without its tag).
-      @discardableResult
-      func ask(_ request: String) throws -> String {
-        let tag = requests.withLock { count in
-          count += 1
-          return "r\(count)"
-        }
-        process.send(line: "\(tag) \(request)")
-        let line = try #require(process.waitForLine(timeout: 60) { $0.hasPrefix(tag + " ") })
-        return String(line.dropFirst(tag.count + 1))
-      }
-
-      deinit { process.send(SIGKILL) }
-    }
+    /// A replica process and the requests sent to it (SyncWorld.swift).
+    private typealias Replica = SyncReplicaProcess
 
     @Test func replicaProcessesConvergeAndAKilledReplicaSendsItsSaveWhenStartedAgain() throws {
       let directory = TemporaryDirectory("sync-processes")
