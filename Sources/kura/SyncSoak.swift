@@ -29,7 +29,6 @@
       let folder = URL(fileURLWithPath: NSTemporaryDirectory())
         .appendingPathComponent("kura-soak-\(getpid())")
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      defer { try? FileManager.default.removeItem(at: folder) }
       var total = Tally()
       var done = 0
       for run in 0..<runs where clock.now - start < .seconds(seconds) {
@@ -53,6 +52,8 @@
             + "replicas (\(tally.checkedOnReplicas) checked), nothing pending, converged")
         fflush(nil)
       }
+      // Kept when a run failed (its logs are what the error points at).
+      try? FileManager.default.removeItem(at: folder)
       print(
         "soak: \(done) runs in \(Int((clock.now - start).components.seconds)) s: "
           + "\(total.saves) saves acknowledged and checked, \(total.replicaKills) replica kills, "

@@ -57,6 +57,11 @@ enum WishlistSync {
           + "--space wishlist` makes one for the server's tokens file).",
         command: invocation.commandPath)
     }
+    guard !token.value.isEmpty else {
+      throw UsageError(
+        "The sync token given by \(token.what) is empty: give the token `kura sync token` "
+          + "printed.", command: invocation.commandPath)
+    }
     let space = try given("sync-space", "KURA_SYNC_SPACE")?.value ?? "wishlist"
     return SyncSettings(server: url, space: space, token: token.value)
   }

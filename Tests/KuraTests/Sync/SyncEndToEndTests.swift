@@ -103,18 +103,14 @@
       await #expect(throws: SyncError.self) { try await syncA.syncNow() }
       #expect(syncA.status.phase == .offline)
       #expect(syncA.status.pending == 1)
-      let again = try ChildProcess(
-        try executable("kura"),
-        [
-          "sync", "serve", "--store", world.database, "--listen", "127.0.0.1:\(port)",
-          "--tokens", world.tokensFile.path,
-        ], environment: world.directory.environment)
-      defer { again.send(SIGKILL) }
-      try #require(again.waitForLine(timeout: 60) { $0.hasPrefix("Serving sync on") } != nil)
+      let again = try SyncTestServer(
+        store: world.database, tokens: world.tokensFile, directory: world.directory, port: port)
+      #expect(again.url.port == port)  // the same server again
       try await syncA.syncNow()
       #expect(syncA.status.pending == 0)
       #expect(syncA.status.phase == .idle)
       #expect(try world.loggedSaves() == 1)
+      withExtendedLifetime(again) {}  // the server runs until here
     }
 
     /// A replica holding the `work` token syncs space `family`: refused, its save kept.

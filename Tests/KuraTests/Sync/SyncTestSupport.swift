@@ -14,12 +14,16 @@
     /// The server's base URL, such as `http://127.0.0.1:40123`.
     let url: URL
 
-    /// Starts `kura sync serve` on `store` (a PostgreSQL URL) with `tokens` as its tokens file.
-    init(store: String, tokens: URL, directory: TemporaryDirectory) throws {
+    /// Starts `kura sync serve` on `store` (a PostgreSQL URL) with `tokens` as its tokens file,
+    /// on `port` (0: one the system picks; a stopped server's port: the same server again).
+    init(store: String, tokens: URL, directory: TemporaryDirectory, port: Int = 0) throws {
       _ = Self.ignoringBrokenPipes
       process = try ChildProcess(
         try executable("kura"),
-        ["sync", "serve", "--store", store, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
+        [
+          "sync", "serve", "--store", store, "--listen", "127.0.0.1:\(port)", "--tokens",
+          tokens.path,
+        ],
         environment: directory.environment)
       let line = try #require(
         process.waitForLine(timeout: 60) { $0.hasPrefix("Serving sync on http://") })

@@ -75,14 +75,10 @@
       #expect(report["pending"] as? Int == 1)
       #expect(report["lastSynced"] is String)
       // The server is back on the same port: the edits merge everywhere.
-      let again = try ChildProcess(
-        try executable("kura"),
-        [
-          "sync", "serve", "--store", terminals.database, "--listen", "127.0.0.1:\(port)",
-          "--tokens", terminals.tokens.path,
-        ], environment: terminals.directory.environment)
-      defer { again.send(SIGKILL) }
-      try #require(again.waitForLine(timeout: 60) { $0.hasPrefix("Serving sync on") } != nil)
+      let again = try SyncTestServer(
+        store: terminals.database, tokens: terminals.tokens, directory: terminals.directory,
+        port: port)
+      #expect(again.url.port == port)  // the same server again
       try terminals.ok("a", "sync", "status")
       try terminals.ok("b", "sync", "status")
       let listA = try terminals.ok("a", "trip", "list")
@@ -93,6 +89,7 @@
       }
       #expect(!listA.contains("Kyoto "))
       #expect(try terminals.ok("b", "sync", "status").contains("pending      0 saves"))
+      withExtendedLifetime(again) {}  // the server runs until here
     }
 
     @Test func aSyncURLWithoutATokenOrNotAURLIsRefused() throws {
