@@ -24,7 +24,9 @@ package struct SyncToken: Sendable, Encodable {
     }
     var generator = SystemRandomNumberGenerator()
     let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    let token = "kura_" + Data(bytes).base64EncodedString()
+    let token =
+      "kura_"
+      + Data(bytes).base64EncodedString()
       .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
       .replacingOccurrences(of: "=", with: "")
     self.space = space
