@@ -58,7 +58,8 @@ let package = Package(
       dependencies: [
         "Kura", .target(name: "CMicroHTTPD", condition: .when(platforms: [.linux])),
       ]),
-    .executableTarget(name: "kura", dependencies: ["Kura", "KuraCLI", "KuraSyncServer"]),
+    .executableTarget(
+      name: "kura", dependencies: ["Kura", "KuraCLI", "KuraSyncServer", "KuraPostgresCluster"]),
     // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
     .target(name: "WarikanKit", dependencies: ["Kura"]),
     .executableTarget(
@@ -74,7 +75,7 @@ let package = Package(
       name: "kura-bench",
       dependencies: [
         "Kura", "CKuraSupport", "CBenchSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
-        "KuraPostgresCluster",
+        "KuraPostgresCluster", "KuraSyncServer",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
         .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
       ]

@@ -7,20 +7,33 @@
 
 /// Starts a libmicrohttpd daemon on `address` with a pool of `threads` polling threads: the
 /// variadic MHD_start_daemon, which Swift can't call, with the options Kura's sync server sets
-/// (every limit explicit: connections, per-connection memory, idle timeout).
+/// (every limit explicit: connections, per-connection memory, idle timeout). With
+/// `certificate_pem` and `key_pem` (NUL-terminated PEM text, both or neither) it serves HTTPS
+/// (libmicrohttpd's GnuTLS); check kura_mhd_supports_tls first.
 static inline struct MHD_Daemon *kura_mhd_start(
     const struct sockaddr_in *address, MHD_AccessHandlerCallback handler, void *context,
     MHD_RequestCompletedCallback completed, unsigned int threads, unsigned int connections,
-    unsigned int timeout_seconds) {
+    unsigned int timeout_seconds, const char *certificate_pem, const char *key_pem) {
+  int tls = certificate_pem != NULL && key_pem != NULL;
+  struct MHD_OptionItem options[] = {
+      {MHD_OPTION_SOCK_ADDR, 0, (void *)address},
+      {MHD_OPTION_THREAD_POOL_SIZE, threads, NULL},
+      {MHD_OPTION_CONNECTION_LIMIT, connections, NULL},
+      {MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds, NULL},
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, 128 * 1024, NULL},
+      {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, context},
+      {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)certificate_pem},
+      {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key_pem},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | (tls ? MHD_USE_TLS : 0);
   return MHD_start_daemon(
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, handler, context,
-      MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
-      MHD_OPTION_THREAD_POOL_SIZE, threads,
-      MHD_OPTION_CONNECTION_LIMIT, connections,
-      MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-      MHD_OPTION_NOTIFY_COMPLETED, completed, context,
-      MHD_OPTION_END);
+      flags, 0, NULL, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/// Whether this libmicrohttpd was built with TLS (GnuTLS), checked at run time.
+static inline int kura_mhd_supports_tls(void) {
+  return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 /// The port the daemon listens on (the one the system chose for port 0).

@@ -337,7 +337,8 @@
     }
 
     /// Restarts the server (`pg_ctl restart -m fast`): every connection is ended, and the
-    /// server accepts new ones when this returns.
+    /// server accepts new ones when this returns (the cluster's own connection, for
+    /// ``freshDatabaseURL(_:)`` and ``runAsSuperuser(_:)``, is opened again).
     ///
     /// For example: `try cluster.restart()`.
     ///
@@ -349,6 +350,8 @@
           pgCtl, "restart", "-D", folder + "/data", "-m", "fast", "-w", "-t", "120", "-l",
           folder + "/server.log",
         ], log: folder + "/pg_ctl.log")
+      let connection = try PostgresConnection(Self.administratorURL(folder))
+      administrator.withLock { $0 = connection }
     }
 
     /// Promotes a standby (``startStandby(synchronous:)``) to a primary that accepts writes,

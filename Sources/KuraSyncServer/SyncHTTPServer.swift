@@ -25,11 +25,26 @@
     /// The port the server listens on.
     package private(set) var port: UInt16 = 0
 
-    /// Listens on `host` (an IPv4 address) and `port` (0: one the system picks).
+    /// Whether this libmicrohttpd serves HTTPS (it was built with GnuTLS), checked at run time.
+    package static var supportsTLS: Bool { kura_mhd_supports_tls() != 0 }
+
+    /// Listens on `host` (an IPv4 address) and `port` (0: one the system picks), over HTTPS
+    /// with `tls` (see ``SyncTLSFiles``) or plain HTTP without it.
     ///
-    /// - Throws: ``SyncHTTPServerError`` when the address is not IPv4 or can't be listened on.
-    package init(service: SyncService, host: String, port: UInt16, threads: UInt32 = 4) throws {
+    /// - Throws: ``SyncHTTPServerError`` when the address is not IPv4 or can't be listened on,
+    ///   when this libmicrohttpd has no TLS, or when it refuses the certificate and key.
+    package init(
+      service: SyncService, host: String, port: UInt16, threads: UInt32 = 4,
+      tls: SyncTLSFiles? = nil
+    ) throws {
       self.service = service
+      if tls != nil, !Self.supportsTLS {
+        throw SyncHTTPServerError(
+          message:
+            "Can't serve HTTPS: this libmicrohttpd was built without TLS (GnuTLS). Install one "
+            + "with HTTPS support (Debian's libmicrohttpd12 has it), or drop --tls-cert and "
+            + "--tls-key and serve on 127.0.0.1 behind a TLS proxy.")
+      }
       var address = sockaddr_in()
       address.sin_family = sa_family_t(AF_INET)
       address.sin_port = port.bigEndian
@@ -38,10 +53,28 @@
           message: "`\(host)` is not an IPv4 address such as 127.0.0.1: give one.")
       }
       let context = Unmanaged.passUnretained(self).toOpaque()
-      guard
-        let daemon = kura_mhd_start(
-          &address, accessHandler, context, completedHandler, threads, 256, 30)
-      else {
+      let started = { (certificate: UnsafePointer<CChar>?, key: UnsafePointer<CChar>?) in
+        kura_mhd_start(
+          &address, accessHandler, context, completedHandler, threads, 256, 30, certificate, key)
+      }
+      let daemon: OpaquePointer?
+      if let tls {
+        daemon = tls.certificate.withCString { certificate in
+          tls.key.withCString { key in started(certificate, key) }
+        }
+      } else {
+        daemon = started(nil, nil)
+      }
+      guard let daemon else {
+        if let tls {
+          throw SyncHTTPServerError(
+            message:
+              "Can't serve HTTPS on \(host):\(port) with certificate `\(tls.certificatePath)` "
+              + "and key `\(tls.keyPath)`: libmicrohttpd refused them or the port (errno "
+              + "\(errno)). Check that the key belongs to the certificate (`openssl x509 -noout "
+              + "-pubkey -in CERT` and `openssl pkey -pubout -in KEY` print the same key) and "
+              + "that the port is free.")
+        }
         throw SyncHTTPServerError(
           message:
             "Can't listen on \(host):\(port): the port is in use or not allowed (errno "
@@ -93,6 +126,50 @@
     package var description: String { message }
   }
 
+  /// The PEM certificate (chain) and private key of an HTTPS server, read from their files.
+  package struct SyncTLSFiles: Sendable {
+    package var certificatePath: String
+    package var keyPath: String
+    package var certificate: String
+    package var key: String
+
+    /// Reads both files and checks that each holds the PEM block it should.
+    ///
+    /// - Throws: ``SyncHTTPServerError`` naming the file that can't be read or is not PEM,
+    ///   and the fix.
+    package init(certificate certificatePath: String, key keyPath: String) throws {
+      self.certificatePath = certificatePath
+      self.keyPath = keyPath
+      certificate = try Self.read(
+        certificatePath, what: "certificate", option: "--tls-cert",
+        marker: "-----BEGIN CERTIFICATE-----")
+      key = try Self.read(
+        keyPath, what: "private key", option: "--tls-key", marker: "PRIVATE KEY-----")
+    }
+
+    private static func read(_ path: String, what: String, option: String, marker: String)
+      throws -> String
+    {
+      let data: Data
+      do {
+        data = try Data(contentsOf: URL(fileURLWithPath: path))
+      } catch {
+        throw SyncHTTPServerError(
+          message:
+            "Can't read the TLS \(what) `\(path)` (\(option)): "
+            + "\((error as NSError).localizedDescription). Give a readable PEM file.")
+      }
+      guard let text = String(data: data, encoding: .utf8), text.contains(marker) else {
+        throw SyncHTTPServerError(
+          message:
+            "The TLS \(what) `\(path)` (\(option)) is not a PEM \(what): it has no "
+            + "`\(marker)` line. Give the \(what) in PEM form (`openssl x509 -outform PEM` "
+            + "or `openssl pkey -outform PEM` converts one).")
+      }
+      return text
+    }
+  }
+
   /// One request's body as it arrives.
   private final class RequestState {
     var body = Data()
@@ -105,8 +182,17 @@
     else { return .NO }
     guard let stateHandle = requestContext.pointee else {
       // The headers arrived; the body (if any) comes in the next calls.
-      requestContext.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
-      return .YES
+      let state = RequestState()
+      requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+      // A body declared longer than the largest one read is answered now (401 or 413), without
+      // waiting for bytes that may never come.
+      let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
+        .flatMap { Int(String(cString: $0)) }
+      guard let declared, declared > SyncService.maximumBodyBytes else { return .YES }
+      state.tooLarge = true
+      let server = Unmanaged<SyncHTTPServer>.fromOpaque(context).takeUnretainedValue()
+      return server.respond(
+        connection, method: String(cString: method), url: String(cString: url), state: state)
     }
     let state = Unmanaged<RequestState>.fromOpaque(stateHandle).takeUnretainedValue()
     let size = uploadSize.pointee

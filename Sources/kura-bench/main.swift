@@ -13,6 +13,7 @@ var suites: [(name: String, run: () throws -> Void)] = [
   ("relations", runRelationsBenchmarks),
   ("terminal", runTerminalBenchmarks),
   ("watchers", runWatcherBenchmarks),
+  ("sync", runSyncBenchmarks),
 ]
 #if canImport(CLibPQ)
   // The model store on PostgreSQL (PostgresBenchmarks.swift), where libpq is.
@@ -83,6 +84,11 @@ let suiteOverviews: [String: String] = [
   The CPU an idle process spends observing 1,000 preference suites and 1,000 documents, and
   how quickly a change to the last one reaches its observer.
   """,
+  "sync": """
+  Sync: 1,000 single saves with sync on against sync off (target ≤ 1.3×); with PostgreSQL,
+  a real sync server on loopback (fsync on): initial sync rows/s, a save on one replica
+  until another replica's live query shows it (median, p99), changes/s with 4 replicas.
+  """,
   "postgres": """
   The model store on PostgreSQL against the same statements through libpq's C API
   (`kura-bench postgres --help` says more).
@@ -95,7 +101,7 @@ func suiteHelp(_ suite: String) -> String {
   var text = """
     OVERVIEW: \(suiteOverviews[suite] ?? suite)
 
-    USAGE: kura-bench \(suite)\(suite == "store" ? " [--rows <n>]" : "") [--json]
+    USAGE: kura-bench \(suite)\(suite == "store" ? " [--rows <n>]" : "")\(suite == "sync" ? " [--sync-rows <n>]" : "") [--json]
     """
   if profiles { text += "\n       kura-bench \(suite) --profile <workload> kura|c" }
   text += "\n\nOPTIONS:\n"
@@ -103,6 +109,13 @@ func suiteHelp(_ suite: String) -> String {
     text += """
         --rows <n>          Rows of the workloads (default 100,000, at least 1,000; full-width
                             digits are accepted). The 1,000,000-row runs are then left out.
+
+      """
+  }
+  if suite == "sync" {
+    text += """
+        --sync-rows <n>     Rows of the initial sync (default 100,000, at least 10), saved 10
+                            per save on one replica, pushed, then pulled by a new one.
 
       """
   }
@@ -137,7 +150,17 @@ func suiteHelp(_ suite: String) -> String {
   return text
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+// `--sync-rows <n>`: the sync suite's initial-sync rows (SyncServerBenchmarks.swift).
+if let at = arguments.firstIndex(of: "--sync-rows") {
+  guard at + 1 < arguments.count, let rows = Int(arguments[at + 1]), rows >= 10 else {
+    usageError("`--sync-rows` takes a number of rows, 10 or more", help: "kura-bench sync --help")
+  }
+  #if canImport(CLibPQ)
+    syncBenchmarkRows = rows
+  #endif
+  arguments.removeSubrange(at...(at + 1))
+}
 var (storeOptions, remaining) = StoreBenchmarkOptions.parse(arguments)
 #if canImport(CLibPQ)
   let postgresArguments = PostgresBenchmarkOptions.parse(remaining)

@@ -7,20 +7,23 @@ import KuraCLI
   import KuraSyncServer
 #endif
 
-/// `kura sync serve|token`: runs a sync server on a PostgreSQL database, and makes tokens for
-/// its tokens file.
+/// `kura sync serve|token|soak`: runs a sync server on a PostgreSQL database, makes tokens for
+/// its tokens file, and soaks servers and replicas under faults (SyncSoakCommand.swift).
 let syncCommand = Command(
   name: "sync",
-  abstract: "Runs a sync server that devices' local stores sync through, and makes its tokens.",
-  subcommands: [syncServeCommand, syncTokenCommand])
+  abstract:
+    "Runs a sync server that devices' local stores sync through, makes its tokens, and soaks it.",
+  subcommands: [syncServeCommand, syncTokenCommand, syncSoakCommand, syncSoakReplicaCommand])
 
 let syncServeCommand = Command(
   name: "serve",
   abstract: "Serves sync over HTTP, keeping the shared data in a PostgreSQL database.",
   discussion: """
     The server keeps nothing but what is in the database, so several servers can serve one \
-    database. It speaks HTTP without TLS: it listens on a loopback address (127.0.0.1) unless \
-    --insecure-public is given (put a TLS proxy in front of it then). The tokens file has one \
+    database. With --tls-cert and --tls-key (PEM files) it speaks HTTPS; without them, plain \
+    HTTP on a loopback address (127.0.0.1) only, unless --insecure-public is given (put a TLS \
+    proxy in front of it then). Clients trust the certificate through their system's trust \
+    store (on Linux, add it with update-ca-certificates). The tokens file has one \
     line per token, `<space> <sha-256 of the token> [expires=<ISO 8601 time>]`; the server \
     reads it again when it changes, so removing a line revokes its token. Stop the server with \
     Ctrl-C or SIGTERM.
@@ -34,6 +37,10 @@ let syncServeCommand = Command(
       help: "The IPv4 address and port to listen on, such as 127.0.0.1:8080 (port 0: "
         + "any free port; the one chosen is printed).", valueName: "address:port"),
     Option("tokens", help: "The tokens file.", valueName: "file"),
+    Option(
+      "tls-cert", help: "Serve HTTPS with this certificate (PEM; a chain: the server's first).",
+      valueName: "file"),
+    Option("tls-key", help: "The certificate's private key (PEM).", valueName: "file"),
   ],
   flags: [
     Flag(
@@ -56,11 +63,19 @@ let syncServeCommand = Command(
     }
     let listen: String = try invocation.option("listen") ?? "127.0.0.1:0"
     let (host, port) = try listenAddress(listen, command: command)
+    let certificatePath: String? = try invocation.option("tls-cert")
+    let keyPath: String? = try invocation.option("tls-key")
+    if (certificatePath == nil) != (keyPath == nil) {
+      throw UsageError(
+        "Give both --tls-cert and --tls-key (the certificate and its private key), or "
+          + "neither.", command: command)
+    }
     let loopback = host.hasPrefix("127.")
-    if !loopback && !invocation.flag("insecure-public") {
+    if certificatePath == nil && !loopback && !invocation.flag("insecure-public") {
       throw UsageError(
         "Won't listen on \(host) without TLS: tokens would cross the network in clear text. "
-          + "Listen on 127.0.0.1 behind a TLS proxy, or pass --insecure-public to do it anyway.",
+          + "Give --tls-cert and --tls-key, listen on 127.0.0.1 behind a TLS proxy, or pass "
+          + "--insecure-public to do it anyway.",
         command: command)
     }
     guard let tokensPath: String = try invocation.option("tokens") else {
@@ -69,6 +84,13 @@ let syncServeCommand = Command(
           + "token and its line).", command: command)
     }
     #if canImport(KuraSyncServer) && canImport(Glibc)
+      // The files first: a bad one is refused before the database is touched.
+      let tls: SyncTLSFiles?
+      do {
+        tls = try certificatePath.map { try SyncTLSFiles(certificate: $0, key: keyPath ?? "") }
+      } catch let error as SyncHTTPServerError {
+        throw UsageError(error.message, command: command)
+      }
       let service: SyncService
       do {
         service = try SyncService(
@@ -76,10 +98,13 @@ let syncServeCommand = Command(
       } catch let error as SyncTokensError {
         throw UsageError(error.message, command: command)
       }
-      let server = try SyncHTTPServer(service: service, host: host, port: port)
+      let server = try SyncHTTPServer(service: service, host: host, port: port, tls: tls)
+      let scheme = certificatePath == nil ? "http" : "https"
       // Written straight to the file descriptor: a test or script reading the port waits for it.
       FileHandle.standardOutput.write(
-        Data("Serving sync on http://\(host):\(server.port) for \(location.description)\n".utf8))
+        Data(
+          "Serving sync on \(scheme)://\(host):\(server.port) for \(location.description)\n"
+            .utf8))
       // Ctrl-C and SIGTERM end the process (their default action); requests under way are
       // cut, which a client sees as a lost answer and resends.
       while true { pause() }

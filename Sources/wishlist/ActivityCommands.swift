@@ -15,7 +15,7 @@ private let activityAdd = Command(
   name: "add",
   abstract: "Adds an activity to a trip.",
   arguments: [tripArgument, Argument("name", help: "The activity, such as \"Tea ceremony\".")],
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context(invocation)
@@ -35,7 +35,7 @@ private let activityDone = Command(
     tripArgument,
     Argument("activity", help: "The activity's name, the start of its id or of its name."),
   ],
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   flags: [Flag("undo", help: "Marks it as not done.")],
   supportsJSON: true,
   run: { invocation in
@@ -58,7 +58,7 @@ private let activityRename = Command(
     Argument("activity", help: "The activity's name, the start of its id or of its name."),
     Argument("new-name", help: "The new name."),
   ],
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let (context, trip, named) = try WishlistStore.namedActivity(invocation)
@@ -83,7 +83,7 @@ private let activityDelete = Command(
     Argument("trip", help: "The trip's whole name or the start of its id."),
     Argument("activity", help: "The activity's whole name or the start of its id."),
   ],
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let (context, trip, activity) = try WishlistStore.namedActivity(invocation, exactly: true)
@@ -99,9 +99,8 @@ private let activityList = Command(
   discussion: "The order chosen with --sort is remembered for the next runs.",
   arguments: [tripArgument],
   options: [
-    Option("sort", help: "title, date or completion; remembered.", valueName: "order"),
-    WishlistStore.option,
-  ],
+    Option("sort", help: "title, date or completion; remembered.", valueName: "order")
+  ] + WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let sort: ActivitySort

@@ -13,8 +13,8 @@ let recentCommand = Command(
     "With --watch it keeps running and prints each trip added afterwards, by this or any other "
     + "process, until interrupted; with --json as well, one JSON object per trip and line.",
   options: [
-    Option("limit", help: "How many trips (10 by default).", valueName: "n"), WishlistStore.option,
-  ],
+    Option("limit", help: "How many trips (10 by default).", valueName: "n")
+  ] + WishlistStore.options,
   flags: [Flag("watch", help: "Keep printing trips as they are added.")],
   supportsJSON: true,
   run: { invocation in

@@ -11,7 +11,7 @@ let searchCommand = Command(
     `kyo` finds Kyōto) or anywhere inside it (`寺` and `寺巡り` find お寺巡り).
     """,
   arguments: [Argument("text", help: "The words to find.", isRepeating: true)],
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let text = invocation.words("text").joined(separator: " ")

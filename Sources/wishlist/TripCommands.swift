@@ -36,8 +36,7 @@ private let tripAdd = Command(
     Option(
       "start", help: "The first day, such as 2026-12-24 (today by default).", valueName: "date"),
     Option("end", help: "The last day (the first day by default).", valueName: "date"),
-    WishlistStore.option,
-  ],
+  ] + WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let name = try nameArgument(invocation, "name", of: "trip")
@@ -73,7 +72,7 @@ private let tripAdd = Command(
 private let tripList = Command(
   name: "list",
   abstract: "Lists the trips by start date, with their activity counts.",
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     guard let context = try WishlistStore.readingContext(invocation) else {
@@ -97,7 +96,7 @@ private let tripRename = Command(
     Argument("trip", help: "The trip's name, the start of its id, or the start of its name."),
     Argument("new-name", help: "The new name."),
   ],
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context(invocation)
@@ -119,7 +118,7 @@ private let tripDelete = Command(
     never by the start of its name alone.
     """,
   arguments: [Argument("trip", help: "The trip's whole name or the start of its id.")],
-  options: [WishlistStore.option],
+  options: WishlistStore.options,
   supportsJSON: true,
   run: { invocation in
     let context = try WishlistStore.context(invocation)

@@ -14,8 +14,21 @@ enum WishlistStore {
     try StoreLocation.resolve(invocation, default: try Locations.current().defaultStoreURL)
   }
 
+  /// The options of every command that opens the store: `--store` and sync's
+  /// (WishlistSync.swift).
+  static let options = [option] + WishlistSync.options
+
+  /// The store's container; with sync settings (`--sync`, `KURA_SYNC_URL`), syncing, after a
+  /// first exchange with the server.
   static func container(_ invocation: Invocation) throws -> ModelContainer {
-    try container(location(invocation))
+    let store = try location(invocation)
+    guard let settings = try WishlistSync.settings(invocation) else { return try container(store) }
+    var configuration = try store.configuration
+    configuration.sync = settings
+    let container = try ModelContainer(
+      for: Trip.self, Activity.self, configurations: configuration)
+    try WishlistSync.start(container)
+    return container
   }
 
   private static func container(_ store: StoreLocation) throws -> ModelContainer {
@@ -27,9 +40,13 @@ enum WishlistStore {
   }
 
   /// A context for a command that only reads, or `nil` when there is no store yet: it never
-  /// creates or initialises a store. A store an older version wrote is brought up to date first
+  /// creates or initialises a store (unless it syncs: then others' trips are brought in). A store an older version wrote is brought up to date first
   /// (in one transaction, as any write would).
   static func readingContext(_ invocation: Invocation) throws -> ModelContext? {
+    // Synced, the store is made (if need be) and brought the server's trips first.
+    if try WishlistSync.settings(invocation) != nil {
+      return ModelContext(try container(invocation))
+    }
     let store = try location(invocation)
     guard let configuration = try store.readingConfiguration() else { return nil }
     do {

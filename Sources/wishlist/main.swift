@@ -31,7 +31,18 @@ let wishlist = Command(
     then sees trips added on any of them. --store wins over KURA_STORE_URL. Give a password \
     through ~/.pgpass (PGPASSFILE) or PGPASSWORD rather than in the URL; Kura never prints it. \
     The activity sort order stays in this machine's preferences.
-    """,
-  subcommands: [tripCommand, activityCommand, recentCommand, searchCommand, pathCommand])
 
-CommandLineTool.main(wishlist)
+    With --sync <url> and --sync-token (or KURA_SYNC_URL and KURA_SYNC_TOKEN) the store syncs \
+    through a Kura sync server (`kura sync serve`): each command first brings in what other \
+    stores saved, and sends what it saved when it ends; `recent --watch` keeps syncing. While \
+    the server can't be reached, commands work on the local store and say so; the saves are \
+    sent by a later command. `wishlist sync status` shows the pending saves and the last sync.
+    """,
+  subcommands: [
+    tripCommand, activityCommand, recentCommand, searchCommand, pathCommand, syncCommand,
+  ])
+
+// A command that synced sends what it saved before the process ends (WishlistSync.swift).
+let status = CommandLineTool.run(wishlist, arguments: Array(CommandLine.arguments.dropFirst()))
+WishlistSync.finish()
+exit(status)

@@ -4,147 +4,94 @@
 
   @testable import Kura
 
-  /// A model the sync tests save on two replicas.
-  private struct SyncTrip: PersistentModel, Equatable {
-    var id: UUID
-    var name: String
-    var budget: Int
-    var rating: Double
-  }
-
   /// Two replica stores (separate SQLite files, each with its sync engine) syncing through a
-  /// real `kura sync serve` process on a real PostgreSQL database.
+  /// real `kura sync serve` process on a real PostgreSQL database (SyncWorld.swift).
   @Suite("Sync end to end")
   struct SyncEndToEndTests {
-    private final class World: Sendable {
-      let directory = TemporaryDirectory("sync-e2e")
-      let database: String
-      let family: SyncToken
-      let work: SyncToken
-      let tokensFile: URL
-      let server: SyncTestServer
-
-      init(name: String = #function) throws {
-        database = try PostgresCluster.shared().freshDatabaseURL(name)
-        family = try makeToken(space: "family")
-        work = try makeToken(space: "work")
-        tokensFile = directory.file("tokens")
-        try "\(family.line)\n\(work.line)\n".write(
-          to: tokensFile, atomically: true, encoding: .utf8)
-        server = try SyncTestServer(store: database, tokens: tokensFile, directory: directory)
-      }
-
-      /// A replica's container and engine on a store file of its own.
-      func replica(_ name: String, token: SyncToken? = nil, server: URL? = nil) throws -> (
-        ModelContainer, SyncEngine
-      ) {
-        var configuration = ModelConfiguration.url(directory.file("\(name).store"))
-        var settings = SyncSettings(
-          server: server ?? self.server.url, space: "family", token: (token ?? family).token)
-        settings.pollInterval = .seconds(3600)  // the tests call syncNow
-        configuration.sync = settings
-        let container = try ModelContainer(for: SyncTrip.self, configurations: configuration)
-        return (container, try SyncEngine(container: container))
-      }
-
-      /// The saves in the server's log of `space`.
-      func loggedSaves(_ space: String = "family") throws -> Int64 {
-        try PostgresConnection(database).queryFirst(
-          "SELECT count(*) FROM kura_sync_log WHERE space = ?", [.text(space)]
-        ) { $0.int64(at: 0) } ?? -1
-      }
-    }
-
     private static func trips(_ container: ModelContainer) throws -> [SyncTrip] {
-      try ModelContext(container).fetch(FetchDescriptor<SyncTrip>(sortBy: [SortDescriptor(\.name)]))
+      try SyncWorld.trips(container)
     }
 
     @Test func editsOnEachReplicaConvergeAndOfflineEditsOfDifferentPropertiesBothStay()
       async throws
     {
-      let world = try World()
-      let (a, syncA) = try world.replica("a")
-      let (b, syncB) = try world.replica("b")
-      defer {
-        syncA.stop()
-        syncB.stop()
+      let world = try SyncWorld()
+      try await world.withTwoReplicas { (a, b) in
+        let ((a, syncA), (b, syncB)) = (a, b)
+        let kyoto = SyncTrip(id: UUID(), name: "Kyoto", budget: 900, rating: 0.1 + 0.2)
+        let nara = SyncTrip(id: UUID(), name: "Nara", budget: 300, rating: -0.0)
+        let contextA = ModelContext(a)
+        try contextA.insert(kyoto)
+        try contextA.insert(nara)
+        try contextA.save()
+        #expect(syncA.status.pending >= 0)
+        try await syncA.syncNow()
+        #expect(syncA.status.pending == 0)
+        #expect(syncA.status.phase == .idle)
+        try await syncB.syncNow()
+        #expect(try Self.trips(b) == [kyoto, nara])
+        #expect(try Self.trips(b)[1].rating.sign == .minus)  // -0.0 kept bit-exactly
+        // B pulled, and has nothing to send back.
+        #expect(syncB.status.pending == 0)
+        #expect(try world.loggedSaves() == 1)
+        // Offline: A renames Kyoto, B changes its budget; neither syncs in between.
+        var renamed = kyoto
+        renamed.name = "Kyōto"
+        try contextA.insert(renamed)
+        try contextA.save()
+        let contextB = ModelContext(b)
+        var cheaper = kyoto
+        cheaper.budget = 700
+        try contextB.insert(cheaper)
+        try contextB.save()
+        // B also deletes Nara.
+        try contextB.delete(nara)
+        try contextB.save()
+        try await syncA.syncNow()
+        try await syncB.syncNow()
+        try await syncA.syncNow()
+        let expected = [SyncTrip(id: kyoto.id, name: "Kyōto", budget: 700, rating: kyoto.rating)]
+        #expect(try Self.trips(a) == expected)
+        #expect(try Self.trips(b) == expected)
+        #expect(try world.loggedSaves() == 4)
+        // Nara inserted again (same id) after its delete lives everywhere.
+        try contextA.insert(nara)
+        try contextA.save()
+        try await syncA.syncNow()
+        try await syncB.syncNow()
+        #expect(try Self.trips(b).map(\.name) == ["Kyōto", "Nara"])
+        #expect(try Self.trips(a) == Self.trips(b))
+        // Neither lost a value it had not sent: no conflicts.
+        #expect(try syncA.conflicts().isEmpty)
+        #expect(try syncB.conflicts().isEmpty)
       }
-      let kyoto = SyncTrip(id: UUID(), name: "Kyoto", budget: 900, rating: 0.1 + 0.2)
-      let nara = SyncTrip(id: UUID(), name: "Nara", budget: 300, rating: -0.0)
-      let contextA = ModelContext(a)
-      try contextA.insert(kyoto)
-      try contextA.insert(nara)
-      try contextA.save()
-      #expect(syncA.status.pending >= 0)
-      try await syncA.syncNow()
-      #expect(syncA.status.pending == 0)
-      #expect(syncA.status.phase == .idle)
-      try await syncB.syncNow()
-      #expect(try Self.trips(b) == [kyoto, nara])
-      #expect(try Self.trips(b)[1].rating.sign == .minus)  // -0.0 kept bit-exactly
-      // B pulled, and has nothing to send back.
-      #expect(syncB.status.pending == 0)
-      #expect(try world.loggedSaves() == 1)
-      // Offline: A renames Kyoto, B changes its budget; neither syncs in between.
-      var renamed = kyoto
-      renamed.name = "Kyōto"
-      try contextA.insert(renamed)
-      try contextA.save()
-      let contextB = ModelContext(b)
-      var cheaper = kyoto
-      cheaper.budget = 700
-      try contextB.insert(cheaper)
-      try contextB.save()
-      // B also deletes Nara.
-      try contextB.delete(nara)
-      try contextB.save()
-      try await syncA.syncNow()
-      try await syncB.syncNow()
-      try await syncA.syncNow()
-      let expected = [SyncTrip(id: kyoto.id, name: "Kyōto", budget: 700, rating: kyoto.rating)]
-      #expect(try Self.trips(a) == expected)
-      #expect(try Self.trips(b) == expected)
-      #expect(try world.loggedSaves() == 4)
-      // Nara inserted again (same id) after its delete lives everywhere.
-      try contextA.insert(nara)
-      try contextA.save()
-      try await syncA.syncNow()
-      try await syncB.syncNow()
-      #expect(try Self.trips(b).map(\.name) == ["Kyōto", "Nara"])
-      #expect(try Self.trips(a) == Self.trips(b))
-      // Neither lost a value it had not sent: no conflicts.
-      #expect(try syncA.conflicts().isEmpty)
-      #expect(try syncB.conflicts().isEmpty)
     }
 
     /// Pulled saves go through the store: the change feed and history see them, like a local
     /// save, and the saves are not sent back.
     @Test func pulledSavesReachTheChangeFeedAndAreNotSentBack() async throws {
-      let world = try World()
-      let (a, syncA) = try world.replica("a")
-      let (b, syncB) = try world.replica("b")
-      defer {
-        syncA.stop()
-        syncB.stop()
+      let world = try SyncWorld()
+      try await world.withTwoReplicas { (a, b) in
+        let ((a, syncA), (b, syncB)) = (a, b)
+        let before = try b.currentHistoryToken()
+        let trip = SyncTrip(id: UUID(), name: "Osaka", budget: 1, rating: 2)
+        let contextA = ModelContext(a)
+        try contextA.insert(trip)
+        try contextA.save()
+        try await syncA.syncNow()
+        try await syncB.syncNow()
+        let history = try b.history(since: before)
+        #expect(history.map { $0.inserted(SyncTrip.self) } == [[trip.id]])
+        try await syncB.syncNow()
+        #expect(syncB.status.pending == 0)
+        #expect(try world.loggedSaves() == 1)
       }
-      let before = try b.currentHistoryToken()
-      let trip = SyncTrip(id: UUID(), name: "Osaka", budget: 1, rating: 2)
-      let contextA = ModelContext(a)
-      try contextA.insert(trip)
-      try contextA.save()
-      try await syncA.syncNow()
-      try await syncB.syncNow()
-      let history = try b.history(since: before)
-      #expect(history.map { $0.inserted(SyncTrip.self) } == [[trip.id]])
-      try await syncB.syncNow()
-      #expect(syncB.status.pending == 0)
-      #expect(try world.loggedSaves() == 1)
     }
 
     /// With the server stopped, saves stay in the outbox and the status says offline; a server
     /// started again on the same port gets them, once.
     @Test func savesMadeWhileTheServerIsDownAreSentWhenItIsBack() async throws {
-      let world = try World()
+      let world = try SyncWorld()
       let (a, syncA) = try world.replica("a")
       defer { syncA.stop() }
       let port = try #require(world.server.url.port)
@@ -156,23 +103,19 @@
       await #expect(throws: SyncError.self) { try await syncA.syncNow() }
       #expect(syncA.status.phase == .offline)
       #expect(syncA.status.pending == 1)
-      let again = try ChildProcess(
-        try executable("kura"),
-        [
-          "sync", "serve", "--store", world.database, "--listen", "127.0.0.1:\(port)",
-          "--tokens", world.tokensFile.path,
-        ], environment: world.directory.environment)
-      defer { again.send(SIGKILL) }
-      try #require(again.waitForLine(timeout: 60) { $0.hasPrefix("Serving sync on") } != nil)
+      let again = try SyncTestServer(
+        store: world.database, tokens: world.tokensFile, directory: world.directory, port: port)
+      #expect(again.url.port == port)  // the same server again
       try await syncA.syncNow()
       #expect(syncA.status.pending == 0)
       #expect(syncA.status.phase == .idle)
       #expect(try world.loggedSaves() == 1)
+      withExtendedLifetime(again) {}  // the server runs until here
     }
 
     /// A replica holding the `work` token syncs space `family`: refused, its save kept.
     @Test func aWrongSpaceTokenCantReadAndKeepsTheOutbox() async throws {
-      let world = try World()
+      let world = try SyncWorld()
       let (a, syncA) = try world.replica("a")
       defer { syncA.stop() }
       let contextA = ModelContext(a)

@@ -143,33 +143,4 @@
       return (pages, through ?? nil, rows)
     }
   }
-
-  /// A `kura-testhelper sync-replica` process (a device with a synced store of its own) and
-  /// the requests sent to it.
-  final class SyncReplicaProcess: Sendable {
-    let process: ChildProcess
-    private let requests = Mutex(0)
-
-    init(store: URL, server: URL, token: SyncToken, directory: TemporaryDirectory) throws {
-      process = try ChildProcess(
-        try executable("kura-testhelper"),
-        ["sync-replica", store.path, server.absoluteString, "family", token.token],
-        environment: directory.environment)
-      try #require(process.waitForLine(timeout: 60) { $0 == "- ready" } != nil)
-    }
-
-    /// Sends a request and returns the answer (without its tag).
-    @discardableResult
-    func ask(_ request: String, timeout: TimeInterval = 120) throws -> String {
-      let tag = requests.withLock { count in
-        count += 1
-        return "r\(count)"
-      }
-      process.send(line: "\(tag) \(request)")
-      let line = try #require(process.waitForLine(timeout: timeout) { $0.hasPrefix(tag + " ") })
-      return String(line.dropFirst(tag.count + 1))
-    }
-
-    deinit { process.send(SIGKILL) }
-  }
 #endif

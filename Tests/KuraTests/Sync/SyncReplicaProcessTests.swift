@@ -10,7 +10,7 @@
   /// with SIGKILL after a save and started again.
   @Suite("Sync replica processes")
   struct SyncReplicaProcessTests {
-    /// A replica process and the requests sent to it.
+    /// A replica process and the requests sent to it (SyncWorld.swift).
     private typealias Replica = SyncReplicaProcess
 
     @Test func replicaProcessesConvergeAndAKilledReplicaSendsItsSaveWhenStartedAgain() throws {

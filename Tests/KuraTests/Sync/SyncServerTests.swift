@@ -298,19 +298,8 @@
 
   /// Connects to 127.0.0.1:`port`, writes `bytes` and closes the connection.
   private func rawExchange(port: UInt16, _ bytes: [UInt8]) throws {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(socket >= 0)
+    let socket = try loopbackSocket(port: port)  // SyncFuzzTests.swift
     defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    try #require(connected == 0)
     _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     // Closed without waiting for an answer: a truncated request never gets one.
   }

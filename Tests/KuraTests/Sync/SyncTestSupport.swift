@@ -14,16 +14,20 @@
     /// The server's base URL, such as `http://127.0.0.1:40123`.
     let url: URL
 
-    /// Starts `kura sync serve` on `store` (a PostgreSQL URL) with `tokens` as its tokens file
-    /// (and `arguments` after the others).
+    /// Starts `kura sync serve` on `store` (a PostgreSQL URL) with `tokens` as its tokens file,
+    /// on `port` (0: one the system picks; a stopped server's port: the same server again),
+    /// with `arguments` after the others.
     init(
-      store: String, tokens: URL, directory: TemporaryDirectory, arguments: [String] = []
+      store: String, tokens: URL, directory: TemporaryDirectory, port: Int = 0,
+      arguments: [String] = []
     ) throws {
       _ = Self.ignoringBrokenPipes
       process = try ChildProcess(
         try executable("kura"),
-        ["sync", "serve", "--store", store, "--listen", "127.0.0.1:0", "--tokens", tokens.path]
-          + arguments,
+        [
+          "sync", "serve", "--store", store, "--listen", "127.0.0.1:\(port)", "--tokens",
+          tokens.path,
+        ] + arguments,
         environment: directory.environment)
       let line = try #require(
         process.waitForLine(timeout: 60) { $0.hasPrefix("Serving sync on http://") })

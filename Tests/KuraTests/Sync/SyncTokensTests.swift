@@ -27,6 +27,17 @@ struct SyncTokensTests {
         == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a")
   }
 
+  /// A token is `kura_` and 43 base64url characters: never a word a command line takes for an
+  /// option (a token starting with `-` broke `kura sync soak-replica … <token>`).
+  @Test func aTokenHasItsPrefixAndNeverStartsWithADash() throws {
+    for _ in 0..<200 {
+      let token = try SyncToken(space: "family").token
+      #expect(token.hasPrefix("kura_"))
+      #expect(token.utf8.count == 48)
+      #expect(token.dropFirst(5).allSatisfy { $0.isLetter || $0.isNumber || "-_".contains($0) })
+    }
+  }
+
   @Test func aTokensFileLineThatIsNotSpaceHashExpiryIsNamed() throws {
     let hash = SHA256.hexDigest("token")
     let tokens = try SyncTokens(

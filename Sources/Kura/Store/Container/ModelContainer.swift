@@ -157,6 +157,11 @@ public final class ModelContainer: Sendable {
     self.modelNames = ordered.map(\.modelName)
     self.pool = pool
     self.schemas = schemas
+    // A save participant (sync) makes its own tables once here, not in each save; a
+    // read-only container writes nothing (SaveParticipant.swift).
+    if !readOnly, let participant = configuration.saveParticipant {
+      try participant.participant.prepare(self)
+    }
   }
 
   private static func schema(of model: any PersistentModel.Type) throws -> ModelSchema {

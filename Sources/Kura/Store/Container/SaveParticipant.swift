@@ -9,6 +9,12 @@ protocol SaveParticipant: Sendable {
   /// throwing rolls the whole save back.
   func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection) throws
 
+  /// Prepares what the participant keeps in the store (sync: its tables and the replica id),
+  /// once, at the end of the container's open — only for a writable store: a read-only
+  /// container never saves, so it never calls this (nor ``recordSave(_:container:db:)``).
+  /// Throwing fails the open.
+  func prepare(_ container: ModelContainer) throws
+
   /// Whether `other` is the same participant configured the same way.
   func isSame(as other: any SaveParticipant) -> Bool
 

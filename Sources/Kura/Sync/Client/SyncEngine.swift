@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -24,7 +25,11 @@ import Synchronization
 /// try await sync.syncNow()  // the server has the trip
 /// print(sync.status.pending)  // 0
 /// ```
-public final class SyncEngine: Sendable {
+///
+/// The engine is `Observable`: a SwiftUI view (or `withObservationTracking`) that reads
+/// ``status`` is updated each time it changes — the phase (idle, syncing, offline,
+/// failing with the reason), the pending count and the last successful exchange.
+public final class SyncEngine: Observable, Sendable {
   let container: ModelContainer
   private let settings: SyncSettings
   private let session: URLSession
@@ -32,6 +37,8 @@ public final class SyncEngine: Sendable {
   private let shared = Mutex(Shared())
   private let worker = Mutex<Task<Void, Never>?>(nil)
   private let observation = Mutex<ChangeObservation?>(nil)
+  private let registrar = ObservationRegistrar()
+  private let lastSuccess = SyncLastSuccess()
 
   private struct Shared {
     var status = SyncStatus(phase: .idle, pending: 0, lastSuccess: nil)
@@ -71,14 +78,17 @@ public final class SyncEngine: Sendable {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = 30
     session = URLSession(configuration: configuration)
-    // The bookkeeping tables, made once here (the readers below can't create them).
-    let pending = try container.pool.write { db in
-      try db.execute(SyncLocalStore.schemaSQL)
+    // The bookkeeping tables were made when the container opened (SyncSettings.prepare).
+    let lastSuccess = self.lastSuccess
+    let (pending, last) = try container.pool.write { db in
       _ = try SyncLocalStore.replica(db)
       try SyncLocalStore.uploadRowsSavedBeforeSync(container: container, db: db)
-      return try SyncLocalStore.pendingCount(db)
+      return (try SyncLocalStore.pendingCount(db), try lastSuccess.load(db))
     }
-    shared.withLock { $0.status.pending = pending }
+    shared.withLock {
+      $0.status.pending = pending
+      $0.status.lastSuccess = last
+    }
     try SyncVersions.materializeNewProperties(container: container)
     let wake = self.wake
     observation.withLock {
@@ -127,11 +137,13 @@ public final class SyncEngine: Sendable {
     wake.fire()
   }
 
-  /// Where the engine stands now; its ``SyncStatus/pending`` count is read from the outbox at
-  /// the call, so a save that returned is counted before any exchange.
+  /// Where the engine stands now; observable (a view reading it is updated when it changes).
+  /// Its ``SyncStatus/pending`` count is read from the outbox at the call, so a save that
+  /// returned is counted before any exchange.
   ///
   /// For example: `if sync.status.pending > 0 { showSpinner() }`.
   public var status: SyncStatus {
+    registrar.access(self, keyPath: \.status)
     var status = shared.withLock { $0.status }
     status.pending = outboxCount() ?? status.pending
     return status
@@ -248,16 +260,20 @@ public final class SyncEngine: Sendable {
     switch outcome {
     case .success:
       backOff = .milliseconds(250)
+      let now = Date()
+      lastSuccess.keep(now, in: container)
       update {
         $0.phase = .idle
         $0.pending = pending
-        $0.lastSuccess = Date()
+        $0.lastSuccess = now
+        $0.failure = nil
       }
       for waiter in waiters { waiter.resume() }
     case .failure(let error):
       update {
         $0.phase = error.code == .offline ? .offline : .failing(error.message)
         $0.pending = pending
+        $0.failure = error
       }
       for waiter in waiters { waiter.resume(throwing: error) }
       delay = backOff
@@ -266,11 +282,18 @@ public final class SyncEngine: Sendable {
     return shared.withLock { $0.stopped } ? nil : delay
   }
 
+  /// Changes the status; observers and ``statusUpdates()`` hear of it when it differs.
   func update(_ change: (inout SyncStatus) -> Void) {
-    let (status, watchers) = shared.withLock { shared in
-      change(&shared.status)
-      return (shared.status, Array(shared.watchers.values))
+    var next = shared.withLock { $0.status }
+    change(&next)
+    guard next != shared.withLock({ $0.status }) else { return }
+    let watchers = registrar.withMutation(of: self, keyPath: \.status) {
+      shared.withLock { shared in
+        change(&shared.status)
+        return Array(shared.watchers.values)
+      }
     }
+    let status = shared.withLock { $0.status }
     for watcher in watchers { watcher.yield(status) }
   }
 
@@ -332,12 +355,7 @@ public final class SyncEngine: Sendable {
     do {
       (data, response) = try await session.data(for: request)
     } catch {
-      throw SyncError(
-        .offline,
-        message:
-          "Can't reach the sync server at \(settings.server.absoluteString) "
-          + "(\(error.localizedDescription)). Local saves are kept and sent when it is back.",
-        underlying: error)
+      throw SyncError.transport(error, server: settings.server)
     }
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard status != 200 else { return data }

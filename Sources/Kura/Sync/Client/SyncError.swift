@@ -22,6 +22,9 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   public enum Code: String, Sendable, Hashable {
     /// The server can't be reached (no network, server down, timeout): retried with back-off.
     case offline
+    /// The server's TLS certificate is not trusted here: add it (or the CA that signed it) to
+    /// the system's trust store; retried with back-off.
+    case untrustedServer
     /// The server refused the token (missing, unknown, expired or revoked: HTTP 401) or the
     /// space (HTTP 403): not retried until the settings change or ``SyncEngine/syncNow()``.
     case unauthorized
@@ -88,4 +91,35 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// The message.
   public var description: String { message }
+
+  /// What a failed request to `server` means: an untrusted TLS certificate, or the server out
+  /// of reach.
+  static func transport(_ error: any Error, server: URL) -> SyncError {
+    let underlying = error as NSError
+    let reason = underlying.localizedDescription
+    let certificateCodes = [
+      NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasBadDate,
+      NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateNotYetValid,
+      NSURLErrorSecureConnectionFailed,
+    ]
+    // FoundationNetworking (libcurl) reports code -1 with curl's text ("SSL certificate
+    // problem: self-signed certificate"); Apple platforms report the codes.
+    if certificateCodes.contains(underlying.code)
+      || reason.range(of: "certificate", options: .caseInsensitive) != nil
+    {
+      return SyncError(
+        .untrustedServer,
+        message:
+          "Can't sync with \(server.absoluteString): its TLS certificate is not trusted here "
+          + "(\(reason)). Add the server's certificate, or the CA that signed it, to this "
+          + "system's trust store (on Linux: copy it into /usr/local/share/ca-certificates/ "
+          + "and run update-ca-certificates), or give the server a certificate from a CA this "
+          + "system trusts. Local saves are kept.")
+    }
+    return SyncError(
+      .offline,
+      message:
+        "Can't reach the sync server at \(server.absoluteString) (\(reason)). Local saves are "
+        + "kept and sent when it is back.")
+  }
 }

@@ -126,7 +126,6 @@ enum SyncLocalStore {
     throws
   {
     guard !changeSet.isEmpty else { return }
-    try db.execute(schemaSQL)
     var clock = try clock(db, wallClock: HybridLogicalClock.systemWallClock)
     let stamp = clock.now()
     var changes: [SyncChange] = []
@@ -247,7 +246,6 @@ enum SyncLocalStore {
   static func applyPulled(
     _ saves: [SyncLoggedSave], container: ModelContainer, db: StoreConnection
   ) throws -> ChangeSet.ModelChangesByModel {
-    try db.execute(schemaSQL)
     var clock = try clock(db, wallClock: HybridLogicalClock.systemWallClock)
     var records: [SyncMergeState.Key: SyncRecordState] = [:]
     var order: [SyncMergeState.Key] = []

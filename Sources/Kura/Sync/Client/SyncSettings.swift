@@ -50,7 +50,10 @@ extension ModelConfiguration {
   /// sync. With settings, every save also records its changes for the server (in the save's
   /// transaction), and a ``SyncEngine`` made for the container sends and receives them.
   ///
-  /// Only SQLite stores sync (a PostgreSQL store is already shared).
+  /// Only SQLite stores sync (a PostgreSQL store is already shared: opening one with sync
+  /// settings fails). A writable container makes the sync tables once, when it opens; a
+  /// read-only one (``allowsSave`` off) reads the store as it is, writes nothing and doesn't
+  /// sync (``SyncEngine/init(container:)`` refuses it).
   ///
   /// For example:
   ///
@@ -70,6 +73,22 @@ extension SyncSettings: SaveParticipant {
   /// Stamps the save's changed properties and adds its outbox entry, in the save's transaction.
   func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection) throws {
     try SyncLocalStore.recordSave(changeSet, container: container, db: db)
+  }
+
+  /// Makes the sync tables and the replica id in the store, once per open of a writable
+  /// container (not in each save or pull).
+  func prepare(_ container: ModelContainer) throws {
+    guard container.pool.engine is SQLiteStoreEngine else {
+      throw SyncError(
+        .unsupportedStore,
+        message:
+          "Can't turn sync on for a PostgreSQL store: only SQLite stores sync (a PostgreSQL "
+          + "store is shared already). Remove `configuration.sync`, or open an SQLite store.")
+    }
+    try container.pool.write { db in
+      try db.execute(SyncLocalStore.schemaSQL)
+      _ = try SyncLocalStore.replica(db)
+    }
   }
 
   func isSame(as other: any SaveParticipant) -> Bool { (other as? SyncSettings) == self }

@@ -34,6 +34,12 @@ public struct SyncStatus: Sendable, Hashable {
   public var pending: Int
   /// When an exchange last succeeded (everything sent and received).
   public var lastSuccess: Date?
+  /// Why the last exchange failed, while ``phase`` is ``Phase/offline`` or
+  /// ``Phase/failing(_:)`` (`nil` after a success): match its ``SyncError/code``, such as
+  /// ``SyncError/Code/unauthorized`` for an expired or revoked token.
+  ///
+  /// For example: `if status.failure?.code == .unauthorized { askForANewToken() }`.
+  public var failure: SyncError?
 
   /// Creates a status.
   ///
@@ -43,10 +49,12 @@ public struct SyncStatus: Sendable, Hashable {
   ///   - phase: What the engine is doing.
   ///   - pending: Unacknowledged local saves.
   ///   - lastSuccess: When an exchange last succeeded.
-  public init(phase: Phase, pending: Int, lastSuccess: Date?) {
+  ///   - failure: Why the last exchange failed, if it did.
+  public init(phase: Phase, pending: Int, lastSuccess: Date?, failure: SyncError? = nil) {
     self.phase = phase
     self.pending = pending
     self.lastSuccess = lastSuccess
+    self.failure = failure
   }
 }
 

@@ -5,7 +5,9 @@ import Foundation
 package struct SyncToken: Sendable, Encodable {
   /// The space the token grants.
   package var space: String
-  /// The token: 43 characters of base64url (32 random bytes).
+  /// The token: `kura_` and 43 characters of base64url (32 random bytes). The prefix keeps a
+  /// token from starting with `-`, which a command line would read as an option (a soak run
+  /// failed so: `Unknown option -TgB0…`), and says what the secret is when one is found.
   package var token: String
   /// The tokens-file line: `<space> <sha-256 hex> [expires=<time>]`.
   package var line: String
@@ -22,7 +24,9 @@ package struct SyncToken: Sendable, Encodable {
     }
     var generator = SystemRandomNumberGenerator()
     let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    let token = Data(bytes).base64EncodedString()
+    let token =
+      "kura_"
+      + Data(bytes).base64EncodedString()
       .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
       .replacingOccurrences(of: "=", with: "")
     self.space = space

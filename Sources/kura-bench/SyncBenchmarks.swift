@@ -1,0 +1,79 @@
+import Foundation
+import Kura
+
+// `kura-bench sync`: what sync costs and how fast it moves changes. The local part (a save with
+// sync on against the same save with sync off) needs no server; the rest runs a real sync
+// server (SyncServerBenchmarks.swift) on a throwaway PostgreSQL cluster, fsync on.
+
+/// The model the sync suite saves.
+struct SyncBenchTrip: PersistentModel, Equatable {
+  var id: Int
+  var name: String
+  var budget: Int
+  var score: Double
+  static var schemaName: String { "Trip" }
+}
+
+/// `count` trips numbered from `start`.
+func makeSyncTrips(_ count: Int, from start: Int = 0) -> [SyncBenchTrip] {
+  (start..<(start + count)).map {
+    SyncBenchTrip(id: $0, name: "trip-\($0)", budget: $0 % 1_000, score: Double($0) * 0.25)
+  }
+}
+
+/// A store file of the sync suite, with sync settings when `server` is given (saves then also
+/// write the outbox; no engine runs unless the caller makes one).
+func syncBenchContainer(_ file: URL, server: URL?, token: String = "unused") throws
+  -> ModelContainer
+{
+  var configuration = ModelConfiguration.url(file)
+  if let server {
+    var settings = SyncSettings(server: server, space: "bench", token: token)
+    settings.pollInterval = .seconds(3600)
+    configuration.sync = settings
+  }
+  return try ModelContainer(for: SyncBenchTrip.self, configurations: configuration)
+}
+
+func runSyncBenchmarks() throws {
+  print(
+    "Sync: a local save with sync on against sync off, then (where PostgreSQL is) a real "
+      + "sync server on loopback")
+  try runLocalSyncSaveBenchmark()
+  #if canImport(CLibPQ)
+    try runSyncServerBenchmarks()
+  #endif
+}
+
+/// 1,000 single-model saves, each its own transaction, on a store with sync settings (each save
+/// also stamps the changed properties and writes an outbox row) against a store without.
+func runLocalSyncSaveBenchmark() throws {
+  let directory = benchmarkDirectory("sync-saves")
+  let synced = try syncBenchContainer(
+    directory.appendingPathComponent("on.store"),
+    server: URL(string: "http://127.0.0.1:9"))
+  let plain = try syncBenchContainer(directory.appendingPathComponent("off.store"), server: nil)
+  let syncedContext = ModelContext(synced)
+  let plainContext = ModelContext(plain)
+  // Each side inserts new ids each run (its own count of runs).
+  var runs = (synced: 0, plain: 0)
+  func saves(_ context: ModelContext, run: Int) throws {
+    for trip in makeSyncTrips(1_000, from: run * 1_000) {
+      try context.insert(trip)
+      try context.save()
+    }
+  }
+  let times = try medians(
+    runs: 7,
+    kura: {
+      runs.synced += 1
+      try saves(syncedContext, run: runs.synced)
+    },
+    baseline: {
+      runs.plain += 1
+      try saves(plainContext, run: runs.plain)
+    })
+  report(
+    "1,000 single saves, sync on", kura: times.kura, baseline: times.baseline,
+    baselineName: "sync off", target: 1.3, kuraName: "sync on")
+}

@@ -1,0 +1,230 @@
+#if canImport(KuraSyncServer) && canImport(Glibc)
+  import Foundation
+  import Glibc
+  import Kura
+  import KuraPostgresCluster
+
+  /// The runs of `kura sync soak` (SyncSoakCommand.swift): processes, faults and the checks.
+  struct SyncSoak {
+    var steps: Int
+    var replicas: Int
+
+    /// What one run did and found.
+    struct Tally {
+      var saves = 0
+      var replicaKills = 0
+      var serverKills = 0
+      var cuts = 0
+      var postgresRestarts = 0
+      var checkedOnServer = 0
+      var checkedOnReplicas = 0
+    }
+
+    /// Runs until `runs` runs are done or `seconds` have passed; throws at the first run that
+    /// breaks a guarantee.
+    func run(runs: Int, seconds: Int, seed: UInt64) throws {
+      let clock = ContinuousClock()
+      let start = clock.now
+      let cluster = try PostgresCluster.start(fsync: true)
+      let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+        .appendingPathComponent("kura-soak-\(getpid())")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      var total = Tally()
+      var done = 0
+      for run in 0..<runs where clock.now - start < .seconds(seconds) {
+        let runSeed = seed &+ UInt64(run)
+        let tally = try once(
+          run: run, seed: runSeed, cluster: cluster,
+          folder: folder.appendingPathComponent("run-\(run)"))
+        done += 1
+        total.saves += tally.saves
+        total.replicaKills += tally.replicaKills
+        total.serverKills += tally.serverKills
+        total.cuts += tally.cuts
+        total.postgresRestarts += tally.postgresRestarts
+        total.checkedOnServer += tally.checkedOnServer
+        total.checkedOnReplicas += tally.checkedOnReplicas
+        print(
+          "run \(run + 1) (seed \(runSeed)): \(tally.saves) saves acknowledged, "
+            + "\(tally.replicaKills) replica kills, \(tally.serverKills) server kills, "
+            + "\(tally.cuts) cuts, \(tally.postgresRestarts) PostgreSQL restarts; each save on "
+            + "the server once (\(tally.checkedOnServer) checked) and on all \(replicas) "
+            + "replicas (\(tally.checkedOnReplicas) checked), nothing pending, converged")
+        fflush(nil)
+      }
+      // Kept when a run failed (its logs are what the error points at).
+      try? FileManager.default.removeItem(at: folder)
+      print(
+        "soak: \(done) runs in \(Int((clock.now - start).components.seconds)) s: "
+          + "\(total.saves) saves acknowledged and checked, \(total.replicaKills) replica kills, "
+          + "\(total.serverKills) server kills, \(total.cuts) cuts, \(total.postgresRestarts) "
+          + "PostgreSQL restarts; no save lost or applied twice")
+    }
+
+    /// One run: a database, two servers behind the relay, the replicas, the faults, the checks.
+    private func once(run: Int, seed: UInt64, cluster: PostgresCluster, folder: URL) throws
+      -> Tally
+    {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      var random = SoakRandom(state: seed)
+      var tally = Tally()
+      let kura = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+      let database = try cluster.freshDatabaseURL("soak run \(run)")
+      let token = try SyncToken(space: "soak", expires: nil)
+      let tokens = folder.appendingPathComponent("tokens")
+      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
+      var serverCount = 0
+      func startServer() throws -> (SoakProcess, UInt16) {
+        serverCount += 1
+        let process = try SoakProcess(
+          kura,
+          [
+            "sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens",
+            tokens.path,
+          ], log: folder.appendingPathComponent("server-\(serverCount).log"))
+        guard let line = process.nextLine(where: { $0.hasPrefix("Serving sync on http://") }),
+          let port = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
+            .flatMap({ $0.split(separator: ":").last }).flatMap({ UInt16($0) })
+        else {
+          throw SoakError("run \(run): a sync server did not start (see \(folder.path)).")
+        }
+        return (process, port)
+      }
+      var servers = [try startServer(), try startServer()]
+      let relay = try SoakRelay()
+      relay.route(to: servers.map(\.1))
+      let url = "http://127.0.0.1:\(relay.port)"
+      var starts = 0
+      func startReplica(_ index: Int) throws -> SoakProcess {
+        starts += 1
+        let process = try SoakProcess(
+          kura,
+          [
+            "sync", "soak-replica", folder.appendingPathComponent("replica-\(index).store").path,
+            url, "soak", token.token,
+          ], log: folder.appendingPathComponent("replica-\(index)-\(starts).log"))
+        guard process.nextLine(where: { $0 == "ready" }) != nil else {
+          throw SoakError("run \(run): replica \(index) did not start (see \(folder.path)).")
+        }
+        return process
+      }
+      var processes = try (0..<replicas).map(startReplica)
+      var acknowledged: [String] = []
+      func ask(_ index: Int, _ request: String, expecting prefix: String) throws -> String {
+        processes[index].send(request)
+        guard let line = processes[index].nextLine(where: { $0.hasPrefix(prefix) }) else {
+          throw SoakError(
+            "run \(run) (seed \(seed)): replica \(index) did not answer `\(request)`.")
+        }
+        return line
+      }
+      let restartAt = run.isMultiple(of: 2) ? steps / 2 : -1
+      for step in 0..<steps {
+        if step == restartAt {
+          try cluster.restart()
+          tally.postgresRestarts += 1
+        }
+        let index = Int(random.next() % UInt64(replicas))
+        switch random.next() % 100 {
+        case 0..<45:
+          let id = "r\(index)-s\(step)-\(seed)"
+          _ = try ask(index, "save \(id)", expecting: "saved ")
+          acknowledged.append(id)
+        case 45..<65:
+          _ = try ask(index, "sync", expecting: "")
+        case 65..<75:
+          // Killed at once: after a save it may not have sent.
+          processes[index].kill()
+          processes[index] = try startReplica(index)
+          tally.replicaKills += 1
+        case 75..<83:
+          let victim = Int(random.next() % UInt64(servers.count))
+          servers[victim].0.kill()
+          servers[victim] = try startServer()
+          relay.route(to: servers.map(\.1))
+          tally.serverKills += 1
+        default:
+          // A sync under way, and every connection cut while it runs.
+          processes[index].send("sync")
+          relay.cutAll()
+          guard
+            processes[index].nextLine(where: { $0 == "synced" || $0.hasPrefix("failed") })
+              != nil
+          else { throw SoakError("run \(run) (seed \(seed)): replica \(index) hung on a cut.") }
+          tally.cuts += 1
+        }
+      }
+      // Quiet: every replica syncs until it succeeds (bounded), twice around, so each has
+      // what the others sent.
+      for _ in 0..<2 {
+        for index in 0..<replicas {
+          var synced = false
+          for _ in 0..<20 where !synced {
+            synced = try ask(index, "sync", expecting: "") == "synced"
+          }
+          guard synced else {
+            throw SoakError("run \(run) (seed \(seed)): replica \(index) can't sync.")
+          }
+        }
+      }
+      tally.saves = acknowledged.count
+      try check(
+        acknowledged, database: database, run: run, seed: seed, tally: &tally,
+        ask: ask)
+      for process in processes { process.kill() }
+      for server in servers { server.0.kill() }
+      try? FileManager.default.removeItem(at: folder)
+      return tally
+    }
+
+    /// The checks after a run: each acknowledged save in exactly one save of the server's log
+    /// (so none is lost or applied twice), on every replica, nothing pending, and the same ids
+    /// everywhere.
+    private func check(
+      _ acknowledged: [String], database: String, run: Int, seed: UInt64, tally: inout Tally,
+      ask: (Int, String, String) throws -> String
+    ) throws {
+      let failure = { (what: String) in SoakError("run \(run) (seed \(seed)): \(what)") }
+      let log = try PostgresConnection(database).query(
+        "SELECT changes FROM kura_sync_log WHERE space = 'soak'"
+      ) { $0.string(at: 0) }
+      var savesHolding: [String: Int] = [:]
+      for changes in log {
+        let decoded = try JSONSerialization.jsonObject(with: Data(changes.utf8)) as? [[String: Any]]
+        let ids = Set((decoded ?? []).compactMap { $0["id"] as? String })
+        for id in ids { savesHolding[id, default: 0] += 1 }
+      }
+      for id in acknowledged {
+        guard savesHolding[id] == 1 else {
+          throw failure("save `\(id)` is in \(savesHolding[id] ?? 0) saves of the server's log")
+        }
+      }
+      tally.checkedOnServer = acknowledged.count
+      var first: String?
+      for index in 0..<replicas {
+        let ids = try ask(index, "ids", "ids ")
+        let held = Set(ids.dropFirst(4).split(separator: ",").map(String.init))
+        if let missing = acknowledged.first(where: { !held.contains($0) }) {
+          throw failure("replica \(index) lacks acknowledged save `\(missing)`")
+        }
+        tally.checkedOnReplicas += acknowledged.count
+        if let first, first != ids { throw failure("replica \(index) differs from replica 0") }
+        first = first ?? ids
+        let pending = try ask(index, "pending", "pending ")
+        guard pending == "pending 0" else { throw failure("replica \(index) has \(pending)") }
+      }
+    }
+  }
+
+  /// SplitMix64: the soak's seeded choices, so a failing seed replays the same actions.
+  struct SoakRandom {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+#endif
