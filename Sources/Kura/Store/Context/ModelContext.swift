@@ -196,14 +196,14 @@ public final class ModelContext {
     if transactionConnection == nil, container.activeWriteHere != nil {
       throw container.nestedWrite()
     }
-    let order = pendingOrder
     let container = self.container
     let changeSet: ChangeSet
     do {
       changeSet = try inWriteTransaction { db in
         // Delete rules and the change feed (ChangeRecorder.swift).
-        var recorder = try ChangeRecorder(order: order, container: container, db: db)
-        for (key, table) in order {
+        // The order is read where it is (a copy would make emptying it below allocate anew).
+        var recorder = try ChangeRecorder(order: pendingOrder, container: container, db: db)
+        for (key, table) in pendingOrder {
           guard !table.isEmpty, let schema = storedSchema(key) else { continue }
           let stored = recorder.storedDeletions.isEmpty ? [] : recorder.storedDeletions[key] ?? []
           let written = try table.write(
