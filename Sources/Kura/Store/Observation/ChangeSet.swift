@@ -97,7 +97,7 @@ public struct ChangeSet: Sendable, Hashable {
     lhs.token == rhs.token && lhs.date == rhs.date && lhs.changes == rhs.changes
   }
 
-  /// Hashes the token, date and changes (what ``==(_:_:)`` compares).
+  /// Hashes the token, date and changes (what `==` compares).
   ///
   /// For example: `let seen: Set<ChangeSet> = [changeSet]`.
   ///
