@@ -7,7 +7,9 @@ import Synchronization
 /// store's readers (at most its `maximumConnections`, a writer included) are pooled in one.
 ///
 /// Taking and giving back cost one lock each (a `Mutex`); only a caller that has to wait makes
-/// a semaphore, which the next connection given back (or place freed) signals.
+/// a semaphore, which the next connection given back (or place freed) signals. Without a most
+/// (SQLite's readers), the connection given back last waits in a slot of its own, taken and
+/// given back with one atomic exchange each and no lock (so up to ``maximumIdle`` + 1 are idle).
 final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
   /// What a caller found when it asked for a connection.
   enum Checkout {
@@ -27,6 +29,8 @@ final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
   }
 
   private let state: Mutex<State>
+  /// The idle connection given back last, retained, while there is no ``limit``.
+  private let spare = Atomic<Unmanaged<Pooled>?>(nil)
   /// The most connections open at once, or `nil` for no most.
   let limit: Int?
   /// The most idle connections kept; one more given back is closed.
@@ -44,6 +48,10 @@ final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
     self.state = Mutex(State(openCount: alreadyOpen))
   }
 
+  deinit {
+    spare.exchange(nil, ordering: .acquiring)?.release()
+  }
+
   /// An idle connection, else the right to open one while fewer than ``limit`` are open, else
   /// the first to come back (or a place freed by ``discard()``) within `wait`.
   ///
@@ -53,6 +61,9 @@ final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
   ///     another one, which would wait for itself).
   /// - Returns: What the caller got, or `nil` when the wait ran out.
   func checkOut(waiting wait: Duration, ignoringLimit: Bool = false) -> Checkout? {
+    if limit == nil, let taken = spare.exchange(nil, ordering: .acquiring) {
+      return .idle(taken.takeRetainedValue())
+    }
     var deadline: DispatchTime?
     while true {
       let (checkout, waiter) = state.withLock { state -> (Checkout?, DispatchSemaphore?) in
@@ -82,6 +93,16 @@ final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
   /// Takes back a connection from ``checkOut(waiting:ignoringLimit:)``: kept idle when `keep`
   /// and fewer than ``maximumIdle`` are, else closed (released by the caller).
   func checkIn(_ connection: Pooled, keep: Bool) {
+    // No caller ever waits without a most: the slot takes it when empty.
+    if limit == nil && keep {
+      let retained = Unmanaged.passRetained(connection)
+      if spare.compareExchange(expected: nil, desired: retained, ordering: .acquiringAndReleasing)
+        .exchanged
+      {
+        return
+      }
+      retained.release()
+    }
     let waiter = state.withLock { state -> DispatchSemaphore? in
       if keep && state.idle.count < maximumIdle {
         state.idle.append(connection)
@@ -105,6 +126,10 @@ final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
 
   /// Closes every idle connection (releases them), letting the waiting callers open theirs.
   func closeIdle() {
+    if let taken = spare.exchange(nil, ordering: .acquiring) {
+      taken.release()
+      state.withLock { $0.openCount -= 1 }
+    }
     let waiters = state.withLock { state -> [DispatchSemaphore] in
       state.openCount -= state.idle.count
       state.idle.removeAll()

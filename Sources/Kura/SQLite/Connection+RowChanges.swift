@@ -48,10 +48,22 @@ public final class RowChangeTracker {
   /// What the hook writes, in memory this tracker owns (the hook runs once per row, so it pays
   /// no reference counting or exclusivity checks).
   fileprivate let state: UnsafeMutablePointer<TrackedRowChanges>
+  /// The tracked table's name.
+  fileprivate let table: String
 
   fileprivate init(table: String) {
+    self.table = table
     state = .allocate(capacity: 1)
     state.initialize(to: TrackedRowChanges(table: strdup(table)))
+  }
+
+  /// Forgets the changes reported so far, for the next tracking of the same table.
+  fileprivate func restart() {
+    // The schema may have been read again since (its names at new addresses): matched anew.
+    state.pointee.matchedName = nil
+    state.pointee.count = 0
+    state.pointee.lastOperation = nil
+    state.pointee.lastRowID = 0
   }
 
   deinit {
@@ -96,7 +108,16 @@ extension Connection {
   public func trackingRowChanges<Result>(
     in table: String, _ body: (RowChangeTracker) throws -> Result
   ) rethrows -> Result {
-    let tracker = RowChangeTracker(table: table)
+    // The tracker of the last tracking is used again for the same table (a save tracks its
+    // model's table each time): no allocation, and no C copy of the name, per tracking.
+    let tracker: RowChangeTracker
+    if let last = lastRowTracker, last.table == table {
+      last.restart()
+      tracker = last
+    } else {
+      tracker = RowChangeTracker(table: table)
+      lastRowTracker = tracker
+    }
     sqlite3_update_hook(handle, rowChangeHook, UnsafeMutableRawPointer(tracker.state))
     defer { sqlite3_update_hook(handle, nil, nil) }
     return try withExtendedLifetime(tracker) { try body(tracker) }

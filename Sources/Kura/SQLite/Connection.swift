@@ -34,6 +34,12 @@ public final class Connection: @unchecked Sendable {
   var savepointDepth = 0
   /// BEGIN/COMMIT/ROLLBACK statements, kept apart so a transaction costs no dictionary lookups.
   var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
+  /// The object a layer above works with this connection through (the SQLite store engine's
+  /// ``StoreConnection``), made once and kept as long as the connection: it refers back to the
+  /// connection without keeping it alive.
+  @exclusivity(unchecked) var companion: AnyObject?
+  /// The tracker of the last ``trackingRowChanges(in:_:)``, used again for the same table.
+  @exclusivity(unchecked) var lastRowTracker: RowChangeTracker?
 
   /// How a connection opens its file.
   ///
@@ -226,8 +232,11 @@ public final class Connection: @unchecked Sendable {
     if let statement = statementCache.statement(for: sql) {
       // Still stepping through its rows (a query run again from its own row closure): the
       // caller gets one of its own, so the outer loop is not reset.
-      if sqlite3_stmt_busy(statement.handle) != 0 { return try prepare(sql) }
-      sqlite3_reset(statement.handle)
+      // A statement not stepped since it was last reset (a lookup rewinds its own) is ready.
+      if statement.needsReset {
+        if sqlite3_stmt_busy(statement.handle) != 0 { return try prepare(sql) }
+        statement.rewind()
+      }
       if clearingBindings { sqlite3_clear_bindings(statement.handle) }
       return statement
     }
@@ -253,6 +262,15 @@ public final class Connection: @unchecked Sendable {
       if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
       statement = sqlite3_next_stmt(handle, current)
     }
+  }
+
+  /// Ends what a read left open on this connection: statements in the middle of their rows
+  /// (``resetBusyStatements()``) and a transaction (rolled back). A statement that stepped into a
+  /// table and was left there holds a read transaction, so when none is open (what SQLite's
+  /// `sqlite3_txn_state` says in a few loads) the statements are not looked through.
+  func endReads() {
+    if sqlite3_txn_state(handle, nil) != SQLITE_TXN_NONE { resetBusyStatements() }
+    if isInTransaction { try? execute("ROLLBACK") }
   }
 
   /// Forgets every cached statement (after a schema change they would be re-prepared anyway).

@@ -56,6 +56,7 @@ public final class DatabasePool: Sendable {
   /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
   public init(path: String, maximumIdleReaders: Int = 4, readOnly: Bool = false) throws {
     self.path = path
+    self.isInMemory = path == ":memory:"
     self.readers = ConnectionPool(limit: nil, maximumIdle: maximumIdleReaders)
     self.isReadOnly = readOnly
     let connection = try Connection(
@@ -85,7 +86,10 @@ public final class DatabasePool: Sendable {
   }
 
   /// Whether this pool lives in memory.
-  public var isInMemory: Bool { path == ":memory:" }
+  ///
+  /// For example: `if pool.isInMemory { … }`.
+  // Stored: every read and write asks, and comparing the path costs a string comparison.
+  public let isInMemory: Bool
 
   /// Runs `body` on the writer connection inside a `BEGIN IMMEDIATE` transaction, committed when it
   /// returns and rolled back when it throws. Writers are serialized, across processes too.
@@ -180,9 +184,9 @@ public final class DatabasePool: Sendable {
 
   private func giveBack(_ reader: Connection) {
     // A statement left after its first row (a lookup) would keep the read snapshot open, and
-    // be prepared again by the next read.
-    reader.resetBusyStatements()
-    if reader.isInTransaction { try? reader.execute("ROLLBACK") }
+    // be prepared again by the next read; a read that left no transaction open (a lookup that
+    // rewound its statement) left no such statement either.
+    reader.endReads()
     // A read-only pool's readers leave the files as found, so each sees the file as it was when
     // it opened (read as immutable, from a private copy, or through a private WAL index when it
     // may not use the shared one): none is kept, and the next read sees later commits.

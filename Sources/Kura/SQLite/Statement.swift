@@ -30,6 +30,9 @@ public final class Statement {
   private var isFinalized = false
   /// The SQL text, with placeholders.
   public let sql: String
+  /// Whether the statement stepped since it was last reset (a cached statement that did not is
+  /// handed out again without `sqlite3_reset`).
+  @exclusivity(unchecked) private(set) var needsReset = false
 
   init(handle: OpaquePointer, sql: String) {
     self.rawHandle = handle
@@ -153,6 +156,39 @@ public final class Statement {
     try check(result)
   }
 
+  /// Runs the statement once with `text` bound to parameter `textIndex` and `bytes` to
+  /// `bytesIndex` where they are (SQLite copies neither: they stay valid while it runs), then
+  /// resets it and binds NULL to both, so no binding outlives that memory. The other parameters
+  /// keep what was bound to them.
+  func execute(
+    bindingInPlace text: String, at textIndex: Int, bytes: [UInt8], at bytesIndex: Int
+  ) throws {
+    var text = text
+    try text.withUTF8 { utf8 in
+      try bytes.withUnsafeBytes { raw in
+        defer {
+          sqlite3_reset(handle)
+          needsReset = false
+          sqlite3_bind_null(handle, Int32(textIndex))
+          sqlite3_bind_null(handle, Int32(bytesIndex))
+        }
+        if let base = utf8.baseAddress, utf8.count > 0 {
+          try base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+            try check(sqlite3_bind_text(handle, Int32(textIndex), $0, Int32(utf8.count), nil))
+          }
+        } else {
+          try check(sqlite3_bind_text(handle, Int32(textIndex), "", 0, transient))
+        }
+        if let base = raw.baseAddress, raw.count > 0 {
+          try check(sqlite3_bind_blob(handle, Int32(bytesIndex), base, Int32(raw.count), nil))
+        } else {
+          try check(sqlite3_bind_zeroblob(handle, Int32(bytesIndex), 0))
+        }
+        while try step() {}
+      }
+    }
+  }
+
   /// Binds bytes to parameter `index` (from 1).
   ///
   /// For example: `try statement.bind(Data([0, 1, 0]), at: 4)`.
@@ -186,6 +222,7 @@ public final class Statement {
   /// For example: `statement.rewind()`.
   public func rewind() {
     sqlite3_reset(handle)
+    needsReset = false
   }
 
   /// Resets the statement so it can run again, and clears its bindings.
@@ -193,6 +230,7 @@ public final class Statement {
   /// For example: `statement.reset()`.
   public func reset() {
     sqlite3_reset(handle)
+    needsReset = false
     sqlite3_clear_bindings(handle)
   }
 
@@ -211,6 +249,7 @@ public final class Statement {
   @inline(__always)
   @discardableResult
   public func step() throws -> Bool {
+    needsReset = true
     let result = sqlite3_step(handle)
     if result == SQLITE_ROW { return true }
     if result == SQLITE_DONE { return false }
@@ -225,7 +264,7 @@ public final class Statement {
   ///
   /// - Throws: ``SQLiteError``.
   public func execute() throws {
-    defer { sqlite3_reset(handle) }
+    defer { rewind() }
     while try step() {}
   }
 

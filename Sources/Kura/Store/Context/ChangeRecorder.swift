@@ -1,13 +1,13 @@
 import Foundation
 
 /// Records what a save changes, inside its transaction: applies the delete rules before the
-/// pending changes are written (``init(tables:order:container:db:)``), takes what each model's
+/// pending changes are written (``init(order:container:db:)``), takes what each model's
 /// writes did (``record(_:model:)``: inserts and updates as the engine's row tracker reported
 /// them), and writes the change set to the history table (``commit(_:)``).
 struct ChangeRecorder {
   /// What the save changed, by model, in the order the models were first changed: a save
-  /// changes one or a few, found by looking through (no hashing), made a dictionary once for the
-  /// change set.
+  /// changes one or a few, found by looking through (no hashing), and handed to the change set as
+  /// they are (a dictionary only when several models changed).
   private var changes: [(model: String, changes: ChangeSet.ModelChanges)] = []
   /// The keys of the pending deletions that were stored before the save, by model type.
   private(set) var storedDeletions: [ObjectIdentifier: Set<SQLiteValue>] = [:]
@@ -18,13 +18,13 @@ struct ChangeRecorder {
   /// Runs before the save writes its pending changes: finds which pending deletions are stored
   /// and applies the delete rules to them (nothing to do when the save deletes nothing).
   init(
-    tables: [ObjectIdentifier: any AnyPendingChanges], order keys: [ObjectIdentifier],
+    order: [PendingTable],
     container: ModelContainer, db: StoreConnection
   ) throws {
     self.container = container
     var deleting: [String: [SQLiteValue]] = [:]
-    for key in keys {
-      guard let table = tables[key], table.hasDeletions,
+    for (key, table) in order {
+      guard table.hasDeletions,
         let listing = table as? any PendingKeyListing, let schema = container.schemas[key]
       else { continue }
       let deleted = listing.pendingDeletedKeys(kind: schema.primaryKey.kind)
@@ -82,13 +82,6 @@ struct ChangeRecorder {
     changes.append((model, more))
   }
 
-  /// The change set's changes by model.
-  private var changesByModel: [String: ChangeSet.ModelChanges] {
-    var byModel = [String: ChangeSet.ModelChanges](minimumCapacity: changes.count)
-    for (model, modelChanges) in changes { byModel[model] = modelChanges }
-    return byModel
-  }
-
   /// Writes the change set (with the delete rules' changes) to the history; runs after the
   /// pending changes are written.
   mutating func commit(_ db: StoreConnection) throws -> ChangeSet {
@@ -113,11 +106,11 @@ struct ChangeRecorder {
       let state = container.historyState
       if let latest = state.latest {
         return ChangeSet(
-          token: HistoryToken(rawValue: latest), date: date, changes: changesByModel)
+          token: HistoryToken(rawValue: latest), date: date, changes: changes)
       }
       let token = try ChangeHistory.latestToken(db)
       state.latest = token.rawValue
-      return ChangeSet(token: token, date: date, changes: changesByModel)
+      return ChangeSet(token: token, date: date, changes: changes)
     }
     let (token, oldest) = try ChangeHistory.record(
       changes, date: date, in: db, state: container.historyState)
@@ -127,7 +120,7 @@ struct ChangeRecorder {
       db, keeping: retention, latest: token, now: date, state: state, oldest: oldest,
       unchangedSinceLastSave: state.stampAfterSave.map { $0 == container.pool.changeCount }
         ?? false)
-    return ChangeSet(token: token, date: date, changes: changesByModel)
+    return ChangeSet(token: token, date: date, changes: changes)
   }
 }
 
@@ -161,6 +154,9 @@ extension ChangeRecorder {
         + "save the models it refers to first.")
   }
 }
+
+/// A model type's identity and its pending changes (an entry of a context's save order).
+typealias PendingTable = (key: ObjectIdentifier, table: any AnyPendingChanges)
 
 /// The keys a ``PendingChanges`` deletes, without its model type.
 protocol PendingKeyListing {

@@ -31,7 +31,9 @@ public final class ModelContext {
   // A context is used by one thread at a time, and these are never accessed overlapping: the
   // dynamic exclusivity checks (several per insert and per save) are left out.
   @exclusivity(unchecked) var pending: [ObjectIdentifier: any AnyPendingChanges] = [:]
-  @exclusivity(unchecked) var pendingOrder: [ObjectIdentifier] = []
+  /// The model types changed since the last save, in the order of their first change, each
+  /// with its pending changes (a save finds them without hashing).
+  @exclusivity(unchecked) var pendingOrder: [PendingTable] = []
   @exclusivity(unchecked) private var transactionDepth = 0
   /// The pending changes used last, found without a dictionary lookup and a dynamic cast.
   @exclusivity(unchecked) private var lastTable:
@@ -80,7 +82,9 @@ public final class ModelContext {
   /// Whether there are inserts, updates or deletes not saved yet.
   ///
   /// For example: `if context.hasChanges { try context.save() }`.
-  public var hasChanges: Bool { pending.values.contains { !$0.isEmpty } }
+  // Every table holding changes is in `pendingOrder` (a table enters it with its first change
+  // after a save, a rollback or a failed transaction): an array, looked through without hashing.
+  public var hasChanges: Bool { pendingOrder.contains { !$0.table.isEmpty } }
 
   // MARK: Changing models
 
@@ -127,7 +131,7 @@ public final class ModelContext {
       pending[key] = table
     }
     // A type's first change since the last save puts it in the save order.
-    if table.isEmpty { pendingOrder.append(key) }
+    if table.isEmpty { pendingOrder.append((key, table)) }
     lastTable = (key, table)
     try changes(table)
     if autosaveEnabled && transactionDepth == 0 { try save() }
@@ -192,21 +196,18 @@ public final class ModelContext {
     if transactionConnection == nil, container.activeWriteHere != nil {
       throw container.nestedWrite()
     }
-    let order = pendingOrder
-    let tables = pending
     let container = self.container
     let changeSet: ChangeSet
     do {
       changeSet = try inWriteTransaction { db in
         // Delete rules and the change feed (ChangeRecorder.swift).
-        var recorder = try ChangeRecorder(
-          tables: tables, order: order, container: container, db: db)
-        for key in order {
-          guard let table = tables[key], !table.isEmpty,
-            let schema = container.schemas[key]
-          else { continue }
+        // The order is read where it is (a copy would make emptying it below allocate anew).
+        var recorder = try ChangeRecorder(order: pendingOrder, container: container, db: db)
+        for (key, table) in pendingOrder {
+          guard !table.isEmpty, let schema = storedSchema(key) else { continue }
+          let stored = recorder.storedDeletions.isEmpty ? [] : recorder.storedDeletions[key] ?? []
           let written = try table.write(
-            to: db, schema: schema, storedDeletions: recorder.storedDeletions[key] ?? []
+            to: db, schema: schema, storedDeletions: stored
           ) { statement in
             rowEncoder(schema, statement)
           }
@@ -226,7 +227,7 @@ public final class ModelContext {
       throw StoreError.wrapping(error, url: container.storeURL, doing: "save to")
     }
     // The tables are emptied, not dropped: the next change of the same model type reuses them.
-    for table in tables.values { table.clear() }
+    for (_, table) in pendingOrder { table.clear() }
     pendingOrder.removeAll(keepingCapacity: true)
     if transactionConnection == nil {
       // What the next save compares with, to know that nothing else wrote in between.
@@ -236,6 +237,14 @@ public final class ModelContext {
       savedInTransaction = true  // `ModelContainer.write` wakes them after its commit
     }
     return changeSet
+  }
+
+  /// The container's schema of the model type with this identity (the one looked up last is
+  /// found without hashing).
+  @inline(__always)
+  private func storedSchema(_ key: ObjectIdentifier) -> ModelSchema? {
+    if let lastSchema, lastSchema.key == key { return lastSchema.schema }
+    return container.schemas[key]
   }
 
   /// Runs `body` in a write transaction: the store's own, or a savepoint of the transaction this

@@ -4,8 +4,10 @@ import Foundation
 /// introspection and the engine-specific steps of saves, migrations, history and search.
 ///
 /// The methods keep ``Connection``'s names, so the store's code reads as it did over SQLite.
-/// A connection is used by one thread at a time, inside a ``StorePool`` operation.
-protocol StoreConnection: Sendable {
+/// A connection is used by one thread at a time, inside a ``StorePool`` operation. Conformers
+/// are classes: the store passes `any StoreConnection` around on every read and save, and a
+/// class reference is copied with a retain.
+protocol StoreConnection: AnyObject, Sendable {
   /// The engine of this connection.
   var engine: any StoreEngine { get }
 

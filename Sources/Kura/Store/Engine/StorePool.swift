@@ -4,8 +4,8 @@ import Foundation
 /// that another process committed.
 ///
 /// Each method hands its body a ``StoreConnection`` for the length of the call; a body must not
-/// keep it (nor statements prepared on it).
-protocol StorePool: Sendable {
+/// keep it (nor statements prepared on it). Conformers are classes (see ``StoreConnection``).
+protocol StorePool: AnyObject, Sendable {
   /// The engine of this store.
   var engine: any StoreEngine { get }
 

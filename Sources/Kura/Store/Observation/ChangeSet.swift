@@ -37,7 +37,76 @@ public struct ChangeSet: Sendable, Hashable {
   public let date: Date
   /// The changes by each model's stored name, its ``PersistentModel/schemaName`` (such as
   /// `Trip`); ``inserted(_:)``, ``updated(_:)`` and ``deleted(_:)`` look them up by type.
-  public let changes: [String: ModelChanges]
+  ///
+  /// For example: `for (model, changes) in changeSet.changes { print(model, changes.inserted) }`.
+  public var changes: [String: ModelChanges] {
+    switch storage {
+    case .byModel(let changes): return changes
+    case .oneModel(let model, let changes): return [model: changes]
+    }
+  }
+
+  /// The changes as the save made them: a save of one model type (most saves) keeps its
+  /// changes without a dictionary, which would cost the save about 1,200 instructions (its
+  /// storage and the name's hash) whether or not anyone reads ``changes``.
+  private enum Storage: Sendable {
+    case byModel([String: ModelChanges])
+    case oneModel(String, ModelChanges)
+  }
+
+  private let storage: Storage
+
+  init(token: HistoryToken, date: Date, changes: [String: ModelChanges]) {
+    self.token = token
+    self.date = date
+    self.storage = .byModel(changes)
+  }
+
+  /// A change set of the models' changes in the order the save made them (each model once).
+  init(
+    token: HistoryToken, date: Date, changes: [(model: String, changes: ModelChanges)]
+  ) {
+    self.token = token
+    self.date = date
+    if changes.count == 1 {
+      self.storage = .oneModel(changes[0].model, changes[0].changes)
+    } else {
+      var byModel = [String: ModelChanges](minimumCapacity: changes.count)
+      for (model, modelChanges) in changes { byModel[model] = modelChanges }
+      self.storage = .byModel(byModel)
+    }
+  }
+
+  /// The changes of the model type stored as `name`, if any.
+  private func changes(of name: String) -> ModelChanges? {
+    switch storage {
+    case .byModel(let changes): return changes[name]
+    case .oneModel(let model, let changes): return model == name ? changes : nil
+    }
+  }
+
+  /// Whether two change sets have the same token, date and changes.
+  ///
+  /// For example: `if changeSet == previous { return }`.
+  ///
+  /// - Parameters:
+  ///   - lhs: A change set.
+  ///   - rhs: Another change set.
+  /// - Returns: `true` when they are equal.
+  public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+    lhs.token == rhs.token && lhs.date == rhs.date && lhs.changes == rhs.changes
+  }
+
+  /// Hashes the token, date and changes (what `==` compares).
+  ///
+  /// For example: `let seen: Set<ChangeSet> = [changeSet]`.
+  ///
+  /// - Parameter hasher: The hasher.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(token)
+    hasher.combine(date)
+    hasher.combine(changes)
+  }
 
   /// An empty change set (a save with nothing to save).
   static func empty(at token: HistoryToken) -> ChangeSet {
@@ -47,7 +116,12 @@ public struct ChangeSet: Sendable, Hashable {
   /// Whether the save changed nothing.
   ///
   /// For example: `if changeSet.isEmpty { return }`.
-  public var isEmpty: Bool { changes.values.allSatisfy(\.isEmpty) }
+  public var isEmpty: Bool {
+    switch storage {
+    case .byModel(let changes): return changes.values.allSatisfy(\.isEmpty)
+    case .oneModel(_, let changes): return changes.isEmpty
+    }
+  }
 
   /// Whether the save changed models of this type.
   ///
@@ -56,7 +130,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: `true` when some model of the type was inserted, updated or deleted.
   public func contains<Model: PersistentModel>(_ model: Model.Type) -> Bool {
-    changes[model.schemaName].map { !$0.isEmpty } ?? false
+    changes(of: model.schemaName).map { !$0.isEmpty } ?? false
   }
 
   /// The ids of the models of a type that the save inserted.
@@ -66,7 +140,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: The ids, in save order.
   public func inserted<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
-    ids(changes[model.schemaName]?.inserted, as: Model.ID.self)
+    ids(changes(of: model.schemaName)?.inserted, as: Model.ID.self)
   }
 
   /// The ids of the models of a type that the save updated.
@@ -76,7 +150,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: The ids, in save order.
   public func updated<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
-    ids(changes[model.schemaName]?.updated, as: Model.ID.self)
+    ids(changes(of: model.schemaName)?.updated, as: Model.ID.self)
   }
 
   /// The ids of the models of a type that the save deleted (cascades included).
@@ -86,7 +160,7 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: The ids, in save order.
   public func deleted<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
-    ids(changes[model.schemaName]?.deleted, as: Model.ID.self)
+    ids(changes(of: model.schemaName)?.deleted, as: Model.ID.self)
   }
 
   private func ids<ID>(_ texts: [String]?, as type: ID.Type) -> [ID] {

@@ -111,7 +111,7 @@ extension SQLiteStore {
       do {
         let connection = try Connection(path: url.path, mode: .inspect)
         _ = try connection.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(at: 0) }
-        return SQLiteStoreConnection(connection: connection)
+        return SQLiteStoreConnection.standalone(connection)
       } catch let error as SQLiteError
         where attempt < 8 && [.readOnly, .cannotOpen, .busy, .locked].contains(error.code)
       {

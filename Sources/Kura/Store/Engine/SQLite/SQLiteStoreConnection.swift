@@ -3,9 +3,40 @@ import Foundation
 /// One connection of an SQLite store (the SQLite engine's ``StoreConnection``): the driver's
 /// ``Connection``, with the engine's introspection, history, migration and search steps
 /// (``SQLiteStoreEngine``, ``SQLiteSearchIndex``, ``SQLiteFormatUpgrade``).
-struct SQLiteStoreConnection: StoreConnection {
-  /// The driver's connection.
-  let connection: Connection
+///
+/// A pooled connection keeps its one adapter (``of(_:)``), so handing it to the store allocates
+/// nothing, and the store's `any StoreConnection` is a class reference (copied with a retain,
+/// not through a struct's value witnesses).
+// Safety: a Connection is used by one thread at a time (see Connection), and so is its adapter.
+final class SQLiteStoreConnection: StoreConnection, @unchecked Sendable {
+  /// The driver's connection. A pooled connection owns its adapter (``Connection/companion``),
+  /// so the adapter refers back without keeping it alive; a body that kept the adapter beyond
+  /// its pool operation (which ``StorePool`` forbids) stops at the first use after the
+  /// connection closed.
+  unowned let connection: Connection
+  /// The connection when this adapter is its only owner (``standalone(_:)``), else `nil`.
+  private let owned: Connection?
+
+  private init(_ connection: Connection, owning: Bool) {
+    self.connection = connection
+    self.owned = owning ? connection : nil
+  }
+
+  /// The adapter of a pooled `connection`, made on its first use and kept by the connection.
+  @inline(__always)
+  static func of(_ connection: Connection) -> SQLiteStoreConnection {
+    // Safety: only this function sets a connection's companion, always to its adapter.
+    if let made = connection.companion { return unsafeDowncast(made, to: Self.self) }
+    let made = SQLiteStoreConnection(connection, owning: false)
+    connection.companion = made
+    return made
+  }
+
+  /// An adapter that owns `connection` (one opened outside any pool: inspecting a file); the
+  /// connection closes when the adapter goes.
+  static func standalone(_ connection: Connection) -> SQLiteStoreConnection {
+    SQLiteStoreConnection(connection, owning: true)
+  }
 
   var engine: any StoreEngine { SQLiteStoreEngine() }
 

@@ -2,10 +2,15 @@ import Foundation
 
 /// The connections of one SQLite store (the SQLite engine's ``StorePool``): the driver's
 /// ``DatabasePool`` (one writer, idle readers, the change signal of the file), each connection
-/// handed to the store as an ``SQLiteStoreConnection``.
-struct SQLiteStorePool: StorePool {
+/// handed to the store as its ``SQLiteStoreConnection``.
+///
+/// A class, as the seam's conformers all are: the store holds it as `any StorePool`, which a
+/// class reference fills without the value-witness copies a struct's existential costs.
+final class SQLiteStorePool: StorePool {
   /// The driver's pool.
   let pool: DatabasePool
+
+  init(pool: DatabasePool) { self.pool = pool }
 
   var engine: any StoreEngine { SQLiteStoreEngine() }
 
@@ -14,15 +19,15 @@ struct SQLiteStorePool: StorePool {
   var isInMemory: Bool { pool.isInMemory }
 
   func read<Result>(_ body: (any StoreConnection) throws -> Result) throws -> Result {
-    try pool.read { try body(SQLiteStoreConnection(connection: $0)) }
+    try pool.read { try body(SQLiteStoreConnection.of($0)) }
   }
 
   func readSnapshot<Result>(_ body: (any StoreConnection) throws -> Result) throws -> Result {
-    try pool.readSnapshot { try body(SQLiteStoreConnection(connection: $0)) }
+    try pool.readSnapshot { try body(SQLiteStoreConnection.of($0)) }
   }
 
   func write<Result>(_ body: (any StoreConnection) throws -> Result) throws -> Result {
-    try pool.write { try body(SQLiteStoreConnection(connection: $0)) }
+    try pool.write { try body(SQLiteStoreConnection.of($0)) }
   }
 
   /// Any SQLite write transaction waits for every other (`BEGIN IMMEDIATE`).
@@ -36,7 +41,7 @@ struct SQLiteStorePool: StorePool {
       try connection.execute("PRAGMA foreign_keys = OFF")
       defer { try? connection.execute("PRAGMA foreign_keys = ON") }
       return try connection.transaction(.immediate) {
-        try body(SQLiteStoreConnection(connection: connection))
+        try body(SQLiteStoreConnection.of(connection))
       }
     }
   }

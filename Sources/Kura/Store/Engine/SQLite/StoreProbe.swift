@@ -53,7 +53,7 @@ struct StoreProbe {
       throw StoreError.wrapping(error, url: url, doing: "open")
     }
     do {
-      return try examination(SQLiteStoreConnection(connection: db))
+      return try examination(SQLiteStoreConnection.standalone(db))
     } catch let error as StoreError {
       throw error
     } catch {
@@ -66,7 +66,7 @@ struct StoreProbe {
   static func checkWritable(_ url: URL, check: (any StoreConnection) throws -> Void) throws {
     guard try StoreFile.state(of: url) == .present else { return }
     do {
-      let db = SQLiteStoreConnection(connection: try Connection(path: url.path, mode: .inspect))
+      let db = SQLiteStoreConnection.standalone(try Connection(path: url.path, mode: .inspect))
       try check(db)
     } catch let error as StoreError {
       throw error
