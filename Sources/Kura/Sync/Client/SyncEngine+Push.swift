@@ -43,7 +43,7 @@ extension SyncEngine {
         continue
       }
       guard let answer = try? JSONDecoder().decode(SyncPushResponse.self, from: data) else {
-        throw SyncError(.serverError, message: "The sync server's answer to a push is not one.")
+        throw SyncError.notAnAnswer(to: "push", from: settings.server)
       }
       let latest = saves.filter { $0.sequence <= answer.acknowledged }
         .flatMap(\.changes).map(\.stamp).max()

@@ -31,7 +31,7 @@ import Synchronization
 /// failing with the reason), the pending count and the last successful exchange.
 public final class SyncEngine: Observable, Sendable {
   let container: ModelContainer
-  private let settings: SyncSettings
+  let settings: SyncSettings
   private let session: URLSession
   private let wake = SyncWakeUp()
   private let shared = Mutex(Shared())
@@ -320,7 +320,7 @@ public final class SyncEngine: Observable, Sendable {
         "GET", path: "changes",
         query: "after=\(cursor)&limit=\(SyncPullResponse.maximumSaves)&\(settled)")
       guard let page = try? JSONDecoder().decode(SyncPullResponse.self, from: data) else {
-        throw SyncError(.serverError, message: "The sync server's answer to a pull is not one.")
+        throw SyncError.notAnAnswer(to: "pull", from: settings.server)
       }
       guard !page.saves.isEmpty else { break }
       let container = self.container

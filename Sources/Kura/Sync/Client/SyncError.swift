@@ -92,6 +92,20 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The message.
   public var description: String { message }
 
+  /// The error for a server answer that is not the JSON of a push or pull answer: the URL
+  /// reaches something that isn't `kura sync serve` (a proxy's page, another service), or one
+  /// of another version.
+  static func notAnAnswer(to request: String, from server: URL?) -> SyncError {
+    let place = server.map { " at \($0.absoluteString)" } ?? ""
+    return SyncError(
+      .serverError,
+      message:
+        "The sync server\(place) answered a \(request) with something that is not a \(request) "
+        + "answer of Kura's sync protocol (version 1). Check that the settings' server URL "
+        + "names a `kura sync serve` of this version, not a proxy or another service; local "
+        + "saves are kept.")
+  }
+
   /// What a failed request to `server` means: an untrusted TLS certificate, or the server out
   /// of reach.
   static func transport(_ error: any Error, server: URL) -> SyncError {
@@ -114,12 +128,14 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
           + "(\(reason)). Add the server's certificate, or the CA that signed it, to this "
           + "system's trust store (on Linux: copy it into /usr/local/share/ca-certificates/ "
           + "and run update-ca-certificates), or give the server a certificate from a CA this "
-          + "system trusts. Local saves are kept.")
+          + "system trusts. Local saves are kept.",
+        underlying: error)
     }
     return SyncError(
       .offline,
       message:
         "Can't reach the sync server at \(server.absoluteString) (\(reason)). Local saves are "
-        + "kept and sent when it is back.")
+        + "kept and sent when it is back.",
+      underlying: error)
   }
 }

@@ -174,7 +174,7 @@ extension SyncInitialSync {
         continue
       }
       guard let page = try? decoder.decode(PageSummary.self, from: body) else {
-        throw SyncError(.serverError, message: "The sync server's answer to a pull is not one.")
+        throw SyncError.notAnAnswer(to: "pull", from: nil)
       }
       if try container.pool.write({ try stage(page, body: body, $0) }) { break }
     }

@@ -156,3 +156,18 @@ extension SyncLocalStore {
     container.historyState.latest = token.rawValue
   }
 }
+
+extension SyncLocalStore {
+  /// Adds the columns a conflict got with unique values and delete rules (`kind`, `existing`,
+  /// `kept`) to a `kura_sync_conflicts` table made by an earlier version, which
+  /// `CREATE TABLE IF NOT EXISTS` leaves as it is.
+  static func addConflictColumns(_ db: StoreConnection) throws {
+    let present = Set(
+      try db.query("SELECT name FROM pragma_table_info('kura_sync_conflicts')") {
+        $0.string(at: 0)
+      })
+    for column in ["kind", "existing", "kept"] where !present.contains(column) {
+      try db.execute("ALTER TABLE kura_sync_conflicts ADD COLUMN \(column) TEXT")
+    }
+  }
+}

@@ -87,6 +87,7 @@ extension SyncSettings: SaveParticipant {
     }
     try container.pool.write { db in
       try db.execute(SyncLocalStore.schemaSQL)
+      try SyncLocalStore.addConflictColumns(db)
       _ = try SyncLocalStore.replica(db)
     }
   }
