@@ -210,9 +210,9 @@ public final class SyncEngine: Observable, Sendable {
         "SELECT model, id, property, lost, date, kind, existing, kept FROM kura_sync_conflicts "
           + "ORDER BY number"
       ) { row in
-        SyncConflict(
-          kind: SyncConflict.Kind(rawValue: row.isNull(at: 5) ? "" : row.string(at: 5))
-            ?? .laterValue,
+        let kind: SyncConflict.Kind? = .init(rawValue: row.isNull(at: 5) ? "" : row.string(at: 5))
+        return SyncConflict(
+          kind: kind ?? .laterValue,
           existingID: row.isNull(at: 6) ? nil : row.string(at: 6),
           keptValues: row.isNull(at: 7) ? nil : row.string(at: 7),
           model: row.string(at: 0), id: row.string(at: 1),

@@ -10,7 +10,7 @@
   /// When the server has `pg_trgm`, each searchable column gets a GIN trigram index on its
   /// folded text (`<table>_search_<column>`), which speeds up the scan; results never depend on
   /// it. The table itself is the index's content, so every writer keeps it in step.
-  struct PostgresSearchIndex {
+  struct PostgresSearchIndex: EngineSearchIndex {
     /// The index this is the engine's part of (its model and searchable columns).
     let index: SearchIndex
     var schema: ModelSchema { index.schema }

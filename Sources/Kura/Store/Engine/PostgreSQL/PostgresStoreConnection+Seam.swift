@@ -1,7 +1,9 @@
 #if canImport(CLibPQ)
   import Foundation
 
-  extension PostgresStoreConnection: StoreConnection {
+  extension PostgresStoreConnection: IntrospectedConnection {
+    typealias Introspection = PostgresStoreEngine
+
     var engine: any StoreEngine { PostgresStoreEngine() }
 
     // MARK: Running SQL
@@ -53,42 +55,7 @@
       try connection.savepoint(body)
     }
 
-    // MARK: Introspection
-
-    func tableExists(_ name: String) throws -> Bool {
-      try PostgresStoreEngine.tableExists(name, connection)
-    }
-
-    func schemaObjects() throws -> [(kind: String, name: String)] {
-      try PostgresStoreEngine.schemaObjects(connection)
-    }
-
-    func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
-      try PostgresStoreEngine.tableColumns(table, connection)
-    }
-
-    func foreignKeys(of table: String) throws -> [StoreForeignKey] {
-      try PostgresStoreEngine.foreignKeys(table, connection)
-    }
-
-    func indexes(of table: String) throws -> [StoreIndexInfo] {
-      try PostgresStoreEngine.indexes(table, connection)
-    }
-
-    func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
-      try PostgresStoreEngine.indexDefinitions(table, connection)
-    }
-
-    func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
-      try PostgresStoreEngine.foreignKeyViolations(connection)
-    }
-
-    func firstDanglingReference(in table: String, primaryKey: String) throws
-      -> StoreDanglingReference?
-    {
-      try PostgresStoreEngine.firstDanglingReference(
-        in: table, primaryKey: primaryKey, connection)
-    }
+    // MARK: Introspection: IntrospectedConnection, over PostgresStoreEngine's reads
 
     var hasForeignKeyViolations: Bool { PostgresStoreEngine.hasForeignKeyViolations(self) }
 
@@ -227,18 +194,6 @@
 
     /// `TRUE`: an integer column holds only integers.
     func integerTest(_ expression: String) -> String { "TRUE" }
-
-    func searchCondition(_ index: SearchIndex, words: [String]) -> (
-      sql: String, arguments: [DatabaseValue]
-    ) {
-      PostgresSearchIndex(index).condition(words: words)
-    }
-
-    func searchOrder(_ index: SearchIndex, words: [String]) -> (
-      sql: String, arguments: [DatabaseValue]
-    )? {
-      PostgresSearchIndex(index).order(words: words)
-    }
   }
 
   extension PostgresError: EngineError {

@@ -17,7 +17,7 @@ import Foundation
 /// Both indexes use the model's table as external content (by rowid). An index built by an
 /// older version (or for other columns) is dropped and rebuilt from the table when the container
 /// opens.
-struct SQLiteSearchIndex {
+struct SQLiteSearchIndex: EngineSearchIndex {
   /// The index this is the engine's part of (its model and searchable columns).
   let index: SearchIndex
   var schema: ModelSchema { index.schema }

@@ -8,7 +8,9 @@ import Foundation
 /// nothing, and the store's `any StoreConnection` is a class reference (copied with a retain,
 /// not through a struct's value witnesses).
 // Safety: a Connection is used by one thread at a time (see Connection), and so is its adapter.
-final class SQLiteStoreConnection: StoreConnection, @unchecked Sendable {
+final class SQLiteStoreConnection: IntrospectedConnection, @unchecked Sendable {
+  typealias Introspection = SQLiteStoreEngine
+
   /// The driver's connection. A pooled connection owns its adapter (``Connection/companion``),
   /// so the adapter refers back without keeping it alive; a body that kept the adapter beyond
   /// its pool operation (which ``StorePool`` forbids) stops at the first use after the
@@ -93,41 +95,7 @@ final class SQLiteStoreConnection: StoreConnection, @unchecked Sendable {
     try connection.savepoint(body)
   }
 
-  // MARK: Introspection
-
-  func tableExists(_ name: String) throws -> Bool {
-    try SQLiteStoreEngine.tableExists(name, connection)
-  }
-
-  func schemaObjects() throws -> [(kind: String, name: String)] {
-    try SQLiteStoreEngine.schemaObjects(connection)
-  }
-
-  func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
-    try SQLiteStoreEngine.tableColumns(table, connection)
-  }
-
-  func foreignKeys(of table: String) throws -> [StoreForeignKey] {
-    try SQLiteStoreEngine.foreignKeys(table, connection)
-  }
-
-  func indexes(of table: String) throws -> [StoreIndexInfo] {
-    try SQLiteStoreEngine.indexes(table, connection)
-  }
-
-  func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
-    try SQLiteStoreEngine.indexDefinitions(table, connection)
-  }
-
-  func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
-    try SQLiteStoreEngine.foreignKeyViolations(connection)
-  }
-
-  func firstDanglingReference(in table: String, primaryKey: String) throws
-    -> StoreDanglingReference?
-  {
-    try SQLiteStoreEngine.firstDanglingReference(in: table, primaryKey: primaryKey, connection)
-  }
+  // MARK: Introspection: IntrospectedConnection, over SQLiteStoreEngine's reads
 
   var hasForeignKeyViolations: Bool { connection.hasForeignKeyViolations }
 

@@ -47,18 +47,6 @@ extension SQLiteStoreEngine {
   func literal(_ value: SQLiteValue) -> String? { Self.literal(value) }
 
   func integerTest(_ expression: String) -> String { "typeof(\(expression)) = 'integer'" }
-
-  func searchCondition(_ index: SearchIndex, words: [String]) -> (
-    sql: String, arguments: [SQLiteValue]
-  ) {
-    SQLiteSearchIndex(index).condition(words: words)
-  }
-
-  func searchOrder(_ index: SearchIndex, words: [String]) -> (
-    sql: String, arguments: [SQLiteValue]
-  )? {
-    SQLiteSearchIndex(index).order(words: words)
-  }
 }
 
 extension SQLiteError: EngineError {

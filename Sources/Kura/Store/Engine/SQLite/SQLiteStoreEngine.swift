@@ -11,7 +11,9 @@ import Foundation
 ///
 /// Its static methods take the driver's ``Connection``; the instance is the engine's
 /// ``StoreEngine`` conformance (``SQLiteStorePool/engine``).
-struct SQLiteStoreEngine: StoreEngine {
+struct SQLiteStoreEngine: SearchingEngine, EngineIntrospection {
+  typealias SearchSQL = SQLiteSearchIndex
+  typealias Driver = Connection
   // MARK: DDL
 
   /// The declared type of a column holding `kind`.

@@ -1,0 +1,89 @@
+/// An engine's catalog reads, written once as statics over its driver's connection
+/// (`Driver`); a connection that names them as its ``IntrospectedConnection/Introspection``
+/// answers the seam's introspection requirements with them, with no forwarding of its own.
+protocol EngineIntrospection {
+  /// The driver's connection the reads run on.
+  associatedtype Driver
+
+  static func tableExists(_ name: String, _ db: Driver) throws -> Bool
+  static func schemaObjects(_ db: Driver) throws -> [(kind: String, name: String)]
+  static func tableColumns(_ table: String, _ db: Driver) throws -> [StoreColumnInfo]
+  static func foreignKeys(_ table: String, _ db: Driver) throws -> [StoreForeignKey]
+  static func indexes(_ table: String, _ db: Driver) throws -> [StoreIndexInfo]
+  static func indexDefinitions(_ table: String, _ db: Driver) throws
+    -> [(name: String, sql: String)]
+  static func foreignKeyViolations(_ db: Driver) throws -> [StoreForeignKeyViolation]
+  static func firstDanglingReference(in table: String, primaryKey: String, _ db: Driver)
+    throws -> StoreDanglingReference?
+}
+
+/// A ``StoreConnection`` whose introspection is its engine's ``EngineIntrospection`` run on
+/// its driver's ``connection``.
+protocol IntrospectedConnection: StoreConnection {
+  associatedtype Introspection: EngineIntrospection
+  /// The driver's connection.
+  var connection: Introspection.Driver { get }
+}
+
+extension IntrospectedConnection {
+  func tableExists(_ name: String) throws -> Bool {
+    try Introspection.tableExists(name, connection)
+  }
+
+  func schemaObjects() throws -> [(kind: String, name: String)] {
+    try Introspection.schemaObjects(connection)
+  }
+
+  func tableColumns(_ table: String) throws -> [StoreColumnInfo] {
+    try Introspection.tableColumns(table, connection)
+  }
+
+  func foreignKeys(of table: String) throws -> [StoreForeignKey] {
+    try Introspection.foreignKeys(table, connection)
+  }
+
+  func indexes(of table: String) throws -> [StoreIndexInfo] {
+    try Introspection.indexes(table, connection)
+  }
+
+  func kuraIndexDefinitions(of table: String) throws -> [(name: String, sql: String)] {
+    try Introspection.indexDefinitions(table, connection)
+  }
+
+  func foreignKeyViolations() throws -> [StoreForeignKeyViolation] {
+    try Introspection.foreignKeyViolations(connection)
+  }
+
+  func firstDanglingReference(in table: String, primaryKey: String) throws
+    -> StoreDanglingReference?
+  {
+    try Introspection.firstDanglingReference(in: table, primaryKey: primaryKey, connection)
+  }
+}
+
+/// An engine's SQL for a ``SearchIndex``: a condition matching the words and an order putting
+/// the best matches first.
+protocol EngineSearchIndex {
+  init(_ index: SearchIndex)
+  func condition(words: [String]) -> (sql: String, arguments: [DatabaseValue])
+  func order(words: [String]) -> (sql: String, arguments: [DatabaseValue])
+}
+
+/// A ``StoreEngine`` whose search SQL is its ``SearchSQL`` type's.
+protocol SearchingEngine: StoreEngine {
+  associatedtype SearchSQL: EngineSearchIndex
+}
+
+extension SearchingEngine {
+  func searchCondition(_ index: SearchIndex, words: [String]) -> (
+    sql: String, arguments: [DatabaseValue]
+  ) {
+    SearchSQL(index).condition(words: words)
+  }
+
+  func searchOrder(_ index: SearchIndex, words: [String]) -> (
+    sql: String, arguments: [DatabaseValue]
+  )? {
+    SearchSQL(index).order(words: words)
+  }
+}
