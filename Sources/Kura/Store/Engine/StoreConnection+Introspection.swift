@@ -87,3 +87,38 @@ extension SearchingEngine {
     SearchSQL(index).order(words: words)
   }
 }
+
+/// A ``StoreEngine`` whose column types and store SQL are written as statics (usable where no
+/// engine value is at hand); its instance requirements answer with them.
+protocol StaticEngineSQL: StoreEngine {
+  static func columnType(_ kind: ColumnKind) -> String
+  static func columnKind(ofDeclaredType type: String) -> ColumnKind?
+  static func primaryKeyDefinition(_ schema: ModelSchema) -> String
+  static func upsertSQL(
+    table: String, columns: [ColumnSchema], primaryKeyIndex: Int, uniqueConstraints: [[Int]]
+  ) -> String
+  static var historyTableSQL: String { get }
+  static func literal(_ value: DatabaseValue) -> String?
+}
+
+extension StaticEngineSQL {
+  func columnType(_ kind: ColumnKind) -> String { Self.columnType(kind) }
+
+  func columnKind(ofDeclaredType type: String) -> ColumnKind? {
+    Self.columnKind(ofDeclaredType: type)
+  }
+
+  func primaryKeyDefinition(_ schema: ModelSchema) -> String {
+    Self.primaryKeyDefinition(schema)
+  }
+
+  func upsertSQL(_ schema: ModelSchema) -> String {
+    Self.upsertSQL(
+      table: schema.quotedTable, columns: schema.columns, primaryKeyIndex: schema.primaryKeyIndex,
+      uniqueConstraints: schema.uniqueConstraints)
+  }
+
+  var historyTableSQL: String { Self.historyTableSQL }
+
+  func literal(_ value: DatabaseValue) -> String? { Self.literal(value) }
+}

@@ -151,24 +151,6 @@
 
     var databaseDescription: String { "a PostgreSQL database" }
 
-    func columnType(_ kind: ColumnKind) -> String { Self.columnType(kind) }
-
-    func columnKind(ofDeclaredType type: String) -> ColumnKind? {
-      Self.columnKind(ofDeclaredType: type)
-    }
-
-    func primaryKeyDefinition(_ schema: ModelSchema) -> String {
-      Self.primaryKeyDefinition(schema)
-    }
-
-    func upsertSQL(_ schema: ModelSchema) -> String {
-      Self.upsertSQL(
-        table: schema.quotedTable, columns: schema.columns,
-        primaryKeyIndex: schema.primaryKeyIndex, uniqueConstraints: schema.uniqueConstraints)
-    }
-
-    var historyTableSQL: String { Self.historyTableSQL }
-
     /// `SELECT kura_history_horizon()` (see ``PostgresStoreEngine/horizonFunctionSQL``).
     var historyHorizonSQL: String? { Self.historyHorizonSQL }
 
@@ -189,8 +171,6 @@
       if columnType(target) != columnType(source) { return cast(expression, to: target) }
       return expression
     }
-
-    func literal(_ value: DatabaseValue) -> String? { Self.literal(value) }
 
     /// `TRUE`: an integer column holds only integers.
     func integerTest(_ expression: String) -> String { "TRUE" }

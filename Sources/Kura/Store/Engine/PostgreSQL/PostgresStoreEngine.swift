@@ -28,7 +28,7 @@
   ///   pool after the commit, wakes the listeners; a lost commit's outcome is told by the
   ///   `txid_status` of the transaction's id (``PostgresStorePool``), which trimming the history
   ///   never touches.
-  struct PostgresStoreEngine: SearchingEngine, EngineIntrospection {
+  struct PostgresStoreEngine: SearchingEngine, StaticEngineSQL, EngineIntrospection {
     typealias SearchSQL = PostgresSearchIndex
     typealias Driver = PostgresConnection
     /// The name of the collation of `String` columns.

@@ -5,24 +5,6 @@ extension SQLiteStoreEngine {
 
   var databaseDescription: String { "an SQLite database" }
 
-  func columnType(_ kind: ColumnKind) -> String { Self.columnType(kind) }
-
-  func columnKind(ofDeclaredType type: String) -> ColumnKind? {
-    Self.columnKind(ofDeclaredType: type)
-  }
-
-  func primaryKeyDefinition(_ schema: ModelSchema) -> String {
-    Self.primaryKeyDefinition(schema)
-  }
-
-  func upsertSQL(_ schema: ModelSchema) -> String {
-    Self.upsertSQL(
-      table: schema.quotedTable, columns: schema.columns, primaryKeyIndex: schema.primaryKeyIndex,
-      uniqueConstraints: schema.uniqueConstraints)
-  }
-
-  var historyTableSQL: String { Self.historyTableSQL }
-
   /// `nil`: SQLite's history rows commit in token order (writers are serialized).
   var historyHorizonSQL: String? { nil }
 
@@ -43,8 +25,6 @@ extension SQLiteStoreEngine {
     }
     return expression
   }
-
-  func literal(_ value: SQLiteValue) -> String? { Self.literal(value) }
 
   func integerTest(_ expression: String) -> String { "typeof(\(expression)) = 'integer'" }
 }

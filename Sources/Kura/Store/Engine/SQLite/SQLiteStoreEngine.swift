@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Its static methods take the driver's ``Connection``; the instance is the engine's
 /// ``StoreEngine`` conformance (``SQLiteStorePool/engine``).
-struct SQLiteStoreEngine: SearchingEngine, EngineIntrospection {
+struct SQLiteStoreEngine: SearchingEngine, StaticEngineSQL, EngineIntrospection {
   typealias SearchSQL = SQLiteSearchIndex
   typealias Driver = Connection
   // MARK: DDL
