@@ -88,7 +88,7 @@ struct ChangeRecorder {
     if !ruleOutcome.denials.isEmpty {
       try DeleteRuleApplier(graph: container.graph, db: db).checkDenials(ruleOutcome)
     }
-    if db.hasForeignKeyViolations { throw try danglingReference(db) }
+    if try db.hasForeignKeyViolations { throw try danglingReference(db) }
     for (table, keys) in ruleOutcome.deleted {
       add(ChangeSet.ModelChanges(deleted: keys.map(idText)), model: modelName(table))
     }

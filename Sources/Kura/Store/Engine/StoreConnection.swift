@@ -109,8 +109,9 @@ protocol StoreConnection: AnyObject, Sendable {
     -> StoreDanglingReference?
 
   /// Whether references written in the open transaction point at nothing right now (they are
-  /// checked at commit), so a save can explain the failure before committing.
-  var hasForeignKeyViolations: Bool { get }
+  /// checked at commit), so a save can explain the failure before committing. Throws when the
+  /// engine can't tell (its connection failed).
+  var hasForeignKeyViolations: Bool { get throws }
 
   /// What the engine's integrity check finds wrong with the database; empty when it is intact.
   func integrityProblems() throws -> [String]

@@ -57,7 +57,9 @@
 
     // MARK: Introspection: IntrospectedConnection, over PostgresStoreEngine's reads
 
-    var hasForeignKeyViolations: Bool { PostgresStoreEngine.hasForeignKeyViolations(self) }
+    var hasForeignKeyViolations: Bool {
+      get throws { try PostgresStoreEngine.hasForeignKeyViolations(self) }
+    }
 
     /// None: there is no page-level check, the server keeps its files consistent.
     func integrityProblems() throws -> [String] { [] }

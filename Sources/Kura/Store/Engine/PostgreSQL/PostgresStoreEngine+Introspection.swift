@@ -229,12 +229,14 @@
     }
 
     /// Whether deferred references written in the open transaction point at nothing: checks
-    /// them now (`SET CONSTRAINTS ALL IMMEDIATE` in a savepoint), then defers them again.
-    static func hasForeignKeyViolations(_ store: PostgresStoreConnection) -> Bool {
+    /// them now (`SET CONSTRAINTS ALL IMMEDIATE` in a savepoint), then defers them again. Any
+    /// other failure (a lost connection, a cancelled statement) is thrown, never taken for "no
+    /// violation" inside the transaction.
+    static func hasForeignKeyViolations(_ store: PostgresStoreConnection) throws -> Bool {
       let db = store.connection
       guard db.isInTransaction else { return false }
       if store.hasForeignKeys == nil {
-        store.hasForeignKeys = try? db.queryFirst(
+        store.hasForeignKeys = try db.queryFirst(
           "SELECT EXISTS (SELECT 1 "
             + "\(inSchema("pg_catalog.pg_constraint k", namespace: "k.connamespace")) "
             + "AND k.contype = 'f')"
@@ -246,11 +248,9 @@
         try db.execute("SET CONSTRAINTS ALL DEFERRED")
         return false
       } catch let error as PostgresError where error.code == .foreignKeyViolation {
-        try? db.execute("SET CONSTRAINTS ALL DEFERRED")
+        // The savepoint was rolled back, so the transaction goes on: defer the checks again.
+        try db.execute("SET CONSTRAINTS ALL DEFERRED")
         return true
-      } catch {
-        try? db.execute("SET CONSTRAINTS ALL DEFERRED")
-        return false
       }
     }
 
