@@ -116,8 +116,21 @@ func run(
     Issue.record(
       "`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out")
   }
-  process.waitUntilExit()
+  // Reaped here with waitpid: Foundation's `waitUntilExit()` on Linux once missed a child's exit
+  // (a `tmux capture-pane` client left a zombie) and waited forever, stalling the whole run.
+  let pid = process.processIdentifier
+  var waitStatus: Int32 = 0
+  var reaped: pid_t
+  repeat { reaped = waitpid(pid, &waitStatus, 0) } while reaped == -1 && errno == EINTR
+  let status: Int32
+  if reaped == pid {
+    // The exit status, or the signal that ended it (as Foundation's `terminationStatus`).
+    status = waitStatus & 0x7f == 0 ? (waitStatus >> 8) & 0xff : waitStatus & 0x7f
+  } else {
+    process.waitUntilExit()  // Foundation reaped it first: it knows the status
+    status = process.terminationStatus
+  }
   return ProcessResult(
-    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    status: status, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self))
 }
