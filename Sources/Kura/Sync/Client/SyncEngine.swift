@@ -78,10 +78,10 @@ public final class SyncEngine: Observable, Sendable {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = 30
     session = URLSession(configuration: configuration)
-    // The bookkeeping tables were made when the container opened (SyncSettings.prepare).
+    // The bookkeeping tables and the replica id were made when the container opened
+    // (SyncSettings.prepare).
     let lastSuccess = self.lastSuccess
     let (pending, last) = try container.pool.write { db in
-      _ = try SyncLocalStore.replica(db)
       try SyncLocalStore.uploadRowsSavedBeforeSync(container: container, db: db)
       return (try SyncLocalStore.pendingCount(db), try lastSuccess.load(db))
     }
