@@ -26,7 +26,9 @@ static inline struct MHD_Daemon *kura_mhd_start(
       {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key_pem},
       {MHD_OPTION_END, 0, NULL},
   };
-  unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | (tls ? MHD_USE_TLS : 0);
+  // Suspend/resume: a pull waiting for a push is parked without holding a polling thread.
+  unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                       (tls ? MHD_USE_TLS : 0);
   return MHD_start_daemon(
       flags, 0, NULL, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }

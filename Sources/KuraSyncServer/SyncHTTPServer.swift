@@ -21,6 +21,7 @@
   // request state.
   package final class SyncHTTPServer: @unchecked Sendable {
     private let service: SyncService
+    private let maximumWaiting: Int
     private var daemon: OpaquePointer?
     /// The port the server listens on.
     package private(set) var port: UInt16 = 0
@@ -33,11 +34,17 @@
     ///
     /// - Throws: ``SyncHTTPServerError`` when the address is not IPv4 or can't be listened on,
     ///   when this libmicrohttpd has no TLS, or when it refuses the certificate and key.
+    ///
+    /// A pull that asks to wait (`wait=<seconds>`) and finds nothing is parked — its
+    /// connection suspended, holding no thread — until the space's next push on any server of
+    /// the database (``SyncChangeSignal``); at most `maximumWaiting` at once, a pull beyond is
+    /// answered 503 `busy` at once (the client then polls).
     package init(
       service: SyncService, host: String, port: UInt16, threads: UInt32 = 4,
-      tls: SyncTLSFiles? = nil
+      tls: SyncTLSFiles? = nil, maximumWaiting: Int = 200
     ) throws {
       self.service = service
+      self.maximumWaiting = maximumWaiting
       if tls != nil, !Self.supportsTLS {
         throw SyncHTTPServerError(
           message:
@@ -82,10 +89,14 @@
       }
       self.daemon = daemon
       self.port = kura_mhd_port(daemon)
+      // Without the listener pulls don't wait (they are answered at once, as before).
+      try? service.changeSignal.start()
     }
 
-    /// Stops listening and waits for the requests under way.
+    /// Stops listening and waits for the requests under way (the parked pulls are answered
+    /// first: libmicrohttpd can't stop with suspended connections).
     package func stop() {
+      service.changeSignal.stop()
       if let daemon { MHD_stop_daemon(daemon) }
       daemon = nil
     }
@@ -102,11 +113,31 @@
       for key in SyncService.queryArguments {
         if let value = header(key, .GET_ARGUMENT_KIND) { query[key] = value }
       }
+      // A pull parked once is answered when resumed, whatever its page.
+      if state.parked { query["wait"] = nil }
       let request = SyncHTTPRequest(
         method: method, path: url, query: query,
         authorization: header("Authorization", .HEADER_KIND), body: state.body,
         bodyTooLarge: state.tooLarge)
-      let answer = service.handle(request)
+      var answer = service.handle(request)
+      if let wait = answer.wait, !state.parked {
+        state.parked = true
+        let handle = SuspendedConnection(connection: connection)
+        switch service.changeSignal.park(
+          wait, limit: maximumWaiting, suspend: { MHD_suspend_connection(connection) },
+          resume: { MHD_resume_connection(handle.connection) })
+        {
+        case .parked:
+          return .YES
+        case .changed:
+          return respond(connection, method: method, url: url, state: state)
+        case .full:
+          answer = SyncService.error(
+            503, "busy",
+            "This server holds \(maximumWaiting) pulls waiting for changes already (its "
+              + "limit): ask again without `wait` (poll), or through another server.")
+        }
+      }
       return answer.body.withUnsafeBytes { bytes in
         guard
           let response = MHD_create_response_from_buffer(
@@ -170,10 +201,17 @@
     }
   }
 
-  /// One request's body as it arrives.
+  /// One request's body as it arrives, and whether it was parked (a waiting pull).
   private final class RequestState {
     var body = Data()
     var tooLarge = false
+    var parked = false
+  }
+
+  /// A suspended connection, resumed from the signal's thread.
+  // Safety: libmicrohttpd's MHD_resume_connection may be called from any thread.
+  private struct SuspendedConnection: @unchecked Sendable {
+    var connection: OpaquePointer
   }
 
   private let accessHandler: MHD_AccessHandlerCallback = {

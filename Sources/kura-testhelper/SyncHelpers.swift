@@ -34,6 +34,7 @@ let syncHelperCommands: [HelperCommand] = [
     var configuration = ModelConfiguration.url(URL(fileURLWithPath: arguments[0]))
     var settings = SyncSettings(server: server, space: arguments[2], token: arguments[3])
     settings.pollInterval = .seconds(3600)  // the test says when to sync
+    settings.waitForChanges = nil
     configuration.sync = settings
     let container = try ModelContainer(
       for: SyncedTrip.self, SyncedCity.self, configurations: configuration)

@@ -55,6 +55,9 @@ struct SyncPullResponse: Sendable, Hashable, Codable {
   /// The space's log position when the answer was read; when the last save's position equals
   /// it, the replica has everything the server had.
   var head: Int64
+  /// Whether the server can hold a pull that asks to `wait` until the space's next push (a
+  /// server without long polls leaves it out; see ``SyncPullWaiting``).
+  var longPoll: Bool? = nil
 
   /// The most saves one pull returns.
   static let maximumSaves = 1_000
@@ -66,7 +69,8 @@ struct SyncPullResponse: Sendable, Hashable, Codable {
 /// Every error answer's body.
 struct SyncErrorResponse: Sendable, Hashable, Codable {
   /// A stable code: `badRequest`, `unauthorized`, `forbidden`, `notFound`, `methodNotAllowed`,
-  /// `tooLarge`, `gap`, `replicaConflict`, `clockAhead`, `unavailable`.
+  /// `tooLarge`, `gap`, `replicaConflict`, `clockAhead`, `unavailable`, `busy` (too many pulls
+  /// wait on this server: poll).
   var error: String
   /// What failed and what to do, for people.
   var message: String

@@ -289,6 +289,7 @@ struct ErrorShapeTests {
     var configuration = ModelConfiguration.url(folder.file("ledger.store"))
     var settings = SyncSettings(server: server, space: "family", token: "token")
     settings.pollInterval = .seconds(3600)
+    settings.waitForChanges = nil
     configuration.sync = settings
     let container = try ModelContainer(for: Ledger.self, configurations: configuration)
     let sync = try SyncEngine(container: container)

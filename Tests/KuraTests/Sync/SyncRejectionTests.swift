@@ -89,6 +89,7 @@
       var configuration = ModelConfiguration.url(directory.file("a.store"))
       var settings = SyncSettings(server: server.url, space: "family", token: token.token)
       settings.pollInterval = .seconds(3600)
+      settings.waitForChanges = nil
       configuration.sync = settings
       let a = try ModelContainer(for: SyncNote.self, configurations: configuration)
       let sync = try SyncEngine(container: a)

@@ -28,6 +28,7 @@
     var settings: SyncSettings {
       var settings = SyncSettings(server: server.url, space: "family", token: token.token)
       settings.pollInterval = .seconds(3600)
+      settings.waitForChanges = nil
       return settings
     }
 

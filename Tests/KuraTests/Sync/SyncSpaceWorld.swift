@@ -46,6 +46,7 @@
       var settings = SyncSettings(
         server: server ?? self.server.url, space: "family", token: token.token)
       settings.pollInterval = .seconds(3600)  // the tests call syncNow
+      settings.waitForChanges = nil
       configuration.sync = settings
       return try ModelContainer(models: models, configurations: [configuration], migration: nil)
     }

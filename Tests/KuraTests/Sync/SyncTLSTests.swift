@@ -85,6 +85,7 @@
       var configuration = ModelConfiguration.url(directory.file("b.store"))
       var settings = SyncSettings(server: url, space: "family", token: token.token)
       settings.pollInterval = .seconds(3600)
+      settings.waitForChanges = nil
       configuration.sync = settings
       let container = try ModelContainer(for: SyncTrip.self, configurations: configuration)
       let sync = try SyncEngine(container: container)

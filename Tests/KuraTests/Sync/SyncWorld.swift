@@ -48,6 +48,7 @@
       var settings = SyncSettings(
         server: server ?? self.server.url, space: "family", token: (token ?? family).token)
       settings.pollInterval = .seconds(3600)
+      settings.waitForChanges = nil
       configuration.sync = settings
       let container = try ModelContainer(for: SyncTrip.self, configurations: configuration)
       return try (container, SyncEngine(container: container))

@@ -32,7 +32,7 @@ import Synchronization
 public final class SyncEngine: Observable, Sendable {
   let container: ModelContainer
   let settings: SyncSettings
-  private let session: URLSession
+  private let transport: SyncTransport
   private let wake = SyncWakeUp()
   private let shared = Mutex(Shared())
   private let worker = Mutex<Task<Void, Never>?>(nil)
@@ -75,9 +75,7 @@ public final class SyncEngine: Observable, Sendable {
     }
     self.container = container
     self.settings = settings
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = 30
-    session = URLSession(configuration: configuration)
+    transport = SyncTransport(container: container, settings: settings)
     // The bookkeeping tables and the replica id were made when the container opened
     // (SyncSettings.prepare).
     let lastSuccess = self.lastSuccess
@@ -101,9 +99,18 @@ public final class SyncEngine: Observable, Sendable {
     worker.withLock {
       $0 = Task.detached { [weak self] in
         var backOff = Duration.milliseconds(250)
+        var waiting = SyncPullWaiting()
         while !Task.isCancelled {
-          guard let delay = await self?.exchangeOnce(backOff: &backOff) else { return }
-          await wake.wait(upTo: delay)
+          guard let (delay, exchanged) = await self?.exchangeOnce(backOff: &backOff) else {
+            return
+          }
+          // Caught up: wait on the server for others' saves (SyncPullWaiting; it holds no
+          // reference to the engine), or poll.
+          var next = SyncPullWaiting.Outcome.pollLater
+          if exchanged, let transport = self?.transport {
+            repeat { next = await waiting.wait(transport, wake: wake) } while next == .caughtUp
+          }
+          if next == .pollLater { await wake.wait(upTo: delay) }
         }
       }
     }
@@ -236,8 +243,8 @@ public final class SyncEngine: Observable, Sendable {
   // MARK: The background loop
 
   /// One exchange, with the status and waiters updated; returns how long to wait before the
-  /// next one (`nil` once the engine stopped).
-  private func exchangeOnce(backOff: inout Duration) async -> Duration? {
+  /// next one and whether it succeeded (`nil` once the engine stopped).
+  private func exchangeOnce(backOff: inout Duration) async -> (Duration, Bool)? {
     if shared.withLock({ $0.stopped }) { return nil }
     let waiters = shared.withLock { shared in
       defer { shared.waiters = [] }
@@ -279,7 +286,9 @@ public final class SyncEngine: Observable, Sendable {
       delay = backOff
       backOff = min(backOff * 2, .seconds(30))
     }
-    return shared.withLock { $0.stopped } ? nil : delay
+    if shared.withLock({ $0.stopped }) { return nil }
+    if case .success = outcome { return (delay, true) }
+    return (delay, false)
   }
 
   /// Changes the status; observers and ``statusUpdates()`` hear of it when it differs.
@@ -335,48 +344,7 @@ public final class SyncEngine: Observable, Sendable {
   func send(_ method: String, path: String, query: String? = nil, body: Data? = nil)
     async throws -> Data
   {
-    let space =
-      settings.space.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
-      ?? settings.space
-    let text =
-      settings.server.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-      + "/v1/spaces/\(space)/\(path)" + (query.map { "?\($0)" } ?? "")
-    guard let url = URL(string: text) else {
-      throw SyncError(
-        .serverError, message: "`\(settings.server)` is not a sync server URL: fix the settings.")
-    }
-    var request = URLRequest(url: url)
-    request.httpMethod = method
-    request.setValue("Bearer \(settings.token)", forHTTPHeaderField: "Authorization")
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.httpBody = body
-    let data: Data
-    let response: URLResponse
-    do {
-      (data, response) = try await session.data(for: request)
-    } catch {
-      throw SyncError.transport(error, server: settings.server)
-    }
-    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-    guard status != 200 else { return data }
-    if status == 410 { try container.pool.write { try SyncRebase.begin($0) } }
-    let detail =
-      (try? JSONDecoder().decode(SyncErrorResponse.self, from: data))?.message
-      ?? "HTTP \(status)"
-    switch status {
-    case 401, 403:
-      throw SyncError(
-        .unauthorized,
-        message: "The sync server refused the token for space `\(settings.space)`: \(detail)",
-        status: status)
-    case 400..<500:
-      throw SyncError(
-        .rejected,
-        message: "The sync server refused the changes: \(detail) They stay in the outbox.",
-        status: status)
-    default:
-      throw SyncError(.serverError, message: "The sync server failed: \(detail)", status: status)
-    }
+    try await transport.send(method, path: path, query: query, body: body)
   }
 }
 

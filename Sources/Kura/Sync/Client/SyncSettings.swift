@@ -22,6 +22,12 @@ public struct SyncSettings: Sendable, Hashable, CustomStringConvertible {
   /// How often the sync engine asks the server for others' changes while nothing happens
   /// locally; 2 seconds by default.
   public var pollInterval: Duration = .seconds(2)
+  /// How long a pull may wait on the server for another device's save while nothing happens
+  /// locally (a long poll: the server answers as soon as the space has a new save, so the
+  /// device hears of it within milliseconds); 20 seconds by default, at most 25 (the server
+  /// cuts it). `nil` polls every ``pollInterval`` instead, as the engine also does with a
+  /// server that can't wait.
+  public var waitForChanges: Duration? = .seconds(20)
 
   /// Creates sync settings.
   ///

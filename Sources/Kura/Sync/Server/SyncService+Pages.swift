@@ -3,7 +3,69 @@
 
   extension SyncService {
     /// The query arguments the endpoints read (the transport hands over these only).
-    package static let queryArguments = ["after", "limit", "replica", "settled", "model", "id"]
+    package static let queryArguments = [
+      "after", "limit", "replica", "settled", "model", "id", "wait",
+    ]
+
+    /// The longest a pull waits for a push (`wait` is cut to it): under libmicrohttpd's
+    /// 30-second idle timeout and a client's usual request timeout.
+    package static let maximumWait: Duration = .seconds(25)
+
+    /// A pull: the page after `after`; with `wait=<seconds>` (a server that can wait says so
+    /// with `"longPoll":true` in every page), an empty page carries the wait the transport parks
+    /// until the space's next push (see ``SyncChangeSignal``), then asks again without it.
+    func pull(_ query: [String: String], space: String, _ connection: PostgresConnection)
+      throws -> SyncHTTPResponse
+    {
+      guard let after = Int64(query["after"] ?? "0"), after >= 0 else {
+        throw Self.thrown(400, "badRequest", "`after` is a log position: 0 or more.")
+      }
+      guard let limit = Int(query["limit"] ?? "\(Self.maximumSaves)"),
+        (1...Self.maximumSaves).contains(limit)
+      else {
+        throw Self.thrown(400, "badRequest", "`limit` is 1 to \(Self.maximumSaves).")
+      }
+      guard let wait = Int(query["wait"] ?? "0"), wait >= 0 else {
+        throw Self.thrown(
+          400, "badRequest", "`wait` is how many seconds a pull may wait for a push: 0 or more.")
+      }
+      // Before the log is read: a push committing after the read moves the mark.
+      let mark = changeSignal.mark(space)
+      // The replica's bookkeeping first, read committed: a write in the repeatable-read
+      // transaction would fail to serialize against pushes updating the space's row.
+      _ = try connection.transaction {
+        try notePull(query, after: after, space: space, connection)
+      }
+      var (response, due) = try connection.transaction(.repeatableRead) {
+        let head =
+          try connection.queryFirst(
+            "SELECT head FROM kura_sync_spaces WHERE space = ?", [.text(space)]
+          ) { $0.int64(at: 0) } ?? 0
+        let compacted = try requireKept(after: after, space: space, connection)
+        return (
+          try Self.page(space: space, after: after, limit: limit, head: head, connection),
+          head - compacted >= Self.compactionBatch
+        )
+      }
+      if due { compactInBackground(space: space) }
+      if wait > 0, Self.isEmptyPage(response.body) {
+        guard changeSignal.isListening else {
+          throw Self.thrown(
+            503, "busy",
+            "This server can't hold a pull until the next push now (it isn't listening to "
+              + "its database's notices): ask again without `wait` (poll).")
+        }
+        let seconds = min(Duration.seconds(wait), Self.maximumWait)
+        response.wait = SyncPullWait(
+          space: space, mark: mark, deadline: ContinuousClock.now + seconds)
+      }
+      return response
+    }
+
+    /// Whether a page ``page(space:after:limit:head:_:)`` made has no saves (it ends `[]}`).
+    private static func isEmptyPage(_ body: Data) -> Bool {
+      body.count >= 3 && body[body.endIndex - 3] == UInt8(ascii: "[")
+    }
 
     /// A pull's answer: the logged saves after `after` (at most `limit`), ending at the save
     /// that brings the page to ``SyncPullResponse/maximumChanges`` changes (the first save is
@@ -16,7 +78,7 @@
     static func page(
       space: String, after: Int64, limit: Int, head: Int64, _ connection: PostgresConnection
     ) throws -> SyncHTTPResponse {
-      var body = Data(#"{"head":\#(head),"saves":["#.utf8)
+      var body = Data(#"{"head":\#(head),"longPoll":true,"saves":["#.utf8)
       var saves = 0
       var changes = 0
       var cursor = after

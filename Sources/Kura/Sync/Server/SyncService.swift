@@ -33,6 +33,8 @@
   package struct SyncHTTPResponse: Sendable {
     package var status: Int
     package var body: Data
+    /// For an empty page of a pull that asked to wait: the wait the transport may park.
+    package var wait: SyncPullWait? = nil
   }
 
   /// The sync server's logic: authenticates a request's token, then pushes saves into or pulls
@@ -61,6 +63,8 @@
     let retireAfter: Duration
     /// The spaces this process is compacting now.
     let compacting = Mutex<Set<String>>([])
+    /// Wakes the pulls waiting for a space's pushes (see ``SyncChangeSignal``).
+    package let changeSignal: SyncChangeSignal
 
     /// Connects to the database, creates the sync tables when they are missing and reads the
     /// tokens file.
@@ -76,6 +80,7 @@
       self.location = location
       self.tokensFile = tokensFile
       self.wallClock = wallClock
+      changeSignal = SyncChangeSignal(location: location)
       tokens = Mutex(try Self.readTokens(tokensFile))
       let connection = try PostgresConnection(location: location)
       try connection.transaction {
@@ -340,6 +345,7 @@
         }
         try connection.run(
           "UPDATE kura_sync_spaces SET head = ? WHERE space = ?", [.integer(head), .text(space)])
+        try connection.notify(SyncChangeSignal.channel, payload: SyncChangeSignal.key(space))
         try connection.run(
           "UPDATE kura_sync_replicas SET acknowledged = ? WHERE replica = ?",
           [.integer(acknowledged), .text(request.replica)])
@@ -348,37 +354,6 @@
           SyncPushResponse(
             acknowledged: acknowledged, head: head, conflicts: conflicts.isEmpty ? nil : conflicts))
       }
-    }
-
-    private func pull(_ query: [String: String], space: String, _ connection: PostgresConnection)
-      throws -> SyncHTTPResponse
-    {
-      guard let after = Int64(query["after"] ?? "0"), after >= 0 else {
-        throw Self.thrown(400, "badRequest", "`after` is a log position: 0 or more.")
-      }
-      guard let limit = Int(query["limit"] ?? "\(Self.maximumSaves)"),
-        (1...Self.maximumSaves).contains(limit)
-      else {
-        throw Self.thrown(400, "badRequest", "`limit` is 1 to \(Self.maximumSaves).")
-      }
-      // The replica's bookkeeping first, read committed: a write in the repeatable-read
-      // transaction would fail to serialize against pushes updating the space's row.
-      _ = try connection.transaction {
-        try notePull(query, after: after, space: space, connection)
-      }
-      let (response, due) = try connection.transaction(.repeatableRead) {
-        let head =
-          try connection.queryFirst(
-            "SELECT head FROM kura_sync_spaces WHERE space = ?", [.text(space)]
-          ) { $0.int64(at: 0) } ?? 0
-        let compacted = try requireKept(after: after, space: space, connection)
-        return (
-          try Self.page(space: space, after: after, limit: limit, head: head, connection),
-          head - compacted >= Self.compactionBatch
-        )
-      }
-      if due { compactInBackground(space: space) }
-      return response
     }
 
     // MARK: Plumbing
@@ -407,7 +382,9 @@
       return SyncHTTPResponse(status: status, body: data)
     }
 
-    static func error(_ status: Int, _ code: String, _ message: String, expected: Int64? = nil)
+    package static func error(
+      _ status: Int, _ code: String, _ message: String, expected: Int64? = nil
+    )
       -> SyncHTTPResponse
     {
       json(status, SyncErrorResponse(error: code, message: message, expected: expected))

@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A sync engine's requests to its server (`URLSession`), apart from the engine itself, so a
+/// pull waiting on the server (``SyncPullWaiting``) doesn't keep an engine no one holds alive.
+struct SyncTransport: Sendable {
+  let container: ModelContainer
+  let settings: SyncSettings
+  private let session: URLSession
+
+  init(container: ModelContainer, settings: SyncSettings) {
+    self.container = container
+    self.settings = settings
+    let configuration = URLSessionConfiguration.ephemeral
+    // Over the longest wait a server grants a pull (25 seconds).
+    configuration.timeoutIntervalForRequest = 30
+    session = URLSession(configuration: configuration)
+  }
+
+  /// Sends `method …/v1/spaces/<space>/<path>?<query>` and returns the body of a 200 answer.
+  ///
+  /// - Throws: ``SyncError`` for any other answer (a 410 first begins a rebase) or when the
+  ///   server can't be reached.
+  func send(_ method: String, path: String, query: String? = nil, body: Data? = nil)
+    async throws -> Data
+  {
+    let space =
+      settings.space.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+      ?? settings.space
+    let text =
+      settings.server.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+      + "/v1/spaces/\(space)/\(path)" + (query.map { "?\($0)" } ?? "")
+    guard let url = URL(string: text) else {
+      throw SyncError(
+        .serverError, message: "`\(settings.server)` is not a sync server URL: fix the settings.")
+    }
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    request.setValue("Bearer \(settings.token)", forHTTPHeaderField: "Authorization")
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = body
+    let data: Data
+    let response: URLResponse
+    do {
+      (data, response) = try await session.data(for: request)
+    } catch {
+      throw SyncError.transport(error, server: settings.server)
+    }
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    guard status != 200 else { return data }
+    if status == 410 { try container.pool.write { try SyncRebase.begin($0) } }
+    let detail =
+      (try? JSONDecoder().decode(SyncErrorResponse.self, from: data))?.message
+      ?? "HTTP \(status)"
+    switch status {
+    case 401, 403:
+      throw SyncError(
+        .unauthorized,
+        message: "The sync server refused the token for space `\(settings.space)`: \(detail)",
+        status: status)
+    case 400..<500:
+      throw SyncError(
+        .rejected,
+        message: "The sync server refused the changes: \(detail) They stay in the outbox.",
+        status: status)
+    default:
+      throw SyncError(.serverError, message: "The sync server failed: \(detail)", status: status)
+    }
+  }
+}
