@@ -41,6 +41,10 @@ let syncServeCommand = Command(
       "tls-cert", help: "Serve HTTPS with this certificate (PEM; a chain: the server's first).",
       valueName: "file"),
     Option("tls-key", help: "The certificate's private key (PEM).", valueName: "file"),
+    Option(
+      "waiting-pulls",
+      help: "The most pulls held waiting for a push at once (200 by default); one more is "
+        + "answered 503 busy at once, and its device polls.", valueName: "count"),
   ],
   flags: [
     Flag(
@@ -98,7 +102,13 @@ let syncServeCommand = Command(
       } catch let error as SyncTokensError {
         throw UsageError(error.message, command: command)
       }
-      let server = try SyncHTTPServer(service: service, host: host, port: port, tls: tls)
+      let waiting: Int = try invocation.option("waiting-pulls") ?? 200
+      guard waiting >= 0 else {
+        throw UsageError(
+          "--waiting-pulls is a count of pulls: 0 or more (0: none waits).", command: command)
+      }
+      let server = try SyncHTTPServer(
+        service: service, host: host, port: port, tls: tls, maximumWaiting: waiting)
       let scheme = certificatePath == nil ? "http" : "https"
       // Written straight to the file descriptor: a test or script reading the port waits for it.
       FileHandle.standardOutput.write(

@@ -30,18 +30,31 @@ struct SyncStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
   var description: String { text }
 
   /// Reads the text form; `nil` for anything else (wrong length, upper case, not hex).
+  ///
+  /// Byte by byte, without intermediate strings: every pulled change has a stamp.
   init?(text: String) {
-    let utf8 = Array(text.utf8)
-    guard utf8.count == 12 + 1 + 4 + 1 + 32, utf8[12] == UInt8(ascii: "-"),
-      utf8[17] == UInt8(ascii: "-"),
-      utf8.enumerated().allSatisfy({ $0.offset == 12 || $0.offset == 17 || Self.isHex($0.element) }
-      ),
-      let wall = UInt64(String(decoding: utf8[0..<12], as: UTF8.self), radix: 16),
-      let counter = UInt16(String(decoding: utf8[13..<17], as: UTF8.self), radix: 16)
-    else { return nil }
-    let replicaHex = String(decoding: utf8[18...], as: UTF8.self)
-    guard let replica = Self.uuid(hex: replicaHex) else { return nil }
-    self.init(wall: wall, counter: counter, replica: replica)
+    var text = text
+    let parsed = text.withUTF8 { bytes -> SyncStamp? in
+      guard bytes.count == 12 + 1 + 4 + 1 + 32, bytes[12] == UInt8(ascii: "-"),
+        bytes[17] == UInt8(ascii: "-")
+      else { return nil }
+      var wall: UInt64 = 0
+      for index in 0..<12 {
+        guard let digit = Self.hexDigit(bytes[index]) else { return nil }
+        wall = wall << 4 | UInt64(digit)
+      }
+      var counter: UInt16 = 0
+      for index in 13..<17 {
+        guard let digit = Self.hexDigit(bytes[index]) else { return nil }
+        counter = counter << 4 | UInt16(digit)
+      }
+      guard let replica = Self.uuid(hexBytes: UnsafeBufferPointer(rebasing: bytes[18...])) else {
+        return nil
+      }
+      return SyncStamp(wall: wall, counter: counter, replica: replica)
+    }
+    guard let parsed else { return nil }
+    self = parsed
   }
 
   init(wall: UInt64, counter: UInt16, replica: UUID) {
@@ -56,9 +69,13 @@ struct SyncStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     return hex(left.replica) < hex(right.replica)
   }
 
-  private static func isHex(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+  /// A lowercase hex digit's value.
+  private static func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    default: nil
+    }
   }
 
   /// A UUID's 16 bytes as 32 lowercase hex digits.
@@ -68,9 +85,22 @@ struct SyncStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
 
   /// A UUID from 32 lowercase hex digits.
   static func uuid(hex: String) -> UUID? {
-    guard hex.utf8.count == 32, hex.utf8.allSatisfy(isHex) else { return nil }
-    let characters = Array(hex)
-    let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }
-    return UUID(uuidString: groups.joined(separator: "-"))
+    var hex = hex
+    return hex.withUTF8 { uuid(hexBytes: $0) }
+  }
+
+  /// A UUID from the UTF-8 of 32 lowercase hex digits.
+  private static func uuid(hexBytes: UnsafeBufferPointer<UInt8>) -> UUID? {
+    guard hexBytes.count == 32 else { return nil }
+    var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    let valid = withUnsafeMutableBytes(of: &bytes) { raw -> Bool in
+      for index in 0..<16 {
+        guard let high = hexDigit(hexBytes[2 * index]), let low = hexDigit(hexBytes[2 * index + 1])
+        else { return false }
+        raw[index] = high << 4 | low
+      }
+      return true
+    }
+    return valid ? UUID(uuid: bytes) : nil
   }
 }

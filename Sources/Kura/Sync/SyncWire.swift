@@ -58,6 +58,8 @@ struct SyncPullResponse: Sendable, Hashable, Codable {
   /// Whether the server can hold a pull that asks to `wait` until the space's next push (a
   /// server without long polls leaves it out; see ``SyncPullWaiting``).
   var longPoll: Bool? = nil
+  /// The last save's position (a server of this version sends it first, with the head).
+  var last: Int64? = nil
 
   /// The most saves one pull returns.
   static let maximumSaves = 1_000

@@ -71,6 +71,33 @@
       #expect(page.saves.first?.changes.count == 1)
     }
 
+    @Test func aPullBeyondTheServersWaitingLimitIsAnswered503AtOnce() async throws {
+      let world = try SyncSpaceWorld(
+        "sync-long-poll-limit", serverArguments: ["--waiting-pulls", "1"])
+      let url = world.server.url
+      let token = world.token
+      // Two waiting pulls at once: whichever the server parks first holds its one place, the
+      // other is refused at once (it would otherwise wait 20 s, and then be empty).
+      let answers = try await withThrowingTaskGroup(of: (status: Int, body: Data).self) { group in
+        for _ in 0..<2 {
+          group.addTask { try await Self.waitingPull(from: url, token: token, seconds: 20) }
+        }
+        var answers: [(status: Int, body: Data)] = []
+        for try await answer in group {
+          answers.append(answer)
+          if answers.count == 1 {
+            #expect(answer.status == 503)
+            #expect(errorCode(answer.body) == "busy")
+            #expect(try await Self.push("Kyoto", through: url, token: token) == 200)
+          }
+        }
+        return answers
+      }
+      let page = try JSONDecoder().decode(SyncPullResponse.self, from: answers[1].body)
+      #expect(answers[1].status == 200)
+      #expect(page.saves.map(\.position) == [1])
+    }
+
     @Test func aWaitingPullWithNoPushIsAnsweredEmptyAtItsDeadline() async throws {
       let world = try SyncSpaceWorld("sync-long-poll-deadline")
       let answer = try await Self.waitingPull(

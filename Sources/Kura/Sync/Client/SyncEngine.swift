@@ -318,8 +318,8 @@ public final class SyncEngine: Observable, Sendable {
 
   /// Pushes the whole outbox, then pulls until the store has the server's head.
   private func exchangeRound() async throws {
-    try await SyncInitialSync.runIfNeeded(container: container) { endpoint, query in
-      try await send("GET", path: endpoint, query: query)
+    try await SyncInitialSync.runIfNeeded(container: container) { [transport] endpoint, query in
+      try await transport.send("GET", path: endpoint, query: query)
     }
     try await pushOutbox()
     let settled = try container.pool.read { try SyncInitialSync.settledQuery($0) }

@@ -32,12 +32,70 @@ enum SyncInitialSync {
     return (after, target)
   }
 
-  /// What staging needs of a pulled page: the head and each save's position (decoding only
-  /// these skips building the changes, which the apply decodes once, at the end).
+  /// What staging needs of a pulled page: the head and the last save's position — read from
+  /// the page's start (`{"head":H,"last":P,`, as a server of this version writes it) without
+  /// parsing the rest, else decoded (only these members; the apply decodes the changes once,
+  /// at the end).
   struct PageSummary: Decodable {
     struct Save: Decodable { var position: Int64 }
-    var saves: [Save]
     var head: Int64
+    var last: Int64?
+
+    private enum CodingKeys: String, CodingKey { case head, saves }
+
+    init(head: Int64, last: Int64?) {
+      self.head = head
+      self.last = last
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      head = try container.decode(Int64.self, forKey: .head)
+      last = try container.decode([Save].self, forKey: .saves).last?.position
+    }
+
+    /// The summary of a page's body; `nil` when it is not a page.
+    init?(body: Data) {
+      if let summary = Self.prefix(body) {
+        self = summary
+      } else if let summary = try? JSONDecoder().decode(Self.self, from: body) {
+        self = summary
+      } else {
+        return nil
+      }
+    }
+
+    /// `{"head":H,"last":P,"longPoll":true,"saves":[` (or without `"last":P,` for an empty page)
+    /// read from the body's first bytes.
+    private static func prefix(_ body: Data) -> PageSummary? {
+      var bytes = body.prefix(80).makeIterator()
+      func expect(_ text: String) -> Bool {
+        text.utf8.allSatisfy { bytes.next() == $0 }
+      }
+      func number(ending end: UInt8) -> Int64? {
+        var value: Int64 = 0
+        var digits = 0
+        while let byte = bytes.next() {
+          if byte == end { return digits > 0 ? value : nil }
+          guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 18 else {
+            return nil
+          }
+          value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+          digits += 1
+        }
+        return nil
+      }
+      guard expect(#"{"head":"#), let head = number(ending: UInt8(ascii: ",")),
+        expect(#"""#), let next = bytes.next()
+      else { return nil }
+      if next == UInt8(ascii: "l"), expect(#"ast":"#), let last = number(ending: UInt8(ascii: ",")),
+        expect(#""longPoll":true,"saves":["#)
+      {
+        return PageSummary(head: head, last: last)
+      }
+      // An empty page: `"longPoll":true,"saves":[]}`.
+      return nil
+    }
   }
 
   /// Keeps one pulled page (its body as the server sent it) and how far the staging got.
@@ -51,10 +109,10 @@ enum SyncInitialSync {
       target = page.head
       try SyncLocalStore.setState("stagingTarget", String(target), db)
     }
-    guard let last = page.saves.last else { return true }
+    guard let last = page.last else { return true }
     try db.run("INSERT INTO kura_sync_staging (page) VALUES (?)", [.blob(body)])
-    try SyncLocalStore.setState("stagedThrough", String(last.position), db)
-    return last.position >= target
+    try SyncLocalStore.setState("stagedThrough", String(last), db)
+    return last >= target
   }
 
   /// Empties the staging and forgets how far it got (the snapshot's part too).
@@ -173,7 +231,7 @@ extension SyncInitialSync {
         try container.pool.write { try SyncRebase.begin($0) }
         continue
       }
-      guard let page = try? decoder.decode(PageSummary.self, from: body) else {
+      guard let page = PageSummary(body: body) else {
         throw SyncError.notAnAnswer(to: "pull", from: nil)
       }
       if try container.pool.write({ try stage(page, body: body, $0) }) { break }

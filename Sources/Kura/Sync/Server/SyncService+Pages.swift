@@ -71,6 +71,9 @@
     /// that brings the page to ``SyncPullResponse/maximumChanges`` changes (the first save is
     /// always sent, however large).
     ///
+    /// The page starts `{"head":H,"last":P,` (`last`: the last save's position, left out of an
+    /// empty page), the members a replica staging it needs.
+    ///
     /// The log keeps each save's changes as the JSON the push was answered with (written by
     /// this server, keys sorted), so the page splices that text into the answer instead of
     /// decoding and encoding it again; the changes are counted by their `"incarnation":`
@@ -78,7 +81,8 @@
     static func page(
       space: String, after: Int64, limit: Int, head: Int64, _ connection: PostgresConnection
     ) throws -> SyncHTTPResponse {
-      var body = Data(#"{"head":\#(head),"longPoll":true,"saves":["#.utf8)
+      var body = Data()
+      body.reserveCapacity(1 << 16)
       var saves = 0
       var changes = 0
       var cursor = after
@@ -103,7 +107,11 @@
         if rows.count < batch { break }
       }
       body.append(contentsOf: "]}".utf8)
-      return SyncHTTPResponse(status: 200, body: body)
+      // The head and the last save's position first, so a replica staging the page reads them
+      // without parsing the page (`SyncInitialSync.PageSummary`).
+      let last = saves > 0 ? #""last":\#(cursor),"# : ""
+      let prefix = Data(#"{"head":\#(head),\#(last)"longPoll":true,"saves":["#.utf8)
+      return SyncHTTPResponse(status: 200, body: prefix + body)
     }
 
     private static func occurrences(of pattern: String, in text: String) -> Int {
