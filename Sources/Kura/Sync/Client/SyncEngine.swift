@@ -369,6 +369,15 @@ final class SyncWakeUp: Sendable {
     waiter?.resume()
   }
 
+  /// Whether a wake-up came while the loop was busy (forgetting it): the loop then goes on
+  /// without waiting.
+  func takePending() -> Bool {
+    state.withLock { state in
+      defer { state.pending = false }
+      return state.pending
+    }
+  }
+
   /// Returns at the next wake-up (or at once for one that came while busy), or after `delay`.
   func wait(upTo delay: Duration) async {
     await withTaskGroup(of: Void.self) { group in

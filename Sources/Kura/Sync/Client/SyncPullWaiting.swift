@@ -57,6 +57,9 @@ struct SyncPullWaiting {
     guard serverWaits, let wait = transport.settings.waitForChanges, wait > .zero else {
       return .pollLater
     }
+    // A wake-up that came meanwhile (a local save, or the hub telling of the changes this
+    // engine just applied): exchange, without leaving a waiting pull behind on the server.
+    if wake.takePending() { return .exchangeNow }
     let container = transport.container
     guard
       let query = try? container.pool.read({ db in
