@@ -6,9 +6,10 @@ import Foundation
 /// sends them once:
 ///
 /// - it reads the store's history after the token it checked last (`syncOffChecked` in
-///   `kura_sync_state`), and compares each saved row with its sync registers: a property whose
-///   value differs is stamped (at that moment) and enqueued, a row gone from its table whose
-///   record is live is enqueued as a delete. A save made with sync on, or a pulled one, left
+///   `kura_sync_state`), and compares each saved row with its sync registers: a row with a
+///   property whose value differs from its register is enqueued as a save would enqueue it
+///   (what differs, stamped at that moment), a row gone from its table whose record is live is
+///   enqueued as a delete. A column no register holds (one a migration added) is not an edit. A save made with sync on, or a pulled one, left
 ///   its registers equal to its row, so it adds nothing and is never sent twice;
 /// - when the history after that token was trimmed meanwhile (or the store has never been
 ///   checked), it compares every row of every model instead;
@@ -41,22 +42,28 @@ extension SyncLocalStore {
     for schema in container.schemas.values {
       let model = schema.storedName
       guard let listed = touched[model] else { continue }
-      let select = try db.cachedStatement(
-        "SELECT 1 FROM \(schema.quotedTable) WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?"
-      )
       var changes = ChangeSet.ModelChanges()
       for id in Set(listed.updated).sorted() {
         let key = SyncMergeState.Key(model: model, id: id)
         // A model with no record is a row saved before sync: SyncLocalStore+Adoption.swift
         // uploads it. A parked one waits out of its table for the model it refers to.
-        guard !parked.contains(key), let stored = keyValue(id, kind: schema.primaryKey.kind),
-          try record(key, db).isLive
+        guard !parked.contains(key), let stored = keyValue(id, kind: schema.primaryKey.kind)
         else { continue }
-        select.reset()
-        try select.bind(stored, at: 1)
-        let present = try select.step()
-        select.reset()
-        if present { changes.updated.append(id) } else { changes.deleted.append(id) }
+        let record = try record(key, db)
+        guard record.isLive else { continue }
+        guard let values = try rowValues(schema, id: stored, db) else {
+          changes.deleted.append(id)
+          continue
+        }
+        // Only a property the registers hold can have been edited: one they lack is a
+        // column a migration added (its default is not an edit, and another device's value
+        // of it may come).
+        if values.contains(where: { column, value in
+          column != schema.primaryKey.name
+            && record.properties[column].map { $0.value != value } ?? false
+        }) {
+          changes.updated.append(id)
+        }
       }
       if !changes.isEmpty { found[model] = changes }
     }
