@@ -100,47 +100,17 @@
       #expect(logged == [2])
     }
 
-    /// One HTTP/1.1 request to `[::1]:port` on a socket of its own (closed by the server after
-    /// its answer); the status and the body.
+    /// One HTTP/1.1 request to `[::1]:port` on a socket of its own (SyncFuzzTests.swift's
+    /// `rawRequest`); the status and the body.
     private static func exchangeOverIPv6(
       port: UInt16, _ method: String, _ path: String, token: String, body: Data?
-    ) throws -> (status: Int, body: Data) {
-      let socket = Glibc.socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-      try #require(socket >= 0)
-      defer { close(socket) }
-      var timeout = timeval(tv_sec: 30, tv_usec: 0)
-      setsockopt(
-        socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-      var address = sockaddr_in6()
-      address.sin6_family = sa_family_t(AF_INET6)
-      address.sin6_port = port.bigEndian
-      try #require(inet_pton(AF_INET6, "::1", &address.sin6_addr) == 1)
-      let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        }
-      }
-      try #require(connected == 0)
+    ) throws -> (status: Int?, body: Data) {
       var request = Data(
         ("\(method) \(path) HTTP/1.1\r\nHost: [::1]:\(port)\r\n"
           + "Authorization: Bearer \(token)\r\nConnection: close\r\n"
           + "Content-Length: \(body?.count ?? 0)\r\n\r\n").utf8)
       request.append(body ?? Data())
-      let sent = request.withUnsafeBytes {
-        send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-      }
-      try #require(sent == request.count)
-      var answer = Data()
-      var buffer = [UInt8](repeating: 0, count: 65_536)
-      while true {
-        let count = recv(socket, &buffer, buffer.count, 0)
-        if count <= 0 { break }
-        answer.append(contentsOf: buffer[0..<count])
-      }
-      let separator = try #require(answer.range(of: Data("\r\n\r\n".utf8)))
-      let head = String(decoding: answer[..<separator.lowerBound], as: UTF8.self)
-      let status = try #require(head.split(separator: " ").dropFirst().first.flatMap { Int($0) })
-      return (status, answer[separator.upperBound...])
+      return try rawRequest(port: port, Array(request), ipv6: true)
     }
 
     @Test func aNonLoopbackIPv6AddressWithoutTLSIsRefused() throws {
