@@ -5,13 +5,14 @@
 #include <netinet/in.h>
 #include <microhttpd.h>
 
-/// Starts a libmicrohttpd daemon on `address` with a pool of `threads` polling threads: the
+/// Starts a libmicrohttpd daemon on `address` (a `sockaddr_in`, or a `sockaddr_in6` when `ipv6`
+/// is non-zero) with a pool of `threads` polling threads: the
 /// variadic MHD_start_daemon, which Swift can't call, with the options Kura's sync server sets
 /// (every limit explicit: connections, per-connection memory, idle timeout). With
 /// `certificate_pem` and `key_pem` (NUL-terminated PEM text, both or neither) it serves HTTPS
 /// (libmicrohttpd's GnuTLS); check kura_mhd_supports_tls first.
 static inline struct MHD_Daemon *kura_mhd_start(
-    const struct sockaddr_in *address, MHD_AccessHandlerCallback handler, void *context,
+    const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler, void *context,
     MHD_RequestCompletedCallback completed, unsigned int threads, unsigned int connections,
     unsigned int timeout_seconds, const char *certificate_pem, const char *key_pem) {
   int tls = certificate_pem != NULL && key_pem != NULL;
@@ -28,7 +29,7 @@ static inline struct MHD_Daemon *kura_mhd_start(
   };
   // Suspend/resume: a pull waiting for a push is parked without holding a polling thread.
   unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                       (tls ? MHD_USE_TLS : 0);
+                       (tls ? MHD_USE_TLS : 0) | (ipv6 ? MHD_USE_IPv6 : 0);
   return MHD_start_daemon(
       flags, 0, NULL, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }

@@ -29,11 +29,13 @@
     /// Whether this libmicrohttpd serves HTTPS (it was built with GnuTLS), checked at run time.
     package static var supportsTLS: Bool { kura_mhd_supports_tls() != 0 }
 
-    /// Listens on `host` (an IPv4 address) and `port` (0: one the system picks), over HTTPS
-    /// with `tls` (see ``SyncTLSFiles``) or plain HTTP without it.
+    /// Listens on `host` (an IPv4 or IPv6 address, such as `127.0.0.1` or `::1`) and `port` (0:
+    /// one the system picks), over HTTPS with `tls` (see ``SyncTLSFiles``) or plain HTTP
+    /// without it.
     ///
-    /// - Throws: ``SyncHTTPServerError`` when the address is not IPv4 or can't be listened on,
-    ///   when this libmicrohttpd has no TLS, or when it refuses the certificate and key.
+    /// - Throws: ``SyncHTTPServerError`` when the address is not IPv4 or IPv6, or can't be
+    ///   listened on, when this libmicrohttpd has no TLS, or when it refuses the certificate and
+    ///   key.
     ///
     /// A pull that asks to wait (`wait=<seconds>`) and finds nothing is parked — its
     /// connection suspended, holding no thread — until the space's next push on any server of
@@ -55,14 +57,30 @@
       var address = sockaddr_in()
       address.sin_family = sa_family_t(AF_INET)
       address.sin_port = port.bigEndian
-      guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+      var address6 = sockaddr_in6()
+      address6.sin6_family = sa_family_t(AF_INET6)
+      address6.sin6_port = port.bigEndian
+      let ipv6 = host.contains(":")
+      guard
+        ipv6
+          ? inet_pton(AF_INET6, host, &address6.sin6_addr) == 1
+          : inet_pton(AF_INET, host, &address.sin_addr) == 1
+      else {
         throw SyncHTTPServerError(
-          message: "`\(host)` is not an IPv4 address such as 127.0.0.1: give one.")
+          message:
+            "`\(host)` is not an IPv4 address such as 127.0.0.1 or an IPv6 address such as ::1: "
+            + "give one.")
       }
       let context = Unmanaged.passUnretained(self).toOpaque()
       let started = { (certificate: UnsafePointer<CChar>?, key: UnsafePointer<CChar>?) in
-        kura_mhd_start(
-          &address, accessHandler, context, completedHandler, threads, 256, 30, certificate, key)
+        withUnsafePointer(to: &address) { ip4 in
+          withUnsafePointer(to: &address6) { ip6 in
+            let socketAddress = ipv6 ? UnsafeRawPointer(ip6) : UnsafeRawPointer(ip4)
+            return kura_mhd_start(
+              socketAddress.assumingMemoryBound(to: sockaddr.self), ipv6 ? 1 : 0, accessHandler,
+              context, completedHandler, threads, 256, 30, certificate, key)
+          }
+        }
       }
       let daemon: OpaquePointer?
       if let tls {

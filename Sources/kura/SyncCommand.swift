@@ -25,8 +25,10 @@ let syncServeCommand = Command(
     proxy in front of it then). Clients trust the certificate through their system's trust \
     store (on Linux, add it with update-ca-certificates). The tokens file has one \
     line per token, `<space> <sha-256 of the token> [expires=<ISO 8601 time>]`; the server \
-    reads it again when it changes, so removing a line revokes its token. Stop the server with \
-    Ctrl-C or SIGTERM.
+    reads it again when it changes, so removing a line revokes its token. The log is folded and \
+    tombstones dropped once every replica seen within --tombstone-retention has them; a replica \
+    not seen for that long is retired, and rebased from a snapshot when it comes back. Stop the \
+    server with Ctrl-C or SIGTERM.
     """,
   options: [
     Option(
@@ -34,8 +36,9 @@ let syncServeCommand = Command(
       valueName: "url"),
     Option(
       "listen",
-      help: "The IPv4 address and port to listen on, such as 127.0.0.1:8080 (port 0: "
-        + "any free port; the one chosen is printed).", valueName: "address:port"),
+      help: "The IPv4 or IPv6 address and port to listen on, such as 127.0.0.1:8080 or "
+        + "[::1]:8080 (port 0: any free port; the one chosen is printed).",
+      valueName: "address:port"),
     Option("tokens", help: "The tokens file.", valueName: "file"),
     Option(
       "tls-cert", help: "Serve HTTPS with this certificate (PEM; a chain: the server's first).",
@@ -45,6 +48,10 @@ let syncServeCommand = Command(
       "waiting-pulls",
       help: "The most pulls held waiting for a push at once (200 by default); one more is "
         + "answered 503 busy at once, and its device polls.", valueName: "count"),
+    Option(
+      "tombstone-retention",
+      help: "How long a replica may go unseen and still hold back the dropping of tombstones, "
+        + "such as 30d, 12h, 90m or 3600s (30d by default).", valueName: "duration"),
   ],
   flags: [
     Flag(
@@ -74,7 +81,9 @@ let syncServeCommand = Command(
         "Give both --tls-cert and --tls-key (the certificate and its private key), or "
           + "neither.", command: command)
     }
-    let loopback = host.hasPrefix("127.")
+    let retentionText: String = try invocation.option("tombstone-retention") ?? "30d"
+    let retention = try retentionWindow(retentionText, command: command)
+    let loopback = host.hasPrefix("127.") || host == "::1"
     if certificatePath == nil && !loopback && !invocation.flag("insecure-public") {
       throw UsageError(
         "Won't listen on \(host) without TLS: tokens would cross the network in clear text. "
@@ -98,7 +107,7 @@ let syncServeCommand = Command(
       let service: SyncService
       do {
         service = try SyncService(
-          store: location, tokens: URL(fileURLWithPath: tokensPath))
+          store: location, tokens: URL(fileURLWithPath: tokensPath), retireAfter: retention)
       } catch let error as SyncTokensError {
         throw UsageError(error.message, command: command)
       }
@@ -110,11 +119,12 @@ let syncServeCommand = Command(
       let server = try SyncHTTPServer(
         service: service, host: host, port: port, tls: tls, maximumWaiting: waiting)
       let scheme = certificatePath == nil ? "http" : "https"
+      let shownHost = host.contains(":") ? "[\(host)]" : host
       // Written straight to the file descriptor: a test or script reading the port waits for it.
       FileHandle.standardOutput.write(
         Data(
-          "Serving sync on \(scheme)://\(host):\(server.port) for \(location.description)\n"
-            .utf8))
+          ("Serving sync on \(scheme)://\(shownHost):\(server.port) for "
+            + "\(location.description) (tombstone retention \(retentionText))\n").utf8))
       // Ctrl-C and SIGTERM end the process (their default action); requests under way are
       // cut, which a client sees as a lost answer and resends.
       while true { pause() }
@@ -125,17 +135,43 @@ let syncServeCommand = Command(
     #endif
   })
 
-/// The host and port of `--listen`.
+/// The host and port of `--listen`: `127.0.0.1:8080`, or an IPv6 address in brackets,
+/// `[::1]:8080`.
 private func listenAddress(_ text: String, command: String) throws -> (String, UInt16) {
+  let bad = UsageError(
+    "`\(text)` is not a valid value for --listen: give an IPv4 address and a port, such as "
+      + "127.0.0.1:8080, or an IPv6 address in brackets and a port, such as [::1]:8080.",
+    command: command)
+  if text.hasPrefix("[") {
+    guard let close = text.firstIndex(of: "]"),
+      text[close...].hasPrefix("]:"),
+      let port = UInt16(text[text.index(close, offsetBy: 2)...])
+    else { throw bad }
+    let host = String(text[text.index(after: text.startIndex)..<close])
+    guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." })
+    else { throw bad }
+    return (host, port)
+  }
   let parts = text.split(separator: ":", omittingEmptySubsequences: false)
   guard parts.count == 2, let port = UInt16(parts[1]), !parts[0].isEmpty,
     parts[0].split(separator: ".").count == 4
+  else { throw bad }
+  return (String(parts[0]), port)
+}
+
+/// The duration of `--tombstone-retention`: a positive whole number and a unit, `d`, `h`, `m`
+/// or `s` (`30d`).
+private func retentionWindow(_ text: String, command: String) throws -> Duration {
+  let units: [Character: Int64] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+  guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()),
+    count > 0, count <= Int64.max / unit / 1_000
   else {
     throw UsageError(
-      "`\(text)` is not a valid value for --listen: give an IPv4 address and a port, such as "
-        + "127.0.0.1:8080.", command: command)
+      "`\(text)` is not a valid value for --tombstone-retention: give a positive whole number "
+        + "of days, hours, minutes or seconds, such as 30d, 12h, 90m or 3600s.",
+      command: command)
   }
-  return (String(parts[0]), port)
+  return .seconds(count * unit)
 }
 
 let syncTokenCommand = Command(

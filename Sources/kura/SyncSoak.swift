@@ -74,43 +74,65 @@
       let tokens = folder.appendingPathComponent("tokens")
       try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
       var serverCount = 0
-      func startServer() throws -> (SoakProcess, UInt16) {
+      // A server started is routed to once it prints its port; until then the relay sends
+      // every connection to the servers that are up (none: connections are refused, a fault
+      // like the others).
+      func launchServer() throws -> SoakServer {
         serverCount += 1
-        let process = try SoakProcess(
-          kura,
-          [
-            "sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens",
-            tokens.path,
-          ], log: folder.appendingPathComponent("server-\(serverCount).log"))
-        guard let line = process.nextLine(where: { $0.hasPrefix("Serving sync on http://") }),
-          let port = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
-            .flatMap({ $0.split(separator: ":").last }).flatMap({ UInt16($0) })
-        else {
-          throw SoakError("run \(run): a sync server did not start (see \(folder.path)).")
-        }
-        return (process, port)
+        return SoakServer(
+          process: try SoakProcess(
+            kura,
+            [
+              "sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens",
+              tokens.path,
+            ], log: folder.appendingPathComponent("server-\(serverCount).log")))
       }
-      var servers = [try startServer(), try startServer()]
+      var servers = [try launchServer(), try launchServer()]
       let relay = try SoakRelay()
-      relay.route(to: servers.map(\.1))
+      /// Routes to the servers that printed their port, waiting for each when `wait`.
+      func routeServers(wait: Bool) throws {
+        for index in servers.indices where servers[index].port == nil {
+          guard
+            let line = servers[index].process.nextLine(
+              timeout: wait ? 60 : 0, where: { $0.hasPrefix("Serving sync on http://") })
+          else {
+            if wait {
+              throw SoakError("run \(run): a sync server did not start (see \(folder.path)).")
+            }
+            continue
+          }
+          servers[index].port =
+            line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
+            .flatMap({ $0.split(separator: ":").last }).flatMap({ UInt16($0) })
+        }
+        relay.route(to: servers.compactMap(\.port))
+      }
+      try routeServers(wait: true)
       let url = "http://127.0.0.1:\(relay.port)"
       var starts = 0
+      // A replica started is waited for (its `ready`) when it is next spoken to, so the other
+      // replicas act meanwhile.
       func startReplica(_ index: Int) throws -> SoakProcess {
         starts += 1
-        let process = try SoakProcess(
+        return try SoakProcess(
           kura,
           [
             "sync", "soak-replica", folder.appendingPathComponent("replica-\(index).store").path,
             url, "soak", token.token,
           ], log: folder.appendingPathComponent("replica-\(index)-\(starts).log"))
-        guard process.nextLine(where: { $0 == "ready" }) != nil else {
-          throw SoakError("run \(run): replica \(index) did not start (see \(folder.path)).")
-        }
-        return process
       }
       var processes = try (0..<replicas).map(startReplica)
+      var ready = Array(repeating: false, count: replicas)
+      func awaitReady(_ index: Int) throws {
+        guard !ready[index] else { return }
+        guard processes[index].nextLine(where: { $0 == "ready" }) != nil else {
+          throw SoakError("run \(run): replica \(index) did not start (see \(folder.path)).")
+        }
+        ready[index] = true
+      }
       var acknowledged: [String] = []
       func ask(_ index: Int, _ request: String, expecting prefix: String) throws -> String {
+        try awaitReady(index)
         processes[index].send(request)
         guard let line = processes[index].nextLine(where: { $0.hasPrefix(prefix) }) else {
           throw SoakError(
@@ -118,9 +140,13 @@
         }
         return line
       }
-      let restartAt = run.isMultiple(of: 2) ? steps / 2 : -1
+      let restartAt = run.isMultiple(of: 4) ? steps / 2 : -1
       for step in 0..<steps {
+        try routeServers(wait: false)
         if step == restartAt {
+          // Servers starting now are waited for first: one that can't reach PostgreSQL
+          // while it starts exits, which is not what the run tests.
+          try routeServers(wait: true)
           try cluster.restart()
           tally.postgresRestarts += 1
         }
@@ -133,18 +159,22 @@
         case 45..<65:
           _ = try ask(index, "sync", expecting: "")
         case 65..<75:
-          // Killed at once: after a save it may not have sent.
+          // Killed at once (once it runs): after a save it may not have sent.
+          try awaitReady(index)
           processes[index].kill()
           processes[index] = try startReplica(index)
+          ready[index] = false
           tally.replicaKills += 1
         case 75..<83:
           let victim = Int(random.next() % UInt64(servers.count))
-          servers[victim].0.kill()
-          servers[victim] = try startServer()
-          relay.route(to: servers.map(\.1))
+          if servers[victim].port == nil { try routeServers(wait: true) }
+          servers[victim].process.kill()
+          servers[victim] = try launchServer()
+          try routeServers(wait: false)
           tally.serverKills += 1
         default:
           // A sync under way, and every connection cut while it runs.
+          try awaitReady(index)
           processes[index].send("sync")
           relay.cutAll()
           guard
@@ -154,17 +184,29 @@
           tally.cuts += 1
         }
       }
-      // Quiet: every replica syncs until it succeeds (bounded), twice around, so each has
-      // what the others sent.
+      try routeServers(wait: true)
+      // Quiet: every replica syncs until it succeeds (bounded), all at once, twice around, so
+      // each has what the others sent.
       for _ in 0..<2 {
-        for index in 0..<replicas {
-          var synced = false
-          for _ in 0..<20 where !synced {
-            synced = try ask(index, "sync", expecting: "") == "synced"
+        var unsynced = Set(0..<replicas)
+        for _ in 0..<20 where !unsynced.isEmpty {
+          for index in unsynced.sorted() {
+            try awaitReady(index)
+            processes[index].send("sync")
           }
-          guard synced else {
-            throw SoakError("run \(run) (seed \(seed)): replica \(index) can't sync.")
+          for index in unsynced.sorted() {
+            guard
+              let line = processes[index].nextLine(where: {
+                $0 == "synced" || $0.hasPrefix("failed")
+              })
+            else {
+              throw SoakError("run \(run) (seed \(seed)): replica \(index) did not answer.")
+            }
+            if line == "synced" { unsynced.remove(index) }
           }
+        }
+        if let index = unsynced.min() {
+          throw SoakError("run \(run) (seed \(seed)): replica \(index) can't sync.")
         }
       }
       tally.saves = acknowledged.count
@@ -172,7 +214,7 @@
         acknowledged, database: database, run: run, seed: seed, tally: &tally,
         ask: ask)
       for process in processes { process.kill() }
-      for server in servers { server.0.kill() }
+      for server in servers { server.process.kill() }
       try? FileManager.default.removeItem(at: folder)
       return tally
     }
@@ -214,6 +256,12 @@
         guard pending == "pending 0" else { throw failure("replica \(index) has \(pending)") }
       }
     }
+  }
+
+  /// A `kura sync serve` process of a soak run, and its port once it printed it.
+  struct SoakServer {
+    var process: SoakProcess
+    var port: UInt16?
   }
 
   /// SplitMix64: the soak's seeded choices, so a failing seed replays the same actions.

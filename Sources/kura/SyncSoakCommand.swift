@@ -7,11 +7,13 @@ let syncSoakCommand = Command(
   name: "soak",
   abstract: "Runs replicas and servers under kill -9, cut connections and PostgreSQL restarts.",
   discussion: """
-    Each run starts a fresh database on a throwaway PostgreSQL cluster, two `kura sync serve` \
-    processes behind a relay, and replica processes with store files of their own; then, in \
-    seeded random order, replicas save and sync, replicas and servers are killed with SIGKILL \
-    and started again, the relay cuts every connection under way (mid-request), and \
-    PostgreSQL restarts. After each run every replica syncs until the server has everything, \
+    Each run starts a fresh database on a throwaway PostgreSQL cluster (one for all runs), two \
+    `kura sync serve` processes behind a relay, and replica processes with store files of \
+    their own; then, in seeded random order, replicas save and sync, replicas and servers are \
+    killed with SIGKILL and started again (a replica started meanwhile is waited for when it is \
+    next spoken to, a server when it is next killed), the relay cuts every connection under \
+    way (mid-request), and, in every fourth run, PostgreSQL restarts. After each run every \
+    replica syncs (all at once) until the server has everything, \
     and the run checks that every acknowledged local save is on the server once and on every \
     replica, that no replica has a save pending, and that the replicas hold the same trips; \
     it prints what it checked. It stops after --runs runs or --seconds seconds, whichever \

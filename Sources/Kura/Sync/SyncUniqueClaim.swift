@@ -49,8 +49,15 @@ struct SyncUniqueConflict: Sendable, Hashable, Codable {
   /// The id of the model that holds the values.
   var existingID: String
   /// The server's values of the properties, for a model it had accepted with other values;
-  /// `nil` when the id was never accepted (the row is set aside).
+  /// `nil` when the id was never accepted (the row is set aside). For a denied delete: all
+  /// the model's values on the server.
   var restored: [SyncChange]?
+  /// `denied` for a delete the server refused (a live model refers to the deleted one through
+  /// a `.deny` reference: `referrer` names its model, ``existingID`` its id; empty for a
+  /// delete of the same save refused with it); `nil` for a unique value lost.
+  var kind: String? = nil
+  /// The referring model's stored name, for a denied delete.
+  var referrer: String? = nil
 }
 
 extension SyncValue {

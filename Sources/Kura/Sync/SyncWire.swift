@@ -15,6 +15,9 @@ struct SyncSave: Sendable, Hashable, Codable {
   /// The unique attributes of the models the save changes, which the server arbitrates (sent
   /// with the push, not kept in the outbox; see `SyncUniqueConstraint`).
   var unique: [SyncUniqueConstraint]? = nil
+  /// The `.deny` references of the models the save changes, which the server enforces (sent
+  /// with the push, like `unique`; see `SyncDenyReference`).
+  var deny: [SyncDenyReference]? = nil
 }
 
 /// `POST /v1/spaces/{space}/push`'s body.

@@ -195,11 +195,13 @@
     }
   }
 
-  /// Sends `bytes` on a new connection to 127.0.0.1:`port`, ends the sending side, and reads
-  /// the answer until the server closes (at most 20 seconds): its status (nil when there was
-  /// none) and body.
-  func rawRequest(port: UInt16, _ bytes: [UInt8]) throws -> (status: Int?, body: Data) {
-    let socket = try loopbackSocket(port: port)
+  /// Sends `bytes` on a new connection to 127.0.0.1:`port` (`[::1]` with `ipv6`), ends the
+  /// sending side, and reads the answer until the server closes (at most 20 seconds): its
+  /// status (nil when there was none) and body.
+  func rawRequest(port: UInt16, _ bytes: [UInt8], ipv6: Bool = false) throws -> (
+    status: Int?, body: Data
+  ) {
+    let socket = try ipv6 ? ipv6LoopbackSocket(port: port) : loopbackSocket(port: port)
     defer { close(socket) }
     var timeout = timeval(tv_sec: 20, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -239,6 +241,26 @@
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(socket)
+      throw SyncSocketError(port: port)
+    }
+    return socket
+  }
+
+  /// A TCP connection to [::1]:`port` (close it when done).
+  func ipv6LoopbackSocket(port: UInt16) throws -> Int32 {
+    let socket = Glibc.socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    var address = sockaddr_in6()
+    address.sin6_family = sa_family_t(AF_INET6)
+    address.sin6_port = port.bigEndian
+    address.sin6_addr = in6addr_loopback
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
       }
     }
     guard connected == 0 else {

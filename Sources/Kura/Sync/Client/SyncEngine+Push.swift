@@ -25,6 +25,8 @@ extension SyncEngine {
         var save = save
         let unique = SyncLocalStore.uniqueConstraints(for: save.changes, container: container)
         save.unique = unique.isEmpty ? nil : unique
+        let deny = SyncLocalStore.denyReferences(for: save.changes, container: container)
+        save.deny = deny.isEmpty ? nil : deny
         return save
       }
       let body = try JSONEncoder().encode(

@@ -88,6 +88,12 @@ public final class SyncEngine: Observable, Sendable {
       $0.status.lastSuccess = last
     }
     try SyncVersions.materializeNewProperties(container: container)
+    // After the kept values are in the tables: a migration's default is not an edit.
+    if try container.pool.write({
+      try SyncLocalStore.enqueueEditsMadeWithSyncOff(container: container, db: $0)
+    }) {
+      shared.withLock { $0.status.pending += 1 }
+    }
     let wake = self.wake
     observation.withLock {
       $0 = try? container.hub.subscribe(models: nil) { [weak self] _ in

@@ -11,7 +11,7 @@ extension SyncLocalStore {
   /// first (so a pulled child never arrives before its parent's save).
   ///
   /// Edits made with sync off to rows that were synced before are not found this way (their
-  /// records exist); they travel with the rows' next synced change.
+  /// records exist): SyncLocalStore+SyncOffEdits.swift finds them.
   ///
   /// - Returns: How many rows were added to the outbox.
   @discardableResult

@@ -22,14 +22,18 @@ extension SyncLocalStore {
     return constraints
   }
 
-  /// Settles the unique values a push lost, in the write that takes in its answer.
+  /// Settles the unique values a push lost, and the deletes it was denied, in the write that
+  /// takes in its answer.
   ///
-  /// - Returns: The visible changes (rows set aside, rows given their values back).
+  /// - Returns: The visible changes (rows set aside, rows given their values back, rows
+  ///   restored).
   static func settle(
     _ conflicts: [SyncUniqueConflict], container: ModelContainer, db: StoreConnection
   ) throws -> ChangeSet.ModelChangesByModel {
-    var changes: ChangeSet.ModelChangesByModel = [:]
-    for conflict in conflicts {
+    // Deletes the server denied (SyncLocalStore+Deny.swift).
+    var changes = try restoreDenied(conflicts, container: container, db: db)
+    var effects = RuleEffects()
+    for conflict in conflicts where conflict.kind == nil {
       guard let schema = container.schemas.values.first(where: { $0.storedName == conflict.model }),
         let id = keyValue(conflict.id, kind: schema.primaryKey.kind)
       else { continue }
@@ -55,13 +59,22 @@ extension SyncLocalStore {
           properties: conflict.properties, lost: conflict.values, existingID: conflict.existingID,
           kept: nil, db)
         changes[conflict.model, default: .init()].updated.append(conflict.id)
-      } else if try setAside(
-        schema, key: key, id: id, record: record, winner: conflict.existingID,
-        properties: conflict.properties, lost: conflict.values, db)
-      {
-        changes[conflict.model, default: .init()].deleted.append(conflict.id)
+      } else {
+        // The server sends the other replicas a delete of it (SyncService+Uniques.swift), so
+        // they settle the models referring to it by their delete rules: so does this one.
+        try applyDeleteRules(
+          deleting: id, of: schema, container: container, db: db, effects: &effects)
+        if try setAside(
+          schema, key: key, id: id, record: record, winner: conflict.existingID,
+          properties: conflict.properties, lost: conflict.values, db)
+        {
+          changes[conflict.model, default: .init()].deleted.append(conflict.id)
+        }
       }
     }
+    try recordRuleEffects(effects, records: [:], container: container, db: db)
+    for (model, ids) in effects.deleted { changes[model, default: .init()].deleted += ids }
+    for (model, ids) in effects.updated { changes[model, default: .init()].updated += ids }
     return changes
   }
 

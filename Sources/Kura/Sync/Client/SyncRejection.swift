@@ -5,7 +5,9 @@ import Foundation
 /// the saves after it still reach the server.
 ///
 /// The save's changes stay in this store (its models keep the values it saved); they are not
-/// on the server or on other devices. Read the list with ``SyncEngine/rejections()``, resolve
+/// on the server or on other devices. A save whose deletes the server denied (a model on
+/// another device refers to a deleted one through a `.deny` reference; status 409) is listed
+/// too: its other changes went through, and the deleted models are back in this store. Read the list with ``SyncEngine/rejections()``, resolve
 /// each (save the models again in a form the server takes — smaller values, say — or accept
 /// that they stay local), then forget it with ``SyncEngine/clearRejections()``.
 ///
@@ -23,7 +25,8 @@ public struct SyncRejection: Sendable, Hashable {
   public var models: [String]
   /// The ids the save changed, as text.
   public var ids: [String]
-  /// The server's HTTP status (400 for a malformed save, 413 for one too large).
+  /// The server's HTTP status (400 for a malformed save, 413 for one too large, 409 for
+  /// deletes the server denied).
   public var status: Int
   /// Why the server refused it and what to do, as the engine reported it.
   public var reason: String

@@ -39,14 +39,21 @@
     /// Compacts `space` on another thread, unless this process is compacting it already; a
     /// pull that sees the log grown by ``compactionBatch`` saves calls it. A compaction that
     /// fails changes nothing (its transaction rolls back) and is reported on standard error;
-    /// a later pull tries again.
+    /// a later pull tries again. One that folded something says so on standard error, the
+    /// server's log.
     func compactInBackground(space: String) {
       let started = compacting.withLock { $0.insert(space).inserted }
       guard started else { return }
       DispatchQueue.global().async { [self] in
         defer { _ = compacting.withLock { $0.remove(space) } }
         do {
-          _ = try compact(space: space, retireAfter: retireAfter)
+          let done = try compact(space: space, retireAfter: retireAfter)
+          guard done.foldedSaves > 0 else { return }
+          FileHandle.standardError.write(
+            Data(
+              ("Compacted sync space `\(space.prefix(100))` through \(done.position): "
+                + "saves folded \(done.foldedSaves), tombstones dropped "
+                + "\(done.droppedTombstones), replicas retired \(done.retiredReplicas)\n").utf8))
         } catch {
           FileHandle.standardError.write(
             Data("Compacting sync space `\(space.prefix(100))` failed: \(error)\n".utf8))
@@ -183,7 +190,7 @@
     }
 
     /// The folded state of one id (empty when the state has no row for it).
-    private func foldedState(
+    func foldedState(
       space: String, _ key: SyncMergeState.Key, _ connection: PostgresConnection
     ) throws -> SyncRecordState {
       guard

@@ -31,8 +31,8 @@
       CREATE TABLE IF NOT EXISTS kura_sync_outcomes (
         space text COLLATE "C" NOT NULL, replica text COLLATE "C" NOT NULL,
         sequence bigint NOT NULL, original text NOT NULL, conflicts text NOT NULL,
-        PRIMARY KEY (space, replica, sequence))
-      """
+        PRIMARY KEY (space, replica, sequence));
+      """ + denySchemaSQL
 
     /// One id of a save under arbitration.
     private struct Arbitrated {
@@ -94,6 +94,7 @@
       }
       var conflicts: [SyncUniqueConflict] = []
       var droppedIDs: Set<SyncMergeState.Key> = []
+      var newlyRefused: Set<SyncMergeState.Key> = []
       var droppedProperties: [SyncMergeState.Key: Set<String>] = [:]
       for (key, constraint, values) in wanted {
         guard var entry = ids[key], !entry.refused else { continue }
@@ -143,6 +144,7 @@
           // Never accepted: the whole incarnation is refused, and gives up what it claimed.
           entry.refused = true
           droppedIDs.insert(key)
+          newlyRefused.insert(key)
           try connection.run(
             "DELETE FROM kura_sync_unique_claims WHERE space = ? AND model = ? AND id = ?",
             [.text(space), .text(key.model), .text(key.id)])
@@ -166,13 +168,37 @@
         guard let entry = ids[key] else { continue }
         try storeUniqueRecord(entry.after, refused: entry.refused, key, space: space, connection)
       }
-      let published = save.changes.filter { change in
+      var published = save.changes.filter { change in
         let key = SyncMergeState.Key(model: change.model, id: change.id)
         if droppedIDs.contains(key) { return false }
         guard let properties = droppedProperties[key] else { return true }
         return change.deleted || !properties.contains(change.property ?? "")
       }
+      published += Self.tombstones(of: newlyRefused, in: save)
       return (published, conflicts)
+    }
+
+    /// A delete of each id refused by this save, in place of its changes: to the other
+    /// replicas the set-aside model is gone, so a model referring to it (which the server
+    /// accepted, knowing no references) is settled by its delete rule there instead of waiting
+    /// for it forever. Stamped with the id's latest stamp in the save.
+    private static func tombstones(of refused: Set<SyncMergeState.Key>, in save: SyncSave)
+      -> [SyncChange]
+    {
+      var latest: [SyncMergeState.Key: (incarnation: Int64, stamp: SyncStamp)] = [:]
+      for change in save.changes {
+        let key = SyncMergeState.Key(model: change.model, id: change.id)
+        guard refused.contains(key) else { continue }
+        if let found = latest[key],
+          (found.incarnation, found.stamp) >= (change.incarnation, change.stamp)
+        {
+          continue
+        }
+        latest[key] = (change.incarnation, change.stamp)
+      }
+      return latest.sorted { $0.key < $1.key }.map { key, last in
+        .delete(key.model, id: key.id, incarnation: last.incarnation, stamp: last.stamp)
+      }
     }
 
     /// The constraint's values in a state, when the id is live and holds all of them non-null.

@@ -325,7 +325,7 @@
                 + "first.", expected: acknowledged + 1)
           }
           acknowledged = save.sequence
-          let outcome = try arbitrateUniques(save, space: space, connection)
+          let outcome = try arbitrate(save, space: space, connection)
           conflicts += outcome.conflicts
           try recordOutcome(
             save, changes, outcome.conflicts, replica: request.replica, space: space, connection)
