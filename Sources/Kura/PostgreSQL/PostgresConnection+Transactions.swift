@@ -52,6 +52,28 @@
       try inTransaction(isolation, body)
     }
 
+    /// Opens a transaction with `begin`'s statements, sent with the next statement: a
+    /// prepared statement carries them in its own round trip (libpq's pipeline mode), anything
+    /// else sends them first. Until then ``isInTransaction`` reads `true`; a begin never sent
+    /// is dropped by ``dropUnsentBegin()``. A begin that finds the connection lost connects
+    /// again and runs once more (with its statement): nothing of its transaction had run.
+    func begin(withNextStatement begin: PostgresBegin) {
+      session.beganTransactionID = nil
+      session.unsentBegin = begin
+    }
+
+    /// Drops a begin of ``begin(withNextStatement:)`` not sent yet; returns whether there was
+    /// one (then no transaction is open).
+    func dropUnsentBegin() -> Bool {
+      guard session.unsentBegin != nil else { return false }
+      session.unsentBegin = nil
+      return true
+    }
+
+    /// The last column of the first row of the last begin's last statement, once it ran: the
+    /// pool's transaction id (`txid_current()`).
+    var transactionID: String? { session.beganTransactionID }
+
     /// Commits a transaction opened with `BEGIN` through ``execute(_:)``: an aborted one (which
     /// COMMIT rolls back) is an error, and a connection lost during the commit is one with
     /// ``PostgresError/isCommitOutcomeUnknown``.

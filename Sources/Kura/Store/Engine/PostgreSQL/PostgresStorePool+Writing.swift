@@ -20,7 +20,7 @@
     /// The one write loop of saves and ``ModelContainer/write(_:)``: the writer connection,
     /// `begin`, `body` (run again up to `retries` times after a conflict), `COMMIT`.
     private func writeTransaction<Result>(
-      begin: String, retries: Int, _ body: (StoreConnection) throws -> Result
+      begin: PostgresBegin, retries: Int, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       try lockWriter()
       defer { writerLock.unlock() }
@@ -75,12 +75,13 @@
       return connection
     }
 
-    /// `begin` (`BEGIN`, the store's lock and the transaction's id, one round trip), `body`,
-    /// `COMMIT`; a broken connection found by the first is connected again first, and a commit
-    /// whose outcome the broken connection hid is resolved by the transaction's id. A conflict
+    /// `begin` (`BEGIN`, the store's lock and the transaction's id, sent with the first
+    /// statement of `body`, in its round trip), `body`, `COMMIT`; a broken connection found by
+    /// the first is connected again first, and a commit whose outcome the broken connection hid
+    /// is resolved by the transaction's id. A conflict
     /// with another writer rolls back and runs `body` again, up to `retries` times.
     private func transaction<Result>(
-      _ writer: PostgresStoreConnection, begin: String, retries: Int,
+      _ writer: PostgresStoreConnection, begin: PostgresBegin, retries: Int,
       _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var attempt = 0
@@ -103,7 +104,8 @@
     }
 
     private func transactionOnce<Result>(
-      _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
+      _ writer: PostgresStoreConnection, begin: PostgresBegin,
+      _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       let result = try transactionCommitted(writer, begin: begin, body)
       if let token = writer.pendingNotification {
@@ -123,24 +125,21 @@
     }
 
     private func transactionCommitted<Result>(
-      _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
+      _ writer: PostgresStoreConnection, begin: PostgresBegin,
+      _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var result: Result?
       writer.pendingNotification = nil
       writer.pendingTransaction = nil
       do {
-        let transactionID: String?
-        do {
-          transactionID = try writer.connection.executeReturningText(begin)
-        } catch let error as PostgresError where error.code == .connectionLost {
-          try writer.connection.reconnect()
-          transactionID = try writer.connection.executeReturningText(begin)
-        }
-        writer.pendingTransaction = transactionID.map {
-          PendingTransaction(id: $0, backend: writer.connection.processID)
-        }
+        writer.connection.begin(withNextStatement: begin)
         let value = try body(writer)
         result = value
+        // Nothing was sent: no transaction to commit.
+        if writer.connection.dropUnsentBegin() { return value }
+        writer.pendingTransaction = writer.connection.transactionID.map {
+          PendingTransaction(id: $0, backend: writer.connection.processID)
+        }
         if let token = writer.pendingNotification {
           // The notification's transaction follows the COMMIT in the same round trip, and runs
           // only when the commit succeeded (see ``notifySQL(token:)``).
@@ -164,7 +163,7 @@
             + "commit (`txid_status` says aborted). Nothing of it was written; retry it.")
       } catch {
         // Also after a failed lock: the `BEGIN` before it left the transaction open (aborted).
-        if writer.connection.isInTransaction {
+        if !writer.connection.dropUnsentBegin(), writer.connection.isInTransaction {
           try? writer.connection.execute("ROLLBACK")
         }
         throw error

@@ -70,28 +70,33 @@
     static let lockKey = PostgresStoreConnection.lockKey
 
     /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
-    /// the transaction's id, in one round trip (a `BEGIN` in a simple query keeps the
-    /// transaction open after it). The id (`txid_current()`, with its epoch: the number
-    /// `pg_current_xact_id()` gives), assigned here rather than at the first write, is how a commit
-    /// whose answer was lost is resolved (``committed(_:after:)``); every `BEGIN` of the pool
-    /// returns it as its last column.
-    static let beginAndLockSQL =
-      "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema())), "
-      + "txid_current()::text"
+    /// the transaction's id, sent with the transaction's first statement, in its round trip
+    /// (``PostgresConnection/begin(withNextStatement:)``). The id (`txid_current()`, with its
+    /// epoch: the number `pg_current_xact_id()` gives), assigned here rather than at the first
+    /// write, is how a commit whose answer was lost is resolved (``committed(_:after:)``);
+    /// every begin of the pool returns it as its last column.
+    static let beginAndLockSQL = PostgresBegin([
+      "BEGIN",
+      "SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema())), txid_current()::text",
+    ])
 
     /// Opens a save's transaction and takes the store's lock shared (saves don't wait for each
-    /// other; readers see them as writers of the store), in one round trip.
-    static let beginSQL =
-      "BEGIN; SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
-      + "txid_current()::text"
+    /// other; readers see them as writers of the store), with the save's first statement.
+    static let beginSQL = PostgresBegin([
+      "BEGIN",
+      "SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
+        + "txid_current()::text",
+    ])
 
     /// Opens the transaction of ``ModelContainer/write(_:)``: `REPEATABLE READ`, the lock
     /// writes wait for each other on (a table lock takes no snapshot, so the snapshot is taken
     /// by the statement after it, once the lock is held), and the store's lock shared.
-    static let beginSerializedSQL =
-      "BEGIN ISOLATION LEVEL REPEATABLE READ; LOCK TABLE kura_metadata IN SHARE UPDATE "
-      + "EXCLUSIVE MODE; SELECT pg_advisory_xact_lock_shared(\(lockKey), "
-      + "hashtext(current_schema())), txid_current()::text"
+    static let beginSerializedSQL = PostgresBegin([
+      "BEGIN ISOLATION LEVEL REPEATABLE READ",
+      "LOCK TABLE kura_metadata IN SHARE UPDATE EXCLUSIVE MODE",
+      "SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
+        + "txid_current()::text",
+    ])
 
     /// The notification of a committed save, sent after its commit in a transaction of its own
     /// with `synchronous_commit` off: PostgreSQL holds a cluster-wide lock from a notifying
