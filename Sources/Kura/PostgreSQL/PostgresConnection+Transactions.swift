@@ -138,14 +138,14 @@
     }
 
     /// Commits a transaction opened with `BEGIN` through ``execute(_:)`` and, in the same round
-    /// trip, runs `followUp` (SQL without parameters, such as a transaction of its own), which
-    /// the server skips when the COMMIT fails. The commit's errors are
-    /// ``commitOpenTransaction()``'s (an aborted transaction is rolled back, and `followUp`
-    /// still runs then). Returns whether `followUp` ran without an error: after a commit, its
-    /// failure is not the commit's, and may leave its own transaction open.
-    func commitOpenTransaction(then followUp: String) throws -> Bool {
+    /// trip, runs what follows `COMMIT; ` in `commitAndFollowUp` (SQL without parameters, such
+    /// as a transaction of its own), which the server skips when the COMMIT fails. The commit's
+    /// errors are ``commitOpenTransaction()``'s (an aborted transaction is rolled back, and the
+    /// follow-up still runs then). Returns whether the follow-up ran without an error: after a
+    /// commit, its failure is not the commit's, and may leave its own transaction open.
+    func commitOpenTransaction(then commitAndFollowUp: PostgresQueryText) throws -> Bool {
       let handle = try session.liveHandle(sql: "COMMIT")
-      let sent = PQsendQuery(handle, "COMMIT; " + followUp) != 0
+      let sent = commitAndFollowUp.withCString { PQsendQuery(handle, $0) } != 0
       let commit = sent ? PQgetResult(handle) : nil
       let failure = commitFailure(commit)
       PQclear(commit)

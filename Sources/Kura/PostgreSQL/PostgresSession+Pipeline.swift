@@ -2,19 +2,42 @@
   import Foundation
   internal import CLibPQ
 
+  /// SQL sent often, kept with its C string (no conversion per send), its quoted identifiers
+  /// already fitted to the 63 bytes PostgreSQL keeps.
+  struct PostgresQueryText: Sendable {
+    /// The SQL.
+    let sql: String
+    /// The SQL as libpq takes it, NUL-terminated.
+    let cString: ContiguousArray<CChar>
+
+    init(_ sql: String) {
+      self.sql = sql
+      self.cString = PostgresPlaceholders.fittingIdentifiers(sql).utf8CString
+    }
+
+    /// Calls `body` with the C string.
+    @inline(__always)
+    func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+      try cString.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return try "".withCString(body) }
+        return try body(base)
+      }
+    }
+  }
+
   /// The statements that open a transaction (such as `BEGIN` and a lock), sent together with
   /// the transaction's first statement rather than in a round trip of their own
   /// (``PostgresConnection/begin(withNextStatement:)``). The last column of the first row of
   /// the last one is kept (``PostgresConnection/transactionID``).
   struct PostgresBegin: Sendable {
     /// The statements, without parameters, one SQL statement each.
-    let statements: [String]
-    /// The statements as one simple query (``statements`` joined by `; `).
-    let simpleQuery: String
+    let statements: [PostgresQueryText]
+    /// The statements as one simple query (joined by `; `).
+    let simpleQuery: PostgresQueryText
 
     init(_ statements: [String]) {
-      self.statements = statements
-      self.simpleQuery = statements.joined(separator: "; ")
+      self.statements = statements.map(PostgresQueryText.init)
+      self.simpleQuery = PostgresQueryText(statements.joined(separator: "; "))
     }
   }
 
@@ -35,8 +58,8 @@
     }
 
     private func runBegin(_ begin: PostgresBegin) throws {
-      let handle = try openHandle(sql: begin.simpleQuery)
-      let result = PQexec(handle, begin.simpleQuery)
+      let handle = try openHandle(sql: begin.simpleQuery.sql)
+      let result = begin.simpleQuery.withCString { PQexec(handle, $0) }
       defer { PQclear(result) }
       switch PQresultStatus(result) {
       case PGRES_TUPLES_OK:
@@ -44,7 +67,7 @@
       case PGRES_COMMAND_OK:
         beganTransactionID = nil
       default:
-        throw error(result, sql: begin.simpleQuery, committing: false)
+        throw error(result, sql: begin.simpleQuery.sql, committing: false)
       }
     }
 
@@ -67,22 +90,25 @@
     /// ``PostgresError/Code/connectionLost`` (the connection is marked broken): nothing of the
     /// transaction committed, so the caller may connect again and run it all once more.
     func executePrepared(
-      after begin: PostgresBegin, name: String, sql: String,
+      after begin: PostgresBegin, name: ContiguousArray<CChar>, sql: String,
       values: [UnsafePointer<CChar>?], lengths: [Int32], formats: [Int32], resultFormat: Int32
     ) throws -> OpaquePointer? {
       let handle = try openHandle(sql: sql)
       guard PQenterPipelineMode(handle) == 1 else {
         markBroken()
-        throw error(nil, sql: begin.simpleQuery, committing: false)
+        throw error(nil, sql: begin.simpleQuery.sql, committing: false)
       }
       var sent = true
       for statement in begin.statements where sent {
-        sent = PQsendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1
+        sent =
+          statement.withCString { PQsendQueryParams(handle, $0, 0, nil, nil, nil, nil, 0) } == 1
       }
       if sent {
         sent =
-          PQsendQueryPrepared(
-            handle, name, Int32(values.count), values, lengths, formats, resultFormat) == 1
+          name.withUnsafeBufferPointer {
+            PQsendQueryPrepared(
+              handle, $0.baseAddress, Int32(values.count), values, lengths, formats, resultFormat)
+          } == 1
       }
       if sent { sent = PQpipelineSync(handle) == 1 }
       var failure: PostgresError?
@@ -111,7 +137,7 @@
         default:
           if failure == nil {
             failure = error(
-              result, sql: index < last ? begin.simpleQuery : sql, committing: false)
+              result, sql: index < last ? begin.simpleQuery.sql : sql, committing: false)
           }
         }
         PQclear(result)

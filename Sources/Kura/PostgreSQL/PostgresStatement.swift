@@ -37,7 +37,11 @@
     /// The SQL sent to the server, with `$N` placeholders.
     let preparedSQL: String
     /// The server-side name of the prepared statement.
-    private var name: String
+    private var name: String {
+      didSet { nameCString = name.utf8CString }
+    }
+    /// `name` as libpq takes it.
+    private var nameCString: ContiguousArray<CChar>
     /// Whether this statement deallocates `name` when it goes (a copy made for a nested use of
     /// a cached statement shares the original's name and keeps the original alive).
     private var ownsName: Bool
@@ -79,7 +83,9 @@
       self.session = session
       self.sql = sql
       self.preparedSQL = PostgresPlaceholders.rewrite(sql).sql
-      self.name = session.nextStatementName()
+      let name = session.nextStatementName()
+      self.name = name
+      self.nameCString = name.utf8CString
       self.ownsName = true
       self.generation = session.generation
       try prepareOnServer()
@@ -92,6 +98,7 @@
       sql = original.sql
       preparedSQL = original.preparedSQL
       name = original.name
+      nameCString = original.nameCString
       ownsName = false
       keepAlive = original
       generation = original.generation
@@ -221,8 +228,10 @@
       }
       let handle = try session.openHandle(sql: sql)
       let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
-      let executed = PQexecPrepared(
-        handle, name, Int32(values.count), values, lengths, formats, resultFormat)
+      let executed = nameCString.withUnsafeBufferPointer {
+        PQexecPrepared(
+          handle, $0.baseAddress, Int32(values.count), values, lengths, formats, resultFormat)
+      }
       return try finish(executed, committing: outsideTransaction)
     }
 
@@ -234,7 +243,7 @@
       let executed: OpaquePointer?
       do {
         executed = try session.executePrepared(
-          after: begin, name: name, sql: sql, values: values, lengths: lengths, formats: formats,
+          after: begin, name: nameCString, sql: sql, values: values, lengths: lengths, formats: formats,
           resultFormat: resultFormat)
       } catch let error as PostgresError where error.code == .connectionLost {
         try session.reconnect()

@@ -108,7 +108,7 @@
       _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       let result = try transactionCommitted(writer, begin: begin, body)
-      if let token = writer.pendingNotification {
+      if writer.pendingNotification != nil {
         // Not sent with the COMMIT (whose answer was lost, and the transaction found
         // committed). The save has committed: a notification that fails (the connection broke
         // just after the commit) wakes no listener now, and the next save's or the listener's
@@ -116,7 +116,7 @@
         // meanwhile.
         writer.pendingNotification = nil
         do {
-          try writer.connection.execute(notifySQL(token: token))
+          try writer.connection.execute(notifySQL)
         } catch {
           if writer.connection.isInTransaction { try? writer.connection.execute("ROLLBACK") }
         }
@@ -140,10 +140,10 @@
         writer.pendingTransaction = writer.connection.transactionID.map {
           PendingTransaction(id: $0, backend: writer.connection.processID)
         }
-        if let token = writer.pendingNotification {
+        if writer.pendingNotification != nil {
           // The notification's transaction follows the COMMIT in the same round trip, and runs
-          // only when the commit succeeded (see ``notifySQL(token:)``).
-          let notified = try writer.connection.commitOpenTransaction(then: notifySQL(token: token))
+          // only when the commit succeeded (see ``notifySQL``).
+          let notified = try writer.connection.commitOpenTransaction(then: commitAndNotify)
           writer.pendingNotification = nil
           if !notified, writer.connection.isInTransaction {
             try? writer.connection.execute("ROLLBACK")

@@ -46,8 +46,6 @@
     let schema: String
     /// The notification channel of the store (one per database and schema).
     let channel: String
-    /// The start of this pool's notification (``notifySQLPrefix(channel:)``).
-    let notifyPrefix: String
     /// Whether the container only reads.
     let isReadOnly: Bool
     /// The password-free URL naming the store in errors.
@@ -103,16 +101,20 @@
     /// transaction's commit until it has been flushed (so notifications queue in commit order),
     /// which made every save's flush wait for the one before it. Here the lock is held for a
     /// commit that waits for no flush; the save's own commit takes no such lock, so writers
-    /// share their flushes. The channel and the token are literals: it is sent after the save's
-    /// `COMMIT` in the same simple query, one round trip for both, and the server runs it only
-    /// when the commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``); the
-    /// quoted channel is built once per pool (``notifyPrefix``).
-    func notifySQL(token: Int64) -> String { notifyPrefix + String(token) + "'); COMMIT" }
+    /// share their flushes. It is sent after the save's `COMMIT` in the same simple query
+    /// (``commitAndNotify``), one round trip for both, and the server runs it only when the
+    /// commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``). Its payload is
+    /// empty: a listener reads the history from its own token, whatever woke it. Built once per
+    /// pool.
+    let notifySQL: String
 
-    /// ``notifySQL(token:)`` up to the token, for `channel`.
-    static func notifySQLPrefix(channel: String) -> String {
+    /// `COMMIT; ` and ``notifySQL``, as libpq takes it.
+    let commitAndNotify: PostgresQueryText
+
+    /// ``notifySQL`` for `channel`.
+    static func notifySQL(channel: String) -> String {
       "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
-        + PostgresStoreEngine.quotedText(channel) + ", '"
+        + PostgresStoreEngine.quotedText(channel) + ", ''); COMMIT"
     }
 
     /// How many times a save that conflicted with another writer's (see the type's notes) is
@@ -147,7 +149,8 @@
       }
       self.schema = schema
       self.channel = Self.channel(schema: schema)
-      self.notifyPrefix = Self.notifySQLPrefix(channel: channel)
+      self.notifySQL = Self.notifySQL(channel: channel)
+      self.commitAndNotify = PostgresQueryText("COMMIT; " + notifySQL)
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
     }
 
