@@ -243,7 +243,8 @@
       let executed: OpaquePointer?
       do {
         executed = try session.executePrepared(
-          after: begin, name: nameCString, sql: sql, values: values, lengths: lengths, formats: formats,
+          after: begin, name: nameCString, sql: sql, values: values, lengths: lengths,
+          formats: formats,
           resultFormat: resultFormat)
       } catch let error as PostgresError where error.code == .connectionLost {
         try session.reconnect()

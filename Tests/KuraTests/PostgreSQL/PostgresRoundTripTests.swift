@@ -53,11 +53,32 @@
           try context.save()
         }
         #expect(update == 3)
-        let stored = try ModelContext(
-          try ModelContainer(for: TripMemo.self, configurations: store.configuration)
-        )
-        .fetch(FetchDescriptor<TripMemo>(sortBy: [SortDescriptor(\.id)]))
+        let direct = try ModelContainer(for: TripMemo.self, configurations: store.configuration)
+        let stored = try ModelContext(direct).fetch(
+          FetchDescriptor<TripMemo>(sortBy: [SortDescriptor(\.id)]))
         #expect(stored == [TripMemo(id: 1, text: "first"), TripMemo(id: 2, text: "changed")])
+      }
+
+      /// A lookup by id and a fetch are one round trip each, once their statements are prepared.
+      @Test func aLookupByIDAndAFetchAreOneRoundTripEach() throws {
+        let store = try freshStore(.postgres)
+        let proxy = try FaultProxy(cluster: PostgresCluster.shared())
+        defer { proxy.stop() }
+        let container = try proxiedContainer(store, proxy)
+        let context = ModelContext(container)
+        try context.insert(TripMemo(id: 1, text: "first"))
+        try context.save()
+        let reader = ModelContext(container)
+        _ = try reader.model(for: 1, as: TripMemo.self)
+        _ = try reader.fetch(FetchDescriptor<TripMemo>())
+        var found: TripMemo?
+        let lookup = try exchanges(proxy) { found = try reader.model(for: 1, as: TripMemo.self) }
+        #expect(found == TripMemo(id: 1, text: "first"))
+        #expect(lookup == 1)
+        var fetched: [TripMemo] = []
+        let fetch = try exchanges(proxy) { fetched = try reader.fetch(FetchDescriptor<TripMemo>()) }
+        #expect(fetched == [TripMemo(id: 1, text: "first")])
+        #expect(fetch == 1)
       }
 
       /// The connection breaks while the pipeline opening a save's transaction is on its way
