@@ -184,14 +184,20 @@
       }
     }
 
-    /// The pool this thread reads on, while a read runs (a read nested in another one takes a
-    /// connection beyond the limit rather than waiting for itself).
-    @TaskLocal private static var reading: ObjectIdentifier?
+    /// The key of the thread-specific pool this thread reads on, while a read runs (a read
+    /// nested in another one takes a connection beyond the limit rather than waiting for
+    /// itself). Reads run on their caller's thread, start to end, so a nested read is on the
+    /// same thread; a thread-specific value costs a few instructions where a task-local's
+    /// push and pop cost some 500 per read.
+    private static let readingKey: pthread_key_t = {
+      var key = pthread_key_t()
+      pthread_key_create(&key, nil)
+      return key
+    }()
 
     /// An idle reader, else a new connection while fewer than the most are open, else the
     /// first to come back — waiting at most ``PostgresStoreSettings/connectionWait``.
-    private func takeReader() throws -> PostgresStoreConnection {
-      let nested = Self.reading == ObjectIdentifier(self)
+    private func takeReader(nested: Bool) throws -> PostgresStoreConnection {
       guard
         let checkout = readers.checkOut(waiting: settings.connectionWait, ignoringLimit: nested)
       else {
@@ -231,19 +237,23 @@
     private func withReader<Result>(_ operation: (PostgresStoreConnection) throws -> Result)
       throws -> Result
     {
-      let reader = try takeReader()
-      defer { giveBack(reader) }
-      return try Self.$reading.withValue(ObjectIdentifier(self)) {
+      let me = Unmanaged.passUnretained(self).toOpaque()
+      let outer = pthread_getspecific(Self.readingKey)
+      let reader = try takeReader(nested: outer == me)
+      pthread_setspecific(Self.readingKey, me)
+      defer {
+        pthread_setspecific(Self.readingKey, outer)
+        giveBack(reader)
+      }
+      do {
+        return try operation(reader)
+      } catch let error as PostgresError where error.code == .connectionLost {
         do {
+          try reader.connection.reconnect()
           return try operation(reader)
-        } catch let error as PostgresError where error.code == .connectionLost {
-          do {
-            try reader.connection.reconnect()
-            return try operation(reader)
-          } catch var again as PostgresError where again.code == .connectionLost {
-            again.isCommitOutcomeUnknown = false
-            throw again
-          }
+        } catch var again as PostgresError where again.code == .connectionLost {
+          again.isCommitOutcomeUnknown = false
+          throw again
         }
       }
     }
