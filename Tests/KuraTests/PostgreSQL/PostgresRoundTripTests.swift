@@ -16,12 +16,30 @@
     /// the round trip that opens a save's transaction loses its connection.
     @Suite("PostgreSQL round trips")
     struct PostgresRoundTripTests {
-      /// A container of a fresh store reached through `proxy`.
-      private func proxiedContainer(_ store: TestStore, _ proxy: FaultProxy) throws
-        -> ModelContainer
-      {
-        let url = try #require(URL(string: try proxy.url(replacingHostOf: store.argument)))
-        return try ModelContainer(for: TripMemo.self, configurations: .postgres(url))
+      /// A fresh store reached through a fault proxy of its own, its first model (1, "first")
+      /// saved, so the save's statements are prepared.
+      private struct Proxied {
+        let store: TestStore
+        let proxy: FaultProxy
+        let container: ModelContainer
+        let context: ModelContext
+
+        init() throws {
+          store = try freshStore(.postgres)
+          proxy = try FaultProxy(cluster: PostgresCluster.shared())
+          let url = try #require(URL(string: try proxy.url(replacingHostOf: store.argument)))
+          container = try ModelContainer(for: TripMemo.self, configurations: .postgres(url))
+          context = ModelContext(container)
+          try context.insert(TripMemo(id: 1, text: "first"))
+          try context.save()
+        }
+
+        /// What the server holds, by id, read on a direct connection.
+        func stored() throws -> [TripMemo] {
+          let direct = try ModelContainer(for: TripMemo.self, configurations: store.configuration)
+          return try ModelContext(direct).fetch(
+            FetchDescriptor<TripMemo>(sortBy: [SortDescriptor(\.id)]))
+        }
       }
 
       /// The exchanges with the server that `body` made through `proxy`.
@@ -35,14 +53,9 @@
       /// the store's lock and the upsert in one pipeline; the history row; `COMMIT` with the
       /// notification. An insert and an update alike.
       @Test func aSaveOfOneModelIsThreeRoundTrips() throws {
-        let store = try freshStore(.postgres)
-        let proxy = try FaultProxy(cluster: PostgresCluster.shared())
+        let proxied = try Proxied()
+        let (proxy, context) = (proxied.proxy, proxied.context)
         defer { proxy.stop() }
-        let container = try proxiedContainer(store, proxy)
-        let context = ModelContext(container)
-        // The first save prepares its statements.
-        try context.insert(TripMemo(id: 1, text: "first"))
-        try context.save()
         let insert = try exchanges(proxy) {
           try context.insert(TripMemo(id: 2, text: "second"))
           try context.save()
@@ -53,22 +66,18 @@
           try context.save()
         }
         #expect(update == 3)
-        let direct = try ModelContainer(for: TripMemo.self, configurations: store.configuration)
-        let stored = try ModelContext(direct).fetch(
-          FetchDescriptor<TripMemo>(sortBy: [SortDescriptor(\.id)]))
-        #expect(stored == [TripMemo(id: 1, text: "first"), TripMemo(id: 2, text: "changed")])
+        #expect(
+          try proxied.stored() == [
+            TripMemo(id: 1, text: "first"), TripMemo(id: 2, text: "changed"),
+          ])
       }
 
       /// A lookup by id and a fetch are one round trip each, once their statements are prepared.
       @Test func aLookupByIDAndAFetchAreOneRoundTripEach() throws {
-        let store = try freshStore(.postgres)
-        let proxy = try FaultProxy(cluster: PostgresCluster.shared())
+        let proxied = try Proxied()
+        let proxy = proxied.proxy
         defer { proxy.stop() }
-        let container = try proxiedContainer(store, proxy)
-        let context = ModelContext(container)
-        try context.insert(TripMemo(id: 1, text: "first"))
-        try context.save()
-        let reader = ModelContext(container)
+        let reader = ModelContext(proxied.container)
         _ = try reader.model(for: 1, as: TripMemo.self)
         _ = try reader.fetch(FetchDescriptor<TripMemo>())
         var found: TripMemo?
@@ -85,23 +94,17 @@
       /// (the proxy cuts it after relaying the `BEGIN`): nothing of the transaction ran, so the
       /// save connects again, runs once more and is stored once.
       @Test func aSaveWhoseOpeningPipelineLosesItsConnectionRunsOnceMore() throws {
-        let store = try freshStore(.postgres)
-        let proxy = try FaultProxy(cluster: PostgresCluster.shared())
+        let proxied = try Proxied()
+        let (proxy, context) = (proxied.proxy, proxied.context)
         defer { proxy.stop() }
-        let container = try proxiedContainer(store, proxy)
-        let context = ModelContext(container)
-        try context.insert(TripMemo(id: 1, text: "first"))
-        try context.save()
         let accepted = proxy.acceptedConnections
         proxy.dropAnswer(toQueryStartingWith: "BEGIN")
         try context.insert(TripMemo(id: 2, text: "second"))
         try context.save()
         #expect(proxy.answersDropped == 1)
         #expect(proxy.acceptedConnections == accepted + 1)
-        let direct = try ModelContainer(for: TripMemo.self, configurations: store.configuration)
-        let stored = try ModelContext(direct).fetch(
-          FetchDescriptor<TripMemo>(sortBy: [SortDescriptor(\.id)]))
-        #expect(stored == [TripMemo(id: 1, text: "first"), TripMemo(id: 2, text: "second")])
+        #expect(
+          try proxied.stored() == [TripMemo(id: 1, text: "first"), TripMemo(id: 2, text: "second")])
       }
 
       /// A save whose statement fails inside the pipeline that opened its transaction (a
