@@ -52,6 +52,28 @@
       try inTransaction(isolation, body)
     }
 
+    /// Opens a transaction with `begin`'s statements, sent with the next statement: a
+    /// prepared statement carries them in its own round trip (libpq's pipeline mode), anything
+    /// else sends them first. Until then ``isInTransaction`` reads `true`; a begin never sent
+    /// is dropped by ``dropUnsentBegin()``. A begin that finds the connection lost connects
+    /// again and runs once more (with its statement): nothing of its transaction had run.
+    func begin(withNextStatement begin: PostgresBegin) {
+      session.beganTransactionID = nil
+      session.unsentBegin = begin
+    }
+
+    /// Drops a begin of ``begin(withNextStatement:)`` not sent yet; returns whether there was
+    /// one (then no transaction is open).
+    func dropUnsentBegin() -> Bool {
+      guard session.unsentBegin != nil else { return false }
+      session.unsentBegin = nil
+      return true
+    }
+
+    /// The last column of the first row of the last begin's last statement, once it ran: the
+    /// pool's transaction id (`txid_current()`).
+    var transactionID: String? { session.beganTransactionID }
+
     /// Commits a transaction opened with `BEGIN` through ``execute(_:)``: an aborted one (which
     /// COMMIT rolls back) is an error, and a connection lost during the commit is one with
     /// ``PostgresError/isCommitOutcomeUnknown``.
@@ -116,14 +138,14 @@
     }
 
     /// Commits a transaction opened with `BEGIN` through ``execute(_:)`` and, in the same round
-    /// trip, runs `followUp` (SQL without parameters, such as a transaction of its own), which
-    /// the server skips when the COMMIT fails. The commit's errors are
-    /// ``commitOpenTransaction()``'s (an aborted transaction is rolled back, and `followUp`
-    /// still runs then). Returns whether `followUp` ran without an error: after a commit, its
-    /// failure is not the commit's, and may leave its own transaction open.
-    func commitOpenTransaction(then followUp: String) throws -> Bool {
+    /// trip, runs what follows `COMMIT; ` in `commitAndFollowUp` (SQL without parameters, such
+    /// as a transaction of its own), which the server skips when the COMMIT fails. The commit's
+    /// errors are ``commitOpenTransaction()``'s (an aborted transaction is rolled back, and the
+    /// follow-up still runs then). Returns whether the follow-up ran without an error: after a
+    /// commit, its failure is not the commit's, and may leave its own transaction open.
+    func commitOpenTransaction(then commitAndFollowUp: PostgresQueryText) throws -> Bool {
       let handle = try session.liveHandle(sql: "COMMIT")
-      let sent = PQsendQuery(handle, "COMMIT; " + followUp) != 0
+      let sent = commitAndFollowUp.withCString { PQsendQuery(handle, $0) } != 0
       let commit = sent ? PQgetResult(handle) : nil
       let failure = commitFailure(commit)
       PQclear(commit)

@@ -104,31 +104,6 @@
       }
     }
 
-    /// Runs SQL without parameters, as ``execute(_:)``, and returns the last column of the
-    /// first row of its last statement as text (`nil` for no row or NULL): one round trip for
-    /// `BEGIN; SELECT …`.
-    func executeReturningText(_ sql: String) throws -> String? {
-      let handle = try session.liveHandle(sql: sql)
-      let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
-      let result = PQexec(handle, PostgresPlaceholders.fittingIdentifiers(sql))
-      defer { PQclear(result) }
-      switch PQresultStatus(result) {
-      case PGRES_TUPLES_OK:
-        let column = PQnfields(result) - 1
-        guard PQntuples(result) > 0, column >= 0, PQgetisnull(result, 0, column) == 0,
-          let value = PQgetvalue(result, 0, column)
-        else { return nil }
-        return String(cString: value)
-      case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
-        session.recordChanges(result)
-        return nil
-      default:
-        throw session.error(
-          result, sql: sql,
-          committing: Self.commits(sql, outsideTransaction: outsideTransaction))
-      }
-    }
-
     /// Whether `sql` may commit work when it runs: a COMMIT (or END), or, outside a
     /// transaction, anything but transaction control and session settings.
     private static func commits(_ sql: String, outsideTransaction: Bool) -> Bool {

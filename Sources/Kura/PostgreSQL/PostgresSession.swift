@@ -26,6 +26,13 @@
     /// Set when a failure showed the server ended the connection even though libpq still
     /// reads it as open (a `FATAL` such as `57P01` from a restart, or a socket at its end).
     private var broken = false
+    /// The opening statements of a transaction not sent yet: the next prepared statement that
+    /// runs sends them ahead of itself in the same round trip, anything else first
+    /// (``PostgresConnection/begin(withNextStatement:)``).
+    var unsentBegin: PostgresBegin?
+    /// The last column of the first row of the last begin's last statement, once it ran (the
+    /// transaction's id, for the pool's `BEGIN`s).
+    var beganTransactionID: String?
 
     init(location: PostgresLocation) throws {
       self.location = location
@@ -41,6 +48,7 @@
       if let handle { PQfinish(handle) }
       handle = nil
       broken = false
+      unsentBegin = nil
       unusedStatements.removeAll()
     }
 
@@ -77,17 +85,27 @@
       return true
     }
 
-    /// Whether a transaction is open (also one that failed and awaits its ROLLBACK).
+    /// Whether a transaction is open (also one that failed and awaits its ROLLBACK, and one
+    /// whose `BEGIN` waits to be sent with the next statement).
     var isInTransaction: Bool {
       guard let handle else { return false }
+      if unsentBegin != nil { return true }
       let status = PQtransactionStatus(handle)
       return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
     /// The handle of an open connection, or a ``PostgresError/Code/connectionLost`` error
-    /// when it broke earlier (nothing of `sql` was sent).
+    /// when it broke earlier (nothing of `sql` was sent). A begin waiting for the next
+    /// statement is sent first (``sendUnsentBegin()``).
     @inline(__always)
     func liveHandle(sql: String?) throws -> OpaquePointer {
+      if unsentBegin != nil { try sendUnsentBegin() }
+      return try openHandle(sql: sql)
+    }
+
+    /// ``liveHandle(sql:)`` without sending a waiting begin.
+    @inline(__always)
+    func openHandle(sql: String?) throws -> OpaquePointer {
       guard let handle else {
         throw PostgresError(
           code: .other,

@@ -37,7 +37,11 @@
     /// The SQL sent to the server, with `$N` placeholders.
     let preparedSQL: String
     /// The server-side name of the prepared statement.
-    private var name: String
+    private var name: String {
+      didSet { nameCString = name.utf8CString }
+    }
+    /// `name` as libpq takes it.
+    private var nameCString: ContiguousArray<CChar>
     /// Whether this statement deallocates `name` when it goes (a copy made for a nested use of
     /// a cached statement shares the original's name and keeps the original alive).
     private var ownsName: Bool
@@ -79,7 +83,9 @@
       self.session = session
       self.sql = sql
       self.preparedSQL = PostgresPlaceholders.rewrite(sql).sql
-      self.name = session.nextStatementName()
+      let name = session.nextStatementName()
+      self.name = name
+      self.nameCString = name.utf8CString
       self.ownsName = true
       self.generation = session.generation
       try prepareOnServer()
@@ -92,6 +98,7 @@
       sql = original.sql
       preparedSQL = original.preparedSQL
       name = original.name
+      nameCString = original.nameCString
       ownsName = false
       keepAlive = original
       generation = original.generation
@@ -109,7 +116,9 @@
     /// Prepares the statement on the server and learns its parameter and column types.
     private func prepareOnServer() throws {
       session.deallocateUnusedStatements()
-      let handle = try session.liveHandle(sql: sql)
+      // A begin waiting for its first statement stays waiting: preparing belongs to no
+      // transaction, and the statement's run sends the begin with it.
+      let handle = try session.openHandle(sql: sql)
       let prepared = PQprepare(handle, name, preparedSQL, 0, nil)
       guard PQresultStatus(prepared) == PGRES_COMMAND_OK else {
         let error = session.error(prepared, sql: sql, committing: false)
@@ -213,10 +222,43 @@
         }
         try prepareOnServer()
       }
-      let handle = try session.liveHandle(sql: sql)
+      if let begin = session.unsentBegin {
+        session.unsentBegin = nil
+        return try run(after: begin)
+      }
+      let handle = try session.openHandle(sql: sql)
       let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
-      let executed = PQexecPrepared(
-        handle, name, Int32(values.count), values, lengths, formats, resultFormat)
+      let executed = nameCString.withUnsafeBufferPointer {
+        PQexecPrepared(
+          handle, $0.baseAddress, Int32(values.count), values, lengths, formats, resultFormat)
+      }
+      return try finish(executed, committing: outsideTransaction)
+    }
+
+    /// Runs `begin` and then the statement in one round trip
+    /// (``PostgresSession/executePrepared(after:name:sql:values:lengths:formats:resultFormat:)``).
+    /// A connection found lost connects again and runs both once more (the begin on its own):
+    /// nothing of their transaction had committed.
+    private func run(after begin: PostgresBegin) throws -> Bool {
+      let executed: OpaquePointer?
+      do {
+        executed = try session.executePrepared(
+          after: begin, name: nameCString, sql: sql, values: values, lengths: lengths,
+          formats: formats,
+          resultFormat: resultFormat)
+      } catch let error as PostgresError where error.code == .connectionLost {
+        try session.reconnect()
+        session.unsentBegin = begin
+        try session.sendUnsentBegin()
+        return try run()
+      }
+      return try finish(executed, committing: false)
+    }
+
+    /// Keeps the rows of `executed` (which it clears when it keeps none), or throws its error;
+    /// `committing` says whether the statement ran outside a transaction (so a broken
+    /// connection leaves its outcome unknown).
+    private func finish(_ executed: OpaquePointer?, committing: Bool) throws -> Bool {
       switch PQresultStatus(executed) {
       case PGRES_TUPLES_OK:
         session.recordChanges(executed)
@@ -236,7 +278,7 @@
         state = .done
         return false
       default:
-        let error = session.error(executed, sql: sql, committing: outsideTransaction)
+        let error = session.error(executed, sql: sql, committing: committing)
         PQclear(executed)
         throw error
       }

@@ -382,9 +382,11 @@
         let context = ModelContext(container)
         #expect(try context.fetch(FetchDescriptor<Memo>()) == [])
         #expect(try container.history(since: .start).isEmpty)
-        // Broken mid-transaction (before anything was saved): also lost, also nothing written.
+        // Broken mid-transaction (after its first statement, a fetch, before anything was
+        // saved): also lost, also nothing written.
         #expect {
           try container.write { context in
+            #expect(try context.fetch(FetchDescriptor<Memo>()) == [])
             let active = ModelContainer.activeWrite?.connection
             guard let connection = active as? PostgresStoreConnection else { return }
             try cluster.terminateBackend(connection.connection.processID)
@@ -393,9 +395,20 @@
           }
         } throws: { error in (error as? StoreError)?.code == .connectionLost }
         #expect(try context.fetch(FetchDescriptor<Memo>()) == [])
-        try context.insert(Memo(id: 3, text: "saved"))
+        // Broken before the transaction's first statement: its `BEGIN` had not been sent (it
+        // goes with that statement), so the save connects again and commits.
+        try container.write { context in
+          let active = ModelContainer.activeWrite?.connection
+          guard let connection = active as? PostgresStoreConnection else { return }
+          try cluster.terminateBackend(connection.connection.processID)
+          try context.insert(Memo(id: 3, text: "saved"))
+          try context.save()
+        }
+        try context.insert(Memo(id: 4, text: "saved too"))
         try context.save()
-        #expect(try context.fetch(FetchDescriptor<Memo>()).map(\.text) == ["saved"])
+        #expect(
+          try context.fetch(FetchDescriptor<Memo>(sortBy: [SortDescriptor(\.id)])).map(\.text)
+            == ["saved", "saved too"])
       }
 
       /// `BEGIN` and the write lock go in one round trip: a lock that can't be taken fails the

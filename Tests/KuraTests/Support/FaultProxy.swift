@@ -59,6 +59,7 @@
       var stopped = false
       var accepted = 0
       var answersDropped = 0
+      var exchanges = 0
     }
 
     /// One client connection and its server connection.
@@ -147,6 +148,11 @@
 
     /// How many connections the proxy accepted so far.
     var acceptedConnections: Int { state.withLock { $0.accepted } }
+
+    /// How many times clients asked the server for an answer so far, on every connection: the
+    /// simple queries (`Q`) and `Sync` messages (`S`, which ends each extended-protocol
+    /// exchange, and a whole pipeline) relayed — each is one round trip a client waits on.
+    var exchanges: Int { state.withLock { $0.exchanges } }
 
     /// How many answers ``dropAnswer(toQueryStartingWith:)`` dropped so far.
     var answersDropped: Int { state.withLock { $0.answersDropped } }
@@ -286,7 +292,10 @@
             continue
           }
           let word = state.withLock { $0.dropAnswerTo }
+          let before = fromClient.exchanges
           let cut = fromClient.scan(buffer[0..<count], cuttingAfterQueryStartingWith: word)
+          let asked = fromClient.exchanges - before
+          if asked > 0 { state.withLock { $0.exchanges += asked } }
           let forwarded = cut ?? count
           guard Self.writeAll(relay.server, buffer[0..<forwarded]) else { return }
           if cut != nil {
@@ -355,6 +364,8 @@
       var remaining = 0
       var type: UInt8 = 0
       var body: [UInt8] = []
+      /// The simple queries and `Sync` messages read so far.
+      var exchanges = 0
 
       /// Reads `bytes`; returns how many of them to forward before cutting, when a simple
       /// query (`Q`) starting with `word` ends in them.
@@ -380,6 +391,7 @@
           let lengthBytes = header.suffix(4)
           let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
           type = startedUp ? header[0] : 0
+          if type == UInt8(ascii: "Q") || type == UInt8(ascii: "S") { exchanges += 1 }
           header = []
           remaining = length - 4
           if !startedUp {

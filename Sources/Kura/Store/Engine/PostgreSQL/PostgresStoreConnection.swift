@@ -12,7 +12,7 @@
     var tracker: PostgresRowTracker?
     /// The token of the last history row the open write transaction appended: the pool
     /// notifies the store's channel with it after the commit
-    /// (``PostgresStorePool/notifySQL(token:)``).
+    /// (``PostgresStorePool/notifySQL``).
     var pendingNotification: Int64?
     /// The id and backend of the open write transaction (how a commit whose outcome the
     /// broken connection hid is resolved; see ``PostgresStorePool``).

@@ -7,7 +7,7 @@
     /// Appends the row whose token is the transaction's id times ``tokensPerTransaction`` plus
     /// its number among the transaction's rows; the pool notifies the
     /// store's channel once the transaction has committed
-    /// (``PostgresStorePool/notifySQL(token:)``).
+    /// (``PostgresStorePool/notifySQL``).
     /// Also returns the oldest history row before the append (else the new row), so the history
     /// trim needs no statement of its own.
     static func appendHistory(

@@ -100,7 +100,7 @@
           // Listening again after a failure: catch up.
           if event.reconnected { toldOfFailure = false }
           // A heartbeat of silence reads the history too: a save notifies after its commit
-          // (``notifySQL(token:)``), so a notification lost between the two (its process killed)
+          // (``notifySQL``), so a notification lost between the two (its process killed)
           // delays the other processes by one heartbeat at most, never until the next save.
           if !event.notifications.isEmpty || event.reconnected || !event.wasWokenUp {
             onChange()

@@ -20,7 +20,7 @@
     /// The one write loop of saves and ``ModelContainer/write(_:)``: the writer connection,
     /// `begin`, `body` (run again up to `retries` times after a conflict), `COMMIT`.
     private func writeTransaction<Result>(
-      begin: String, retries: Int, _ body: (StoreConnection) throws -> Result
+      begin: PostgresBegin, retries: Int, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       try lockWriter()
       defer { writerLock.unlock() }
@@ -75,12 +75,13 @@
       return connection
     }
 
-    /// `begin` (`BEGIN`, the store's lock and the transaction's id, one round trip), `body`,
-    /// `COMMIT`; a broken connection found by the first is connected again first, and a commit
-    /// whose outcome the broken connection hid is resolved by the transaction's id. A conflict
+    /// `begin` (`BEGIN`, the store's lock and the transaction's id, sent with the first
+    /// statement of `body`, in its round trip), `body`, `COMMIT`; a broken connection found by
+    /// the first is connected again first, and a commit whose outcome the broken connection hid
+    /// is resolved by the transaction's id. A conflict
     /// with another writer rolls back and runs `body` again, up to `retries` times.
     private func transaction<Result>(
-      _ writer: PostgresStoreConnection, begin: String, retries: Int,
+      _ writer: PostgresStoreConnection, begin: PostgresBegin, retries: Int,
       _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var attempt = 0
@@ -103,10 +104,11 @@
     }
 
     private func transactionOnce<Result>(
-      _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
+      _ writer: PostgresStoreConnection, begin: PostgresBegin,
+      _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       let result = try transactionCommitted(writer, begin: begin, body)
-      if let token = writer.pendingNotification {
+      if writer.pendingNotification != nil {
         // Not sent with the COMMIT (whose answer was lost, and the transaction found
         // committed). The save has committed: a notification that fails (the connection broke
         // just after the commit) wakes no listener now, and the next save's or the listener's
@@ -114,7 +116,7 @@
         // meanwhile.
         writer.pendingNotification = nil
         do {
-          try writer.connection.execute(notifySQL(token: token))
+          try writer.connection.execute(notifySQL)
         } catch {
           if writer.connection.isInTransaction { try? writer.connection.execute("ROLLBACK") }
         }
@@ -123,28 +125,25 @@
     }
 
     private func transactionCommitted<Result>(
-      _ writer: PostgresStoreConnection, begin: String, _ body: (StoreConnection) throws -> Result
+      _ writer: PostgresStoreConnection, begin: PostgresBegin,
+      _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
       var result: Result?
       writer.pendingNotification = nil
       writer.pendingTransaction = nil
       do {
-        let transactionID: String?
-        do {
-          transactionID = try writer.connection.executeReturningText(begin)
-        } catch let error as PostgresError where error.code == .connectionLost {
-          try writer.connection.reconnect()
-          transactionID = try writer.connection.executeReturningText(begin)
-        }
-        writer.pendingTransaction = transactionID.map {
-          PendingTransaction(id: $0, backend: writer.connection.processID)
-        }
+        writer.connection.begin(withNextStatement: begin)
         let value = try body(writer)
         result = value
-        if let token = writer.pendingNotification {
+        // Nothing was sent: no transaction to commit.
+        if writer.connection.dropUnsentBegin() { return value }
+        writer.pendingTransaction = writer.connection.transactionID.map {
+          PendingTransaction(id: $0, backend: writer.connection.processID)
+        }
+        if writer.pendingNotification != nil {
           // The notification's transaction follows the COMMIT in the same round trip, and runs
-          // only when the commit succeeded (see ``notifySQL(token:)``).
-          let notified = try writer.connection.commitOpenTransaction(then: notifySQL(token: token))
+          // only when the commit succeeded (see ``notifySQL``).
+          let notified = try writer.connection.commitOpenTransaction(then: commitAndNotify)
           writer.pendingNotification = nil
           if !notified, writer.connection.isInTransaction {
             try? writer.connection.execute("ROLLBACK")
@@ -164,7 +163,7 @@
             + "commit (`txid_status` says aborted). Nothing of it was written; retry it.")
       } catch {
         // Also after a failed lock: the `BEGIN` before it left the transaction open (aborted).
-        if writer.connection.isInTransaction {
+        if !writer.connection.dropUnsentBegin(), writer.connection.isInTransaction {
           try? writer.connection.execute("ROLLBACK")
         }
         throw error

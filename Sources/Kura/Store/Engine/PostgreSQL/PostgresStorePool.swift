@@ -46,8 +46,6 @@
     let schema: String
     /// The notification channel of the store (one per database and schema).
     let channel: String
-    /// The start of this pool's notification (``notifySQLPrefix(channel:)``).
-    let notifyPrefix: String
     /// Whether the container only reads.
     let isReadOnly: Bool
     /// The password-free URL naming the store in errors.
@@ -70,44 +68,53 @@
     static let lockKey = PostgresStoreConnection.lockKey
 
     /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
-    /// the transaction's id, in one round trip (a `BEGIN` in a simple query keeps the
-    /// transaction open after it). The id (`txid_current()`, with its epoch: the number
-    /// `pg_current_xact_id()` gives), assigned here rather than at the first write, is how a commit
-    /// whose answer was lost is resolved (``committed(_:after:)``); every `BEGIN` of the pool
-    /// returns it as its last column.
-    static let beginAndLockSQL =
-      "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema())), "
-      + "txid_current()::text"
+    /// the transaction's id, sent with the transaction's first statement, in its round trip
+    /// (``PostgresConnection/begin(withNextStatement:)``). The id (`txid_current()`, with its
+    /// epoch: the number `pg_current_xact_id()` gives), assigned here rather than at the first
+    /// write, is how a commit whose answer was lost is resolved (``committed(_:after:)``);
+    /// every begin of the pool returns it as its last column.
+    static let beginAndLockSQL = PostgresBegin([
+      "BEGIN",
+      "SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema())), txid_current()::text",
+    ])
 
     /// Opens a save's transaction and takes the store's lock shared (saves don't wait for each
-    /// other; readers see them as writers of the store), in one round trip.
-    static let beginSQL =
-      "BEGIN; SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
-      + "txid_current()::text"
+    /// other; readers see them as writers of the store), with the save's first statement.
+    static let beginSQL = PostgresBegin([
+      "BEGIN",
+      "SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
+        + "txid_current()::text",
+    ])
 
     /// Opens the transaction of ``ModelContainer/write(_:)``: `REPEATABLE READ`, the lock
     /// writes wait for each other on (a table lock takes no snapshot, so the snapshot is taken
     /// by the statement after it, once the lock is held), and the store's lock shared.
-    static let beginSerializedSQL =
-      "BEGIN ISOLATION LEVEL REPEATABLE READ; LOCK TABLE kura_metadata IN SHARE UPDATE "
-      + "EXCLUSIVE MODE; SELECT pg_advisory_xact_lock_shared(\(lockKey), "
-      + "hashtext(current_schema())), txid_current()::text"
+    static let beginSerializedSQL = PostgresBegin([
+      "BEGIN ISOLATION LEVEL REPEATABLE READ",
+      "LOCK TABLE kura_metadata IN SHARE UPDATE EXCLUSIVE MODE",
+      "SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
+        + "txid_current()::text",
+    ])
 
     /// The notification of a committed save, sent after its commit in a transaction of its own
     /// with `synchronous_commit` off: PostgreSQL holds a cluster-wide lock from a notifying
     /// transaction's commit until it has been flushed (so notifications queue in commit order),
     /// which made every save's flush wait for the one before it. Here the lock is held for a
     /// commit that waits for no flush; the save's own commit takes no such lock, so writers
-    /// share their flushes. The channel and the token are literals: it is sent after the save's
-    /// `COMMIT` in the same simple query, one round trip for both, and the server runs it only
-    /// when the commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``); the
-    /// quoted channel is built once per pool (``notifyPrefix``).
-    func notifySQL(token: Int64) -> String { notifyPrefix + String(token) + "'); COMMIT" }
+    /// share their flushes. It is sent after the save's `COMMIT` in the same simple query
+    /// (``commitAndNotify``), one round trip for both, and the server runs it only when the
+    /// commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``). Its payload is
+    /// empty: a listener reads the history from its own token, whatever woke it. Built once per
+    /// pool.
+    let notifySQL: String
 
-    /// ``notifySQL(token:)`` up to the token, for `channel`.
-    static func notifySQLPrefix(channel: String) -> String {
+    /// `COMMIT; ` and ``notifySQL``, as libpq takes it.
+    let commitAndNotify: PostgresQueryText
+
+    /// ``notifySQL`` for `channel`.
+    static func notifySQL(channel: String) -> String {
       "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
-        + PostgresStoreEngine.quotedText(channel) + ", '"
+        + PostgresStoreEngine.quotedText(channel) + ", ''); COMMIT"
     }
 
     /// How many times a save that conflicted with another writer's (see the type's notes) is
@@ -142,7 +149,8 @@
       }
       self.schema = schema
       self.channel = Self.channel(schema: schema)
-      self.notifyPrefix = Self.notifySQLPrefix(channel: channel)
+      self.notifySQL = Self.notifySQL(channel: channel)
+      self.commitAndNotify = PostgresQueryText("COMMIT; " + notifySQL)
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
     }
 
@@ -176,14 +184,20 @@
       }
     }
 
-    /// The pool this thread reads on, while a read runs (a read nested in another one takes a
-    /// connection beyond the limit rather than waiting for itself).
-    @TaskLocal private static var reading: ObjectIdentifier?
+    /// The key of the thread-specific pool this thread reads on, while a read runs (a read
+    /// nested in another one takes a connection beyond the limit rather than waiting for
+    /// itself). Reads run on their caller's thread, start to end, so a nested read is on the
+    /// same thread; a thread-specific value costs a few instructions where a task-local's
+    /// push and pop cost some 500 per read.
+    private static let readingKey: pthread_key_t = {
+      var key = pthread_key_t()
+      pthread_key_create(&key, nil)
+      return key
+    }()
 
     /// An idle reader, else a new connection while fewer than the most are open, else the
     /// first to come back — waiting at most ``PostgresStoreSettings/connectionWait``.
-    private func takeReader() throws -> PostgresStoreConnection {
-      let nested = Self.reading == ObjectIdentifier(self)
+    private func takeReader(nested: Bool) throws -> PostgresStoreConnection {
       guard
         let checkout = readers.checkOut(waiting: settings.connectionWait, ignoringLimit: nested)
       else {
@@ -223,19 +237,23 @@
     private func withReader<Result>(_ operation: (PostgresStoreConnection) throws -> Result)
       throws -> Result
     {
-      let reader = try takeReader()
-      defer { giveBack(reader) }
-      return try Self.$reading.withValue(ObjectIdentifier(self)) {
+      let me = Unmanaged.passUnretained(self).toOpaque()
+      let outer = pthread_getspecific(Self.readingKey)
+      let reader = try takeReader(nested: outer == me)
+      pthread_setspecific(Self.readingKey, me)
+      defer {
+        pthread_setspecific(Self.readingKey, outer)
+        giveBack(reader)
+      }
+      do {
+        return try operation(reader)
+      } catch let error as PostgresError where error.code == .connectionLost {
         do {
+          try reader.connection.reconnect()
           return try operation(reader)
-        } catch let error as PostgresError where error.code == .connectionLost {
-          do {
-            try reader.connection.reconnect()
-            return try operation(reader)
-          } catch var again as PostgresError where again.code == .connectionLost {
-            again.isCommitOutcomeUnknown = false
-            throw again
-          }
+        } catch var again as PostgresError where again.code == .connectionLost {
+          again.isCommitOutcomeUnknown = false
+          throw again
         }
       }
     }
