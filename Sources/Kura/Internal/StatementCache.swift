@@ -9,10 +9,17 @@ struct StatementCache<Prepared: AnyObject> {
   /// The statement prepared for `sql` before, if any; it becomes one of the recent ones.
   @inline(__always)
   mutating func statement(for sql: String) -> Prepared? {
-    let length = sql.utf8.count
-    for entry in recent where entry.sql.utf8.count == length && entry.sql == sql {
-      return entry.statement
+    // Looked through in place: iterating the array would copy each entry (a retain and a
+    // release of its SQL and of its statement per entry passed).
+    let found = recent.withUnsafeBufferPointer { entries -> Prepared? in
+      let length = sql.utf8.count
+      for index in entries.indices
+      where entries[index].sql.utf8.count == length && entries[index].sql == sql {
+        return entries[index].statement
+      }
+      return nil
     }
+    if let found { return found }
     guard let statement = bySQL[sql] else { return nil }
     remember(sql, statement)
     return statement

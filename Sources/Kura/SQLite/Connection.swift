@@ -33,11 +33,11 @@ public final class Connection: @unchecked Sendable {
   @exclusivity(unchecked) private var statementCache = StatementCache<Statement>()
   var savepointDepth = 0
   /// BEGIN/COMMIT/ROLLBACK statements, kept apart so a transaction costs no dictionary lookups.
-  var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
+  @exclusivity(unchecked) var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
   /// The object a layer above works with this connection through (the SQLite store engine's
   /// ``StoreConnection``), made once and kept as long as the connection: it refers back to the
   /// connection without keeping it alive.
-  @exclusivity(unchecked) var companion: AnyObject?
+  @exclusivity(unchecked) var companion: (any ConnectionCompanion)?
   /// The tracker of the last ``trackingRowChanges(in:_:)``, used again for the same table.
   @exclusivity(unchecked) var lastRowTracker: RowChangeTracker?
 
@@ -154,6 +154,8 @@ public final class Connection: @unchecked Sendable {
     for statement in transactionStatements { statement?.finalize() }
     statementCache.removeAll()
     transactionStatements.removeAll()
+    // A companion kept beyond the connection (a misuse) stops at its next use.
+    companion?.connectionClosed()
     sqlite3_close_v2(handle)
     if let privateCopy { try? FileManager.default.removeItem(at: privateCopy) }
   }
@@ -382,4 +384,11 @@ public final class Connection: @unchecked Sendable {
 
   /// The version of the SQLite library in use, such as `3.40.1`.
   public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+}
+
+/// The object a layer above works with a ``Connection`` through (``Connection/companion``),
+/// told when the connection closes.
+protocol ConnectionCompanion: AnyObject {
+  /// The connection closed: the companion must not use it any more.
+  func connectionClosed()
 }

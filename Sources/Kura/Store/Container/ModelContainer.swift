@@ -47,6 +47,9 @@ public final class ModelContainer: Sendable {
   /// How many ``write(_:)`` bodies run on this container now (while none does, no task can be
   /// inside one, and reads skip looking up the task-local ``activeWrite``).
   let writesUnderWay = Atomic<Int>(0)
+  /// Whether ``configuration`` has a save participant (asked by every save, before it reads
+  /// the participant).
+  let hasSaveParticipant: Bool
 
   /// Opens (creating when missing) the store for the given model types.
   ///
@@ -152,6 +155,7 @@ public final class ModelContainer: Sendable {
     self.graph = graph
     self.hub = ChangeHub(pool: pool, url: url)
     self.configuration = configuration
+    self.hasSaveParticipant = configuration.saveParticipant != nil
     self.storeURL = url
     self.url = url?.isFileURL == true ? url : nil
     self.modelNames = ordered.map(\.modelName)

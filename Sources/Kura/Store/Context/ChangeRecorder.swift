@@ -5,14 +5,16 @@ import Foundation
 /// writes did (``record(_:model:)``: inserts and updates as the engine's row tracker reported
 /// them), and writes the change set to the history table (``commit(_:)``).
 struct ChangeRecorder {
-  /// What the save changed, by model, in the order the models were first changed: a save
-  /// changes one or a few, found by looking through (no hashing), and handed to the change set as
-  /// they are (a dictionary only when several models changed).
-  private var changes: [(model: String, changes: ChangeSet.ModelChanges)] = []
-  /// The keys of the pending deletions that were stored before the save, by model type.
-  private(set) var storedDeletions: [ObjectIdentifier: Set<SQLiteValue>] = [:]
-  /// What the delete rules deleted and updated, reported after the save's own changes.
-  private var ruleOutcome = DeleteRuleApplier.Outcome()
+  /// What the save changed, by model, in the order the models were first changed (the first
+  /// held inline: a save of one model allocates no list), handed to the change set as they are
+  /// (a dictionary only when several models changed).
+  private var changes = SavedChanges()
+  /// The keys of the pending deletions that were stored before the save, by model type (`nil`
+  /// when the save deletes nothing: no dictionary to make and destroy).
+  private var storedDeletionsByType: [ObjectIdentifier: Set<SQLiteValue>]?
+  /// What the delete rules deleted and updated, reported after the save's own changes (`nil`
+  /// when no rule ran).
+  private var ruleOutcome: DeleteRuleApplier.Outcome?
   private let container: ModelContainer
 
   /// Runs before the save writes its pending changes: finds which pending deletions are stored
@@ -22,7 +24,9 @@ struct ChangeRecorder {
     container: ModelContainer, db: StoreConnection
   ) throws {
     self.container = container
+    guard order.contains(where: { $0.table.hasDeletions }) else { return }
     var deleting: [String: [SQLiteValue]] = [:]
+    var storedDeletions: [ObjectIdentifier: Set<SQLiteValue>] = [:]
     for (key, table) in order {
       guard table.hasDeletions,
         let listing = table as? any PendingKeyListing, let schema = container.schemas[key]
@@ -33,13 +37,20 @@ struct ChangeRecorder {
       let deletedKeys = deleted.filter { stored.contains($0) }
       if !deletedKeys.isEmpty { deleting[schema.tableName] = deletedKeys }
     }
+    storedDeletionsByType = storedDeletions
     guard !deleting.isEmpty else { return }
     ruleOutcome = try DeleteRuleApplier(graph: container.graph, db: db).apply(deleting: deleting)
   }
 
+  /// The keys of the pending deletions of the model type with this identity that were stored
+  /// before the save.
+  func storedDeletions(of key: ObjectIdentifier) -> Set<SQLiteValue> {
+    storedDeletionsByType?[key] ?? []
+  }
+
   /// Adds what the save's writes to one model's table did.
   mutating func record(_ written: ChangeSet.ModelChanges, model: String) {
-    add(written, model: model)
+    changes.add(written, model: model)
   }
 
   /// Which of `keys` are stored now: one lookup per key for a few, one statement for many.
@@ -71,29 +82,22 @@ struct ChangeRecorder {
     container.schemas.values.first { $0.tableName == table }?.storedName ?? table
   }
 
-  private mutating func add(_ more: ChangeSet.ModelChanges, model: String) {
-    guard !more.isEmpty else { return }
-    for index in changes.indices where changes[index].model == model {
-      changes[index].changes.inserted += more.inserted
-      changes[index].changes.updated += more.updated
-      changes[index].changes.deleted += more.deleted
-      return
-    }
-    changes.append((model, more))
-  }
-
   /// Writes the change set (with the delete rules' changes) to the history; runs after the
   /// pending changes are written.
-  mutating func commit(_ db: StoreConnection) throws -> ChangeSet {
-    if !ruleOutcome.denials.isEmpty {
+  /// `scratch` is what the saving context keeps for its history rows (see
+  /// ``ChangeHistory/record(_:date:in:scratch:)``).
+  mutating func commit(_ db: StoreConnection, scratch: inout HistoryScratch) throws -> ChangeSet {
+    if let ruleOutcome, !ruleOutcome.denials.isEmpty {
       try DeleteRuleApplier(graph: container.graph, db: db).checkDenials(ruleOutcome)
     }
     if try db.hasForeignKeyViolations { throw try danglingReference(db) }
-    for (table, keys) in ruleOutcome.deleted {
-      add(ChangeSet.ModelChanges(deleted: keys.map(idText)), model: modelName(table))
-    }
-    for (table, keys) in ruleOutcome.updated {
-      add(ChangeSet.ModelChanges(updated: keys.map(idText)), model: modelName(table))
+    if let ruleOutcome {
+      for (table, keys) in ruleOutcome.deleted {
+        changes.add(ChangeSet.ModelChanges(deleted: keys.map(idText)), model: modelName(table))
+      }
+      for (table, keys) in ruleOutcome.updated {
+        changes.add(ChangeSet.ModelChanges(updated: keys.map(idText)), model: modelName(table))
+      }
     }
     let date = Date()
     guard !changes.isEmpty else {
@@ -113,7 +117,7 @@ struct ChangeRecorder {
       return ChangeSet(token: token, date: date, changes: changes)
     }
     let (token, oldest) = try ChangeHistory.record(
-      changes, date: date, in: db, state: container.historyState)
+      changes, date: date, in: db, scratch: &scratch)
     container.historyState.latest = token.rawValue
     let state = container.historyState
     try ChangeHistory.trim(

@@ -43,7 +43,12 @@ extension ModelContext {
       let statement = try db.cachedStatementToRebind(StoreSQL.selectByID(schema))
       // Rewound only (ends the read); the next use resets and rebinds it anyway.
       defer { statement.rewind() }
-      try statement.bind(key, at: 1)
+      // An integer key is bound as one (binding an `SQLiteValue` switches on it behind the seam).
+      if case .integer(let integer) = key {
+        try statement.bind(integer, at: 1)
+      } else {
+        try statement.bind(key, at: 1)
+      }
       guard try statement.step() else { return }
       found(try rowDecoder(schema, statement).decode(Model.self))
     }

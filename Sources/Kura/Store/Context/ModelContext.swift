@@ -50,6 +50,8 @@ public final class ModelContext {
   let transactionConnection: StoreConnection?
   /// Whether a save wrote changes inside ``transactionConnection``'s transaction.
   @exclusivity(unchecked) private(set) var savedInTransaction = false
+  /// What saves keep for their history rows from save to save (a buffer, the last `models`).
+  @exclusivity(unchecked) private var historyScratch = HistoryScratch()
 
   /// The container's schema of `Model` (the last one asked for is kept: a context mostly works
   /// with one model at a time, and the container's schemas never change).
@@ -205,7 +207,7 @@ public final class ModelContext {
         var recorder = try ChangeRecorder(order: pendingOrder, container: container, db: db)
         for (key, table) in pendingOrder {
           guard !table.isEmpty, let schema = storedSchema(key) else { continue }
-          let stored = recorder.storedDeletions.isEmpty ? [] : recorder.storedDeletions[key] ?? []
+          let stored = recorder.storedDeletions(of: key)
           let written = try table.write(
             to: db, schema: schema, storedDeletions: stored
           ) { statement in
@@ -213,10 +215,11 @@ public final class ModelContext {
           }
           recorder.record(written, model: schema.storedName)
         }
-        let changeSet = try recorder.commit(db)
+        let changeSet = try recorder.commit(db, scratch: &historyScratch)
         // A participant (sync: the changed properties, stamped, and an outbox entry) records
-        // the save in this transaction.
-        if let participant = container.configuration.saveParticipant {
+        // the save in this transaction. (Asked first whether there is one: binding the optional
+        // copies the configured participant, also when there is none.)
+        if container.hasSaveParticipant, let participant = container.configuration.saveParticipant {
           try participant.participant.recordSave(changeSet, container: container, db: db)
         }
         return changeSet
@@ -228,7 +231,9 @@ public final class ModelContext {
     }
     // The tables are emptied, not dropped: the next change of the same model type reuses them.
     for (_, table) in pendingOrder { table.clear() }
-    pendingOrder.removeAll(keepingCapacity: true)
+    // Removed one by one, keeping the storage: `removeAll(keepingCapacity:)` costs about 200
+    // instructions even for the one entry a save mostly has.
+    while !pendingOrder.isEmpty { pendingOrder.removeLast() }
     if transactionConnection == nil {
       // What the next save compares with, to know that nothing else wrote in between.
       container.historyState.stampAfterSave = container.pool.changeCount
@@ -244,7 +249,10 @@ public final class ModelContext {
   @inline(__always)
   private func storedSchema(_ key: ObjectIdentifier) -> ModelSchema? {
     if let lastSchema, lastSchema.key == key { return lastSchema.schema }
-    return container.schemas[key]
+    // Kept for the next save (a context that only inserts never asks `schema(of:)`).
+    guard let schema = container.schemas[key] else { return nil }
+    lastSchema = (key, schema)
+    return schema
   }
 
   /// Runs `body` in a write transaction: the store's own, or a savepoint of the transaction this

@@ -44,11 +44,17 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       models = ModelLog()
       deletedIDs = ModelLog()
     } else {
-      entries.removeAll(keepingCapacity: true)
+      // One by one for a few (`removeAll(keepingCapacity:)` costs more than removing the one
+      // change a save mostly has).
+      if entries.count <= 4 {
+        while !entries.isEmpty { entries.removeLast() }
+      } else {
+        entries.removeAll(keepingCapacity: true)
+      }
       models.truncate(to: 0)
       deletedIDs.truncate(to: 0)
     }
-    lastChangeByID = nil
+    if lastChangeByID != nil { lastChangeByID = nil }
   }
 
   /// Drops the changes after the first `count` (a failed transaction's).

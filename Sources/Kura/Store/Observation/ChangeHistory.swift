@@ -10,52 +10,35 @@ enum ChangeHistory {
   /// engine read it along (for ``trim(_:keeping:latest:now:state:oldest:)``). The change set is
   /// written compactly (see `ChangeHistoryFormat`); rows written as JSON text before are still
   /// read.
-  ///
-  /// The `models` text of the last save is kept in `state` and used again while saves change
-  /// the same models (most saves change the same one or two).
   static func record(
     _ changes: [(model: String, changes: ChangeSet.ModelChanges)], date: Date,
     in db: StoreConnection, state: HistoryState
   ) throws -> (token: HistoryToken, oldest: (token: Int64, time: Double)?) {
-    var capacity = 2
-    for (model, modelChanges) in changes {
-      capacity += model.utf8.count + 16
-      capacity +=
-        (modelChanges.inserted.count + modelChanges.updated.count
-          + modelChanges.deleted.count) * 12
-    }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(capacity)
-    bytes.append(ChangeHistoryFormat.binary)
-    let cached = state.lastModels
-    var sameModels = cached != nil
-    var changed = 0
-    for (model, modelChanges) in changes {
-      ChangeHistoryFormat.append(model, to: &bytes)
-      ChangeHistoryFormat.append(modelChanges.inserted, to: &bytes)
-      ChangeHistoryFormat.append(modelChanges.updated, to: &bytes)
-      ChangeHistoryFormat.append(modelChanges.deleted, to: &bytes)
-      if sameModels, let cached, changed < cached.names.count, cached.names[changed] == model {
-        changed += 1
-      } else {
-        sameModels = false
-      }
-    }
-    let models: String
-    if sameModels, let cached, changed == cached.names.count {
-      models = cached.json
-    } else {
-      let names = changes.map(\.model)
+    var scratch = HistoryScratch()
+    return try record(SavedChanges(changes), date: date, in: db, scratch: &scratch)
+  }
+
+  /// ``record(_:date:in:state:)`` for a save, with what the saving context keeps from save to
+  /// save (``HistoryScratch``): the change set is written in its buffer (no allocation), and
+  /// the `models` text of its last save is used again while saves change the same models (most
+  /// change the same one or two).
+  static func record(
+    _ changes: SavedChanges, date: Date, in db: StoreConnection, scratch: inout HistoryScratch
+  ) throws -> (token: HistoryToken, oldest: (token: Int64, time: Double)?) {
+    ChangeHistoryFormat.write(changes, into: &scratch.bytes)
+    if !scratch.lists(changes) {
+      var names: [String] = []
+      changes.forEach { model, _ in names.append(model) }
       var json = "["
       for (index, name) in names.enumerated() {
         if index > 0 { json += "," }
         appendJSONString(name, to: &json)
       }
-      models = json + "]"
-      state.lastModels = (names, models)
+      scratch.names = names
+      scratch.modelsJSON = json + "]"
     }
     let appended = try db.appendHistory(
-      time: date.timeIntervalSince1970, models: models, changes: bytes)
+      time: date.timeIntervalSince1970, models: scratch.modelsJSON, changes: scratch.bytes)
     return (HistoryToken(rawValue: appended.token), appended.oldest)
   }
 
@@ -317,15 +300,6 @@ final class HistoryState: Sendable {
     set { latestSeen.withLock { $0 = newValue } }
   }
 
-  private let models = Mutex<(names: [String], json: String)?>(nil)
-
-  /// The models the last recorded save changed, in order, and its `models` text (their names
-  /// as a JSON array), or `nil` before the first.
-  var lastModels: (names: [String], json: String)? {
-    get { models.withLock { $0 } }
-    set { models.withLock { $0 = newValue } }
-  }
-
   private let savesUntilCountCheck = Mutex(0)
 
   /// Whether this save counts the history rows (tokens with gaps, see ``ChangeHistory/trim``):
@@ -359,81 +333,26 @@ final class HistoryState: Sendable {
   }
 }
 
-/// The compact form of a history row's change set (a BLOB in `changes`): a format byte, then
-/// per model its name and its inserted, updated and deleted id lists, each a count followed by
-/// the ids; names and ids are a length and UTF-8 bytes; counts and lengths are LEB128 varints.
-/// Written without any escaping or JSON building; rows written before as JSON text are still read.
-enum ChangeHistoryFormat {
-  static let binary: UInt8 = 1
+/// What a context keeps from save to save for its history rows: the buffer a row's change set
+/// is written in, and the names of the models its last save changed with their `models` text
+/// (a JSON array).
+struct HistoryScratch {
+  /// The buffer of the change set's compact form (``ChangeHistoryFormat``).
+  var bytes: [UInt8] = []
+  /// The models of the last row, in order.
+  var names: [String] = []
+  /// The `models` text of the last row; empty before the first.
+  var modelsJSON = ""
 
-  static func append(_ value: Int, to bytes: inout [UInt8]) {
-    var value = UInt(value)
-    while value >= 0x80 {
-      bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-      value >>= 7
+  /// Whether `changes` are of the models of the last row, in the same order.
+  func lists(_ changes: SavedChanges) -> Bool {
+    guard !modelsJSON.isEmpty, names.count == changes.count else { return false }
+    var index = 0
+    var same = true
+    changes.forEach { model, _ in
+      if same && names[index] != model { same = false }
+      index += 1
     }
-    bytes.append(UInt8(value))
-  }
-
-  static func append(_ ids: [String], to bytes: inout [UInt8]) {
-    append(ids.count, to: &bytes)
-    for id in ids { append(id, to: &bytes) }
-  }
-
-  static func append(_ text: String, to bytes: inout [UInt8]) {
-    var text = text
-    text.withUTF8 { utf8 in
-      append(utf8.count, to: &bytes)
-      bytes.append(contentsOf: utf8)
-    }
-  }
-
-  /// The change sets by model of a compact row.
-  static func decode(_ data: Data) throws -> [String: ChangeSet.ModelChanges] {
-    let bytes = [UInt8](data)
-    var position = 0
-    func failure() -> StoreError {
-      StoreError(
-        .decodingFailed,
-        message:
-          "Can't read a change set of the store's history: its compact form is damaged at byte "
-          + "\(position). Check the store with `kura store check`.")
-    }
-    func varint() throws -> Int {
-      var value = 0
-      var shift = 0
-      while position < bytes.count, shift < 63 {
-        let byte = bytes[position]
-        position += 1
-        value |= Int(byte & 0x7f) << shift
-        if byte < 0x80 { return value }
-        shift += 7
-      }
-      throw failure()
-    }
-    func text() throws -> String {
-      let count = try varint()
-      guard count <= bytes.count - position else { throw failure() }
-      defer { position += count }
-      return String(decoding: bytes[position..<(position + count)], as: UTF8.self)
-    }
-    guard bytes.first == binary else { throw failure() }
-    position = 1
-    var changes: [String: ChangeSet.ModelChanges] = [:]
-    while position < bytes.count {
-      let model = try text()
-      var lists: [[String]] = []
-      for _ in 0..<3 {
-        let count = try varint()
-        guard count <= bytes.count - position else { throw failure() }
-        var list: [String] = []
-        list.reserveCapacity(count)
-        for _ in 0..<count { list.append(try text()) }
-        lists.append(list)
-      }
-      changes[model] = ChangeSet.ModelChanges(
-        inserted: lists[0], updated: lists[1], deleted: lists[2])
-    }
-    return changes
+    return same
   }
 }

@@ -62,6 +62,20 @@ public struct ChangeSet: Sendable, Hashable {
     self.storage = .byModel(changes)
   }
 
+  /// A change set of what a save changed (one model's changes kept as they are, several in a
+  /// dictionary).
+  init(token: HistoryToken, date: Date, changes: SavedChanges) {
+    self.token = token
+    self.date = date
+    if let first = changes.first, changes.others.isEmpty {
+      self.storage = .oneModel(first.model, first.changes)
+    } else {
+      var byModel = [String: ModelChanges](minimumCapacity: changes.count)
+      changes.forEach { model, modelChanges in byModel[model] = modelChanges }
+      self.storage = .byModel(byModel)
+    }
+  }
+
   /// A change set of the models' changes in the order the save made them (each model once).
   init(
     token: HistoryToken, date: Date, changes: [(model: String, changes: ModelChanges)]
