@@ -20,7 +20,7 @@ enum SyncRebase {
   static let schemaSQL = """
     CREATE TABLE IF NOT EXISTS kura_sync_created (
       model TEXT NOT NULL, id TEXT NOT NULL, incarnation INTEGER NOT NULL, stamp TEXT NOT NULL,
-      PRIMARY KEY (model, id, incarnation));
+      PRIMARY KEY (model, id, incarnation)) WITHOUT ROWID;
     """
 
   /// Whether the replica must rebase before it pushes or pulls again.
