@@ -168,19 +168,9 @@ extension SyncLocalStore {
       }
     } else {
       try SyncRebase.noteCreated(model, id: id, incarnation: incarnation, stamp: stamp, db)
-      if row.incarnation > 0 {
-        // A deleted incarnation keeps no registers; anything left of it goes.
-        let clear = try db.cachedStatementToRebind(RecordSQL.clearRegisters)
-        try clear.bind(model, at: 1)
-        try clear.bind(id, at: 2)
-        try clear.execute()
-      }
-      let store = try db.cachedStatementToRebind(RecordSQL.storeRecord)
-      try store.bind(model, at: 1)
-      try store.bind(id, at: 2)
-      try store.bind(incarnation, at: 3)
-      try store.bindNull(at: 4)
-      try store.execute()
+      // A deleted incarnation keeps no registers; anything left of it goes.
+      if row.incarnation > 0 { try clearRegisters(model, id, db) }
+      try writeRecord(model, id, incarnation: incarnation, deleted: nil, db)
     }
     var changed: [(property: String, value: SyncValue)] = []
     changed.reserveCapacity(values.count)
@@ -219,16 +209,28 @@ extension SyncLocalStore {
     let row = try recordRow(model, id, db)
     guard row.deleted == nil else { return }
     let incarnation = max(row.incarnation, 1)
+    try writeRecord(model, id, incarnation: incarnation, deleted: stampText, db)
+    try clearRegisters(model, id, db)
+    changes.append(.delete(model, id: id, incarnation: incarnation, stamp: stamp))
+  }
+
+  /// Writes an id's record: its incarnation and its delete's stamp text (`nil`: live).
+  private static func writeRecord(
+    _ model: String, _ id: String, incarnation: Int64, deleted: String?, _ db: StoreConnection
+  ) throws {
     let store = try db.cachedStatementToRebind(RecordSQL.storeRecord)
     try store.bind(model, at: 1)
     try store.bind(id, at: 2)
     try store.bind(incarnation, at: 3)
-    try store.bind(stampText, at: 4)
+    if let deleted { try store.bind(deleted, at: 4) } else { try store.bindNull(at: 4) }
     try store.execute()
+  }
+
+  /// Deletes every register of an id.
+  private static func clearRegisters(_ model: String, _ id: String, _ db: StoreConnection) throws {
     let clear = try db.cachedStatementToRebind(RecordSQL.clearRegisters)
     try clear.bind(model, at: 1)
     try clear.bind(id, at: 2)
     try clear.execute()
-    changes.append(.delete(model, id: id, incarnation: incarnation, stamp: stamp))
   }
 }
