@@ -3,13 +3,6 @@ import Testing
 
 @testable import Kura
 
-/// A model of the outbox tests.
-private struct OutboxTrip: PersistentModel, Equatable {
-  var id: Int
-  var name: String
-  var budget: Int
-}
-
 /// What a save with sync on writes: the outbox entry's compact form (and the JSON rows of
 /// earlier versions, still read), the registers it stamps, and the clock and outbox number it
 /// moves on.
@@ -18,14 +11,11 @@ struct SyncOutboxTests {
   private static let replica = UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
 
   private static func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
-    var configuration = ModelConfiguration.url(directory.file("replica.store"))
-    configuration.sync = SyncSettings(
-      server: directory.url, space: "family", token: "not used: nothing is sent")
-    return try ModelContainer(for: OutboxTrip.self, configurations: configuration)
+    try SyncLocalStoreTests.container(directory)
   }
 
   private static func outbox(_ container: ModelContainer) throws -> [SyncSave] {
-    try container.pool.read { try SyncLocalStore.outbox(limit: 100, $0) }
+    try SyncLocalStoreTests.outbox(container)
   }
 
   /// Changes of every shape: each value kind at its edges, deletes, runs of one record and one
@@ -130,7 +120,7 @@ struct SyncOutboxTests {
     let container = try Self.container(directory)
     let stamp = SyncStamp(wall: 5, counter: 1, replica: Self.replica)
     let earlier: [SyncChange] = [
-      .set("OutboxTrip", id: "9", incarnation: 1, property: "name", to: .text("Nara"), stamp: stamp)
+      .set("LocalTrip", id: "9", incarnation: 1, property: "name", to: .text("Nara"), stamp: stamp)
     ]
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
@@ -140,7 +130,7 @@ struct SyncOutboxTests {
       [.text(String(decoding: try encoder.encode(earlier), as: UTF8.self))])
     try file.run("INSERT INTO kura_sync_state (key, value) VALUES ('nextSequence', '2')")
     let context = ModelContext(container)
-    try context.insert(OutboxTrip(id: 1, name: "Kyoto", budget: 900))
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
     try context.save()
     let saves = try Self.outbox(container)
     #expect(saves.map(\.sequence) == [1, 2])
@@ -173,16 +163,16 @@ struct SyncOutboxTests {
     func registers() throws -> [String: (value: SyncValue, stamp: String)] {
       var result: [String: (value: SyncValue, stamp: String)] = [:]
       let rows = try file.query(
-        "SELECT property, value, stamp FROM kura_sync_registers WHERE model = 'OutboxTrip'"
+        "SELECT property, value, stamp FROM kura_sync_registers WHERE model = 'LocalTrip'"
       ) { ($0.string(at: 0), SyncValue($0.value(at: 1)), $0.string(at: 2)) }
       for row in rows { result[row.0] = (row.1, row.2) }
       return result
     }
-    try context.insert(OutboxTrip(id: 1, name: "Kyoto", budget: 900))
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
     try context.save()
     let first = try registers()
     #expect(first.mapValues(\.value) == ["name": .text("Kyoto"), "budget": .integer(900)])
-    try context.insert(OutboxTrip(id: 1, name: "Kyoto", budget: 700))
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
     try context.save()
     let second = try registers()
     #expect(second.mapValues(\.value) == ["name": .text("Kyoto"), "budget": .integer(700)])
@@ -194,19 +184,19 @@ struct SyncOutboxTests {
     try file.run(
       "UPDATE kura_sync_registers SET value = 'Nara', stamp = ? WHERE property = 'name'",
       [.text(future)])
-    try context.insert(OutboxTrip(id: 1, name: "Osaka", budget: 700))
+    try context.insert(LocalTrip(id: 1, name: "Osaka", budget: 700))
     try context.save()
     #expect(try registers()["name"]?.value == .text("Nara"))
     #expect(try registers()["name"]?.stamp == future)
     #expect(try Self.outbox(container).last?.changes.map(\.value) == [.text("Osaka")])
-    try context.delete(OutboxTrip(id: 1, name: "Osaka", budget: 700))
+    try context.delete(LocalTrip(id: 1, name: "Osaka", budget: 700))
     try context.save()
     #expect(try registers().isEmpty)
     #expect(
       try file.queryFirst("SELECT incarnation, deleted IS NOT NULL FROM kura_sync_records") {
         "\($0.int64(at: 0)) \($0.int64(at: 1))"
       } == "1 1")
-    try context.insert(OutboxTrip(id: 1, name: "Again", budget: 1))
+    try context.insert(LocalTrip(id: 1, name: "Again", budget: 1))
     try context.save()
     #expect(try registers().mapValues(\.value) == ["name": .text("Again"), "budget": .integer(1)])
     #expect(
@@ -252,14 +242,14 @@ extension SyncOutboxTests {
     for directory in [earlier, now] {
       let container = try Self.container(directory)
       let context = ModelContext(container)
-      try context.insert(OutboxTrip(id: 1, name: "Kyoto", budget: 900))
-      try context.insert(OutboxTrip(id: 2, name: "Nara", budget: 100))
+      try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
+      try context.insert(LocalTrip(id: 2, name: "Nara", budget: 100))
       try context.save()
-      try context.insert(OutboxTrip(id: 1, name: "Kyoto", budget: 700))
+      try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
       try context.save()
-      try context.delete(OutboxTrip(id: 2, name: "Nara", budget: 100))
+      try context.delete(LocalTrip(id: 2, name: "Nara", budget: 100))
       try context.save()
-      try context.insert(OutboxTrip(id: 2, name: "Nara", budget: 5))
+      try context.insert(LocalTrip(id: 2, name: "Nara", budget: 5))
       try context.save()
       described.append(
         try Self.outbox(container).map { save in
