@@ -1,7 +1,6 @@
-/// A connection's prepared statements by their SQL (SQLite's and PostgreSQL's alike). The 16
+/// A connection's prepared statements by their SQL (SQLite's and PostgreSQL's alike). The 8
 /// used last are looked for first, without hashing: the store's SQL strings are built once per
-/// schema, so comparing one with itself is a pointer comparison. (16: a save with sync on runs
-/// about 12 statements in turn, which 8 slots replaced in turn never held.)
+/// schema, so comparing one with itself is a pointer comparison.
 struct StatementCache<Prepared: AnyObject> {
   private var bySQL: [String: Prepared] = [:]
   private var recent: [(sql: String, statement: Prepared)] = []
@@ -35,13 +34,13 @@ struct StatementCache<Prepared: AnyObject> {
     nextRecentSlot = 0
   }
 
-  /// Keeps a statement among the recent ones (16, replaced in turn).
+  /// Keeps a statement among the recent ones (8, replaced in turn).
   private mutating func remember(_ sql: String, _ statement: Prepared) {
-    if recent.count < 16 {
+    if recent.count < 8 {
       recent.append((sql, statement))
     } else {
       recent[nextRecentSlot] = (sql, statement)
-      nextRecentSlot = (nextRecentSlot + 1) % 16
+      nextRecentSlot = (nextRecentSlot + 1) % 8
     }
   }
 }
