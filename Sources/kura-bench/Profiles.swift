@@ -39,6 +39,10 @@ let profileWorkloads: KeyValuePairs<String, KeyValuePairs<String, String>> = [
   "documents": [
     "append": "a durable append of one entry to a document's journal"
   ],
+  "sync": [
+    "saves": "a single-model insert saved with sync on (C: the same save with sync off)",
+    "edits": "a save changing one property, sync on (C: the same save with sync off)",
+  ],
   "postgres": [
     "saves": "a single-model save with its change-feed row, client side only",
     "lookups": "a fetch by id, client side only",
@@ -80,6 +84,7 @@ func runProfile(_ request: ProfileRequest, rows: Int) throws {
     operations = try profileStore(request.workload, kura: request.kura, rows: rows)
   case "preferences": operations = try profilePreferences(request.workload, kura: request.kura)
   case "documents": operations = try profileDocuments(request.workload, kura: request.kura)
+  case "sync": operations = try profileSync(request.workload, kura: request.kura)
   #if canImport(CLibPQ)
     case "postgres": operations = try profilePostgres(request.workload, kura: request.kura)
   #endif

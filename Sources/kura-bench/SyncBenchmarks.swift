@@ -77,3 +77,38 @@ func runLocalSyncSaveBenchmark() throws {
     "1,000 single saves, sync on", kura: times.kura, baseline: times.baseline,
     baselineName: "sync off", target: 1.3, kuraName: "sync on")
 }
+
+/// `kura-bench sync --profile <workload> kura|c`: the local save's workloads with sync on
+/// (`kura`) against the same saves with sync off (`c`: Kura without sync is the baseline), each
+/// store warmed up by a few saves outside the region (its statements prepared, its tables made).
+/// `saves` inserts a new model per save; `edits` changes one property of a stored model per
+/// save (sync compares the row with its registers and stamps the one that changed).
+func profileSync(_ workload: String, kura: Bool) throws -> Int {
+  let directory = benchmarkDirectory("sync-profile")
+  let container = try syncBenchContainer(
+    directory.appendingPathComponent("store"),
+    server: kura ? URL(string: "http://127.0.0.1:9") : nil)
+  let context = ModelContext(container)
+  let count = 1_000
+  var trips = makeSyncTrips(count + 10)
+  for trip in trips[0..<10] {
+    try context.insert(trip)
+    try context.save()
+  }
+  if workload == "edits" {
+    try context.transaction { for trip in trips[10...] { try context.insert(trip) } }
+    for index in 0..<10 {
+      trips[index].budget += 1
+      try context.insert(trips[index])
+      try context.save()
+    }
+  }
+  try profiledRegion {
+    for index in 10..<(count + 10) {
+      if workload == "edits" { trips[index].budget += 1 }
+      try context.insert(trips[index])
+      try context.save()
+    }
+  }
+  return count
+}

@@ -3,8 +3,8 @@ import Testing
 
 @testable import Kura
 
-/// A model of the local bookkeeping tests.
-private struct LocalTrip: PersistentModel, Equatable {
+/// A model of the local bookkeeping tests (and of SyncOutboxTests).
+struct LocalTrip: PersistentModel, Equatable {
   var id: Int
   var name: String
   var budget: Int
@@ -14,14 +14,14 @@ private struct LocalTrip: PersistentModel, Equatable {
 /// how pulled saves are merged into it.
 @Suite("Sync local store")
 struct SyncLocalStoreTests {
-  private static func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
+  static func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
     var configuration = ModelConfiguration.url(directory.file("replica.store"))
     configuration.sync = SyncSettings(
       server: directory.url, space: "family", token: "not used: nothing is sent")
     return try ModelContainer(for: LocalTrip.self, configurations: configuration)
   }
 
-  private static func outbox(_ container: ModelContainer) throws -> [SyncSave] {
+  static func outbox(_ container: ModelContainer) throws -> [SyncSave] {
     try container.pool.read { try SyncLocalStore.outbox(limit: 100, $0) }
   }
 

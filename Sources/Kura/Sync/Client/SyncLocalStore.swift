@@ -10,14 +10,18 @@ import Foundation
 /// ``applyPulled(_:head:container:db:)`` merges pulled saves and writes the winners into the
 /// model tables, with a history entry, so live queries and the change feed see them.
 enum SyncLocalStore {
+  /// The sync tables. The ones every save writes are `WITHOUT ROWID` (a row in its primary
+  /// key's B-tree only, not in a table and an index: fewer pages for each save to write); a
+  /// store whose tables an earlier version made keeps them as they are, and works the same.
   static let schemaSQL = """
-    CREATE TABLE IF NOT EXISTS kura_sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS kura_sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)
+      WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS kura_sync_records (
       model TEXT NOT NULL, id TEXT NOT NULL, incarnation INTEGER NOT NULL, deleted TEXT,
-      PRIMARY KEY (model, id));
+      PRIMARY KEY (model, id)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS kura_sync_registers (
       model TEXT NOT NULL, id TEXT NOT NULL, property TEXT NOT NULL, value, stamp TEXT NOT NULL,
-      PRIMARY KEY (model, id, property));
+      PRIMARY KEY (model, id, property)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS kura_sync_outbox (sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS kura_sync_conflicts (
       number INTEGER PRIMARY KEY, model TEXT NOT NULL, id TEXT NOT NULL, property TEXT,
@@ -115,75 +119,7 @@ enum SyncLocalStore {
     }
   }
 
-  // MARK: Local saves
-
-  /// Stamps what a save changed and adds it to the outbox, inside the save's transaction.
-  ///
-  /// Each saved row is compared with the registers: only properties whose value differs get the
-  /// save's stamp (an unchanged save adds nothing); a deleted id gets a tombstone; inserting an
-  /// id whose last state is deleted starts its next incarnation.
-  static func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection)
-    throws
-  {
-    guard !changeSet.isEmpty else { return }
-    var clock = try clock(db, wallClock: HybridLogicalClock.systemWallClock)
-    let stamp = clock.now()
-    var changes: [SyncChange] = []
-    for model in changeSet.changes.keys.sorted() {
-      guard let modelChanges = changeSet.changes[model],
-        let schema = container.schemas.values.first(where: { $0.storedName == model })
-      else { continue }
-      let primaryKey = schema.primaryKey
-      let select = try db.cachedStatement(
-        "SELECT * FROM \(schema.quotedTable) WHERE \(quoteIdentifier(primaryKey.name)) = ?")
-      for id in Set(modelChanges.inserted + modelChanges.updated).sorted() {
-        guard let key = keyValue(id, kind: primaryKey.kind) else { continue }
-        select.reset()
-        try select.bind(key, at: 1)
-        guard try select.step() else { continue }
-        var values: [String: SyncValue] = [:]
-        for index in 0..<select.columnCount {
-          let column = select.columnName(at: index)
-          if column != primaryKey.name { values[column] = SyncValue(select.value(at: index)) }
-        }
-        select.reset()
-        let recordKey = SyncMergeState.Key(model: model, id: id)
-        var record = try record(recordKey, db)
-        let incarnation = record.isLive ? record.incarnation : record.incarnation + 1
-        if !record.isLive {
-          record = SyncRecordState(incarnation: incarnation)
-          try SyncRebase.noteCreated(model, id: id, incarnation: incarnation, stamp: stamp, db)
-        }
-        for (property, value) in values.sorted(by: { $0.key < $1.key })
-        where record.properties[property]?.value != value {
-          let change = SyncChange.set(
-            model, id: id, incarnation: incarnation, property: property, to: value, stamp: stamp)
-          record.apply(change)
-          changes.append(change)
-        }
-        try storeRecord(record, recordKey, db)
-      }
-      for id in Set(modelChanges.deleted).sorted() {
-        let recordKey = SyncMergeState.Key(model: model, id: id)
-        var record = try record(recordKey, db)
-        guard record.deleted == nil else { continue }
-        let change = SyncChange.delete(
-          model, id: id, incarnation: max(record.incarnation, 1), stamp: stamp)
-        record.apply(change)
-        changes.append(change)
-        try storeRecord(record, recordKey, db)
-      }
-    }
-    try saveClock(clock, db)
-    guard !changes.isEmpty else { return }
-    let sequence = Int64(try state("nextSequence", db) ?? "1") ?? 1
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    try db.run(
-      "INSERT INTO kura_sync_outbox (sequence, changes) VALUES (?, ?)",
-      [.integer(sequence), .text(String(decoding: try encoder.encode(changes), as: UTF8.self))])
-    try setState("nextSequence", String(sequence + 1), db)
-  }
+  // MARK: Local saves (recordSave: SyncLocalStore+Record.swift)
 
   /// The stored key of the id text the history writes (the inverse of `idText`).
   static func keyValue(_ id: String, kind: ColumnKind) -> SQLiteValue? {
@@ -202,20 +138,25 @@ enum SyncLocalStore {
     let rows = try db.query(
       "SELECT sequence, changes FROM kura_sync_outbox ORDER BY sequence LIMIT ?",
       [.integer(Int64(limit))]
-    ) { ($0.int64(at: 0), $0.string(at: 1)) }
+    ) { ($0.int64(at: 0), $0.value(at: 1)) }
     let decoder = JSONDecoder()
     return try rows.map { row in
-      do {
-        return SyncSave(
-          sequence: row.0, changes: try decoder.decode([SyncChange].self, from: Data(row.1.utf8)))
-      } catch {
+      // The compact form saves write (a BLOB), or the JSON earlier versions wrote (a TEXT).
+      let changes: [SyncChange]?
+      switch row.1 {
+      case .blob(let data): changes = data.withUnsafeBytes { SyncChange.changes(compact: $0) }
+      case .text(let text): changes = try? decoder.decode([SyncChange].self, from: Data(text.utf8))
+      default: changes = nil
+      }
+      guard let changes else {
         throw SyncError(
           .damagedOutbox,
           message:
-            "Can't send save \(row.0) of the sync outbox: it is damaged (not the JSON Kura "
+            "Can't send save \(row.0) of the sync outbox: it is damaged (not the changes Kura "
             + "wrote). Nothing was sent; the save stays in the outbox. Restore the store from a "
             + "backup, or report it.")
       }
+      return SyncSave(sequence: row.0, changes: changes)
     }
   }
 

@@ -20,7 +20,7 @@ enum SyncRebase {
   static let schemaSQL = """
     CREATE TABLE IF NOT EXISTS kura_sync_created (
       model TEXT NOT NULL, id TEXT NOT NULL, incarnation INTEGER NOT NULL, stamp TEXT NOT NULL,
-      PRIMARY KEY (model, id, incarnation));
+      PRIMARY KEY (model, id, incarnation)) WITHOUT ROWID;
     """
 
   /// Whether the replica must rebase before it pushes or pulls again.
@@ -40,11 +40,17 @@ enum SyncRebase {
   static func noteCreated(
     _ model: String, id: String, incarnation: Int64, stamp: SyncStamp, _ db: StoreConnection
   ) throws {
-    try db.run(
-      "INSERT OR REPLACE INTO kura_sync_created (model, id, incarnation, stamp) "
-        + "VALUES (?, ?, ?, ?)",
-      [.text(model), .text(id), .integer(incarnation), .text(stamp.text)])
+    // Bound in place (each save inserting a model runs it).
+    let statement = try db.cachedStatementToRebind(noteCreatedSQL)
+    try statement.bind(model, at: 1)
+    try statement.bind(id, at: 2)
+    try statement.bind(incarnation, at: 3)
+    try statement.bind(stamp.text, at: 4)
+    try statement.execute()
   }
+
+  private static let noteCreatedSQL =
+    "INSERT OR REPLACE INTO kura_sync_created (model, id, incarnation, stamp) VALUES (?, ?, ?, ?)"
 
   /// Forgets the creations of acknowledged saves (the server knows them).
   static func forgetCreated(through stamp: SyncStamp, _ db: StoreConnection) throws {
