@@ -40,8 +40,10 @@
     }
 
     /// Waits (checking every 10 ms, at most ~60 s) until the server recorded the puller's
-    /// pull: the pull is then past its bookkeeping, reading the log or parked.
-    private static func pullArrived(_ database: String) throws -> Bool {
+    /// pull: the pull is then past its bookkeeping, reading the log or parked. It sleeps
+    /// between checks instead of blocking its thread: the pull it waits for needs one of the
+    /// few cooperative threads (other suites run alongside) to be sent at all.
+    private static func pullArrived(_ database: String) async throws -> Bool {
       let connection = try PostgresConnection(database)
       for _ in 0..<6_000 {
         let count = try connection.queryFirst(
@@ -49,7 +51,7 @@
           [.text(SyncStamp.hex(puller))]
         ) { $0.int64(at: 0) }
         if count == 1 { return true }
-        usleep(10_000)
+        try await Task.sleep(for: .milliseconds(10))
       }
       return false
     }
@@ -60,7 +62,7 @@
         store: world.database, tokens: world.tokensFile, directory: world.directory)
       // 20 s: an answer without the push would come empty, after the whole wait.
       async let pulled = Self.waitingPull(from: world.server.url, token: world.token, seconds: 20)
-      #expect(try Self.pullArrived(world.database))
+      #expect(try await Self.pullArrived(world.database))
       #expect(try await Self.push("Kyoto", through: second.url, token: world.token) == 200)
       let answer = try await pulled
       #expect(answer.status == 200)
