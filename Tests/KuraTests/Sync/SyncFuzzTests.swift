@@ -238,16 +238,7 @@
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard connected == 0 else {
-      close(socket)
-      throw SyncSocketError(port: port)
-    }
-    return socket
+    return try connected(socket, to: address, port: port)
   }
 
   /// A TCP connection to [::1]:`port` (close it when done).
@@ -258,12 +249,21 @@
     address.sin6_family = sa_family_t(AF_INET6)
     address.sin6_port = port.bigEndian
     address.sin6_addr = in6addr_loopback
-    let connected = withUnsafePointer(to: &address) {
+    return try connected(socket, to: address, port: port)
+  }
+
+  /// `socket` connected to `address` (a `sockaddr_in` or `sockaddr_in6`), or closed and
+  /// ``SyncSocketError`` thrown.
+  private func connected<Address>(_ socket: Int32, to address: Address, port: UInt16) throws
+    -> Int32
+  {
+    var address = address
+    let result = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        connect(socket, $0, socklen_t(MemoryLayout<Address>.size))
       }
     }
-    guard connected == 0 else {
+    guard result == 0 else {
       close(socket)
       throw SyncSocketError(port: port)
     }
