@@ -50,7 +50,8 @@ extension SyncLocalStore {
           let deleted = record.deleted
         else { continue }
         deletes.append(
-          .delete(conflict.model, id: conflict.id, incarnation: conflict.incarnation, stamp: deleted))
+          .delete(
+            conflict.model, id: conflict.id, incarnation: conflict.incarnation, stamp: deleted))
         // The server has no values of an id it never received (nothing to restore from).
         guard let values = conflict.restored, !values.isEmpty else { continue }
         var restored = SyncRecordState(incarnation: conflict.incarnation)
