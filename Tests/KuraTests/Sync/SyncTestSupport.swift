@@ -59,7 +59,11 @@
     if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     request.httpBody = body
-    let (data, response) = try await URLSession.shared.data(for: request)
+    // A session of its own: in a full run, other suites' requests and waiting pulls share
+    // `URLSession.shared`, and a request queued behind them can miss a long poll's window.
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let (data, response) = try await session.data(for: request)
     let status = try #require(response as? HTTPURLResponse).statusCode
     return (status, data)
   }
