@@ -68,6 +68,67 @@
     return (status, data)
   }
 
+  /// A request started at once on a session of its own, whose answer a thread waits for
+  /// (``wait(timeout:)``) — for tests whose timing must not depend on the cooperative threads,
+  /// which other suites' blocking work can hold for seconds in a full run.
+  ///
+  /// For example: `let answer = try PendingRequest("GET", url, token: nil).wait(timeout: 30)`.
+  final class PendingRequest: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var answer: Result<(status: Int, body: Data), any Error>?
+    private let session = URLSession(configuration: .ephemeral)
+
+    /// Sends the request now; `done` (if given) is signalled when its answer came.
+    init(
+      _ method: String, _ url: URL, token: String?, body: Data? = nil,
+      done: DispatchSemaphore? = nil
+    ) {
+      var request = URLRequest(url: url, timeoutInterval: 60)
+      request.httpMethod = method
+      if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+      request.httpBody = body
+      let task = session.dataTask(with: request) { [self] data, response, error in
+        condition.lock()
+        if let response = response as? HTTPURLResponse {
+          answer = .success((response.statusCode, data ?? Data()))
+        } else {
+          answer = .failure(error ?? URLError(.badServerResponse))
+        }
+        condition.broadcast()
+        condition.unlock()
+        done?.signal()
+      }
+      task.resume()
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Whether the answer came.
+    var isAnswered: Bool {
+      condition.lock()
+      defer { condition.unlock() }
+      return answer != nil
+    }
+
+    /// Blocks until the answer came (at most `timeout` seconds) and returns it.
+    func wait(timeout: TimeInterval) throws -> (status: Int, body: Data) {
+      let deadline = Date(timeIntervalSinceNow: timeout)
+      condition.lock()
+      defer { condition.unlock() }
+      while answer == nil { if !condition.wait(until: deadline) { break } }
+      guard let answer else { throw URLError(.timedOut) }
+      return try answer.get()
+    }
+  }
+
+  /// Runs `body` on a thread of its own (not a cooperative one) and returns what it returned.
+  func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      let thread = Thread { continuation.resume(with: Result { try body() }) }
+      thread.start()
+    }
+  }
+
   /// The error code of an error answer's body (`nil` when it is not one).
   func errorCode(_ body: Data) -> String? {
     (try? JSONDecoder().decode(SyncErrorResponse.self, from: body))?.error
