@@ -56,6 +56,12 @@ struct SyncStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     self = parsed
   }
 
+  /// Reads the text form from its UTF-8 bytes; `nil` for anything else.
+  init?(utf8: UnsafeBufferPointer<UInt8>) {
+    guard let parsed = Self.parse(utf8) else { return nil }
+    self = parsed
+  }
+
   /// The stamp `utf8` spells in the text form, or `nil`.
   private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> SyncStamp? {
     guard utf8.count == textLength, utf8[12] == UInt8(ascii: "-"), utf8[17] == UInt8(ascii: "-")

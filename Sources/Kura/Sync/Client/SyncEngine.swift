@@ -334,7 +334,7 @@ public final class SyncEngine: Observable, Sendable {
       let data = try await send(
         "GET", path: "changes",
         query: "after=\(cursor)&limit=\(SyncPullResponse.maximumSaves)&\(settled)")
-      guard let page = try? JSONDecoder().decode(SyncPullResponse.self, from: data) else {
+      guard let page = try? SyncJSONReader.decodePage(data) else {
         throw SyncError.notAnAnswer(to: "pull", from: settings.server)
       }
       guard !page.saves.isEmpty else { break }

@@ -150,7 +150,7 @@ enum SyncInitialSync {
         else { throw damaged(number) }
         snapshotRows += page.rows
       } else {
-        guard let page = try? decoder.decode(SyncPullResponse.self, from: body) else {
+        guard let page = try? SyncJSONReader.decodePage(body) else {
           throw damaged(number)
         }
         saves += page.saves

@@ -139,13 +139,12 @@ enum SyncLocalStore {
       "SELECT sequence, changes FROM kura_sync_outbox ORDER BY sequence LIMIT ?",
       [.integer(Int64(limit))]
     ) { ($0.int64(at: 0), $0.value(at: 1)) }
-    let decoder = JSONDecoder()
     return try rows.map { row in
       // The compact form saves write (a BLOB), or the JSON earlier versions wrote (a TEXT).
       let changes: [SyncChange]?
       switch row.1 {
       case .blob(let data): changes = data.withUnsafeBytes { SyncChange.changes(compact: $0) }
-      case .text(let text): changes = try? decoder.decode([SyncChange].self, from: Data(text.utf8))
+      case .text(let text): changes = try? SyncJSONReader.decodeChanges(text)
       default: changes = nil
       }
       guard let changes else {

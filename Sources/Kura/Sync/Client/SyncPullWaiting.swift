@@ -85,7 +85,7 @@ struct SyncPullWaiting {
     await wake.wait(upTo: .seconds(seconds + 15))
     guard let result = slot.take() else { return .exchangeNow }
     guard case .success(let data) = result,
-      let page = try? JSONDecoder().decode(SyncPullResponse.self, from: data)
+      let page = try? SyncJSONReader.decodePage(data)
     else { return .pollLater }
     guard let last = page.saves.last else {
       if page.longPoll != true { serverWaits = false }

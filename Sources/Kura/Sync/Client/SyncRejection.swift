@@ -55,7 +55,7 @@ extension SyncEngine {
       }
     }
     return rows.map { row in
-      let changes = (try? JSONDecoder().decode([SyncChange].self, from: Data(row.1.utf8))) ?? []
+      let changes = (try? SyncJSONReader.decodeChanges(row.1)) ?? []
       return SyncRejection(
         sequence: row.0, models: Array(Set(changes.map(\.model))).sorted(),
         ids: Array(Set(changes.map(\.id))).sorted(), status: row.2, reason: row.3,

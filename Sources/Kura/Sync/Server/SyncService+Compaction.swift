@@ -132,7 +132,6 @@
     private func fold(
       space: String, after: Int64, through: Int64, head: Int64, _ connection: PostgresConnection
     ) throws -> (saves: Int, dropped: Int) {
-      let decoder = JSONDecoder()
       let logged = try connection.query(
         "SELECT position, changes FROM kura_sync_log WHERE space = ? AND position > ? "
           + "AND position <= ? ORDER BY position",
@@ -140,7 +139,7 @@
       ) { ($0.int64(at: 0), $0.string(at: 1)) }
       var records: [SyncMergeState.Key: (state: SyncRecordState, position: Int64)] = [:]
       for (position, text) in logged {
-        for change in try decoder.decode([SyncChange].self, from: Data(text.utf8)) {
+        for change in try SyncJSONReader.decodeChanges(text) {
           let key = SyncMergeState.Key(model: change.model, id: change.id)
           if records[key] == nil {
             records[key] = (try foldedState(space: space, key, connection), position)
@@ -156,7 +155,7 @@
         [.text(space), .integer(through), .integer(head)]
       ) { $0.string(at: 0) }
       for text in later {
-        for change in try decoder.decode([SyncChange].self, from: Data(text.utf8)) {
+        for change in try SyncJSONReader.decodeChanges(text) {
           touchedLater.insert(SyncMergeState.Key(model: change.model, id: change.id))
         }
       }

@@ -137,9 +137,8 @@
           + "ORDER BY l.position",
         [.text(space), .text(spelled)]
       ) { $0.string(at: 0) }
-      let decoder = JSONDecoder()
       for text in logged {
-        for change in try decoder.decode([SyncChange].self, from: Data(text.utf8))
+        for change in try SyncJSONReader.decodeChanges(text)
         where change.model == key.model && change.id == key.id {
           _ = state.apply(change)
         }
