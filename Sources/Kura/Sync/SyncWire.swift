@@ -3,7 +3,9 @@ import Foundation
 // The sync protocol's JSON bodies (version 1, under `/v1/`). JSON rather than a binary format:
 // every value already has a lossless text form (see SyncValue), the bodies are read by
 // PostgreSQL tools and people debugging, and Foundation's coders exist on every platform Kura
-// runs on. Documented in Kura.docc/SyncingAcrossDevices.md.
+// runs on. The hottest bodies (pull pages, saves' changes) are read by `SyncJSONReader`, which
+// falls back to `JSONDecoder` for anything out of their usual shape. Documented in
+// Kura.docc/SyncingAcrossDevices.md.
 
 /// One local save's changes, numbered by the replica that made it (1, 2, 3, … without gaps):
 /// the unit a push sends and the server applies once.
