@@ -18,6 +18,16 @@
       var postgresRestarts = 0
       var checkedOnServer = 0
       var checkedOnReplicas = 0
+      /// Where the run's time went: the database and the servers up, the steps, the final
+      /// syncs until every replica has everything, the checks.
+      var setup: Duration = .zero
+      var stepping: Duration = .zero
+      var quiet: Duration = .zero
+      var checking: Duration = .zero
+      /// Of all that, waiting for started servers and replicas to be ready.
+      var starting: Duration = .zero
+      /// The steps' time by action (`save`, `sync`, `cut`…), with how many there were.
+      var actions: [String: (count: Int, time: Duration)] = [:]
     }
 
     /// Runs until `runs` runs are done or `seconds` have passed; throws at the first run that
@@ -31,6 +41,12 @@
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       var total = Tally()
       var done = 0
+      func figure(_ duration: Duration) -> String {
+        let value =
+          Double(duration.components.seconds)
+          + Double(duration.components.attoseconds) * 1e-18
+        return String(format: "%.1f", value)
+      }
       for run in 0..<runs where clock.now - start < .seconds(seconds) {
         let runSeed = seed &+ UInt64(run)
         let tally = try once(
@@ -44,18 +60,36 @@
         total.postgresRestarts += tally.postgresRestarts
         total.checkedOnServer += tally.checkedOnServer
         total.checkedOnReplicas += tally.checkedOnReplicas
+        total.setup += tally.setup
+        total.stepping += tally.stepping
+        total.quiet += tally.quiet
+        total.checking += tally.checking
+        total.starting += tally.starting
+        for (action, figures) in tally.actions {
+          let sum = total.actions[action, default: (0, .zero)]
+          total.actions[action] = (sum.count + figures.count, sum.time + figures.time)
+        }
         print(
           "run \(run + 1) (seed \(runSeed)): \(tally.saves) saves acknowledged, "
             + "\(tally.replicaKills) replica kills, \(tally.serverKills) server kills, "
             + "\(tally.cuts) cuts, \(tally.postgresRestarts) PostgreSQL restarts; each save on "
             + "the server once (\(tally.checkedOnServer) checked) and on all \(replicas) "
-            + "replicas (\(tally.checkedOnReplicas) checked), nothing pending, converged")
+            + "replicas (\(tally.checkedOnReplicas) checked), nothing pending, converged; "
+            + "\(figure(tally.setup)) s setup, \(figure(tally.stepping)) s steps, "
+            + "\(figure(tally.quiet)) s final syncs, \(figure(tally.checking)) s checks ("
+            + "\(figure(tally.starting)) s of it waiting for processes to start)")
         fflush(nil)
       }
       // Kept when a run failed (its logs are what the error points at).
       try? FileManager.default.removeItem(at: folder)
       print(
-        "soak: \(done) runs in \(Int((clock.now - start).components.seconds)) s: "
+        "soak: \(done) runs in \(Int((clock.now - start).components.seconds)) s "
+          + "(\(figure(total.setup)) s setup, \(figure(total.stepping)) s steps, "
+          + "\(figure(total.quiet)) s final syncs, \(figure(total.checking)) s checks, "
+          + "\(figure(total.starting)) s of it waiting for processes to start; steps: "
+          + total.actions.sorted(by: { $0.key < $1.key }).map {
+            "\($0.value.count) \($0.key) \(figure($0.value.time)) s"
+          }.joined(separator: ", ") + "): "
           + "\(total.saves) saves acknowledged and checked, \(total.replicaKills) replica kills, "
           + "\(total.serverKills) server kills, \(total.cuts) cuts, \(total.postgresRestarts) "
           + "PostgreSQL restarts; no save lost or applied twice")
@@ -68,6 +102,14 @@
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       var random = SoakRandom(state: seed)
       var tally = Tally()
+      let clock = ContinuousClock()
+      var phaseStart = clock.now
+      /// Adds the time since the last phase ended to `phase`.
+      func endPhase(_ phase: WritableKeyPath<Tally, Duration>) {
+        let now = clock.now
+        tally[keyPath: phase] += now - phaseStart
+        phaseStart = now
+      }
       let kura = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
       let database = try cluster.freshDatabaseURL("soak run \(run)")
       let token = try SyncToken(space: "soak", expires: nil)
@@ -91,6 +133,8 @@
       let relay = try SoakRelay()
       /// Routes to the servers that printed their port, waiting for each when `wait`.
       func routeServers(wait: Bool) throws {
+        let began = clock.now
+        defer { if wait { tally.starting += clock.now - began } }
         for index in servers.indices where servers[index].port == nil {
           guard
             let line = servers[index].process.nextLine(
@@ -108,6 +152,7 @@
         relay.route(to: servers.compactMap(\.port))
       }
       try routeServers(wait: true)
+      endPhase(\.setup)
       let url = "http://127.0.0.1:\(relay.port)"
       var starts = 0
       // A replica started is waited for (its `ready`) when it is next spoken to, so the other
@@ -125,6 +170,8 @@
       var ready = Array(repeating: false, count: replicas)
       func awaitReady(_ index: Int) throws {
         guard !ready[index] else { return }
+        let began = clock.now
+        defer { tally.starting += clock.now - began }
         guard processes[index].nextLine(where: { $0 == "ready" }) != nil else {
           throw SoakError("run \(run): replica \(index) did not start (see \(folder.path)).")
         }
@@ -147,11 +194,28 @@
           // Servers starting now are waited for first: one that can't reach PostgreSQL
           // while it starts exits, which is not what the run tests.
           try routeServers(wait: true)
+          let began = clock.now
           try cluster.restart()
           tally.postgresRestarts += 1
+          let sum = tally.actions["PostgreSQL restart", default: (0, .zero)]
+          tally.actions["PostgreSQL restart"] = (sum.count + 1, sum.time + (clock.now - began))
         }
         let index = Int(random.next() % UInt64(replicas))
-        switch random.next() % 100 {
+        let began = clock.now
+        let action = random.next() % 100
+        defer {
+          let name =
+            switch action {
+            case 0..<45: "save"
+            case 45..<65: "sync"
+            case 65..<75: "replica kill"
+            case 75..<83: "server kill"
+            default: "cut"
+            }
+          let sum = tally.actions[name, default: (0, .zero)]
+          tally.actions[name] = (sum.count + 1, sum.time + (clock.now - began))
+        }
+        switch action {
         case 0..<45:
           let id = "r\(index)-s\(step)-\(seed)"
           _ = try ask(index, "save \(id)", expecting: "saved ")
@@ -184,6 +248,7 @@
           tally.cuts += 1
         }
       }
+      endPhase(\.stepping)
       try routeServers(wait: true)
       // Quiet: every replica syncs until it succeeds (bounded), all at once, twice around, so
       // each has what the others sent.
@@ -209,10 +274,12 @@
           throw SoakError("run \(run) (seed \(seed)): replica \(index) can't sync.")
         }
       }
+      endPhase(\.quiet)
       tally.saves = acknowledged.count
       try check(
         acknowledged, database: database, run: run, seed: seed, tally: &tally,
         ask: ask)
+      endPhase(\.checking)
       for process in processes { process.kill() }
       for server in servers { server.process.kill() }
       try? FileManager.default.removeItem(at: folder)

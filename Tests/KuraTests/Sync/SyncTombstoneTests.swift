@@ -61,10 +61,13 @@
       let world = try SyncSpaceWorld("sync-tombstones")
       let (a, syncA) = try world.replica("a", for: SyncNote.self)
       let (b, syncB) = try world.replica("b", for: SyncNote.self)
-      let (c, syncC) = try world.replica("c", for: SyncNote.self)
-      defer { for sync in [syncA, syncB, syncC] { sync.stop() } }
+      let (c, syncCBefore) = try world.replica("c", for: SyncNote.self)
+      defer { for sync in [syncA, syncB, syncCBefore] { sync.stop() } }
       try Self.save([SyncNote(id: 1, text: "one"), SyncNote(id: 2, text: "two")], in: a)
-      for sync in [syncA, syncB, syncC] { try await sync.syncNow() }
+      for sync in [syncA, syncB, syncCBefore] { try await sync.syncNow() }
+      // C goes away until the delete is logged: its engine ends (the exchange its own pull
+      // woke, which could pull the delete whenever a loaded machine runs it, included).
+      await syncCBefore.stopAndWait()
       // A deletes 1; B, not knowing, edits it offline.
       try Self.delete(1, in: a)
       try Self.save([SyncNote(id: 1, text: "one, edited")], in: b)
@@ -75,6 +78,8 @@
       let early = try service.compact(space: "family", retireAfter: .seconds(86_400))
       #expect(early.droppedTombstones == 0)
       #expect(try Self.loggedDeletes(world) == 1)
+      let syncC = try SyncEngine(container: c)
+      defer { syncC.stop() }
       // Every replica pulls past the delete (and B's late edit), then syncs once more with an
       // empty outbox: now the tombstone goes, and the log with it.
       for sync in [syncC, syncA, syncB, syncC, syncA, syncB] { try await sync.syncNow() }
@@ -105,8 +110,9 @@
         [SyncNote(id: 1, text: "one"), SyncNote(id: 2, text: "two"), SyncNote(id: 3, text: "3")],
         in: a)
       for sync in [syncA, syncB, syncCBefore] { try await sync.syncNow() }
-      // C goes away (its engine stops) with edits of its own: it edits 1 and 2, and adds 4.
-      syncCBefore.stop()
+      // C goes away (its engine stops, and ends any exchange under way, so none sends what C
+      // saves next) with edits of its own: it edits 1 and 2, and adds 4.
+      await syncCBefore.stopAndWait()
       try Self.save(
         [
           SyncNote(id: 1, text: "one by C"), SyncNote(id: 2, text: "two by C"),

@@ -150,6 +150,15 @@ public final class SyncEngine: Observable, Sendable {
     wake.fire()
   }
 
+  /// Stops syncing (``stop()``) and returns once the background loop has ended: an exchange
+  /// under way when it was called is over, so the engine reads and sends nothing more.
+  ///
+  /// For example: `await sync.stopAndWait()` before a test saves on a replica that is away.
+  func stopAndWait() async {
+    stop()
+    await worker.withLock { $0 }?.value
+  }
+
   /// Where the engine stands now; observable (a view reading it is updated when it changes).
   /// Its ``SyncStatus/pending`` count is read from the outbox at the call, so a save that
   /// returned is counted before any exchange.
