@@ -22,7 +22,8 @@ extension SyncChange {
     static let all: UInt8 = 7
   }
 
-  private enum CompactKind: UInt8 {
+  /// A value's kind byte in the compact forms.
+  enum CompactKind: UInt8 {
     case null, integer, real, text, blob
   }
 
@@ -116,8 +117,9 @@ extension SyncChange {
     return reader.isAtEnd ? changes : nil
   }
 
-  /// Appends the compact form's parts to a byte array.
-  private struct CompactWriter {
+  /// Appends the compact forms' parts to a byte array (this one's, and the registers'
+  /// ``SyncRecordState/compactRegisters(_:)``).
+  struct CompactWriter {
     var bytes: [UInt8] = []
 
     mutating func varint(_ value: UInt64) {
@@ -154,8 +156,8 @@ extension SyncChange {
     }
   }
 
-  /// Reads the compact form's parts, each `nil` past the end or when malformed.
-  private struct CompactReader {
+  /// Reads the compact forms' parts, each `nil` past the end or when malformed.
+  struct CompactReader {
     let bytes: UnsafeRawBufferPointer
     var offset = 0
 

@@ -160,13 +160,11 @@ struct SyncOutboxTests {
     let container = try Self.container(directory)
     let context = ModelContext(container)
     let file = try Connection(path: directory.file("replica.store").path)
+    let key = SyncMergeState.Key(model: "LocalTrip", id: "1")
     func registers() throws -> [String: (value: SyncValue, stamp: String)] {
-      var result: [String: (value: SyncValue, stamp: String)] = [:]
-      let rows = try file.query(
-        "SELECT property, value, stamp FROM kura_sync_registers WHERE model = 'LocalTrip'"
-      ) { ($0.string(at: 0), SyncValue($0.value(at: 1)), $0.string(at: 2)) }
-      for row in rows { result[row.0] = (row.1, row.2) }
-      return result
+      try container.pool.read { try SyncLocalStore.record(key, $0) }.properties.mapValues {
+        ($0.value, $0.stamp.text)
+      }
     }
     try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
     try context.save()
@@ -181,9 +179,12 @@ struct SyncOutboxTests {
     #expect(budgetStamp > (first["budget"]?.stamp ?? ""))
     #expect(try budgetStamp == Self.outbox(container).last?.changes.first?.stamp.text)
     let future = SyncStamp(wall: SyncStamp.maximumWall, counter: 0, replica: Self.replica).text
-    try file.run(
-      "UPDATE kura_sync_registers SET value = 'Nara', stamp = ? WHERE property = 'name'",
-      [.text(future)])
+    try container.pool.write { db in
+      var record = try SyncLocalStore.record(key, db)
+      record.properties["name"] = .init(
+        value: .text("Nara"), stamp: try #require(SyncStamp(text: future)))
+      try SyncLocalStore.storeRecord(record, key, db)
+    }
     try context.insert(LocalTrip(id: 1, name: "Osaka", budget: 700))
     try context.save()
     #expect(try registers()["name"]?.value == .text("Nara"))
@@ -216,14 +217,15 @@ struct SyncOutboxTests {
 
 extension SyncOutboxTests {
   /// The sync tables as an earlier version made them (rowid tables, each with its primary
-  /// key's index): a store that has them keeps them, and its saves record the same changes as
-  /// a store made now (whose tables are `WITHOUT ROWID`).
+  /// key's index, and the registers in a table of their own, folded into the records at open):
+  /// a store that has them keeps them, and its saves record the same changes as a store made
+  /// now (whose tables are `WITHOUT ROWID`).
   @Test func aStoreWithTheTablesOfAnEarlierVersionRecordsTheSameChanges() throws {
     let earlier = TemporaryDirectory()
     _ = try Self.container(earlier)  // a Kura store, whose sync tables are made again below
     try Connection(path: earlier.file("replica.store").path).execute(
       """
-      DROP TABLE kura_sync_state; DROP TABLE kura_sync_records; DROP TABLE kura_sync_registers;
+      DROP TABLE kura_sync_state; DROP TABLE kura_sync_records;
       DROP TABLE kura_sync_created;
       CREATE TABLE kura_sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE kura_sync_records (
@@ -273,6 +275,75 @@ extension SyncOutboxTests {
         ["1 1 budget integer(700)"], ["2 1 deleted null"],
         ["2 2 budget integer(5)", "2 2 name text(\"Nara\")"],
       ])
-    #expect(withoutRowID == [0, 4])
+    #expect(withoutRowID == [0, 3])
+  }
+
+  /// A store whose registers an earlier version kept in a row per property
+  /// (`kura_sync_registers`) has them folded into its records when it opens: the table is
+  /// gone, each id's registers (values and stamps) read the same, and the next save compares
+  /// the row with them (an edit of one property sends that property only).
+  @Test func registersKeptInARowPerPropertyAreFoldedIntoTheRecordsAtOpen() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.file("replica.store").path
+    do {
+      let container = try Self.container(directory)
+      let context = ModelContext(container)
+      try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
+      try context.insert(LocalTrip(id: 2, name: "Nara", budget: 100))
+      try context.save()
+    }
+    let old = SyncStamp(wall: 1_700_000_000_000, counter: 3, replica: Self.replica)
+    let older = SyncStamp(wall: 1_600_000_000_000, counter: 0, replica: Self.replica)
+    // The layout an earlier version made, holding these registers.
+    try Connection(path: path).execute(
+      """
+      DROP TABLE kura_sync_records;
+      CREATE TABLE kura_sync_records (
+        model TEXT NOT NULL, id TEXT NOT NULL, incarnation INTEGER NOT NULL, deleted TEXT,
+        PRIMARY KEY (model, id)) WITHOUT ROWID;
+      INSERT INTO kura_sync_records VALUES ('LocalTrip', '1', 1, NULL), ('LocalTrip', '2', 3, NULL);
+      CREATE TABLE kura_sync_registers (
+        model TEXT NOT NULL, id TEXT NOT NULL, property TEXT NOT NULL, value, stamp TEXT NOT NULL,
+        PRIMARY KEY (model, id, property)) WITHOUT ROWID;
+      INSERT INTO kura_sync_registers VALUES
+        ('LocalTrip', '1', 'name', 'Kyoto', '\(old.text)'),
+        ('LocalTrip', '1', 'budget', 900, '\(older.text)'),
+        ('LocalTrip', '2', 'name', 'Nara', '\(older.text)'),
+        ('LocalTrip', '2', 'budget', 100, '\(older.text)');
+      """)
+    let container = try Self.container(directory)
+    #expect(
+      try Connection(path: path).queryFirst(
+        "SELECT count(*) FROM sqlite_schema WHERE name = 'kura_sync_registers'"
+      ) { $0.int64(at: 0) } == 0)
+    let records = try container.pool.read { db in
+      try ["1", "2"].map { try SyncLocalStore.record(.init(model: "LocalTrip", id: $0), db) }
+    }
+    #expect(records[0].incarnation == 1)
+    #expect(
+      records[0].properties == [
+        "name": .init(value: .text("Kyoto"), stamp: old),
+        "budget": .init(value: .integer(900), stamp: older),
+      ])
+    #expect(records[1].incarnation == 3)
+    #expect(
+      records[1].properties == [
+        "name": .init(value: .text("Nara"), stamp: older),
+        "budget": .init(value: .integer(100), stamp: older),
+      ])
+    let before = try Self.outbox(container).count
+    let context = ModelContext(container)
+    try context.insert(LocalTrip(id: 2, name: "Nara", budget: 150))
+    try context.save()
+    let last = try #require(try Self.outbox(container).last)
+    #expect(try Self.outbox(container).count == before + 1)
+    #expect(
+      last.changes.map { "\($0.id) \($0.incarnation) \($0.property ?? "") \($0.value ?? .null)" }
+        == ["2 3 budget integer(150)"])
+    let edited = try container.pool.read {
+      try SyncLocalStore.record(.init(model: "LocalTrip", id: "2"), $0)
+    }
+    #expect(edited.properties["name"] == .init(value: .text("Nara"), stamp: older))
+    #expect(edited.properties["budget"]?.stamp == last.changes.first?.stamp)
   }
 }

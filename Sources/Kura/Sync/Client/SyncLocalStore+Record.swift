@@ -2,10 +2,11 @@ import Foundation
 
 /// Recording a local save with sync on: runs inside every save of such a container (through
 /// ``SaveParticipant``), so it is written for its cost — each statement from the connection's
-/// cache, the replica, clock and outbox number read in one query and written back in one, a
-/// register written only for a property that changed (an upsert that keeps the merge rule: a
-/// register holding a higher stamp stays), a record written only when its incarnation or delete
-/// changes, and the outbox entry in its compact form (``SyncChange/compactEncoding(of:)``).
+/// cache, the replica, clock and outbox number read in one query and written back in one, an
+/// id's record and all of its registers read in one lookup and written (only when something
+/// changed) in one row (``SyncRecordState/compactRegisters(_:)``; a register holding a higher
+/// stamp than the save keeps its value, as the merge rule says), and the outbox entry in its
+/// compact form (``SyncChange/compactEncoding(of:)``).
 extension SyncLocalStore {
   /// The statements of the save-recording path.
   private enum RecordSQL {
@@ -14,28 +15,12 @@ extension SyncLocalStore {
       "SELECT (SELECT value FROM kura_sync_state WHERE key = 'clock'), "
       + "(SELECT value FROM kura_sync_state WHERE key = 'nextSequence')"
     static let record =
-      "SELECT incarnation, deleted FROM kura_sync_records WHERE model = ? AND id = ?"
-    static let registers =
-      "SELECT property, value FROM kura_sync_registers WHERE model = ? AND id = ?"
+      "SELECT incarnation, deleted, registers FROM kura_sync_records WHERE model = ? AND id = ?"
     static let storeRecord =
-      "INSERT INTO kura_sync_records (model, id, incarnation, deleted) VALUES (?, ?, ?, ?) "
-      + "ON CONFLICT (model, id) DO UPDATE SET incarnation = excluded.incarnation, "
-      + "deleted = excluded.deleted"
-    static let clearRegisters = "DELETE FROM kura_sync_registers WHERE model = ? AND id = ?"
-    /// The upserts of 1 to ``registersPerStatement`` registers of one id and one stamp
-    /// (`?1` model, `?2` id, `?3` stamp, then each register's property and value), by count.
-    /// A register stamped later than this save (only a clock that was not kept could have
-    /// issued it) keeps its value, as the merge rule says.
-    static let setRegisters: [String] = (0...registersPerStatement).map { count in
-      "INSERT INTO kura_sync_registers (model, id, property, value, stamp) VALUES "
-        + (0..<count).map { "(?1, ?2, ?\(4 + 2 * $0), ?\(5 + 2 * $0), ?3)" }
-        .joined(separator: ", ")
-        + " ON CONFLICT (model, id, property) DO UPDATE SET "
-        + "value = excluded.value, stamp = excluded.stamp "
-        + "WHERE excluded.stamp > kura_sync_registers.stamp"
-    }
-    /// The most registers one statement writes.
-    static let registersPerStatement = 16
+      "INSERT INTO kura_sync_records (model, id, incarnation, deleted, registers) "
+      + "VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, id) DO UPDATE SET "
+      + "incarnation = excluded.incarnation, deleted = excluded.deleted, "
+      + "registers = excluded.registers"
     static let outbox = "INSERT INTO kura_sync_outbox (sequence, changes) VALUES (?, ?)"
     static let setClock =
       "INSERT INTO kura_sync_state (key, value) VALUES ('clock', ?) "
@@ -57,7 +42,6 @@ extension SyncLocalStore {
     guard !changeSet.isEmpty else { return }
     var (clock, sequence) = try recordingHead(db)
     let stamp = clock.now()
-    let stampText = stamp.text
     var changes: [SyncChange] = []
     let byModel = changeSet.changes
     for model in byModel.count == 1 ? Array(byModel.keys) : byModel.keys.sorted() {
@@ -70,8 +54,7 @@ extension SyncLocalStore {
       for id in written where id != previous {
         previous = id
         try recordWrite(
-          of: id, model: model, schema: schema, stamp: stamp, stampText: stampText,
-          changes: &changes, db)
+          of: id, model: model, schema: schema, stamp: stamp, changes: &changes, db)
       }
       var deleted = modelChanges.deleted
       if deleted.count > 1 { deleted.sort() }
@@ -79,7 +62,7 @@ extension SyncLocalStore {
       for id in deleted where id != previous {
         previous = id
         try recordDelete(
-          of: id, model: model, stamp: stamp, stampText: stampText, changes: &changes, db)
+          of: id, model: model, stamp: stamp, changes: &changes, db)
       }
     }
     let clockText = SyncStamp(
@@ -118,24 +101,25 @@ extension SyncLocalStore {
   /// The wall clock of local saves' stamps.
   private static let wallClock = HybridLogicalClock.systemWallClock
 
-  /// The incarnation and delete stamp text `kura_sync_records` holds for an id (incarnation 0
-  /// and `nil` when it holds none).
+  /// The incarnation, delete stamp text and registers `kura_sync_records` holds for an id
+  /// (incarnation 0, `nil` and none when it holds none).
   private static func recordRow(_ model: String, _ id: String, _ db: StoreConnection) throws
-    -> (incarnation: Int64, deleted: String?)
+    -> (incarnation: Int64, deleted: String?, registers: Data?)
   {
     let statement = try db.cachedStatementToRebind(RecordSQL.record)
     defer { statement.rewind() }
     try statement.bind(model, at: 1)
     try statement.bind(id, at: 2)
-    guard try statement.step() else { return (0, nil) }
+    guard try statement.step() else { return (0, nil, nil) }
     return (
-      statement.int64(at: 0), statement.isNull(at: 1) ? nil : statement.string(at: 1)
+      statement.int64(at: 0), statement.isNull(at: 1) ? nil : statement.string(at: 1),
+      statement.isNull(at: 2) ? nil : statement.data(at: 2)
     )
   }
 
   /// Stamps the properties of an inserted or updated row that differ from its registers.
   private static func recordWrite(
-    of id: String, model: String, schema: ModelSchema, stamp: SyncStamp, stampText: String,
+    of id: String, model: String, schema: ModelSchema, stamp: SyncStamp,
     changes: inout [SyncChange], _ db: StoreConnection
   ) throws {
     guard let key = keyValue(id, kind: schema.primaryKey.kind) else { return }
@@ -157,80 +141,61 @@ extension SyncLocalStore {
     let row = try recordRow(model, id, db)
     let live = row.incarnation > 0 && row.deleted == nil
     let incarnation = live ? row.incarnation : row.incarnation + 1
-    var known: [(property: String, value: SyncValue)] = []
-    if live {
-      let registers = try db.cachedStatementToRebind(RecordSQL.registers)
-      defer { registers.rewind() }
-      try registers.bind(model, at: 1)
-      try registers.bind(id, at: 2)
-      while try registers.step() {
-        known.append((registers.string(at: 0), SyncValue(registers.value(at: 1))))
-      }
-    } else {
+    // A deleted incarnation keeps no registers: a new one starts from none.
+    var registers =
+      live ? try SyncRecordState.registers(stored: row.registers, model: model, id: id) : []
+    if !live {
       try SyncRebase.noteCreated(model, id: id, incarnation: incarnation, stamp: stamp, db)
-      // A deleted incarnation keeps no registers; anything left of it goes.
-      if row.incarnation > 0 { try clearRegisters(model, id, db) }
-      try writeRecord(model, id, incarnation: incarnation, deleted: nil, db)
     }
-    var changed: [(property: String, value: SyncValue)] = []
-    changed.reserveCapacity(values.count)
+    var changed = !live
+    var added = false
     for (property, value) in values {
-      if live, let register = known.first(where: { $0.property == property }),
-        register.value == value
-      {
-        continue
+      if let index = registers.firstIndex(where: { $0.property == property }) {
+        if registers[index].register.value == value { continue }
+        // A register stamped later than this save (only a clock that was not kept could have
+        // issued it) keeps its value; the save still lists the change.
+        if stamp > registers[index].register.stamp {
+          registers[index].register = .init(value: value, stamp: stamp)
+        }
+      } else {
+        registers.append((property, .init(value: value, stamp: stamp)))
+        added = true
       }
-      changed.append((property, value))
+      changed = true
       changes.append(
         .set(model, id: id, incarnation: incarnation, property: property, to: value, stamp: stamp))
     }
-    // One statement for up to 16 registers: the id and the stamp bound once.
-    var start = 0
-    while start < changed.count {
-      let part = changed[start..<min(start + RecordSQL.registersPerStatement, changed.count)]
-      let setRegisters = try db.cachedStatementToRebind(RecordSQL.setRegisters[part.count])
-      try setRegisters.bind(model, at: 1)
-      try setRegisters.bind(id, at: 2)
-      try setRegisters.bind(stampText, at: 3)
-      for (offset, register) in part.enumerated() {
-        try setRegisters.bind(register.property, at: 4 + 2 * offset)
-        try setRegisters.bind(register.value.sqliteValue, at: 5 + 2 * offset)
-      }
-      try setRegisters.execute()
-      start += part.count
-    }
+    guard changed else { return }
+    if added, live { registers.sort { $0.property < $1.property } }
+    try writeRecord(
+      model, id, incarnation: incarnation, deleted: nil,
+      registers: SyncRecordState.compactRegisters(registers), db)
   }
 
   /// Adds the tombstone of a deleted id (none when it is deleted already).
   private static func recordDelete(
-    of id: String, model: String, stamp: SyncStamp, stampText: String,
-    changes: inout [SyncChange], _ db: StoreConnection
+    of id: String, model: String, stamp: SyncStamp, changes: inout [SyncChange],
+    _ db: StoreConnection
   ) throws {
     let row = try recordRow(model, id, db)
     guard row.deleted == nil else { return }
     let incarnation = max(row.incarnation, 1)
-    try writeRecord(model, id, incarnation: incarnation, deleted: stampText, db)
-    try clearRegisters(model, id, db)
+    try writeRecord(model, id, incarnation: incarnation, deleted: stamp.text, registers: nil, db)
     changes.append(.delete(model, id: id, incarnation: incarnation, stamp: stamp))
   }
 
-  /// Writes an id's record: its incarnation and its delete's stamp text (`nil`: live).
+  /// Writes an id's record: its incarnation, its delete's stamp text (`nil`: live) and its
+  /// registers' compact form (`nil`: none).
   private static func writeRecord(
-    _ model: String, _ id: String, incarnation: Int64, deleted: String?, _ db: StoreConnection
+    _ model: String, _ id: String, incarnation: Int64, deleted: String?, registers: [UInt8]?,
+    _ db: StoreConnection
   ) throws {
     let store = try db.cachedStatementToRebind(RecordSQL.storeRecord)
     try store.bind(model, at: 1)
     try store.bind(id, at: 2)
     try store.bind(incarnation, at: 3)
     if let deleted { try store.bind(deleted, at: 4) } else { try store.bindNull(at: 4) }
+    if let registers { try store.bind(Data(registers), at: 5) } else { try store.bindNull(at: 5) }
     try store.execute()
-  }
-
-  /// Deletes every register of an id.
-  private static func clearRegisters(_ model: String, _ id: String, _ db: StoreConnection) throws {
-    let clear = try db.cachedStatementToRebind(RecordSQL.clearRegisters)
-    try clear.bind(model, at: 1)
-    try clear.bind(id, at: 2)
-    try clear.execute()
   }
 }

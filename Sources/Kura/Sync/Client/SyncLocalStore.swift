@@ -1,8 +1,8 @@
 import Foundation
 
 /// The sync bookkeeping inside a replica's SQLite store, written in the same transactions as
-/// the models: the replica's id and clock, each synced property's value and stamp (the
-/// registers), each id's incarnation, the outbox of unacknowledged saves, the pull cursor, and
+/// the models: the replica's id and clock, each id's incarnation with each of its synced
+/// properties' value and stamp (the registers, one row per id), the outbox of unacknowledged saves, the pull cursor, and
 /// the conflicts this replica lost.
 ///
 /// Two entry points: ``recordSave(_:container:db:)`` runs inside every save of a container
@@ -18,10 +18,7 @@ enum SyncLocalStore {
       WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS kura_sync_records (
       model TEXT NOT NULL, id TEXT NOT NULL, incarnation INTEGER NOT NULL, deleted TEXT,
-      PRIMARY KEY (model, id)) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS kura_sync_registers (
-      model TEXT NOT NULL, id TEXT NOT NULL, property TEXT NOT NULL, value, stamp TEXT NOT NULL,
-      PRIMARY KEY (model, id, property)) WITHOUT ROWID;
+      registers BLOB, PRIMARY KEY (model, id)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS kura_sync_outbox (sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS kura_sync_conflicts (
       number INTEGER PRIMARY KEY, model TEXT NOT NULL, id TEXT NOT NULL, property TEXT,
@@ -77,20 +74,18 @@ enum SyncLocalStore {
   /// What the replica knows of one id.
   static func record(_ key: SyncMergeState.Key, _ db: StoreConnection) throws -> SyncRecordState {
     var record = SyncRecordState()
-    if let row = try db.queryFirst(
-      "SELECT incarnation, deleted FROM kura_sync_records WHERE model = ? AND id = ?",
-      [.text(key.model), .text(key.id)], row: { ($0.int64(at: 0), $0.value(at: 1)) })
+    guard
+      let row = try db.queryFirst(
+        "SELECT incarnation, deleted, registers FROM kura_sync_records WHERE model = ? AND id = ?",
+        [.text(key.model), .text(key.id)],
+        row: { ($0.int64(at: 0), $0.value(at: 1), $0.isNull(at: 2) ? nil : $0.data(at: 2)) })
+    else { return record }
+    record.incarnation = row.0
+    if case .text(let text) = row.1 { record.deleted = SyncStamp(text: text) }
+    for (property, register) in try SyncRecordState.registers(
+      stored: row.2, model: key.model, id: key.id)
     {
-      record.incarnation = row.0
-      if case .text(let text) = row.1 { record.deleted = SyncStamp(text: text) }
-    }
-    let registers = try db.query(
-      "SELECT property, value, stamp FROM kura_sync_registers WHERE model = ? AND id = ?",
-      [.text(key.model), .text(key.id)]
-    ) { ($0.string(at: 0), $0.value(at: 1), $0.string(at: 2)) }
-    for (property, value, stampText) in registers {
-      guard let stamp = SyncStamp(text: stampText) else { continue }
-      record.properties[property] = .init(value: SyncValue(value), stamp: stamp)
+      record.properties[property] = register
     }
     return record
   }
@@ -98,25 +93,19 @@ enum SyncLocalStore {
   static func storeRecord(
     _ record: SyncRecordState, _ key: SyncMergeState.Key, _ db: StoreConnection
   ) throws {
+    let registers = record.properties.sorted { $0.key < $1.key }.map {
+      (property: $0.key, register: $0.value)
+    }
     try db.run(
-      "INSERT INTO kura_sync_records (model, id, incarnation, deleted) VALUES (?, ?, ?, ?) "
-        + "ON CONFLICT (model, id) DO UPDATE SET incarnation = excluded.incarnation, "
-        + "deleted = excluded.deleted",
+      "INSERT INTO kura_sync_records (model, id, incarnation, deleted, registers) "
+        + "VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, id) DO UPDATE SET "
+        + "incarnation = excluded.incarnation, deleted = excluded.deleted, "
+        + "registers = excluded.registers",
       [
         .text(key.model), .text(key.id), .integer(record.incarnation),
         record.deleted.map { .text($0.text) } ?? .null,
+        registers.isEmpty ? .null : .blob(Data(SyncRecordState.compactRegisters(registers))),
       ])
-    try db.run(
-      "DELETE FROM kura_sync_registers WHERE model = ? AND id = ?",
-      [.text(key.model), .text(key.id)])
-    for (property, register) in record.properties {
-      try db.run(
-        "INSERT INTO kura_sync_registers (model, id, property, value, stamp) VALUES (?, ?, ?, ?, ?)",
-        [
-          .text(key.model), .text(key.id), .text(property), register.value.sqliteValue,
-          .text(register.stamp.text),
-        ])
-    }
   }
 
   // MARK: Local saves (recordSave: SyncLocalStore+Record.swift)

@@ -93,6 +93,7 @@ extension SyncSettings: SaveParticipant {
     }
     try container.pool.write { db in
       try db.execute(SyncLocalStore.schemaSQL)
+      try SyncLocalStore.foldRegisters(db)
       try SyncLocalStore.addConflictColumns(db)
       _ = try SyncLocalStore.replica(db)
     }
