@@ -190,16 +190,6 @@
         }
         let index = Int(random.next() % UInt64(replicas))
         switch random.next() % 100 {
-            case 0..<45: "save"
-            case 45..<65: "sync"
-            case 65..<75: "replica kill"
-            case 75..<83: "server kill"
-            default: "cut"
-            }
-          let sum = tally.actions[name, default: (0, .zero)]
-          tally.actions[name] = (sum.count + 1, sum.time + (clock.now - began))
-        }
-        switch random.next() % 100 {
         case 0..<45:
           let id = "r\(index)-s\(step)-\(seed)"
           _ = try ask(index, "save \(id)", expecting: "saved ")
