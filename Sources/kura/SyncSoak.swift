@@ -26,8 +26,6 @@
       var checking: Duration = .zero
       /// Of all that, waiting for started servers and replicas to be ready.
       var starting: Duration = .zero
-      /// The steps' time by action (`save`, `sync`, `cut`…), with how many there were.
-      var actions: [String: (count: Int, time: Duration)] = [:]
     }
 
     /// Runs until `runs` runs are done or `seconds` have passed; throws at the first run that
@@ -65,10 +63,6 @@
         total.quiet += tally.quiet
         total.checking += tally.checking
         total.starting += tally.starting
-        for (action, figures) in tally.actions {
-          let sum = total.actions[action, default: (0, .zero)]
-          total.actions[action] = (sum.count + figures.count, sum.time + figures.time)
-        }
         print(
           "run \(run + 1) (seed \(runSeed)): \(tally.saves) saves acknowledged, "
             + "\(tally.replicaKills) replica kills, \(tally.serverKills) server kills, "
@@ -86,10 +80,7 @@
         "soak: \(done) runs in \(Int((clock.now - start).components.seconds)) s "
           + "(\(figure(total.setup)) s setup, \(figure(total.stepping)) s steps, "
           + "\(figure(total.quiet)) s final syncs, \(figure(total.checking)) s checks, "
-          + "\(figure(total.starting)) s of it waiting for processes to start; steps: "
-          + total.actions.sorted(by: { $0.key < $1.key }).map {
-            "\($0.value.count) \($0.key) \(figure($0.value.time)) s"
-          }.joined(separator: ", ") + "): "
+          + "\(figure(total.starting)) s of it waiting for processes to start): "
           + "\(total.saves) saves acknowledged and checked, \(total.replicaKills) replica kills, "
           + "\(total.serverKills) server kills, \(total.cuts) cuts, \(total.postgresRestarts) "
           + "PostgreSQL restarts; no save lost or applied twice")
@@ -194,28 +185,11 @@
           // Servers starting now are waited for first: one that can't reach PostgreSQL
           // while it starts exits, which is not what the run tests.
           try routeServers(wait: true)
-          let began = clock.now
           try cluster.restart()
           tally.postgresRestarts += 1
-          let sum = tally.actions["PostgreSQL restart", default: (0, .zero)]
-          tally.actions["PostgreSQL restart"] = (sum.count + 1, sum.time + (clock.now - began))
         }
         let index = Int(random.next() % UInt64(replicas))
-        let began = clock.now
-        let action = random.next() % 100
-        defer {
-          let name =
-            switch action {
-            case 0..<45: "save"
-            case 45..<65: "sync"
-            case 65..<75: "replica kill"
-            case 75..<83: "server kill"
-            default: "cut"
-            }
-          let sum = tally.actions[name, default: (0, .zero)]
-          tally.actions[name] = (sum.count + 1, sum.time + (clock.now - began))
-        }
-        switch action {
+        switch random.next() % 100 {
         case 0..<45:
           let id = "r\(index)-s\(step)-\(seed)"
           _ = try ask(index, "save \(id)", expecting: "saved ")
