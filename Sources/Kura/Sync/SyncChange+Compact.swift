@@ -92,11 +92,8 @@ extension SyncChange {
         guard let previous else { return nil }
         stamp = previous.stamp
       } else {
-        guard let wall = reader.varint(), wall <= SyncStamp.maximumWall,
-          let counter = reader.varint(), counter <= UInt64(UInt16.max),
-          let replica = reader.uuid()
-        else { return nil }
-        stamp = SyncStamp(wall: wall, counter: UInt16(counter), replica: replica)
+        guard let full = reader.stamp() else { return nil }
+        stamp = full
       }
       var change = SyncChange(
         model: model, id: id, incarnation: incarnation, stamp: stamp, property: nil, value: nil,
@@ -200,6 +197,15 @@ extension SyncChange {
       }
       offset += 16
       return UUID(uuid: uuid)
+    }
+
+    /// A stamp written in full: its wall time and counter as varints, then its replica.
+    mutating func stamp() -> SyncStamp? {
+      guard let wall = varint(), wall <= SyncStamp.maximumWall,
+        let counter = varint(), counter <= UInt64(UInt16.max),
+        let replica = uuid()
+      else { return nil }
+      return SyncStamp(wall: wall, counter: UInt16(counter), replica: replica)
     }
 
     mutating func value() -> SyncValue? {

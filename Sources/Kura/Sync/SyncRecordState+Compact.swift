@@ -57,11 +57,8 @@ extension SyncRecordState {
         guard let previous else { return nil }
         stamp = previous
       } else {
-        guard let wall = reader.varint(), wall <= SyncStamp.maximumWall,
-          let counter = reader.varint(), counter <= UInt64(UInt16.max),
-          let replica = reader.uuid()
-        else { return nil }
-        stamp = SyncStamp(wall: wall, counter: UInt16(counter), replica: replica)
+        guard let full = reader.stamp() else { return nil }
+        stamp = full
       }
       registers.append((property, Register(value: value, stamp: stamp)))
       previous = stamp
