@@ -170,9 +170,9 @@ struct SyncJSONReader {
   }
 
   private mutating func stamp() throws -> SyncStamp {
-    let start = try stringBody()
-    guard !start.escaped,
-      let stamp = SyncStamp(utf8: UnsafeBufferPointer(rebasing: bytes[start.range]))
+    let body = try stringBody()
+    guard !body.escaped,
+      let stamp = SyncStamp(utf8: UnsafeBufferPointer(rebasing: bytes[body.range]))
     else { throw Unread() }
     return stamp
   }
@@ -194,8 +194,8 @@ struct SyncJSONReader {
 
     init(_ key: UnsafeBufferPointer<UInt8>) {
       func equals(_ name: StaticString) -> Bool {
-        name.utf8CodeUnitCount == key.count
-          && memcmp(name.utf8Start, key.baseAddress!, key.count) == 0
+        UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+          .elementsEqual(key)
       }
       switch key.count {
       case 2: self = equals("id") ? .id : .other
@@ -330,7 +330,8 @@ struct SyncJSONReader {
   private mutating func literal(_ word: StaticString) throws {
     let count = word.utf8CodeUnitCount
     guard index + count <= bytes.count,
-      memcmp(word.utf8Start, bytes.baseAddress! + index, count) == 0
+      UnsafeBufferPointer(start: word.utf8Start, count: count).elementsEqual(
+        bytes[index..<index + count])
     else { throw Unread() }
     index += count
   }
@@ -455,7 +456,7 @@ struct SyncJSONReader {
           return nil
         }
         guard let unicode = Unicode.Scalar(scalar) else { return nil }
-        out.append(contentsOf: UTF8.encode(unicode)!)
+        out.append(contentsOf: unicode.utf8)
       default: return nil
       }
     }
@@ -466,34 +467,10 @@ struct SyncJSONReader {
   private mutating func skipValue(depth: Int) throws {
     guard depth < 64 else { throw Unread() }
     switch try peek() {
-    case UInt8(ascii: "{"):
-      index += 1
-      if try peek() == UInt8(ascii: "}") {
-        index += 1
-        return
-      }
-      while true {
-        _ = try string()
-        try expect(UInt8(ascii: ":"))
-        try skipValue(depth: depth + 1)
-        let next = try peek()
-        index += 1
-        if next == UInt8(ascii: "}") { return }
-        guard next == UInt8(ascii: ",") else { throw Unread() }
-      }
-    case UInt8(ascii: "["):
-      index += 1
-      if try peek() == UInt8(ascii: "]") {
-        index += 1
-        return
-      }
-      while true {
-        try skipValue(depth: depth + 1)
-        let next = try peek()
-        index += 1
-        if next == UInt8(ascii: "]") { return }
-        guard next == UInt8(ascii: ",") else { throw Unread() }
-      }
+    // The members' and elements' own grammar, as ``object(_:)`` and ``array(_:)`` read it (a
+    // known key twice in a skipped object leaves it to `JSONDecoder` too).
+    case UInt8(ascii: "{"): try object { reader, _ in try reader.skipValue(depth: depth + 1) }
+    case UInt8(ascii: "["): _ = try array { try $0.skipValue(depth: depth + 1) }
     case UInt8(ascii: "\""): _ = try string()
     case UInt8(ascii: "t"): try literal("true")
     case UInt8(ascii: "f"): try literal("false")

@@ -18,12 +18,17 @@ struct SyncJSONReaderTests {
     return withUnsafeBytes(of: (a, b)) { UUID(uuid: $0.load(as: uuid_t.self)) }
   }
 
+  /// One of `options` (not empty).
+  private static func pick<T>(_ options: [T], _ random: inout SeededGenerator) -> T {
+    options[Int.random(in: options.indices, using: &random)]
+  }
+
   private static func change(_ random: inout SeededGenerator) -> SyncChange {
     let stamp = SyncStamp(
       wall: random.next() >> 16, counter: UInt16(truncatingIfNeeded: random.next()),
       replica: uuid(&random))
-    let model = ["Trip", "Wish", "M\u{E9}"].randomElement(using: &random)!
-    let id = texts.filter { !$0.isEmpty }.randomElement(using: &random)!
+    let model = pick(["Trip", "Wish", "M\u{E9}"], &random)
+    let id = pick(texts.filter { !$0.isEmpty }, &random)
     let incarnation = Int64.random(in: 1...Int64.max, using: &random)
     if Int.random(in: 0..<6, using: &random) == 0 {
       return .delete(model, id: id, incarnation: incarnation, stamp: stamp)
@@ -33,24 +38,26 @@ struct SyncJSONReaderTests {
     case 0: value = .null
     case 1: value = .integer(Int64(bitPattern: random.next()))
     case 2: value = .real(Double(bitPattern: random.next()))
-    case 3: value = .text(texts.randomElement(using: &random)!)
-    default: value = .blob(Data((0..<Int.random(in: 0..<9, using: &random)).map { UInt8(truncatingIfNeeded: $0 * 37) }))
+    case 3: value = .text(pick(texts, &random))
+    default:
+      let count = Int.random(in: 0..<9, using: &random)
+      value = .blob(Data((0..<count).map { UInt8(truncatingIfNeeded: $0 * 37) }))
     }
     return .set(
       model, id: id, incarnation: incarnation,
-      property: ["name", "día", "p"].randomElement(
-        using: &random)!, to: value, stamp: stamp)
+      property: pick(["name", "día", "p"], &random), to: value, stamp: stamp)
   }
 
   private static func page(_ random: inout SeededGenerator) -> SyncPullResponse {
     let saves = (0..<Int.random(in: 0..<4, using: &random)).map { index in
       SyncLoggedSave(
-        position: Int64(index + 1), replica: SyncStamp.hex(uuid(&random)), sequence: Int64(index + 7),
+        position: Int64(index + 1), replica: SyncStamp.hex(uuid(&random)),
+        sequence: Int64(index + 7),
         changes: (0..<Int.random(in: 0..<4, using: &random)).map { _ in change(&random) })
     }
     return SyncPullResponse(
       saves: saves, head: Int64(saves.count + 3),
-      longPoll: [nil, true, false].randomElement(using: &random)!,
+      longPoll: pick([nil, true, false], &random),
       last: saves.last.map(\.position))
   }
 
@@ -158,7 +165,7 @@ struct SyncJSONReaderTests {
       switch Int.random(in: 0..<4, using: &random) {
       case 0: body.removeSubrange(at...)
       case 1: body[at] = UInt8.random(in: 0...255, using: &random)
-      case 2: body.insert(Array(#"{}[],:"\0-e."#.utf8).randomElement(using: &random)!, at: at)
+      case 2: body.insert(Self.pick(Array(#"{}[],:"\0-e."#.utf8), &random), at: at)
       default: body.remove(at: at)
       }
       let data = Data(body)

@@ -49,16 +49,24 @@
     try SyncToken(space: space, expires: expires)
   }
 
+  /// A request to a sync server: `method`, the bearer `token` (if any) and `body`.
+  func syncRequest(
+    _ method: String, _ url: URL, token: String?, body: Data?, timeout: TimeInterval
+  ) -> URLRequest {
+    var request = URLRequest(url: url, timeoutInterval: timeout)
+    request.httpMethod = method
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    request.httpBody = body
+    return request
+  }
+
   /// Sends one request; returns the status and the body.
   func send(
     _ method: String, _ url: URL, token: String?, body: Data? = nil,
     headers: [String: String] = [:]
   ) async throws -> (status: Int, body: Data) {
-    var request = URLRequest(url: url, timeoutInterval: 30)
-    request.httpMethod = method
-    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    var request = syncRequest(method, url, token: token, body: body, timeout: 30)
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    request.httpBody = body
     // A session of its own: in a full run, other suites' requests and waiting pulls share
     // `URLSession.shared`, and a request queued behind them can miss a long poll's window.
     let session = URLSession(configuration: .ephemeral)
@@ -83,10 +91,7 @@
       _ method: String, _ url: URL, token: String?, body: Data? = nil,
       done: DispatchSemaphore? = nil
     ) {
-      var request = URLRequest(url: url, timeoutInterval: 60)
-      request.httpMethod = method
-      if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-      request.httpBody = body
+      let request = syncRequest(method, url, token: token, body: body, timeout: 60)
       let task = session.dataTask(with: request) { [self] data, response, error in
         condition.lock()
         if let response = response as? HTTPURLResponse {

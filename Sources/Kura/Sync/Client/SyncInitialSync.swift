@@ -189,11 +189,10 @@ enum SyncInitialSync {
     let firstDamaged = Mutex<Int64?>(nil)
     DispatchQueue.concurrentPerform(iterations: pages.count) { index in
       let (number, value) = pages[index]
-      let decoder = JSONDecoder()
       var page: StagedPage?
       if case .blob(let body) = value {
         if body.first == UInt8(ascii: "S") {
-          page = (try? decoder.decode(SyncSnapshotResponse.self, from: body.dropFirst()))
+          page = (try? JSONDecoder().decode(SyncSnapshotResponse.self, from: body.dropFirst()))
             .map { .snapshot($0.rows) }
         } else {
           page = (try? SyncJSONReader.decodePage(body)).map { .log($0.saves) }
