@@ -78,10 +78,9 @@
       + "SELECT CAST(CAST(pg_current_xact_id() AS text) AS bigint) * 65536, $1, $2, $3"
 
     /// The wake-up of other processes' listeners after the save's commit, as Kura sends it: a
-    /// transaction of its own with `synchronous_commit` off (a notifying commit holds a
-    /// cluster-wide lock until it is flushed), in one simple query.
-    static let notifySQL =
-      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('raw_changes', '1'); COMMIT"
+    /// transaction of its own (a notifying commit holds a cluster-wide lock until it is flushed,
+    /// and one that only notifies waits for no flush), one statement.
+    static let notifySQL = "SELECT pg_notify('raw_changes', '1')"
 
     /// `BEGIN` and Kura's shared store lock in one simple query (one round trip), as Kura
     /// sends them.

@@ -96,11 +96,13 @@
         + "txid_current()::text",
     ])
 
-    /// The notification of a committed save, sent after its commit in a transaction of its own
-    /// with `synchronous_commit` off: PostgreSQL holds a cluster-wide lock from a notifying
-    /// transaction's commit until it has been flushed (so notifications queue in commit order),
-    /// which made every save's flush wait for the one before it. Here the lock is held for a
-    /// commit that waits for no flush; the save's own commit takes no such lock, so writers
+    /// The notification of a committed save, sent after its commit as a transaction of its
+    /// own: PostgreSQL holds a cluster-wide lock from a notifying transaction's commit until it
+    /// has been flushed (so notifications queue in commit order), which, when a save notified
+    /// in its own transaction, made every save's flush wait for the one before it. A
+    /// transaction that only notifies writes nothing to the WAL before its commit, and such a
+    /// commit waits for no flush (nor for a synchronous standby) whatever `synchronous_commit`
+    /// says: the lock is held for a moment, and the saves' commits, which take no such lock,
     /// share their flushes. It is sent after the save's `COMMIT` in the same simple query
     /// (``commitAndNotify``), one round trip for both, and the server runs it only when the
     /// commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``). Its payload is
@@ -111,10 +113,9 @@
     /// `COMMIT; ` and ``notifySQL``, as libpq takes it.
     let commitAndNotify: PostgresQueryText
 
-    /// ``notifySQL`` for `channel`.
+    /// ``notifySQL`` for `channel`: one statement, its own (implicit) transaction.
     static func notifySQL(channel: String) -> String {
-      "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify("
-        + PostgresStoreEngine.quotedText(channel) + ", ''); COMMIT"
+      "SELECT pg_notify(" + PostgresStoreEngine.quotedText(channel) + ", '')"
     }
 
     /// How many times a save that conflicted with another writer's (see the type's notes) is
