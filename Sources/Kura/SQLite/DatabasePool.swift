@@ -37,6 +37,9 @@ public final class DatabasePool: Sendable {
   private let readers: ConnectionPool<Connection>
   let signal: DatabaseChangeSignal
   private let observers = ChangeObservers()
+  /// The process's count of operations holding file locks (``FileLockActivity/shared``), kept
+  /// here so that each read and write does not go through the global's lazy initialization.
+  private let activity = FileLockActivity.shared
   /// The ``changeCount`` the observers were last called for.
   private let lastSeen = Mutex<UInt64>(0)
 
@@ -122,12 +125,12 @@ public final class DatabasePool: Sendable {
   public func writeWithoutTransaction<Result>(_ body: (Connection) throws -> Result) throws
     -> Result
   {
-    let operation = FileLockActivity.shared.begin()
-    defer { FileLockActivity.shared.end(operation) }
+    let operation = activity.begin()
+    defer { activity.end(operation) }
     writerLock.lock()
     defer { writerLock.unlock() }
     let writer = try openWriter(self.writer)
-    defer { if FileLockActivity.shared.isSuspended { closeWriter() } }
+    defer { if activity.isSuspended { closeWriter() } }
     guard isInMemory else { return try body(writer) }
     let before = writer.totalChanges
     defer { if writer.totalChanges != before, !writer.isInTransaction { signal.inMemoryCommit() } }
@@ -149,8 +152,8 @@ public final class DatabasePool: Sendable {
   /// - Throws: What `body` throws, or ``SQLiteError``.
   public func read<Result>(_ body: (Connection) throws -> Result) throws -> Result {
     if isInMemory { return try writeWithoutTransaction(body) }
-    let operation = FileLockActivity.shared.begin()
-    defer { FileLockActivity.shared.end(operation) }
+    let operation = activity.begin()
+    defer { activity.end(operation) }
     let reader = try takeReader()
     defer { giveBack(reader) }
     return try body(reader)
@@ -191,7 +194,7 @@ public final class DatabasePool: Sendable {
     // it opened (read as immutable, from a private copy, or through a private WAL index when it
     // may not use the shared one): none is kept, and the next read sees later commits.
     // While suspended, a reader is closed (released here) rather than kept with its WAL lock.
-    readers.checkIn(reader, keep: !isReadOnly && !FileLockActivity.shared.isSuspended)
+    readers.checkIn(reader, keep: !isReadOnly && !activity.isSuspended)
   }
 
   /// Closes the writer unless a transaction is open on it. Call with `writerLock` held.

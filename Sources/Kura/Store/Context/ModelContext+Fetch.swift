@@ -18,27 +18,34 @@ extension ModelContext {
   public func model<Model: PersistentModel>(for id: Model.ID, as type: Model.Type = Model.self)
     throws -> Model?
   {
-    // Inlined into the caller, where `Model?` is a known type: in this module's generic code
-    // every call would look up its type metadata. The decoded model is moved into `found`, not
-    // copied (a copy retains and then releases each of its references).
-    var found: Model?
-    try lookUp(id, as: type) { found = $0 }
-    return found
+    // Inlined into the caller, where `Model` is a known type: in this module's generic code
+    // every call would look up its type metadata, and each move of the model from one place
+    // to the next would be a call of its value witness. The row is read straight into this
+    // memory, and moved out of it once.
+    try withUnsafeTemporaryAllocation(of: Model.self, capacity: 1) { buffer in
+      let target = buffer.baseAddress.unsafelyUnwrapped
+      guard try lookUp(id, as: type, into: target) else { return nil }
+      return target.move()
+    }
   }
 
-  /// Passes the model with this id (with unsaved changes applied) to `found`, if there is one.
+  /// Initializes `target` with the model with this id (with unsaved changes applied) and
+  /// returns `true`, or returns `false`, leaving it uninitialized, when there is none (also when
+  /// it throws).
   @usableFromInline
   func lookUp<Model: PersistentModel>(
-    _ id: Model.ID, as type: Model.Type, _ found: (consuming Model) -> Void
-  ) throws {
+    _ id: Model.ID, as type: Model.Type, into target: UnsafeMutablePointer<Model>
+  ) throws -> Bool {
     let schema = try schema(of: Model.self)
     // Checked by type identity first: the generic types that looking into the pending changes
     // uses would otherwise have their metadata looked up on every call.
-    if hasPendingChanges(ObjectIdentifier(type)), try lookUpPending(id, as: type, found) {
-      return
+    if hasPendingChanges(ObjectIdentifier(type)),
+      let found = lookUpPending(id, as: type, into: target)
+    {
+      return found
     }
-    guard let key = schema.keyValue(id) else { return }
-    try read(schema) { db in
+    guard let key = schema.keyValue(id) else { return false }
+    return try read(schema) { db in
       // Its one parameter is bound below: the statement's bindings are not cleared first.
       let statement = try db.cachedStatementToRebind(StoreSQL.selectByID(schema))
       // Rewound only (ends the read); the next use resets and rebinds it anyway.
@@ -49,20 +56,23 @@ extension ModelContext {
       } else {
         try statement.bind(key, at: 1)
       }
-      guard try statement.step() else { return }
-      found(try rowDecoder(schema, statement).decode(Model.self))
+      guard try statement.step() else { return false }
+      try rowDecoder(schema, statement).decode(Model.self, into: target)
+      return true
     }
   }
 
-  /// Passes the unsaved version of the model with this id to `found`, if there is one; returns
-  /// whether the pending changes decide (an unsaved insert, update or delete).
+  /// What the unsaved changes say of the model with this id: `true` when it is an unsaved
+  /// insert or update (`target` initialized with it), `false` when it is an unsaved delete, and
+  /// `nil` when they say nothing of it.
   private func lookUpPending<Model: PersistentModel>(
-    _ id: Model.ID, as type: Model.Type, _ found: (consuming Model) -> Void
-  ) throws -> Bool {
+    _ id: Model.ID, as type: Model.Type, into target: UnsafeMutablePointer<Model>
+  ) -> Bool? {
     guard let pending = pendingChanges(Model.self), let change = pending.change(for: id) else {
-      return false
+      return nil
     }
-    if case .upsert(let model) = change { found(model) }
+    guard case .upsert(let model) = change else { return false }
+    target.initialize(to: model)
     return true
   }
 

@@ -50,6 +50,18 @@ final class RowDecoder: Decoder, TopLevelCoder {
     }
   }
 
+  /// Initializes `target` with the model in the statement's current row (read into it
+  /// directly when the type has a row plan); on a failure `target` is left uninitialized.
+  func decode<Model: PersistentModel>(_ type: Model.Type, into target: UnsafeMutablePointer<Model>)
+    throws
+  {
+    if let plan = lastPlan.plan(for: Model.self, schema: schema) {
+      try plan.initialize(target, from: statement)
+      return
+    }
+    target.initialize(to: try decode(Model.self))
+  }
+
   /// Whether column `index` of the current row is NULL; only asked of SQLite for nullable columns.
   @inline(__always)
   func isNull(at index: Int) -> Bool {

@@ -16,6 +16,15 @@ extension RowPlan {
     return model.move()
   }
 
+  /// Initializes the model at `target` from the statement's current row; on a failure it is
+  /// left uninitialized.
+  @inline(__always)
+  func initialize<Model>(_ target: UnsafeMutablePointer<Model>, from statement: StoreStatement)
+    throws
+  {
+    try initialize(UnsafeMutableRawPointer(target), from: statement)
+  }
+
   /// ``decode(_:from:in:)`` for a type aligned beyond what the scratch memory gives, in memory
   /// of its own (apart, so the common path does not look up the metadata this one uses).
   @inline(never)
