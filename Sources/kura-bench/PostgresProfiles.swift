@@ -34,7 +34,7 @@
       }
       try profiledRegion {
         if workload == "lookups" {
-          for id in ids where try context.model(for: id, as: BenchTrip.self) != nil {
+          for id in ids where try context.model(for: id, as: BenchTrip.self)?.id == id {
             found += 1
           }
           operations = ids.count
