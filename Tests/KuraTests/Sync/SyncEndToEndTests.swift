@@ -90,6 +90,51 @@
 
     /// With the server stopped, saves stay in the outbox and the status says offline; a server
     /// started again on the same port gets them, once.
+    /// A replica that applied pulled saves sends nothing because of them: its own writes wake
+    /// the engine only when they put something in the outbox (once, each page received was
+    /// followed by one more pull, answered empty). Its next local save is sent as before.
+    @Test func applyingPulledSavesStartsNoFurtherExchange() async throws {
+      let world = try SyncWorld()
+      let (a, syncA) = try world.replica("a")
+      defer { syncA.stop() }
+      let relay = try SyncHTTPRelay(to: world.server.url)
+      defer { relay.stop() }
+      let (b, syncB) = try world.replica("b", server: relay.url)
+      defer { syncB.stop() }
+      try await syncB.syncNow()
+      let kyoto = SyncTrip(id: UUID(), name: "Kyoto", budget: 900, rating: 1)
+      let contextA = ModelContext(a)
+      try contextA.insert(kyoto)
+      try contextA.save()
+      try await syncA.syncNow()
+      try await syncB.syncNow()
+      #expect(try Self.trips(b) == [kyoto])
+      let pulls = relay.pulledAfter.count
+      // Bounded (5 s) wait for a request that must not come; the one the bug sent came within
+      // milliseconds of the page's apply.
+      let extra = try await onThreadOfItsOwn { () -> Bool in
+        for _ in 0..<50 {
+          if relay.pulledAfter.count > pulls { return true }
+          Thread.sleep(forTimeInterval: 0.1)
+        }
+        return false
+      }
+      #expect(!extra, "requests after the pulled page: \(relay.targets.suffix(3))")
+      // A local save still starts an exchange by itself (no syncNow): A receives it.
+      let nara = SyncTrip(id: UUID(), name: "Nara", budget: 300, rating: 2)
+      let contextB = ModelContext(b)
+      try contextB.insert(nara)
+      try contextB.save()
+      var sent = false
+      for _ in 0..<600 where !sent {
+        sent = try world.loggedSaves() == 2
+        if !sent { try await Task.sleep(for: .milliseconds(100)) }
+      }
+      #expect(sent)
+      try await syncA.syncNow()
+      #expect(Set(try Self.trips(a).map(\.id)) == [kyoto.id, nara.id])
+    }
+
     @Test func savesMadeWhileTheServerIsDownAreSentWhenItIsBack() async throws {
       let world = try SyncWorld()
       let (a, syncA) = try world.replica("a")

@@ -96,9 +96,14 @@ public final class SyncEngine: Observable, Sendable {
     }
     let wake = self.wake
     observation.withLock {
+      // A save made here (or by another process on this store) is in the outbox, and starts an
+      // exchange. The hub also reports the pulled saves the engine itself applied: those leave
+      // the outbox as it was, and an exchange they started would be one more pull, answered
+      // empty, after every page received.
       $0 = try? container.hub.subscribe(models: nil) { [weak self] _ in
-        self?.refreshPending()
-        wake.fire()
+        guard let self, let pending = self.outboxCount() else { return wake.fire() }
+        self.update { $0.pending = pending }
+        if pending > 0 { wake.fire() }
       }
     }
     // The loop holds the engine only while it exchanges, so an engine no one holds stops.
