@@ -112,11 +112,14 @@
     }
 
     /// Stops listening and waits for the requests under way (the parked pulls are answered
-    /// first: libmicrohttpd can't stop with suspended connections).
+    /// first: libmicrohttpd can't stop with suspended connections), then for a compaction
+    /// under way (60 s at most), so it is not cut off when the process or the database goes.
     package func stop() {
       service.changeSignal.stop()
       if let daemon { MHD_stop_daemon(daemon) }
       daemon = nil
+      // A compaction a pull started runs on after the last request.
+      service.waitForCompactions(upTo: .seconds(60))
     }
 
     deinit { stop() }

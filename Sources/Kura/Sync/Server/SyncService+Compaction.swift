@@ -61,6 +61,22 @@
       }
     }
 
+    /// Returns once no compaction started by ``compactInBackground(space:)`` is running, or
+    /// after `limit`; returns whether none is. A server that stops calls it, so a compaction
+    /// under way ends (committed, or rolled back by its own failure) before the process or the
+    /// database goes away, rather than being cut off with a lost connection.
+    ///
+    /// For example: `_ = service.waitForCompactions(upTo: .seconds(30))`.
+    @discardableResult
+    package func waitForCompactions(upTo limit: Duration) -> Bool {
+      let deadline = ContinuousClock.now + limit
+      while !compacting.withLock({ $0.isEmpty }) {
+        guard ContinuousClock.now < deadline else { return false }
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      return true
+    }
+
     static let compactionSchemaSQL = """
       ALTER TABLE kura_sync_spaces ADD COLUMN IF NOT EXISTS compacted bigint NOT NULL DEFAULT 0;
       ALTER TABLE kura_sync_replicas ADD COLUMN IF NOT EXISTS pulled bigint NOT NULL DEFAULT 0;
