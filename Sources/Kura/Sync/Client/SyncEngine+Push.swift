@@ -77,10 +77,4 @@ extension SyncEngine {
   func outboxCount() -> Int? {
     try? container.pool.read { try SyncLocalStore.pendingCount($0) }
   }
-
-  /// Counts the outbox again for the status watchers (after a save of this store).
-  func refreshPending() {
-    guard let pending = outboxCount() else { return }
-    update { $0.pending = pending }
-  }
 }
