@@ -75,16 +75,21 @@
         #expect(after == ["after"])
       }
 
-      /// Whether the backend `processID` waits for a synchronous standby's acknowledgement of
-      /// its commit within 30 s (asked of `observer`, once a second).
-      func waitsForAStandby(_ processID: Int32, _ observer: PostgresConnection) throws -> Bool {
-        for attempt in 0..<30 {
-          if attempt > 0 { Thread.sleep(forTimeInterval: 1) }
-          let waiting = try observer.queryFirst(
-            "SELECT count(*) FROM pg_stat_activity WHERE pid = ? AND wait_event = 'SyncRep'",
-            [.integer(Int64(processID))]
-          ) { $0.int64(at: 0) }
-          if waiting == 1 { return true }
+      /// Whether the backend `processID`, sent `statement`, waits for a synchronous standby's
+      /// acknowledgement of its commit (`true`) or ends it without waiting (`false`), asked of
+      /// `observer` every 0.1 s for 60 s at most.
+      func waitsForAStandby(
+        _ processID: Int32, running statement: String, _ observer: PostgresConnection
+      ) throws -> Bool {
+        for attempt in 0..<600 {
+          if attempt > 0 { Thread.sleep(forTimeInterval: 0.1) }
+          let seen = try observer.queryFirst(
+            "SELECT coalesce(wait_event, ''), coalesce(state, ''), query FROM pg_stat_activity "
+              + "WHERE pid = ?", [.integer(Int64(processID))]
+          ) { ($0.string(at: 0), $0.string(at: 1), $0.string(at: 2)) }
+          guard let (event, state, query) = seen else { return false }
+          if event == "SyncRep" { return true }
+          if state == "idle" && query == statement { return false }
         }
         return false
       }
@@ -109,12 +114,18 @@
           try? cluster.runAsSuperuser("SELECT pg_reload_conf()")
         }
         // The setting is in force once a commit waits for the standby (the checkpointer applies
-        // it after the reload): a table's creation, which takes no notification lock.
-        let probe = try PostgresConnection(url)
-        let probed = PostgreSQLTests.background {
-          Result { try probe.execute("CREATE TABLE probe ()") }
+        // it some time after the reload): tables are created, which takes no notification lock,
+        // until one's commit waits.
+        var probes: [PostgreSQLTests.BackgroundResult<Result<Void, any Error>>] = []
+        var inForce = false
+        for attempt in 0..<100 where !inForce {
+          let probe = try PostgresConnection(url)
+          let statement = "CREATE TABLE probe_\(attempt) ()"
+          probes.append(PostgreSQLTests.background { Result { try probe.execute(statement) } })
+          inForce = try waitsForAStandby(probe.processID, running: statement, observer)
+          if !inForce { Thread.sleep(forTimeInterval: 0.1) }
         }
-        #expect(try waitsForAStandby(probe.processID, observer))
+        #expect(inForce)
 
         let notifier = try PostgresConnection(url)
         let notified = PostgreSQLTests.background {
@@ -127,17 +138,16 @@
         // The control: the same notification in a transaction that wrote (as a save's own)
         // waits for the standby.
         let control = try PostgresConnection(url)
+        let controlStatement =
+          "BEGIN; CREATE TABLE control (); SELECT pg_notify('kura', ''); COMMIT"
         let controlled = PostgreSQLTests.background {
-          Result {
-            try control.execute(
-              "BEGIN; CREATE TABLE control (); SELECT pg_notify('kura', ''); COMMIT")
-          }
+          Result { try control.execute(controlStatement) }
         }
-        #expect(try waitsForAStandby(control.processID, observer))
+        #expect(try waitsForAStandby(control.processID, running: controlStatement, observer))
 
         try cluster.runAsSuperuser("ALTER SYSTEM RESET synchronous_standby_names")
         try cluster.runAsSuperuser("SELECT pg_reload_conf()")
-        try probed.value().get()
+        for probed in probes { try probed.value().get() }
         try controlled.value().get()
       }
 
