@@ -21,7 +21,7 @@ struct DocumentCrashTests {
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try launch(process)
     var data = Data()
     while data.count(where: { $0 == 0x0A }) < count {
       let chunk = output.fileHandleForReading.availableData

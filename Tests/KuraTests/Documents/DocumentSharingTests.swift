@@ -37,7 +37,7 @@ struct DocumentSharingTests {
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
-    try process.run()
+    try launch(process)
     return (process, output)
   }
 

@@ -122,7 +122,7 @@ struct StudentsAppTests {
       process.arguments = ["add", "--name", "Student \(number)"]
       process.environment = store.environment
       process.standardOutput = FileHandle.nullDevice
-      try process.run()
+      try launch(process)
       return process
     }
     for process in processes {

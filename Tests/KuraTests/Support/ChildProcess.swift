@@ -23,7 +23,7 @@ final class ChildProcess: @unchecked Sendable {
     process.standardOutput = outputPipe
     process.standardError = errorPipe
     process.standardInput = input
-    try process.run()
+    try launch(process)
     collect(outputPipe.fileHandleForReading, isError: false)
     collect(errorPipe.fileHandleForReading, isError: true)
   }

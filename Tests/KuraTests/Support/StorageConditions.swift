@@ -10,7 +10,7 @@ func runTool(_ path: String, _ arguments: [String]) -> Bool {
   process.standardOutput = FileHandle.nullDevice
   process.standardError = FileHandle.nullDevice
   do {
-    try process.run()
+    try launch(process)
   } catch {
     return false
   }
