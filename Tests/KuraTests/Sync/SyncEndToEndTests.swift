@@ -88,8 +88,6 @@
       }
     }
 
-    /// With the server stopped, saves stay in the outbox and the status says offline; a server
-    /// started again on the same port gets them, once.
     /// A replica that applied pulled saves sends nothing because of them: its own writes wake
     /// the engine only when they put something in the outbox (once, each page received was
     /// followed by one more pull, answered empty). Its next local save is sent as before.
@@ -135,6 +133,8 @@
       #expect(Set(try Self.trips(a).map(\.id)) == [kyoto.id, nara.id])
     }
 
+    /// With the server stopped, saves stay in the outbox and the status says offline; a server
+    /// started again on the same port gets them, once.
     @Test func savesMadeWhileTheServerIsDownAreSentWhenItIsBack() async throws {
       let world = try SyncWorld()
       let (a, syncA) = try world.replica("a")
