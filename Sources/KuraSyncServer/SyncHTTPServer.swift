@@ -222,6 +222,10 @@
     }
   }
 
+  /// The longest declared body over ``SyncService/maximumBodyBytes`` that is read (and
+  /// dropped) before its 413 is sent; a longer one is answered as soon as its headers arrive.
+  private let drainedBodyBytes = 4 * SyncService.maximumBodyBytes
+
   /// One request's body as it arrives, and whether it was parked (a waiting pull).
   private final class RequestState {
     var body = Data()
@@ -243,12 +247,20 @@
       // The headers arrived; the body (if any) comes in the next calls.
       let state = RequestState()
       requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-      // A body declared longer than the largest one read is answered now (401 or 413), without
-      // waiting for bytes that may never come.
+      // A body declared longer than the largest one read is answered now (401 or 413) when the
+      // client waits for that answer before sending it (`Expect: 100-continue`) or declares
+      // more than `drainedBodyBytes`. Otherwise its bytes are read and dropped first: a client
+      // still sending when the server answers and closes gets a reset connection (EPIPE), not
+      // the answer, and would take the refusal for an unreachable server.
       let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
         .flatMap { Int(String(cString: $0)) }
       guard let declared, declared > SyncService.maximumBodyBytes else { return .YES }
       state.tooLarge = true
+      let waits =
+        MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect").map {
+          String(cString: $0).lowercased() == "100-continue"
+        } ?? false
+      guard waits || declared > drainedBodyBytes else { return .YES }
       let server = Unmanaged<SyncHTTPServer>.fromOpaque(context).takeUnretainedValue()
       return server.respond(
         connection, method: String(cString: method), url: String(cString: url), state: state)

@@ -1,5 +1,6 @@
 #if canImport(CLibPQ)
   import Foundation
+  import Synchronization
   import Testing
 
   @testable import Kura
@@ -74,6 +75,35 @@
       #expect(try syncA.rejections().isEmpty)
     }
 
+    /// A push body over 1 MiB asks for the server's go-ahead before it is sent (`Expect:
+    /// 100-continue`), so a refusal that comes at once is read whole, never cut off by a reset
+    /// connection; a smaller body is sent with its head. Checked against a listener that
+    /// records each request's head and refuses it (a large one without reading its body).
+    @Test func aLargePushAsksBeforeSendingItsBody() async throws {
+      let directory = TemporaryDirectory()
+      let refuser = try HeadRecorder()
+      defer { refuser.stop() }
+      var configuration = ModelConfiguration.url(directory.file("replica.store"))
+      let settings = SyncSettings(server: refuser.url, space: "family", token: "t")
+      configuration.sync = settings
+      let container = try ModelContainer(for: SyncNote.self, configurations: configuration)
+      let transport = SyncTransport(container: container, settings: settings)
+      for size in [100_000, SyncTransport.continueBodyBytes + 1, 8 << 20] {
+        do {
+          _ = try await transport.send("POST", path: "push", body: Data(count: size))
+          Issue.record("a \(size)-byte push was not refused")
+        } catch let error as SyncError {
+          #expect(error.status == 413, "\(size) bytes: \(error)")
+          #expect(error.message.contains("too large for the test"), "\(size) bytes: \(error)")
+        }
+      }
+      let heads = refuser.heads.map { $0.lowercased() }
+      try #require(heads.count == 3)
+      #expect(!heads[0].contains("expect:"))
+      #expect(heads[1].contains("expect: 100-continue"))
+      #expect(heads[2].contains("expect: 100-continue"))
+    }
+
     /// The server failing (its database unreachable: 503) is transient: the save stays in the
     /// outbox, the status says failing with it pending, and it is sent once the server is well.
     @Test func aServerFailureKeepsTheSaveInTheOutbox() async throws {
@@ -138,6 +168,83 @@
       await #expect(throws: SyncError.self) { try await sync.syncNow() }
       #expect(sync.status.pending == 1)
       #expect(sync.status.phase == .offline)
+    }
+  }
+  /// A listener on 127.0.0.1 that records the head of each request and answers it 413. A
+  /// request asking for `100 Continue` is answered at once, its body unread; any other's body
+  /// is read first.
+  private final class HeadRecorder: Sendable {
+    let url: URL
+    private let listener: Int32
+    private let recorded = Mutex<[String]>([])
+
+    var heads: [String] { recorded.withLock { $0 } }
+
+    init() throws {
+      let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      self.listener = listener
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+      }
+      try #require(bound == 0 && listen(listener, 8) == 0)
+      let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          getsockname(listener, $0, &length)
+        }
+      }
+      try #require(named == 0)
+      url = try #require(URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"))
+      let thread = Thread { [self] in serve() }
+      thread.name = "HeadRecorder"
+      thread.start()
+    }
+
+    func stop() {
+      shutdown(listener, Int32(SHUT_RDWR))
+      close(listener)
+    }
+
+    private func serve() {
+      while true {
+        let client = accept(listener, nil, nil)
+        guard client >= 0 else { return }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(
+          client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var head: String?
+        while true {
+          let count = recv(client, &buffer, buffer.count, 0)
+          if count <= 0 { break }
+          received += buffer[0..<count]
+          if head == nil, let end = String(decoding: received, as: UTF8.self).range(of: "\r\n\r\n")
+          {
+            head = String(String(decoding: received, as: UTF8.self)[..<end.lowerBound])
+          }
+          guard let head else { continue }
+          let lines = head.lowercased().split(separator: "\r\n")
+          if lines.contains("expect: 100-continue") { break }
+          let length =
+            lines.first { $0.hasPrefix("content-length:") }
+            .flatMap {
+              Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+            }
+            ?? 0
+          if received.count >= head.utf8.count + 4 + length { break }
+        }
+        if let head { recorded.withLock { $0.append(head) } }
+        let body = #"{"error":"tooLarge","message":"too large for the test"}"#
+        let answer = Array(
+          ("HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)
+        _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        close(client)
+      }
     }
   }
 #endif

@@ -258,6 +258,61 @@
       #expect(try setup.logged("family") == ["\(Self.replicaHex):1"])
     }
 
+    /// A body over the 4 MiB limit that the client is still sending when the server has
+    /// decided on 413 is read and dropped before the answer, so the client gets the 413, not a
+    /// reset connection (which a replica takes for an unreachable server, and retries).
+    @Test func aClientStillSendingAnOversizedBodyGetsThe413() throws {
+      let setup = try Setup()
+      let port = UInt16(try #require(setup.server.url.port))
+      let socket = try loopbackSocket(port: port)  // SyncFuzzTests.swift
+      defer { close(socket) }
+      let size = SyncService.maximumBodyBytes + 100_000
+      try sendAll(socket, Array((Self.pushHead(setup) + "Content-Length: \(size)\r\n\r\n").utf8))
+      // Long enough for a server answering at once to have answered and closed.
+      Thread.sleep(forTimeInterval: 0.5)
+      try sendAll(socket, [UInt8](repeating: 0x20, count: size))
+      let answer = try receiveAnswer(socket)
+      #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+      #expect(try setup.logged("family").isEmpty)
+    }
+
+    /// A client that asks before sending its body (`Expect: 100-continue`, as Kura's replicas do
+    /// for bodies over 1 MiB) gets the 413 for a body over the limit without sending it, and a
+    /// `100 Continue` for one under it, which is then applied.
+    @Test func aClientAskingBeforeSendingIsRefusedOrToldToGoOn() throws {
+      let setup = try Setup()
+      let port = UInt16(try #require(setup.server.url.port))
+      let refused = try loopbackSocket(port: port)
+      defer { close(refused) }
+      try sendAll(
+        refused,
+        Array(
+          (Self.pushHead(setup) + "Expect: 100-continue\r\n"
+            + "Content-Length: \(SyncService.maximumBodyBytes + 1)\r\n\r\n").utf8))
+      let refusal = try receiveAnswer(refused)
+      #expect(refusal.hasPrefix("HTTP/1.1 413"), "\(refusal.prefix(200))")
+      let good = try Self.body([Self.save(1, name: "Kyoto")])
+      let accepted = try loopbackSocket(port: port)
+      defer { close(accepted) }
+      try sendAll(
+        accepted,
+        Array(
+          (Self.pushHead(setup) + "Expect: 100-continue\r\nContent-Length: \(good.count)\r\n\r\n")
+            .utf8))
+      let goOn = try receiveAnswer(accepted, until: "\r\n\r\n")
+      #expect(goOn.hasPrefix("HTTP/1.1 100"), "\(goOn.prefix(200))")
+      try sendAll(accepted, Array(good))
+      let answer = try receiveAnswer(accepted)
+      #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+      #expect(try setup.logged("family") == ["\(Self.replicaHex):1"])
+    }
+
+    /// The head of a raw push request to space `family`, up to (not including) its length.
+    private static func pushHead(_ setup: Setup) -> String {
+      "POST /v1/spaces/family/push HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        + "Authorization: Bearer \(setup.family.token)\r\nContent-Type: application/json\r\n"
+    }
+
     /// The push's COMMIT reaches PostgreSQL but its answer is lost (the fault proxy between the
     /// server and the database): the client gets an error, resends, and the save is in the log
     /// once.
@@ -294,6 +349,42 @@
       #expect(result.status == 64)
       #expect(result.stderr.contains("Won't listen on 0.0.0.0 without TLS"))
     }
+  }
+
+  /// A raw socket's write that failed.
+  private struct SocketError: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// Writes all of `bytes` to `socket`, or throws naming how far it got.
+  private func sendAll(_ socket: Int32, _ bytes: [UInt8]) throws {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes {
+        send(socket, $0.baseAddress.map { $0 + offset }, $0.count - offset, Int32(MSG_NOSIGNAL))
+      }
+      guard written > 0 else {
+        let reason = String(cString: strerror(errno))
+        throw SocketError(
+          description: "send failed after \(offset) of \(bytes.count) bytes: \(reason)")
+      }
+      offset += written
+    }
+  }
+
+  /// Reads from `socket` until it closes (or, with `until`, until that text arrives), within
+  /// 20 seconds, and returns what came as text.
+  private func receiveAnswer(_ socket: Int32, until marker: String? = nil) throws -> String {
+    var timeout = timeval(tv_sec: 20, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var answer = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while marker.map({ !String(decoding: answer, as: UTF8.self).contains($0) }) ?? true {
+      let count = recv(socket, &buffer, buffer.count, 0)
+      if count <= 0 { break }
+      answer.append(contentsOf: buffer[0..<count])
+    }
+    return String(decoding: answer, as: UTF8.self)
   }
 
   /// Connects to 127.0.0.1:`port`, writes `bytes` and closes the connection.

@@ -11,6 +11,9 @@ struct SyncTransport: Sendable {
   let settings: SyncSettings
   private let session: URLSession
 
+  /// The body size over which a request asks for `100 Continue` before sending its body.
+  static let continueBodyBytes = 1 << 20
+
   init(container: ModelContainer, settings: SyncSettings) {
     self.container = container
     self.settings = settings
@@ -42,6 +45,15 @@ struct SyncTransport: Sendable {
     request.setValue("Bearer \(settings.token)", forHTTPHeaderField: "Authorization")
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.httpBody = body
+    #if canImport(FoundationNetworking)
+      // A large body waits for the server's go-ahead (curl sends it after `100 Continue`), so
+      // a refusal (413: over the server's body limit) arrives before the body is sent rather
+      // than while it is, which could end in a reset connection instead of the answer.
+      // Foundation on Linux turns curl's own `Expect` off.
+      if let body, body.count > Self.continueBodyBytes {
+        request.setValue("100-continue", forHTTPHeaderField: "Expect")
+      }
+    #endif
     let data: Data
     let response: URLResponse
     do {
