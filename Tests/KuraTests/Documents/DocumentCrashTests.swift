@@ -31,6 +31,7 @@ struct DocumentCrashTests {
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     data.append(output.fileHandleForReading.readDataToEndOfFile())
+    try? output.fileHandleForReading.close()  // not left to the pipe's deinit (`launch(_:)`)
     #expect(process.terminationReason == .uncaughtSignal)
     let text = String(decoding: data, as: UTF8.self)
     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -43,6 +43,7 @@ struct DocumentSharingTests {
 
   private func finish(_ child: (Process, Pipe)) -> String {
     let data = child.1.fileHandleForReading.readDataToEndOfFile()
+    try? child.1.fileHandleForReading.close()  // not left to the pipe's deinit (`launch(_:)`)
     child.0.waitUntilExit()
     #expect(child.0.terminationStatus == 0)
     return String(decoding: data, as: UTF8.self)

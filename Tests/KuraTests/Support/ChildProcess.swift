@@ -30,6 +30,9 @@ final class ChildProcess: @unchecked Sendable {
 
   deinit {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    // Not left to the pipe's deinit: Foundation can keep the `Process`, and with it the pipe,
+    // alive (see `launch(_:)`).
+    try? input.fileHandleForWriting.close()
   }
 
   private func collect(_ handle: FileHandle, isError: Bool) {
@@ -48,6 +51,8 @@ final class ChildProcess: @unchecked Sendable {
           condition.unlock()
         }
       }
+      // Closed at the end of the output, not left to the pipe's deinit (see `launch(_:)`).
+      try? handle.close()
       condition.lock()
       if !pending.isEmpty {
         let line = String(decoding: pending, as: UTF8.self)

@@ -109,12 +109,22 @@ func run(
     group.leave()
   }
   let seconds = Double(timeout.components.seconds)
-  if group.wait(timeout: .now() + seconds) == .timedOut {
+  var read = group.wait(timeout: .now() + seconds) == .success
+  if !read {
     // SIGKILL: a child started from the test process inherits its blocked signals, SIGTERM
     // among them, so `terminate()` would leave a hung child (and the test) waiting forever.
     kill(process.processIdentifier, SIGKILL)
     Issue.record(
       "`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out")
+    read = group.wait(timeout: .now() + 10) == .success
+  }
+  // Closed here once both reads ended, not left to the pipes' deinit: Foundation on Linux keeps
+  // some finished `Process` objects (and so their pipes) alive — 36 of 50 runs' descriptors
+  // stayed open — and a full run then held over a thousand descriptors, the state in which
+  // `Process.run()` itself can crash (see `launch(_:)`).
+  if read {
+    try? output.fileHandleForReading.close()
+    try? errors.fileHandleForReading.close()
   }
   // Reaped here with waitpid: Foundation's `waitUntilExit()` on Linux once missed a child's exit
   // (a `tmux capture-pane` client left a zombie) and waited forever, stalling the whole run.
@@ -141,9 +151,19 @@ private let processLaunches = NSLock()
 /// Starts `process`, one launch at a time in this test process: a full run (tests in parallel,
 /// many starting child processes) crashed twice inside Foundation's `Process.run()` on Linux (a
 /// `memcpy` reading past a mapping, in a test whose own process had not started yet). The
-/// cause was not found; serializing the launches is a guess that costs the tests nothing.
+/// likely cause: `Process.run()` lists `/proc/self/fd` and copies each entry's whole 256-byte
+/// name field, which can read past the end of the directory buffer once the listing fills it
+/// (over about 1,300 open descriptors; a full run had reached 1,839, 1,150 of them pipes the
+/// tests left open). The tests now close their pipes themselves; serializing the launches
+/// costs nothing and stays.
 func launch(_ process: Process) throws {
+  try launching { try process.run() }
+}
+
+/// Runs `start` (a `Process.run()` or a `posix_spawn`) while no other test of this process
+/// starts a child (see `launch(_:)`).
+func launching<T>(_ start: () throws -> T) rethrows -> T {
   processLaunches.lock()
   defer { processLaunches.unlock() }
-  try process.run()
+  return try start()
 }

@@ -61,8 +61,18 @@ final class TmuxSession {
       posix_spawn_file_actions_addopen(
         &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
     }
-    for descriptor: Int32 in 3..<1024 where fcntl(descriptor, F_GETFD) != -1 {
-      posix_spawn_file_actions_addclose(&actions, descriptor)
+    // Every descriptor from 3 up, however high: a loop to 1,024 had left higher ones (a full
+    // run held over a thousand) to the server, and a server holding another test's output pipe
+    // made that test's read wait for its end until it timed out.
+    typealias CloseFrom =
+      @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+      _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+    } else {
+      let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+      for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
+      }
     }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -81,7 +91,7 @@ final class TmuxSession {
       envp.forEach { free($0) }
     }
     var pid: pid_t = 0
-    let error = posix_spawn(&pid, program.path, &actions, &attributes, argv, envp)
+    let error = launching { posix_spawn(&pid, program.path, &actions, &attributes, argv, envp) }
     try #require(error == 0, "can't start tmux: \(String(cString: strerror(error)))")
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0, errno == EINTR {}
