@@ -173,6 +173,15 @@ func reportRanges(
     line += "  (target ≤ \(String(format: "%.2f", target))×: \(ratio <= target ? "met" : "MISSED"))"
   }
   print(line)
+  if ProcessInfo.processInfo.environment["KURA_BENCH_SAMPLES"] != nil {
+    // Every run's wall time, for telling a side's real cost from the machine's noise.
+    func list(_ samples: MeasuredSamples) -> String {
+      samples.wall.map { String(format: "%.1f", seconds($0) * 1000) }.joined(separator: " ")
+    }
+    print(
+      "  (every run, ms)".padding(toLength: 44, withPad: " ", startingAt: 0)
+        + " \(kuraName) \(list(kura))  \(baselineName) \(list(baseline))")
+  }
   print(
     "  (client CPU in this thread, median)".padding(toLength: 44, withPad: " ", startingAt: 0)
       + " \(kuraName) \(String(format: "%.1f ms", seconds(kura.medianCPU) * 1000))"

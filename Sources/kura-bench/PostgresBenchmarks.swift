@@ -342,9 +342,10 @@
             }))
       }
       let samples = try alternatingSamples(runs: 5, sides)
+      // The target is against libpq doing the same work, the feed's row included (the last
+      // line); against a bare upsert the line shows what the feed and the lock cost.
       reportRanges(
-        name, kura: samples[0], baseline: samples[1], baselineName: "libpq",
-        target: withLockedSide ? 1.3 : nil)
+        name, kura: samples[0], baseline: samples[1], baselineName: "libpq", target: nil)
       if withLockedSide {
         reportRanges(
           "  libpq + Kura's shared store-lock statement", kura: samples[2],
@@ -354,7 +355,7 @@
           baseline: samples[1], baselineName: "libpq", target: nil, kuraName: "libpq+feed")
         reportRanges(
           "  kura against that libpq with the feed", kura: samples[0],
-          baseline: samples[3], baselineName: "libpq+feed", target: nil)
+          baseline: samples[3], baselineName: "libpq+feed", target: 1.3)
       }
     }
     try singleSaves("1,000 single-model saves", context: context, withLockedSide: true)
@@ -367,8 +368,11 @@
     // 4. 1,000 fetches by id, each its own statement.
     let ids = (0..<1_000).map { ($0 * 97) % rows }
     var found = 0
+    // 21 runs: on the 2-core machine here a run of 1,000 round trips takes either ~20 ms or
+    // ~70 ms, on both sides alike (`KURA_BENCH_SAMPLES=1` prints every run), so the median of a
+    // few runs says more about that draw than about either side.
     let lookups = try alternatingSamples(
-      runs: 9,
+      runs: 21,
       [
         MeasuredSide(
           name: "kura",
@@ -377,8 +381,8 @@
           name: "libpq",
           run: { for id in ids where try raw.trip(id: id)?.id == id { found += 1 } }),
       ])
-    guard found == 18 * ids.count else {
-      throw PostgresBenchmarkError(description: "found \(found) of \(18 * ids.count) lookups")
+    guard found == 42 * ids.count else {
+      throw PostgresBenchmarkError(description: "found \(found) of \(42 * ids.count) lookups")
     }
     reportRanges(
       "1,000 fetches by id, each its own statement", kura: lookups[0], baseline: lookups[1],

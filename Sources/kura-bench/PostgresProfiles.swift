@@ -17,14 +17,31 @@
     let trips = makeTrips(rows)
     let saves = makeTrips(201, from: 10_000_000)
     let ids = (0..<500).map { ($0 * 97) % rows }
+    let bulk = makeTrips(10_100, from: 20_000_000)
     var found = 0
     var operations = 0
     let database = try server.freshDatabase(kura ? "kura" : "libpq")
     if kura {
+      var configuration = try ModelConfiguration.postgres(
+        connectionString: database.connectionString)
+      if workload == "bulk" { configuration.historyRetention = .off }
       let context = ModelContext(
-        try ModelContainer(
-          for: BenchTrip.self,
-          configurations: .postgres(connectionString: database.connectionString)))
+        try ModelContainer(for: BenchTrip.self, configurations: configuration))
+      if workload == "bulk" {
+        // One bulk save before the region (its statements prepared, its staging SQL made).
+        try context.transaction { for trip in bulk.prefix(100) { try context.insert(trip) } }
+        try profiledRegion {
+          try context.transaction { for trip in bulk.dropFirst(100) { try context.insert(trip) } }
+        }
+        return bulk.count - 100
+      }
+      if workload == "fetch" {
+        try context.transaction { for trip in bulk { try context.insert(trip) } }
+        var fetched = 0
+        _ = try context.fetch(FetchDescriptor<BenchTrip>())
+        try profiledRegion { fetched = try context.fetch(FetchDescriptor<BenchTrip>()).count }
+        return fetched
+      }
       if workload == "lookups" {
         try context.transaction { for trip in trips { try context.insert(trip) } }
         // The reader connection, its prepared statement and the loop's one-time lookup of the
@@ -54,6 +71,27 @@
         try raw.upsert(trip)
         try raw.appendHistory(for: trip)
         try raw.execute("COMMIT")
+      }
+      if workload == "bulk" {
+        try raw.execute("BEGIN")
+        try raw.copy(Array(bulk.prefix(100)))
+        try raw.execute("COMMIT")
+        let rest = Array(bulk.dropFirst(100))
+        try profiledRegion {
+          try raw.execute("BEGIN")
+          try raw.copy(rest)
+          try raw.execute("COMMIT")
+        }
+        return bulk.count - 100
+      }
+      if workload == "fetch" {
+        try raw.execute("BEGIN")
+        try raw.copy(bulk)
+        try raw.execute("COMMIT")
+        var fetched = 0
+        _ = try raw.fetchAll()
+        try profiledRegion { fetched = try raw.fetchAll().count }
+        return fetched
       }
       if workload == "lookups" {
         try raw.execute("BEGIN")

@@ -46,6 +46,9 @@ let profileWorkloads: KeyValuePairs<String, KeyValuePairs<String, String>> = [
   "postgres": [
     "saves": "a single-model save with its change-feed row, client side only",
     "lookups": "a fetch by id, client side only",
+    "fetch": "a model of a 10,000-row fetch in one query, client side only",
+    "bulk": "a model of a 10,000-row bulk insert in one transaction, history off, client side"
+      + " only (libpq: the same rows by one binary COPY)",
   ],
 ]
 

@@ -219,6 +219,10 @@ if wantsHelp {
     SUITES (all when none is named):
     \(suiteNames.map { "  " + $0 }.joined(separator: "\n"))
 
+    ENVIRONMENT:
+      KURA_BENCH_SAMPLES=1  Also prints every run's wall time of each compared pair, in ms
+                          (to tell a side's own cost from the machine's noise).
+
     EXIT STATUS: 0 on success, 1 when a suite fails, 64 for an unknown suite or a bad argument.
     Build with `-c release` for meaningful figures.
     """)

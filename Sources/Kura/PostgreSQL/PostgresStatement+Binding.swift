@@ -216,19 +216,39 @@
     /// Appends the bound values as one row of a binary `COPY`: `false`, appending nothing,
     /// when a value was bound in text form (a value the parameter's type reads from its text,
     /// such as a fraction bound to a `bigint`), which a binary copy can't carry.
-    func appendBoundValues(to rows: inout PostgresCopyRows) -> Bool {
-      for slot in values.indices where values[slot] != nil && formats[slot] == 0 {
-        return false
-      }
-      rows.beginRow(fields: values.count)
-      for slot in values.indices {
-        if let value = values[slot] {
-          rows.appendField(UnsafeRawBufferPointer(start: value, count: Int(lengths[slot])))
-        } else {
-          rows.appendNull()
+    func appendBoundValues(to rows: PostgresCopyRows) -> Bool {
+      values.withUnsafeBufferPointer { values in
+        formats.withUnsafeBufferPointer { formats in
+          lengths.withUnsafeBufferPointer { lengths in
+            var size = 2
+            for slot in values.indices {
+              guard values[slot] != nil else {
+                size += 4
+                continue
+              }
+              guard formats[slot] != 0 else { return false }
+              size += 4 + Int(lengths[slot])
+            }
+            let row = rows.reserveRow(bytes: size)
+            PostgresCopyRows.store(Int16(truncatingIfNeeded: values.count), at: row, offset: 0)
+            var offset = 2
+            for slot in values.indices {
+              guard let value = values[slot] else {
+                PostgresCopyRows.store(Int32(-1), at: row, offset: offset)
+                offset += 4
+                continue
+              }
+              let length = Int(lengths[slot])
+              PostgresCopyRows.store(Int32(truncatingIfNeeded: length), at: row, offset: offset)
+              offset += 4
+              (row + offset).copyMemory(from: value, byteCount: length)
+              offset += length
+            }
+            rows.commitRow(bytes: size)
+            return true
+          }
         }
       }
-      return true
     }
   }
 #endif

@@ -25,15 +25,17 @@
     private func cell(_ index: Int) -> UnsafeRawBufferPointer? {
       guard let result else { return nil }
       let column = Int32(truncatingIfNeeded: index)
-      guard PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column)
-      else { return nil }
-      return UnsafeRawBufferPointer(
-        start: UnsafeRawPointer(value), count: Int(PQgetlength(result, row, column)))
+      guard let value = PQgetvalue(result, row, column) else { return nil }
+      let length = Int(PQgetlength(result, row, column))
+      // NULL reads as an empty value: only an empty one asks which it is.
+      if length == 0 && PQgetisnull(result, row, column) != 0 { return nil }
+      return UnsafeRawBufferPointer(start: UnsafeRawPointer(value), count: length)
     }
 
     /// The type of column `index`.
     @inline(__always)
     private func type(_ index: Int) -> UInt32 {
+      if index >= 0 && index < columnTypes.count { return columnTypes[index] }
       guard let result else { return 0 }
       return PQftype(result, Int32(truncatingIfNeeded: index))
     }

@@ -51,6 +51,9 @@
     /// The type the server chose for each parameter.
     @exclusivity(unchecked) var parameterTypes: [UInt32] = []
     var columnNames: [String] = []
+    /// The type of each result column, as the server described the prepared statement (read
+    /// once, not with `PQftype` per value).
+    @exclusivity(unchecked) var columnTypes: [UInt32] = []
     /// 1 (binary) when every result column has a binary form read here, else 0 (text).
     var resultFormat: Int32 = 1
 
@@ -104,6 +107,7 @@
       generation = original.generation
       resultFormat = original.resultFormat
       columnNames = original.columnNames
+      columnTypes = original.columnTypes
       setParameterTypes(original.parameterTypes)
     }
 
@@ -138,7 +142,8 @@
       columnNames = columns.map { column in
         PQfname(description, column).map { String(cString: $0) } ?? ""
       }
-      let binary = columns.allSatisfy { PostgresType.hasBinaryReading(PQftype(description, $0)) }
+      columnTypes = columns.map { PQftype(description, $0) }
+      let binary = columnTypes.allSatisfy { PostgresType.hasBinaryReading($0) }
       resultFormat = binary ? 1 : 0
       generation = session.generation
     }
@@ -157,6 +162,9 @@
 
     /// Whether the statement is in the middle of its rows.
     var isBusy: Bool { state == .rows }
+
+    /// The rows from the current one on (0 when the statement is not in its rows).
+    var rowsLeft: Int { state == .rows ? Int(rowCount - row) : 0 }
 
     /// Forgets the rows of the last execution so the statement can run again, keeping its
     /// bindings.

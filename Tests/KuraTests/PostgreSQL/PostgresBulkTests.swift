@@ -180,6 +180,46 @@
         #expect(five == [BulkMember(id: "m5", email: "5@x", visits: 9)])
       }
 
+      /// Ids that rise for a while, then repeat and fall (the bulk path tells rows apart without
+      /// a table while the ids rise, and with one from the first that doesn't): each id's last
+      /// upsert is stored, and the change set lists ids in the order of their last change — as
+      /// SQLite's row-by-row save gives.
+      @Test func aLargeSaveWhoseIdsRepeatAndFallKeepsEachIdsLastUpsert() throws {
+        func run(_ engine: TestEngine) throws -> (ChangeSet.ModelChanges?, [BulkRow], Int64) {
+          let store = try freshStore(engine)
+          let container = try ModelContainer(
+            for: BulkRow.self, configurations: store.configuration)
+          let context = ModelContext(container)
+          var ids = Array(10..<110)
+          ids += [50, 200, 5, 50, 109, 3, 200, Int.min, Int.max, 0]
+          for (position, id) in ids.enumerated() {
+            var model = row(abs(id % 1000))
+            model.id = id
+            model.name = "upsert \(position)"
+            try context.insert(model)
+          }
+          let changes = try context.save().changes["BulkRow"]
+          let rows = try ModelContext(container).fetch(FetchDescriptor<BulkRow>())
+          return (changes, rows, engine == .postgres ? try stagingTables(store) : 0)
+        }
+        let postgres = try run(.postgres)
+        let sqlite = try run(.sqlite)
+        // Every id new: copied straight into the table.
+        #expect(postgres.2 == 0)
+        #expect(postgres.0 == sqlite.0)
+        #expect(postgres.0?.updated == [])
+        let expectedOrder =
+          (10..<110).filter { $0 != 50 && $0 != 109 }.map(String.init)
+          + ["5", "50", "109", "3", "200", String(Int.min), String(Int.max), "0"]
+        #expect(postgres.0?.inserted == expectedOrder)
+        #expect(postgres.1.map(\.id) == sqlite.1.map(\.id))
+        #expect(
+          postgres.1.map(\.id).sorted() == ([Int.min, 0, 3, 5] + Array(10..<110) + [200, Int.max]))
+        #expect(postgres.1.first { $0.id == 50 }?.name == "upsert 103")
+        #expect(postgres.1.first { $0.id == 200 }?.name == "upsert 106")
+        #expect(postgres.1.map(\.name) == sqlite.1.map(\.name))
+      }
+
       /// A model with only an id: stored ids are left as they are (reported updated).
       @Test func aLargeSaveOfIdOnlyModelsInsertsTheNewOnes() throws {
         let store = try freshStore(.postgres)

@@ -117,8 +117,21 @@ extension ModelContext {
         let decoder = rowDecoder(schema, statement)
         // Collected in a log rather than an array: appending to an array of an unspecialized
         // generic type looks its type metadata up on every row.
+        guard try statement.step() else { return [] }
+        if let rows = statement.rowsLeftHint {
+          // The engine holds every row already: each is read straight into the array.
+          return try Array(unsafeUninitializedCapacity: rows) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            repeat {
+              try decoder.decode(Model.self, into: base + initialized)
+              initialized += 1
+            } while try initialized < rows && statement.step()
+          }
+        }
         let models = ModelLog<Model>()
-        while try statement.step() { models.append(try decoder.decode(Model.self)) }
+        repeat {
+          try models.appendInPlace { try decoder.decode(Model.self, into: $0) }
+        } while try statement.step()
         return models.moveToArray()
       }
     }

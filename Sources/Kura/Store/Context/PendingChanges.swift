@@ -269,18 +269,44 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   private func bulkUpsert(
     to db: StoreConnection, schema: ModelSchema, encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges? {
-    // Which model each row comes from: each id's last upsert, in the order of its first.
+    // Which model each row comes from: each id's last upsert, in the order of its first. Ids
+    // are told apart by their stored key (`SQLiteValue`: one concrete dictionary, where one
+    // keyed by the unspecialized `Model.ID` looks its type metadata up on every access); the
+    // keys are kept for the change set. While the keys are increasing integers (a load of
+    // ordered ids) none can repeat, and no dictionary is made until one is not.
     var staged: [Int] = []
     staged.reserveCapacity(models.count)
-    var positions: [Model.ID: Int] = [:]
-    positions.reserveCapacity(models.count)
+    var keys: [SQLiteValue] = []
+    keys.reserveCapacity(models.count)
+    var positions: [SQLiteValue: Int]?
+    var previous = Int64.min
+    var increasing = true
+    var repeated = false
     for index in 0..<models.count {
-      let id = models[index].id
-      if let position = positions[id] {
+      guard let key = schema.keyValue(models.pointer(at: index).pointee.id) else {
+        // An id the store can't key: the row-by-row path reports what it does with it.
+        return nil
+      }
+      if increasing {
+        if case .integer(let integer) = key, integer > previous || index == 0 {
+          previous = integer
+          staged.append(index)
+          keys.append(key)
+          continue
+        }
+        increasing = false
+        var built: [SQLiteValue: Int] = [:]
+        built.reserveCapacity(models.count)
+        for (row, stored) in keys.enumerated() { built[stored] = row }
+        positions = built
+      }
+      if let position = positions?[key] {
         staged[position] = index
+        repeated = true
       } else {
-        positions[id] = staged.count
+        positions?[key] = staged.count
         staged.append(index)
+        keys.append(key)
       }
     }
     var encoder: (statement: ObjectIdentifier, encoder: RowEncoder)?
@@ -293,19 +319,20 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
         rowEncoder = makeEncoder(statement)
         encoder = (identity, rowEncoder)
       }
-      try rowEncoder.bind(models[staged[row]])
+      try rowEncoder.bind(at: models.pointer(at: staged[row]))
     }
     guard let outcome else { return nil }
     var changes = ChangeSet.ModelChanges()
+    // The change set lists ids in the order of their last change, as the row-by-row path: the
+    // rows' order (their first change) unless an id changed again later.
+    let rows = repeated ? staged.indices.sorted { staged[$0] < staged[$1] } : Array(staged.indices)
     switch outcome {
     case .allInserted:
-      changes.inserted = staged.compactMap { schema.keyValue(models[$0].id).map(idText) }
-    case .inserted(let keys):
-      let inserted = Set(keys.map(idText))
-      // The change set lists ids in the order of their last change, as the row-by-row path.
-      for index in staged.sorted() {
-        guard let key = schema.keyValue(models[index].id) else { continue }
-        let text = idText(key)
+      changes.inserted = rows.map { idText(keys[$0]) }
+    case .inserted(let insertedKeys):
+      let inserted = Set(insertedKeys.map(idText))
+      for row in rows {
+        let text = idText(keys[row])
         if inserted.contains(text) {
           changes.inserted.append(text)
         } else {
@@ -348,14 +375,27 @@ final class ModelLog<Element> {
   }
 
   func append(_ element: consuming Element) {
-    if count == capacity {
-      let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-      larger.moveInitialize(from: base, count: count)
-      base.deallocate()
-      base = larger
-      capacity *= 2
-    }
+    if count == capacity { reserveCapacity(capacity * 2) }
     (base + count).initialize(to: element)
+    count += 1
+  }
+
+  /// Makes room for `total` elements in all, so that appending up to that many moves none.
+  func reserveCapacity(_ total: Int) {
+    guard total > capacity else { return }
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: total)
+    larger.moveInitialize(from: base, count: count)
+    base.deallocate()
+    base = larger
+    capacity = total
+  }
+
+  /// Appends the element `initialize` writes into the log's memory (no move of it from
+  /// elsewhere); when it throws, it must leave that memory uninitialized, and nothing is
+  /// appended.
+  func appendInPlace(_ initialize: (UnsafeMutablePointer<Element>) throws -> Void) rethrows {
+    if count == capacity { reserveCapacity(capacity * 2) }
+    try initialize(base + count)
     count += 1
   }
 

@@ -92,6 +92,11 @@ protocol StoreStatement: AnyObject {
 
   // MARK: Rows
 
+  /// After a step that returned a row, how many rows the statement holds from that one on,
+  /// when the engine knows (PostgreSQL has every row of a result at once; SQLite steps without
+  /// knowing, `nil`): a fetch makes room for them once.
+  var rowsLeftHint: Int? { get }
+
   /// Initializes every property of the model at `base`, laid out as `layout` says, from the
   /// current row (columns in schema order); on a failure, what was initialized is deinitialized
   /// again. Implemented once for every engine (``RowLayout``).

@@ -199,7 +199,7 @@ func modelID<ID>(from text: String, as type: ID.Type) -> ID? {
 /// The text of a stored key, as the history records it.
 func idText(_ value: SQLiteValue) -> String {
   switch value {
-  case .integer(let integer): return String(integer)
+  case .integer(let integer): return decimalText(integer)
   case .text(let text): return text
   case .real(let real): return String(real)
   case .blob(let data): return data.base64EncodedString()

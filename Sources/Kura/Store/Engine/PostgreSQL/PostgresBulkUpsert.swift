@@ -44,10 +44,10 @@
       let sql = SQL(schema)
       let parameters = try db.connection.cachedStatement(sql.parameters)
       let statement = PostgresStoreStatement(statement: parameters, connection: db)
-      var rows = PostgresCopyRows(capacity: rowCount * (16 + 12 * schema.columns.count))
+      let rows = PostgresCopyRows(capacity: rowCount * (16 + 12 * schema.columns.count))
       for index in 0..<rowCount {
         try bindRow(index, statement)
-        guard parameters.appendBoundValues(to: &rows) else { return nil }
+        guard parameters.appendBoundValues(to: rows) else { return nil }
       }
       parameters.reset()
       // Straight into the table when every row is new (the common bulk load): no second

@@ -50,6 +50,8 @@
     @discardableResult
     func step() throws -> Bool { try statement.step() }
 
+    var rowsLeftHint: Int? { statement.rowsLeft }
+
     /// Runs the statement; inside ``PostgresStoreConnection/trackingRowChanges(in:_:)`` its
     /// tracker records what the statement did.
     func execute() throws {

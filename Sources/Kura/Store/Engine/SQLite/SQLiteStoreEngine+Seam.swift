@@ -46,6 +46,9 @@ extension SQLiteError: EngineError {
 
 extension Statement: StoreStatement {
   var identity: ObjectIdentifier { ObjectIdentifier(self) }
+
+  /// SQLite finds each row as it steps: it can't say how many are left.
+  var rowsLeftHint: Int? { nil }
 }
 
 extension RowChangeTracker: StoreRowTracker {
