@@ -53,21 +53,24 @@ final class ModelLog<Element> {
     return chunks[k] + (index - Self.start(ofChunk: k))
   }
 
+  /// Allocates the next chunk (the tail stays where it is).
+  private func addChunk() {
+    if chunkCount == chunkCapacity {
+      let larger = UnsafeMutablePointer<UnsafeMutablePointer<Element>>.allocate(
+        capacity: chunkCapacity * 2)
+      larger.moveInitialize(from: chunks, count: chunkCount)
+      chunks.deallocate()
+      chunks = larger
+      chunkCapacity *= 2
+    }
+    (chunks + chunkCount).initialize(to: .allocate(capacity: Self.size(ofChunk: chunkCount)))
+    chunkCount += 1
+  }
+
   /// Makes the next chunk the tail (allocating it unless a truncation kept it).
   private func growTail() {
     let k = Self.chunk(of: count)
-    if k == chunkCount {
-      if chunkCount == chunkCapacity {
-        let larger = UnsafeMutablePointer<UnsafeMutablePointer<Element>>.allocate(
-          capacity: chunkCapacity * 2)
-        larger.moveInitialize(from: chunks, count: chunkCount)
-        chunks.deallocate()
-        chunks = larger
-        chunkCapacity *= 2
-      }
-      (chunks + chunkCount).initialize(to: .allocate(capacity: Self.size(ofChunk: k)))
-      chunkCount += 1
-    }
+    if k == chunkCount { addChunk() }
     let offset = count - Self.start(ofChunk: k)
     tail = chunks[k] + offset
     tailRoom = Self.size(ofChunk: k) - offset
@@ -87,21 +90,7 @@ final class ModelLog<Element> {
   func reserveCapacity(_ total: Int) {
     guard total > 0 else { return }
     let last = Self.chunk(of: total - 1)
-    let saved = (tail, tailRoom)
-    while chunkCount <= last {
-      if chunkCount == chunkCapacity {
-        let larger = UnsafeMutablePointer<UnsafeMutablePointer<Element>>.allocate(
-          capacity: chunkCapacity * 2)
-        larger.moveInitialize(from: chunks, count: chunkCount)
-        chunks.deallocate()
-        chunks = larger
-        chunkCapacity *= 2
-      }
-      (chunks + chunkCount).initialize(
-        to: .allocate(capacity: Self.size(ofChunk: chunkCount)))
-      chunkCount += 1
-    }
-    (tail, tailRoom) = saved
+    while chunkCount <= last { addChunk() }
   }
 
   /// Appends the element `initialize` writes into the log's memory (no move of it from
