@@ -12,13 +12,11 @@
   /// measured first (``reserveRow(bytes:)``), so each value costs a copy and no capacity check
   /// of its own (appending to an `Array` per value cost some 80 instructions each).
   final class PostgresCopyRows {
-    /// The stream's memory: `count` bytes written of `capacity`.
+    /// The stream's memory: `byteCount` bytes written of `capacity`.
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
     /// The bytes written so far (without the trailer).
     private(set) var byteCount = 0
-    /// The number of rows appended.
-    private(set) var count = 0
 
     /// The signature, flags and header extension length.
     private static let header: [UInt8] = [
@@ -49,10 +47,7 @@
 
     /// Counts the row of `bytes` bytes just written where ``reserveRow(bytes:)`` said.
     @inline(__always)
-    func commitRow(bytes: Int) {
-      byteCount += bytes
-      count += 1
-    }
+    func commitRow(bytes: Int) { byteCount += bytes }
 
     private func grow(toHold needed: Int) {
       var grown = capacity

@@ -115,8 +115,6 @@ extension ModelContext {
         defer { statement.reset() }
         try statement.bind(plan.arguments)
         let decoder = rowDecoder(schema, statement)
-        // Collected in a log rather than an array: appending to an array of an unspecialized
-        // generic type looks its type metadata up on every row.
         guard try statement.step() else { return [] }
         if let rows = statement.rowsLeftHint {
           // The engine holds every row already: each is read straight into the array.
@@ -128,6 +126,8 @@ extension ModelContext {
             } while try initialized < rows && statement.step()
           }
         }
+        // Collected in a log rather than an array: appending to an array of an unspecialized
+        // generic type looks its type metadata up on every row.
         let models = ModelLog<Model>()
         repeat {
           try models.appendInPlace { try decoder.decode(Model.self, into: $0) }

@@ -3,8 +3,9 @@
 /// up on each append), and no model is ever moved once logged. The memory is a list of chunks,
 /// each twice the size of the one before (16, 16, 32, 64, … elements): growing allocates the
 /// next chunk and leaves the others where they are, where one growing buffer would move every
-/// model at each doubling (about 100 instructions per model of a 10,000-model save). Element
-/// `i` lies in chunk `k = log2(i / 16 + 1)`, at `i - 16 × (2^k - 1)`.
+/// model at each doubling (about 100 instructions per model of a 10,000-model save). Chunk 0
+/// holds elements 0–15; chunk `k ≥ 1` holds the `16 << (k - 1)` elements from `16 << (k - 1)`
+/// on, so element `i ≥ 16` lies in chunk `bitWidth(i / 16)`.
 final class ModelLog<Element> {
   /// The chunks' memory, `chunkCount` of them (room for `chunkCapacity` pointers).
   @exclusivity(unchecked) private var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Element>>
@@ -15,8 +16,7 @@ final class ModelLog<Element> {
   @exclusivity(unchecked) private var tailRoom = 0
   @exclusivity(unchecked) private(set) var count = 0
 
-  /// The elements of the first chunk; chunk `k` holds `firstChunk << k` (the first two
-  /// `firstChunk`).
+  /// The elements of the first chunk; chunk `k ≥ 1` holds `firstChunk << (k - 1)`.
   private static var firstChunk: Int { 16 }
 
   init() {
@@ -67,7 +67,8 @@ final class ModelLog<Element> {
     chunkCount += 1
   }
 
-  /// Makes the next chunk the tail (allocating it unless a truncation kept it).
+  /// Puts the tail where element `count` goes, allocating its chunk unless a truncation kept
+  /// it.
   private func growTail() {
     let k = Self.chunk(of: count)
     if k == chunkCount { addChunk() }
@@ -83,14 +84,6 @@ final class ModelLog<Element> {
     tail = slot + 1
     tailRoom -= 1
     count += 1
-  }
-
-  /// Makes room for `total` elements in all, so that appending up to that many allocates no
-  /// chunk.
-  func reserveCapacity(_ total: Int) {
-    guard total > 0 else { return }
-    let last = Self.chunk(of: total - 1)
-    while chunkCount <= last { addChunk() }
   }
 
   /// Appends the element `initialize` writes into the log's memory (no move of it from
@@ -145,11 +138,8 @@ final class ModelLog<Element> {
     }
     forEachRun(from: newCount) { run, length in run.deinitialize(count: length) }
     count = newCount
-    // The next element goes where the first dropped one was (its chunk is allocated).
-    let k = Self.chunk(of: newCount)
-    let offset = newCount - Self.start(ofChunk: k)
-    tail = chunks[k] + offset
-    tailRoom = Self.size(ofChunk: k) - offset
+    // The next element goes where the first dropped one was (its chunk is kept).
+    growTail()
   }
 
   /// The models, in order.

@@ -94,7 +94,7 @@ protocol StoreStatement: AnyObject {
 
   /// After a step that returned a row, how many rows the statement holds from that one on,
   /// when the engine knows (PostgreSQL has every row of a result at once; SQLite steps without
-  /// knowing, `nil`): a fetch makes room for them once.
+  /// knowing, `nil`): a fetch reads them straight into an array of that size.
   var rowsLeftHint: Int? { get }
 
   /// Initializes every property of the model at `base`, laid out as `layout` says, from the
