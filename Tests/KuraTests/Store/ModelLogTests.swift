@@ -71,7 +71,7 @@ struct ModelLogTests {
     // The emptied log takes new elements in its kept chunks.
     log.append(Tracked(-1))
     #expect(log[0].value == -1)
-    try log.appendInPlace { $0.initialize(to: Tracked(-2)) }
+    log.appendInPlace { $0.initialize(to: Tracked(-2)) }
     struct Refused: Error {}
     #expect(throws: Refused.self) { try log.appendInPlace { _ in throw Refused() } }
     #expect(log.count == 2)

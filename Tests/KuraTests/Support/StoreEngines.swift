@@ -139,7 +139,8 @@ func freshStore(
   case .sqlite:
     return TestStore(engine: engine, folder: folder, backing: sqliteBacking(location, in: folder))
   case .postgres:
-    return TestStore(engine: engine, folder: folder, backing: try postgresBacking(in: folder))
+    return TestStore(
+      engine: engine, folder: folder, backing: try postgresBacking(in: folder, testName: testName))
   }
 }
 
@@ -164,12 +165,14 @@ private func sqliteBacking(_ location: SQLiteLocation, in folder: TemporaryDirec
 
 // MARK: - PostgreSQL
 
-/// A PostgreSQL store: a new, empty database of the test run's cluster
+/// A PostgreSQL store: a new, empty database, named after the test, of the test run's cluster
 /// (`Sources/KuraPostgresCluster`), dropped when the test store is released.
-private func postgresBacking(in folder: TemporaryDirectory) throws -> StoreBacking {
+private func postgresBacking(in folder: TemporaryDirectory, testName: String) throws
+  -> StoreBacking
+{
   #if canImport(CLibPQ)
     let cluster = try PostgresCluster.shared()
-    let text = try cluster.freshDatabaseURL()
+    let text = try cluster.freshDatabaseURL(testName)
     guard let url = URL(string: text) else {
       throw TestStoreUnavailable(description: "The cluster's URL `\(text)` is not a URL.")
     }

@@ -113,9 +113,13 @@ func run(
   if !read {
     // SIGKILL: a child started from the test process inherits its blocked signals, SIGTERM
     // among them, so `terminate()` would leave a hung child (and the test) waiting forever.
+    let report = hungChildReport(
+      processID: process.processIdentifier, output: output.fileHandleForReading,
+      environment: environment)
     kill(process.processIdentifier, SIGKILL)
     Issue.record(
-      "`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out")
+      "`\(executableURL.lastPathComponent) \(arguments.joined(separator: " "))` timed out\n\(report)"
+    )
     read = group.wait(timeout: .now() + 10) == .success
   }
   // Closed here once both reads ended, not left to the pipes' deinit: Foundation on Linux keeps
