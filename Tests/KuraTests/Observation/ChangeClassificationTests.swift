@@ -54,4 +54,31 @@ struct ChangeClassificationTests {
       second.changes == ["Counter": .init(inserted: ["4"], updated: ["1"], deleted: ["2"])])
     #expect(try container.history(since: first.token).map(\.changes) == [second.changes])
   }
+
+  /// A save of only new rows with integer ids keeps the ids as integers until they are read:
+  /// read as texts, as typed ids, from the history (written from the integers), compared,
+  /// hashed and encoded, they are what text ids would be, negative and extreme ids included.
+  @Test(arguments: TestEngine.enabled)
+  func integerIdsOfNewRowsReadAsTheirTextsEverywhere(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .file("counters.store"))
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
+    let context = ModelContext(container)
+    let start = try context.save().token
+    let ids = [7, -1, 0, 10, -10, 1_000_000_007, Int.min + 1, Int.max, Int(Int64.min)]
+    for id in ids { try context.insert(Counter(id: id, value: 1)) }
+    let saved = try context.save()
+    let texts = ids.map { String($0) }
+    let expected = ChangeSet.ModelChanges(inserted: texts)
+    #expect(saved.changes["Counter"]?.inserted == texts)
+    #expect(saved.inserted(Counter.self) == ids)
+    #expect(saved.changes == ["Counter": expected])
+    #expect(Set([saved.changes["Counter"]!, expected]).count == 1)
+    let json = try JSONEncoder().encode(saved.changes["Counter"])
+    #expect(try JSONDecoder().decode(ChangeSet.ModelChanges.self, from: json) == expected)
+    #expect(
+      String(decoding: json, as: UTF8.self).contains("\"inserted\":[\"7\",\"-1\",\"0\",\"10\""))
+    let history = try container.history(since: start)
+    #expect(history.map(\.changes) == [["Counter": expected]])
+    #expect(history.first?.inserted(Counter.self) == ids)
+  }
 }

@@ -99,11 +99,13 @@ public final class ModelContext {
   /// try context.insert(Student(student: "Ron Weasley"))
   /// ```
   ///
-  /// - Parameter model: The model.
+  /// - Parameter model: The model. The context keeps it until the save: a model made for the
+  ///   call (as above) or not used after it is moved there, not copied.
   /// - Throws: ``StoreError/Code/modelNotInContainer`` for a model type the container does not
   ///   store; with autosave, what ``save()`` throws.
-  public func insert<Model: PersistentModel>(_ model: Model) throws {
-    try change(Model.self) { $0.upsert(model) }
+  public func insert<Model: PersistentModel>(_ model: consuming Model) throws {
+    try pendingTable(Model.self).upsert(model)
+    if autosaveEnabled && transactionDepth == 0 { try save() }
   }
 
   /// Deletes a model (by its id).
@@ -120,6 +122,17 @@ public final class ModelContext {
   func change<Model: PersistentModel>(
     _ type: Model.Type, _ changes: (PendingChanges<Model>) throws -> Void
   ) throws {
+    try changes(try pendingTable(Model.self))
+    if autosaveEnabled && transactionDepth == 0 { try save() }
+  }
+
+  /// The pending changes of one model type, about to take a change: created (after checking
+  /// that the container stores the type) on the type's first change, and put in the save order
+  /// when empty.
+  @inline(__always)
+  private func pendingTable<Model: PersistentModel>(_ type: Model.Type) throws
+    -> PendingChanges<Model>
+  {
     let key = ObjectIdentifier(Model.self)
     let table: PendingChanges<Model>
     if let last = lastTable, last.key == key {
@@ -135,8 +148,7 @@ public final class ModelContext {
     // A type's first change since the last save puts it in the save order.
     if table.isEmpty { pendingOrder.append((key, table)) }
     lastTable = (key, table)
-    try changes(table)
-    if autosaveEnabled && transactionDepth == 0 { try save() }
+    return table
   }
 
   /// The table of pending changes of the model type with this identity when it holds any (the

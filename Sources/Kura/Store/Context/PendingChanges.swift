@@ -24,10 +24,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   var isEmpty: Bool { entries.isEmpty }
   var count: Int { entries.count }
 
-  func upsert(_ model: Model) {
+  /// Logs an upsert of `model`, moved into the log.
+  func upsert(_ model: consuming Model) {
     entries.append(.upsert(models.count))
-    models.append(model)
     lastChangeByID?[model.id] = entries.count - 1
+    models.append(model)
   }
 
   func delete(_ id: Model.ID) {
@@ -169,8 +170,8 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     var inserted: [Bool] = []
     var upserts = 0
     var onlyInserts = true
-    // While every upsert inserted, with integer keys: the ids' text, as the change set has them.
-    var insertedIDs: [String] = []
+    // While every upsert inserted, with integer keys: the ids (the change set keeps them).
+    var insertedIDs: [Int64] = []
     if integerKeys { insertedIDs.reserveCapacity(models.count) }
     var deletedRow: [Bool] = []
     if deletedIDs.count > 0 { deletedRow.reserveCapacity(deletedIDs.count) }
@@ -194,7 +195,7 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
           if !onlyInserts {
             inserted.append(didInsert)
           } else if integerKeys {
-            insertedIDs.append(decimalText(tracker.lastIntegerKey))
+            insertedIDs.append(tracker.lastIntegerKey)
           }
           upserts += 1
           if !didInsert && tracker.count != before && !schema.uniqueConstraints.isEmpty,
@@ -219,10 +220,10 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     var changes = ChangeSet.ModelChanges()
     if onlyInserts && deletedIDs.count == 0 {
       // Every upsert inserted a new row, so no id repeats: each is a final change.
-      changes.inserted =
+      changes.insertedIDs =
         integerKeys
-        ? insertedIDs
-        : models.elements.compactMap { schema.keyValue($0.id).map(idText) }
+        ? .integers(insertedIDs)
+        : .texts(models.elements.compactMap { schema.keyValue($0.id).map(idText) })
       return changes
     }
     // Whether each id was stored before the save: what its first change found.

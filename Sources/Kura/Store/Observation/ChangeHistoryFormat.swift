@@ -13,7 +13,7 @@ enum ChangeHistoryFormat {
   static func write(_ changes: SavedChanges, into bytes: inout [UInt8]) {
     var size = 1
     changes.forEach { model, modelChanges in
-      size += textSize(model) + listSize(modelChanges.inserted)
+      size += textSize(model) + listSize(modelChanges.insertedIDs)
       size += listSize(modelChanges.updated) + listSize(modelChanges.deleted)
     }
     if bytes.count > size {
@@ -26,7 +26,7 @@ enum ChangeHistoryFormat {
       var at = 1
       changes.forEach { model, modelChanges in
         put(model, into: buffer, at: &at)
-        put(modelChanges.inserted, into: buffer, at: &at)
+        put(modelChanges.insertedIDs, into: buffer, at: &at)
         put(modelChanges.updated, into: buffer, at: &at)
         put(modelChanges.deleted, into: buffer, at: &at)
       }
@@ -65,6 +65,54 @@ enum ChangeHistoryFormat {
     }
     buffer[index] = UInt8(value)
     index += 1
+  }
+
+  private static func listSize(_ ids: ChangeSet.ModelChanges.IDList) -> Int {
+    switch ids {
+    case .texts(let texts): return listSize(texts)
+    case .integers(let integers):
+      // A length byte (at most 20 digits and a sign) and the digits.
+      var size = varintSize(integers.count)
+      for id in integers { size += 1 + digitCount(id) }
+      return size
+    }
+  }
+
+  /// The length of `value`'s decimal text (its digits and a `-` when negative).
+  private static func digitCount(_ value: Int64) -> Int {
+    var magnitude = value.magnitude
+    var count = value < 0 ? 2 : 1
+    while magnitude >= 10 {
+      magnitude /= 10
+      count += 1
+    }
+    return count
+  }
+
+  /// Writes ids as the overload taking `[String]` writes their texts; integers are written as
+  /// their decimal digits straight into the buffer.
+  private static func put(
+    _ ids: ChangeSet.ModelChanges.IDList, into buffer: UnsafeMutableBufferPointer<UInt8>,
+    at index: inout Int
+  ) {
+    switch ids {
+    case .texts(let texts): put(texts, into: buffer, at: &index)
+    case .integers(let integers):
+      put(integers.count, into: buffer, at: &index)
+      for id in integers {
+        let count = digitCount(id)
+        buffer[index] = UInt8(truncatingIfNeeded: count)
+        var magnitude = id.magnitude
+        var at = index + count
+        repeat {
+          buffer[at] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+          magnitude /= 10
+          at -= 1
+        } while magnitude > 0
+        if id < 0 { buffer[at] = UInt8(ascii: "-") }
+        index += 1 + count
+      }
+    }
   }
 
   private static func put(

@@ -18,16 +18,115 @@ public struct ChangeSet: Sendable, Hashable {
   /// The changes of one model type, as id texts (a UUID's `uuidString`, an integer's digits).
   ///
   /// For example: `changeSet.changes["Trip"]?.inserted`.
-  public struct ModelChanges: Sendable, Hashable, Codable {
+  public struct ModelChanges: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Ids of the models inserted.
-    public var inserted: [String] = []
+    ///
+    /// For example: `print(changeSet.changes["Trip"]?.inserted ?? [])`.
+    public var inserted: [String] {
+      get { insertedIDs.texts }
+      set { insertedIDs = .texts(newValue) }
+    }
     /// Ids of the models updated.
-    public var updated: [String] = []
+    public var updated: [String]
     /// Ids of the models deleted.
-    public var deleted: [String] = []
+    public var deleted: [String]
+
+    /// The inserted ids as the save collected them: a save of new rows with integer ids keeps
+    /// the integers, and their text is made when it is read (most change sets are never read
+    /// whole: making each id's text cost a large insert about 150 instructions a row).
+    var insertedIDs: IDList
+
+    /// Ids as texts, or as integers turned into their digits when read.
+    enum IDList: Sendable {
+      case texts([String])
+      case integers([Int64])
+
+      /// The ids' texts.
+      var texts: [String] {
+        switch self {
+        case .texts(let texts): return texts
+        case .integers(let integers): return integers.map(decimalText)
+        }
+      }
+
+      var isEmpty: Bool {
+        switch self {
+        case .texts(let texts): return texts.isEmpty
+        case .integers(let integers): return integers.isEmpty
+        }
+      }
+    }
+
+    init(inserted: [String] = [], updated: [String] = [], deleted: [String] = []) {
+      self.insertedIDs = .texts(inserted)
+      self.updated = updated
+      self.deleted = deleted
+    }
 
     /// Whether nothing changed.
-    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    var isEmpty: Bool { insertedIDs.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    private enum CodingKeys: String, CodingKey {
+      case inserted, updated, deleted
+    }
+
+    /// Reads the three id lists (`inserted`, `updated`, `deleted`, each an array of texts).
+    ///
+    /// For example: `let changes = try JSONDecoder().decode(ChangeSet.ModelChanges.self, from: json)`.
+    ///
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` when a list is missing or not an array of texts.
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      self.init(
+        inserted: try container.decode([String].self, forKey: .inserted),
+        updated: try container.decode([String].self, forKey: .updated),
+        deleted: try container.decode([String].self, forKey: .deleted))
+    }
+
+    /// Writes the three id lists as arrays of texts.
+    ///
+    /// For example: `let json = try JSONEncoder().encode(changeSet.changes["Trip"])`.
+    ///
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(inserted, forKey: .inserted)
+      try container.encode(updated, forKey: .updated)
+      try container.encode(deleted, forKey: .deleted)
+    }
+
+    /// Whether both list the same ids in the same order.
+    ///
+    /// For example: `if changes == previous { return }`.
+    ///
+    /// - Parameters:
+    ///   - lhs: Changes of a model type.
+    ///   - rhs: Other changes.
+    /// - Returns: `true` when each list is equal.
+    public static func == (lhs: ModelChanges, rhs: ModelChanges) -> Bool {
+      lhs.updated == rhs.updated && lhs.deleted == rhs.deleted && lhs.inserted == rhs.inserted
+    }
+
+    /// The three lists, as `ModelChanges(inserted: ["1"], updated: [], deleted: [])`, however
+    /// the save kept them.
+    ///
+    /// For example: `if let trips = changeSet.changes["Trip"] { print(trips) }`.
+    public var description: String {
+      "ModelChanges(inserted: \(inserted), updated: \(updated), deleted: \(deleted))"
+    }
+
+    /// Hashes the three lists (what `==` compares).
+    ///
+    /// For example: `let seen: Set<ChangeSet.ModelChanges> = [changes]`.
+    ///
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+      hasher.combine(inserted)
+      hasher.combine(updated)
+      hasher.combine(deleted)
+    }
   }
 
   /// The history position of this save; ``ModelContainer/history(since:)`` with it returns the
@@ -154,7 +253,13 @@ public struct ChangeSet: Sendable, Hashable {
   /// - Parameter model: The model type.
   /// - Returns: The ids, in save order.
   public func inserted<Model: PersistentModel>(_ model: Model.Type) -> [Model.ID] {
-    ids(changes(of: model.schemaName)?.inserted, as: Model.ID.self)
+    guard let changes = changes(of: model.schemaName) else { return [] }
+    if case .integers(let integers) = changes.insertedIDs,
+      let ids = integerIDs(integers, as: Model.ID.self)
+    {
+      return ids
+    }
+    return ids(changes.inserted, as: Model.ID.self)
   }
 
   /// The ids of the models of a type that the save updated.
@@ -179,6 +284,22 @@ public struct ChangeSet: Sendable, Hashable {
 
   private func ids<ID>(_ texts: [String]?, as type: ID.Type) -> [ID] {
     (texts ?? []).compactMap { modelID(from: $0, as: type) }
+  }
+
+  /// Integer ids as `type`, without their texts (those the type can't hold left out, as
+  /// `modelID(from:as:)` leaves them out); `nil` when `type` is not an integer type.
+  private func integerIDs<ID>(_ integers: [Int64], as type: ID.Type) -> [ID]? {
+    func exact<T: FixedWidthInteger>(_: T.Type) -> [ID]? {
+      integers.compactMap { T(exactly: $0) as? ID }
+    }
+    switch type {
+    case is Int.Type: return exact(Int.self)
+    case is Int64.Type: return exact(Int64.self)
+    case is Int32.Type: return exact(Int32.self)
+    case is UInt.Type: return exact(UInt.self)
+    case is UInt64.Type: return exact(UInt64.self)
+    default: return nil
+    }
   }
 }
 
