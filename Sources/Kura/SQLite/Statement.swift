@@ -64,7 +64,14 @@ public final class Statement {
 
   @inline(__always)
   private func check(_ result: Int32) throws {
-    if result != SQLITE_OK { throw SQLiteError(handle: database, result: result, sql: sql) }
+    if result != SQLITE_OK { throw failure(result) }
+  }
+
+  /// The error of a failed call, boxed (out of line, and thrown as it is: every bind inlines
+  /// `check`, and a row's binds inline every bind).
+  @inline(never)
+  private func failure(_ result: Int32) -> any Error {
+    SQLiteError(handle: database, result: result, sql: sql)
   }
 
   // MARK: Binding
@@ -117,8 +124,17 @@ public final class Statement {
   @inline(__always)
   func bindExact(_ value: Double, at index: Int) throws {
     // The getter's test, inlined: almost every value is bound as REAL without the call.
-    guard value.isNaN || (value == 0 && value.sign == .minus), let blob = value.exactSQLiteBlob
+    guard value.isNaN || (value == 0 && value.sign == .minus)
     else { return try check(sqlite3_bind_double(handle, Int32(index), value)) }
+    try bindExactBlob(value, at: index)
+  }
+
+  /// Binds NaN or `-0.0` as its exact BLOB (out of line: rare, and `Data`'s code is large).
+  @inline(never)
+  private func bindExactBlob(_ value: Double, at index: Int) throws {
+    guard let blob = value.exactSQLiteBlob else {
+      return try check(sqlite3_bind_double(handle, Int32(index), value))
+    }
     try bind(blob, at: index)
   }
 

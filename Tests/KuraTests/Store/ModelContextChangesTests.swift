@@ -72,6 +72,52 @@ struct ModelContextChangesTests {
     #expect(try context.fetch(FetchDescriptor<Tag>()) == [Tag(id: "kept", color: nil)])
   }
 
+  /// A log of only upserts, then one with a delete, each cut back by a failed transaction: the
+  /// changes kept are those before each transaction, in order, before and after the first
+  /// delete (the context lists its log's order only from that delete on), and a save after a
+  /// save starts a log of upserts again.
+  @Test(arguments: TestEngine.enabled)
+  func failedTransactionsCutTheLogBackBeforeAndAfterItsFirstDelete(_ engine: TestEngine) throws {
+    let store = try freshStore(engine, sqlite: .memory)
+    struct Stop: Error {}
+    let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
+    let context = ModelContext(container)
+    try context.insert(Counter(id: 1, value: 1))
+    try context.insert(Counter(id: 2, value: 2))
+    #expect(throws: Stop.self) {
+      try context.transaction {
+        try context.insert(Counter(id: 3, value: 3))
+        try context.delete(Counter(id: 1, value: 1))
+        throw Stop()
+      }
+    }
+    #expect(
+      try context.fetch(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.id)])).map(\.id) == [
+        1, 2,
+      ])
+    try context.delete(Counter(id: 2, value: 2))
+    try context.insert(Counter(id: 4, value: 4))
+    try context.insert(Counter(id: 2, value: 22))
+    #expect(throws: Stop.self) {
+      try context.transaction {
+        try context.insert(Counter(id: 5, value: 5))
+        try context.delete(Counter(id: 4, value: 4))
+        try context.insert(Counter(id: 1, value: 11))
+        throw Stop()
+      }
+    }
+    let saved = try context.save()
+    #expect(saved.changes == ["Counter": .init(inserted: ["1", "4", "2"])])
+    #expect(
+      try context.fetch(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.id)]))
+        == [Counter(id: 1, value: 1), Counter(id: 2, value: 22), Counter(id: 4, value: 4)])
+    try context.insert(Counter(id: 6, value: 6))
+    try context.insert(Counter(id: 1, value: 111))
+    let next = try context.save()
+    #expect(next.changes == ["Counter": .init(inserted: ["6"], updated: ["1"])])
+    #expect(try context.model(for: 1, as: Counter.self) == Counter(id: 1, value: 111))
+  }
+
   @Test(arguments: TestEngine.enabled)
   func autosaveWritesEachChangeAtOnce(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .file("autosave.sqlite"))

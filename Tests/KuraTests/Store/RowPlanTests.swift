@@ -132,7 +132,25 @@ struct RowPlanTests {
     } throws: { error in
       let error = try #require(error as? StoreError)
       return error.code == .encodingFailed && error.property == "uint64"
+        && error.message.contains("18446744073709551615 is above the largest integer")
     }
+    context.rollback()
+    // `UInt` too; one above `Int64.max` is refused, `Int64.max` itself is stored.
+    model.uint64 = UInt64(Int64.max)
+    model.uint = UInt(Int64.max) + 1
+    try context.insert(model)
+    #expect {
+      try context.save()
+    } throws: { error in
+      let error = try #require(error as? StoreError)
+      return error.code == .encodingFailed && error.property == "uint"
+        && error.message.contains("9223372036854775808 is above the largest integer")
+    }
+    context.rollback()
+    model.uint = UInt(Int64.max)
+    try context.insert(model)
+    try context.save()
+    #expect(try context.model(for: model.id, as: PlainEverything.self) == model)
   }
 
   @Test(arguments: TestEngine.enabled)

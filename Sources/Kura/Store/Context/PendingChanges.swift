@@ -11,7 +11,11 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
 
   // A context is used by one thread at a time and these are never accessed overlapping: the
   // per-access exclusivity checks are left out of the per-model hot path.
+  // The log's order: change `n` is `entries[n]` once the log holds a delete (`entriesListed`);
+  // until then (most logs: inserts and updates) change `n` is the upsert of `models[n]` and
+  // `entries` stays empty, so a large insert writes and reads no entry per model.
   @exclusivity(unchecked) private var entries: [PendingEntry] = []
+  @exclusivity(unchecked) private var entriesListed = false
   @exclusivity(unchecked) private var models = ModelLog<Model>()
   // A log, not an array: an array of the unspecialized `Model.ID` looks its type metadata up
   // for `isEmpty`, `count` and `removeAll` (three times per save).
@@ -21,46 +25,63 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   /// (the schema's lookup by engine takes a lock and a hash, about 280 instructions a save).
   @exclusivity(unchecked) private var upsertSQL: String?
 
-  var isEmpty: Bool { entries.isEmpty }
-  var count: Int { entries.count }
+  var isEmpty: Bool { count == 0 }
+  var count: Int { entriesListed ? entries.count : models.count }
+
+  /// The change at `position` of the log.
+  @inline(__always)
+  private func entry(at position: Int) -> PendingEntry {
+    entriesListed ? entries[position] : .upsert(position)
+  }
 
   /// Logs an upsert of `model`, moved into the log.
   func upsert(_ model: consuming Model) {
-    entries.append(.upsert(models.count))
-    lastChangeByID?[model.id] = entries.count - 1
+    let position = count
+    if entriesListed { entries.append(.upsert(models.count)) }
+    lastChangeByID?[model.id] = position
     models.append(model)
   }
 
   func delete(_ id: Model.ID) {
+    let position = count
+    if !entriesListed {
+      entries = (0..<models.count).map { .upsert($0) }
+      entriesListed = true
+    }
     entries.append(.delete(deletedIDs.count))
     deletedIDs.append(id)
-    lastChangeByID?[id] = entries.count - 1
+    lastChangeByID?[id] = position
   }
 
   /// Drops every change after a save; the storage of a small log is kept for the next changes
   /// (a large one is released).
   func clear() {
-    if entries.count > 1024 {
+    if count > 1024 {
       entries = []
       models = ModelLog()
       deletedIDs = ModelLog()
     } else {
-      // One by one for a few (`removeAll(keepingCapacity:)` costs more than removing the one
-      // change a save mostly has).
-      if entries.count <= 4 {
-        while !entries.isEmpty { entries.removeLast() }
-      } else {
-        entries.removeAll(keepingCapacity: true)
+      if entriesListed {
+        // One by one for a few (`removeAll(keepingCapacity:)` costs more than removing the
+        // one or two changes of most saves).
+        if entries.count <= 4 {
+          while !entries.isEmpty { entries.removeLast() }
+        } else {
+          entries.removeAll(keepingCapacity: true)
+        }
       }
       models.truncate(to: 0)
       deletedIDs.truncate(to: 0)
     }
+    entriesListed = false
     if lastChangeByID != nil { lastChangeByID = nil }
   }
 
   /// Drops the changes after the first `count` (a failed transaction's).
   func truncate(to count: Int) {
-    guard count < entries.count else { return }
+    guard count < self.count else { return }
+    lastChangeByID = nil
+    guard entriesListed else { return models.truncate(to: count) }
     entries.removeSubrange(count...)
     var modelCount = 0
     var deletedCount = 0
@@ -72,11 +93,10 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     }
     models.truncate(to: modelCount)
     deletedIDs.truncate(to: deletedCount)
-    lastChangeByID = nil
   }
 
   private func change(at position: Int) -> Change {
-    switch entries[position] {
+    switch entry(at: position) {
     case .upsert(let index): return .upsert(models[index])
     case .delete(let index): return .delete(deletedIDs[index])
     }
@@ -85,9 +105,9 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   private var lastChanges: [Model.ID: Int] {
     if let lastChangeByID { return lastChangeByID }
     var index: [Model.ID: Int] = [:]
-    index.reserveCapacity(entries.count)
-    for (position, entry) in entries.enumerated() {
-      switch entry {
+    index.reserveCapacity(count)
+    for position in 0..<count {
+      switch entry(at: position) {
       case .upsert(let model): index[models[model].id] = position
       case .delete(let id): index[deletedIDs[id]] = position
       }
@@ -105,8 +125,9 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   /// The models inserted or updated and not deleted since, in the order of their last change.
   var upsertedModels: [Model] {
     let last = lastChanges
-    return entries.enumerated().compactMap { position, entry in
-      guard case .upsert(let index) = entry, last[models[index].id] == position else { return nil }
+    return (0..<count).compactMap { position in
+      guard case .upsert(let index) = entry(at: position), last[models[index].id] == position
+      else { return nil }
       return models[index]
     }
   }
@@ -117,8 +138,8 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     let last = lastChanges
     var upserted: [Model.ID] = []
     var deleted: [Model.ID] = []
-    for (position, entry) in entries.enumerated() {
-      switch entry {
+    for position in 0..<count {
+      switch entry(at: position) {
       case .upsert(let index):
         let id = models[index].id
         if last[id] == position { upserted.append(id) }
@@ -132,7 +153,7 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
 
   /// Calls `body` with each logged change, in order.
   func forEachChange(_ body: (Change) throws -> Void) rethrows {
-    for position in entries.indices { try body(change(at: position)) }
+    for position in 0..<count { try body(change(at: position)) }
   }
 
   /// Whether the log deletes any id.
@@ -179,8 +200,8 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     // its id: the change is reported under the stored id (id text of the model → stored id text).
     var storedIDs: [String: String] = [:]
     try db.trackingRowChanges(in: schema.tableName) { tracker in
-      for entry in entries {
-        switch entry {
+      for position in 0..<count {
+        switch entry(at: position) {
         case .upsert(let index):
           try encoder.bind(at: models.pointer(at: index))
           let before = tracker.count
@@ -228,8 +249,8 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     }
     // Whether each id was stored before the save: what its first change found.
     var storedBefore: [Model.ID: Bool] = [:]
-    for entry in entries {
-      switch entry {
+    for position in 0..<count {
+      switch entry(at: position) {
       case .upsert(let index):
         let id = models[index].id
         if storedBefore[id] == nil { storedBefore[id] = !(onlyInserts || inserted[index]) }

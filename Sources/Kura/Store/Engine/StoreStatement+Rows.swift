@@ -114,16 +114,7 @@ extension StoreStatement {
   ) throws {
     @inline(__always)
     func put<T>(_ type: T.Type, _ value: () throws -> T) rethrows {
-      if column.isOptional {
-        let target = p.assumingMemoryBound(to: Optional<T>.self)
-        if self.isNull(at: index) {
-          target.initialize(to: nil)
-        } else {
-          target.initialize(to: try value())
-        }
-      } else {
-        p.assumingMemoryBound(to: T.self).initialize(to: try value())
-      }
+      try column.initialize(p, isNull: { self.isNull(at: index) }, with: value)
     }
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
@@ -149,6 +140,21 @@ extension StoreStatement {
     case .string: put(String.self) { self.string(at: index) }
     case .date:
       put(Date.self) { Date(timeIntervalSinceReferenceDate: self.exactDouble(at: index)) }
+    case .uuid, .url, .data:
+      try readObjectColumn(column, index: index, schema: schema, into: p)
+    }
+  }
+
+  /// Reads a `UUID`, `URL` or `Data` column (out of line: their code is large, and most rows
+  /// have none; the code of ``readRow(_:into:)`` runs for every row read, between SQLite's).
+  @inline(never)
+  private func readObjectColumn(
+    _ column: RowLayout.Column, index: Int, schema: ModelSchema, into p: UnsafeMutableRawPointer
+  ) throws {
+    func put<T>(_ type: T.Type, _ value: () throws -> T) rethrows {
+      try column.initialize(p, isNull: { self.isNull(at: index) }, with: value)
+    }
+    switch column.field {
     case .uuid:
       try put(UUID.self) {
         guard let uuid = UUID(uuidString: self.string(at: index)) else {
@@ -164,6 +170,7 @@ extension StoreStatement {
         return url
       }
     case .data: put(Data.self) { self.data(at: index) }
+    default: preconditionFailure("readObjectColumn reads UUID, URL and Data columns only")
     }
   }
 
@@ -184,35 +191,36 @@ extension StoreStatement {
   ) throws {
     let parameter = index + 1
     @inline(__always)
-    func value<T>(_ type: T.Type) -> T? {
-      column.isOptional
-        ? p.assumingMemoryBound(to: Optional<T>.self).pointee
-        : p.assumingMemoryBound(to: T.self).pointee
+    func value<T>(_ type: T.Type) -> T? { column.value(at: p, as: T.self) }
+    // Every signed integer (at most 64 bits) and unsigned one of fewer than 64 bits is exact as
+    // an `Int64`; only `UInt` and `UInt64` can be too large, and their error is made out of
+    // line (`integerTooLarge`). The code of this function runs for every column of every row
+    // saved, between SQLite's own: kept small, it leaves SQLite's code in the instruction
+    // cache (written with an error message built inline per integer type, it was 14.7 kB).
+    @inline(__always)
+    func signed<T: FixedWidthInteger & SignedInteger>(_ type: T.Type) throws {
+      guard let value = value(T.self) else { return try self.bindNull(at: parameter) }
+      try self.bind(Int64(truncatingIfNeeded: value), at: parameter)
     }
     @inline(__always)
-    func integer<T: BinaryInteger>(_ type: T.Type) throws {
+    func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ type: T.Type) throws {
       guard let value = value(T.self) else { return try self.bindNull(at: parameter) }
-      guard let exact = Int64(exactly: value) else {
-        let name = schema.columns[index].name
-        throw StoreError(
-          .encodingFailed, model: schema.modelName, property: name,
-          message:
-            "Can't save `\(schema.modelName).\(name)`: \(value) is above the largest integer the "
-            + "store holds (\(Int64.max)).")
+      guard T.bitWidth < 64 || UInt64(truncatingIfNeeded: value) <= UInt64(Int64.max) else {
+        throw schema.integerTooLarge(UInt64(truncatingIfNeeded: value), at: index)
       }
-      try self.bind(exact, at: parameter)
+      try self.bind(Int64(truncatingIfNeeded: value), at: parameter)
     }
     switch column.field {
-    case .int: try integer(Int.self)
-    case .int8: try integer(Int8.self)
-    case .int16: try integer(Int16.self)
-    case .int32: try integer(Int32.self)
-    case .int64: try integer(Int64.self)
-    case .uint: try integer(UInt.self)
-    case .uint8: try integer(UInt8.self)
-    case .uint16: try integer(UInt16.self)
-    case .uint32: try integer(UInt32.self)
-    case .uint64: try integer(UInt64.self)
+    case .int: try signed(Int.self)
+    case .int8: try signed(Int8.self)
+    case .int16: try signed(Int16.self)
+    case .int32: try signed(Int32.self)
+    case .int64: try signed(Int64.self)
+    case .uint: try unsigned(UInt.self)
+    case .uint8: try unsigned(UInt8.self)
+    case .uint16: try unsigned(UInt16.self)
+    case .uint32: try unsigned(UInt32.self)
+    case .uint64: try unsigned(UInt64.self)
     case .double:
       guard let value = value(Double.self) else { return try self.bindNull(at: parameter) }
       try self.bindExact(value, at: parameter)
@@ -228,6 +236,19 @@ extension StoreStatement {
     case .date:
       guard let value = value(Date.self) else { return try self.bindNull(at: parameter) }
       try self.bindExact(value.timeIntervalSinceReferenceDate, at: parameter)
+    case .uuid, .url, .data:
+      try bindObjectColumn(column, parameter: parameter, at: p)
+    }
+  }
+
+  /// Binds a `UUID`, `URL` or `Data` column (out of line: their code is large, and most rows
+  /// have none).
+  @inline(never)
+  private func bindObjectColumn(_ column: RowLayout.Column, parameter: Int, at p: UnsafeRawPointer)
+    throws
+  {
+    func value<T>(_ type: T.Type) -> T? { column.value(at: p, as: T.self) }
+    switch column.field {
     case .uuid:
       guard let value = value(UUID.self) else { return try self.bindNull(at: parameter) }
       try self.bind(value.uuidString, at: parameter)
@@ -237,11 +258,25 @@ extension StoreStatement {
     case .data:
       guard let value = value(Data.self) else { return try self.bindNull(at: parameter) }
       try self.bind(value, at: parameter)
+    default:
+      preconditionFailure("bindObjectColumn binds UUID, URL and Data columns only")
     }
   }
 }
 
 extension ModelSchema {
+  /// The error for column `index` of a model to save holding an unsigned integer above the
+  /// largest the store holds.
+  @inline(never)
+  func integerTooLarge(_ value: UInt64, at index: Int) -> StoreError {
+    let name = columns[index].name
+    return StoreError(
+      .encodingFailed, model: modelName, property: name,
+      message:
+        "Can't save `\(modelName).\(name)`: \(value) is above the largest integer the store "
+        + "holds (\(Int64.max)).")
+  }
+
   /// The error for column `index` of a row holding a value that is not a valid `type`.
   func readFailure(_ type: Any.Type, at index: Int) -> StoreError {
     let column = columns[index].name
@@ -250,5 +285,33 @@ extension ModelSchema {
       message:
         "Can't read `\(modelName).\(column)`: the value in column `\(column)` of table "
         + "`\(tableName)` is not a valid `\(type)`.")
+  }
+}
+
+extension RowLayout.Column {
+  /// Initializes the property at `p` (of this column's type, or an optional of it) with
+  /// `value()`, or with `nil` when the column is optional and `isNull()`.
+  @inline(__always)
+  func initialize<T>(
+    _ p: UnsafeMutableRawPointer, isNull: () -> Bool, with value: () throws -> T
+  ) rethrows {
+    if isOptional {
+      let target = p.assumingMemoryBound(to: Optional<T>.self)
+      if isNull() {
+        target.initialize(to: nil)
+      } else {
+        target.initialize(to: try value())
+      }
+    } else {
+      p.assumingMemoryBound(to: T.self).initialize(to: try value())
+    }
+  }
+
+  /// The property at `p` (of this column's type, or an optional of it), `nil` when it is.
+  @inline(__always)
+  func value<T>(at p: UnsafeRawPointer, as type: T.Type) -> T? {
+    isOptional
+      ? p.assumingMemoryBound(to: Optional<T>.self).pointee
+      : p.assumingMemoryBound(to: T.self).pointee
   }
 }
