@@ -334,10 +334,15 @@ public final class Statement {
   func exactDouble(at index: Int) -> Double {
     // The column's value is found once for its type and its number (see `columnValue(at:)`).
     let value = columnValue(at: index)
-    if sqlite3_value_type(value) == SQLITE_BLOB {
-      return Double(exactSQLiteBlob: data(at: index)) ?? 0
-    }
+    if sqlite3_value_type(value) == SQLITE_BLOB { return exactDoubleFromBlob(at: index) }
     return sqlite3_value_double(value)
+  }
+
+  /// Column `index` (from 0), a BLOB, as the `Double` it encodes (NaN or `-0.0`), or 0 (out of
+  /// line: rare, and `Data`'s code is large; a row read inlines `exactDouble(at:)` per column).
+  @inline(never)
+  private func exactDoubleFromBlob(at index: Int) -> Double {
+    Double(exactSQLiteBlob: data(at: index)) ?? 0
   }
 
   /// Column `index` of the current row as SQLite's value: reading several things of it (type,
