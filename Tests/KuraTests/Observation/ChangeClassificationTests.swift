@@ -64,7 +64,14 @@ struct ChangeClassificationTests {
     let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let context = ModelContext(container)
     let start = try context.save().token
-    let ids = [7, -1, 0, 10, -10, 1_000_000_007, Int.min + 1, Int.max, Int(Int64.min)]
+    // Each digit count from 1 to 19, at both ends, with and without a sign (each id once).
+    var seen = Set<Int>()
+    let ids =
+      ([7, -1, 0, 10, -10, 1_000_000_007, Int.min + 1, Int.max, Int(Int64.min)]
+      + (1...18).flatMap { digits -> [Int] in
+        let power = (1..<digits).reduce(1) { product, _ in product * 10 }
+        return [power * 10 - 1, -(power * 10 - 1), power * 10, power]
+      }).filter { seen.insert($0).inserted }
     for id in ids { try context.insert(Counter(id: id, value: 1)) }
     let saved = try context.save()
     let texts = ids.map { String($0) }
