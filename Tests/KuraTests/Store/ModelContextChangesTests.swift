@@ -5,6 +5,18 @@ import Testing
 
 @Suite("Model context changes")
 struct ModelContextChangesTests {
+  private struct Stop: Error {}
+
+  /// Runs `changes` in a transaction that then throws, and expects the error to come out.
+  private func failedTransaction(_ context: ModelContext, _ changes: () throws -> Void) {
+    #expect(throws: Stop.self) {
+      try context.transaction {
+        try changes()
+        throw Stop()
+      }
+    }
+  }
+
   @Test(arguments: TestEngine.enabled)
   func fetchSeesUnsavedChangesWithPredicateSortAndLimit(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .memory)
@@ -57,16 +69,10 @@ struct ModelContextChangesTests {
   @Test(arguments: TestEngine.enabled)
   func transactionThatThrowsDropsOnlyItsOwnChanges(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .memory)
-    struct Stop: Error {}
     let container = try ModelContainer(for: Tag.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(Tag(id: "kept", color: nil))
-    #expect(throws: Stop.self) {
-      try context.transaction {
-        try context.insert(Tag(id: "dropped", color: "red"))
-        throw Stop()
-      }
-    }
+    failedTransaction(context) { try context.insert(Tag(id: "dropped", color: "red")) }
     #expect(context.hasChanges)
     try context.save()
     #expect(try context.fetch(FetchDescriptor<Tag>()) == [Tag(id: "kept", color: nil)])
@@ -79,17 +85,13 @@ struct ModelContextChangesTests {
   @Test(arguments: TestEngine.enabled)
   func failedTransactionsCutTheLogBackBeforeAndAfterItsFirstDelete(_ engine: TestEngine) throws {
     let store = try freshStore(engine, sqlite: .memory)
-    struct Stop: Error {}
     let container = try ModelContainer(for: Counter.self, configurations: store.configuration)
     let context = ModelContext(container)
     try context.insert(Counter(id: 1, value: 1))
     try context.insert(Counter(id: 2, value: 2))
-    #expect(throws: Stop.self) {
-      try context.transaction {
-        try context.insert(Counter(id: 3, value: 3))
-        try context.delete(Counter(id: 1, value: 1))
-        throw Stop()
-      }
+    failedTransaction(context) {
+      try context.insert(Counter(id: 3, value: 3))
+      try context.delete(Counter(id: 1, value: 1))
     }
     #expect(
       try context.fetch(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.id)])).map(\.id) == [
@@ -98,13 +100,10 @@ struct ModelContextChangesTests {
     try context.delete(Counter(id: 2, value: 2))
     try context.insert(Counter(id: 4, value: 4))
     try context.insert(Counter(id: 2, value: 22))
-    #expect(throws: Stop.self) {
-      try context.transaction {
-        try context.insert(Counter(id: 5, value: 5))
-        try context.delete(Counter(id: 4, value: 4))
-        try context.insert(Counter(id: 1, value: 11))
-        throw Stop()
-      }
+    failedTransaction(context) {
+      try context.insert(Counter(id: 5, value: 5))
+      try context.delete(Counter(id: 4, value: 4))
+      try context.insert(Counter(id: 1, value: 11))
     }
     let saved = try context.save()
     #expect(saved.changes == ["Counter": .init(inserted: ["1", "4", "2"])])

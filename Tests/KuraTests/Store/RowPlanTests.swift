@@ -124,29 +124,25 @@ struct RowPlanTests {
     let container = try ModelContainer(
       for: PlainEverything.self, configurations: store.configuration)
     let context = ModelContext(container)
+    /// Saving `model` fails on `property`, whose value the message names; nothing stays pending.
+    func expectRefused(_ model: PlainEverything, property: String, value: String) throws {
+      try context.insert(model)
+      #expect {
+        try context.save()
+      } throws: { error in
+        let error = try #require(error as? StoreError)
+        return error.code == .encodingFailed && error.property == property
+          && error.message.contains("\(value) is above the largest integer")
+      }
+      context.rollback()
+    }
     var model = PlainEverything()
     model.uint64 = .max
-    try context.insert(model)
-    #expect {
-      try context.save()
-    } throws: { error in
-      let error = try #require(error as? StoreError)
-      return error.code == .encodingFailed && error.property == "uint64"
-        && error.message.contains("18446744073709551615 is above the largest integer")
-    }
-    context.rollback()
+    try expectRefused(model, property: "uint64", value: "18446744073709551615")
     // `UInt` too; one above `Int64.max` is refused, `Int64.max` itself is stored.
     model.uint64 = UInt64(Int64.max)
     model.uint = UInt(Int64.max) + 1
-    try context.insert(model)
-    #expect {
-      try context.save()
-    } throws: { error in
-      let error = try #require(error as? StoreError)
-      return error.code == .encodingFailed && error.property == "uint"
-        && error.message.contains("9223372036854775808 is above the largest integer")
-    }
-    context.rollback()
+    try expectRefused(model, property: "uint", value: "9223372036854775808")
     model.uint = UInt(Int64.max)
     try context.insert(model)
     try context.save()
