@@ -370,16 +370,41 @@ final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
 /// call through `CustomStringConvertible` per id of a save).
 func decimalText(_ value: Int64) -> String {
   withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-    var magnitude = value.magnitude
-    var start = 20
-    repeat {
-      start -= 1
-      buffer[start] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
-      magnitude /= 10
-    } while magnitude > 0
-    let digits = String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
-    return value < 0 ? "-" + digits : digits
+    guard let base = buffer.baseAddress else { return "" }
+    let length = writeDecimal(value, endingAt: base + 20)
+    return String(
+      decoding: UnsafeBufferPointer(start: base + 20 - length, count: length), as: UTF8.self)
   }
+}
+
+/// The length of `value`'s decimal text: its digits, and a `-` when it is negative.
+func decimalLength(_ value: Int64) -> Int {
+  var magnitude = value.magnitude
+  var length = value < 0 ? 1 : 0
+  // Four digits a step, then the rest by comparison (no division for most ids).
+  while magnitude >= 10_000 {
+    magnitude /= 10_000
+    length += 4
+  }
+  return length + (magnitude >= 1_000 ? 4 : magnitude >= 100 ? 3 : magnitude >= 10 ? 2 : 1)
+}
+
+/// Writes `value`'s decimal text so that it ends just before `end` (at most 20 bytes: 19 digits
+/// and a sign), and returns its length.
+@discardableResult
+func writeDecimal(_ value: Int64, endingAt end: UnsafeMutablePointer<UInt8>) -> Int {
+  var magnitude = value.magnitude
+  var at = end
+  repeat {
+    at -= 1
+    at.pointee = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+    magnitude /= 10
+  } while magnitude > 0
+  if value < 0 {
+    at -= 1
+    at.pointee = UInt8(ascii: "-")
+  }
+  return end - at
 }
 
 /// One logged change of ``PendingChanges``: an index into its upserted models or its deleted ids.

@@ -73,21 +73,9 @@ enum ChangeHistoryFormat {
     case .integers(let integers):
       // A length byte (at most 20 digits and a sign) and the digits.
       var size = varintSize(integers.count)
-      for id in integers { size += 1 + digitCount(id) }
+      for id in integers { size += 1 + decimalLength(id) }
       return size
     }
-  }
-
-  /// The length of `value`'s decimal text (its digits and a `-` when negative).
-  private static func digitCount(_ value: Int64) -> Int {
-    var magnitude = value.magnitude
-    var count = value < 0 ? 1 : 0
-    // Four digits a step, then the rest by comparison (no division for most ids).
-    while magnitude >= 10_000 {
-      magnitude /= 10_000
-      count += 4
-    }
-    return count + (magnitude >= 1_000 ? 4 : magnitude >= 100 ? 3 : magnitude >= 10 ? 2 : 1)
   }
 
   /// Writes ids as the overload taking `[String]` writes their texts; integers are written as
@@ -100,18 +88,12 @@ enum ChangeHistoryFormat {
     case .texts(let texts): put(texts, into: buffer, at: &index)
     case .integers(let integers):
       put(integers.count, into: buffer, at: &index)
+      guard let base = buffer.baseAddress else { return }
       for id in integers {
-        let count = digitCount(id)
-        buffer[index] = UInt8(truncatingIfNeeded: count)
-        var magnitude = id.magnitude
-        var at = index + count
-        repeat {
-          buffer[at] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
-          magnitude /= 10
-          at -= 1
-        } while magnitude > 0
-        if id < 0 { buffer[at] = UInt8(ascii: "-") }
-        index += 1 + count
+        let length = decimalLength(id)
+        buffer[index] = UInt8(truncatingIfNeeded: length)
+        writeDecimal(id, endingAt: base + index + 1 + length)
+        index += 1 + length
       }
     }
   }
