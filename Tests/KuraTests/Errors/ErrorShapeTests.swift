@@ -270,9 +270,12 @@ struct ErrorShapeTests {
 
   @Test func syncErrorOfAnUnreachableServerCarriesTheTransportErrorUnderneath() async throws {
     let folder = TemporaryDirectory()
-    // A port nothing listens on: bound, read and closed again (connections are refused).
+    // A port nothing listens on: bound (connections to it are refused) and held until the
+    // test ends. Closed at once, it was free for the next listener of another test to be given
+    // (a full run once had this test's sync answered by another test's refusing server).
     let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     try #require(socket >= 0)
+    defer { close(socket) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -282,7 +285,6 @@ struct ErrorShapeTests {
         bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
       }
     }
-    close(socket)
     try #require(bound)
     let server = try #require(
       URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"))
