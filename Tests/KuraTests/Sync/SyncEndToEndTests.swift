@@ -133,6 +133,44 @@
       #expect(Set(try Self.trips(a).map(\.id)) == [kyoto.id, nara.id])
     }
 
+    /// A push never goes on a kept-alive connection, so one that died as it was reused can't
+    /// hold the push until its timeout. On Linux, curl sends a request again on a new
+    /// connection when a reused one dies before the answer, rewinding the body first, and
+    /// Foundation can't rewind an in-memory body: the push went out with its headers and no
+    /// body, and waited 30 seconds (`kura sync soak` lost 30 s to it on most cut connections).
+    /// The relay here cuts every connection on its second request; pulls are sent again by
+    /// curl and go through.
+    @Test func aPushNeverGoesOnAReusedConnectionSoOneThatDiedCantHoldIt() async throws {
+      let world = try SyncWorld()
+      let (a, syncA) = try world.replica("a")
+      defer { syncA.stop() }
+      let relay = try SyncHTTPRelay(to: world.server.url)
+      defer { relay.stop() }
+      let (b, syncB) = try world.replica("b", server: relay.url)
+      defer { syncB.stop() }
+      // A pull leaves its connection open for the next request.
+      try await syncB.syncNow()
+      relay.cutReusedConnections()
+      let context = ModelContext(b)
+      var sent: [SyncTrip] = []
+      for number in 0..<3 {
+        let trip = SyncTrip(id: UUID(), name: "Trip \(number)", budget: number, rating: 1)
+        try context.insert(trip)
+        try context.save()
+        try await syncB.syncNow()
+        sent.append(trip)
+        #expect(syncB.status.pending == 0)
+      }
+      let pushes = relay.requests.filter { $0.method == "POST" }
+      #expect(pushes.count == 3)
+      #expect(pushes.allSatisfy { $0.index == 0 && $0.forwarded }, "\(pushes)")
+      // The relay did cut pulls on reused connections, and they were sent again.
+      #expect(relay.requests.contains { $0.index > 0 && !$0.forwarded })
+      #expect(try world.loggedSaves() == 3)
+      try await syncA.syncNow()
+      #expect(try Self.trips(a) == sent)
+    }
+
     /// With the server stopped, saves stay in the outbox and the status says offline; a server
     /// started again on the same port gets them, once.
     @Test func savesMadeWhileTheServerIsDownAreSentWhenItIsBack() async throws {

@@ -9,7 +9,10 @@
   /// Told to hold from the `n`th pull on (``holdPulls(from:)``), it forwards nothing more of
   /// that request or any later one: the client waits for an answer that never comes, at a
   /// point the test knows exactly (a replica sends its next pull only once it has stored the
-  /// previous page). Tests measure what crossed the relay, never timing.
+  /// previous page). Told to cut reused connections (``cutReusedConnections()``), it closes a
+  /// connection when a second request arrives on it, forwarding nothing of that request: a
+  /// kept-alive connection that died just as the client reused it. Tests measure what crossed
+  /// the relay, never timing.
   final class SyncHTTPRelay: Sendable {
     /// The relay's base URL, such as `http://127.0.0.1:40123`.
     let url: URL
@@ -18,8 +21,22 @@
     private let state = Mutex(State())
     private let changed = NSCondition()
 
+    /// A request that reached the relay: its connection (numbered from 0 in the order
+    /// accepted), how many requests came before it on that connection, its method and
+    /// target, and whether it was forwarded.
+    struct Request: Equatable {
+      var connection: Int
+      var index: Int
+      var method: String
+      var target: String
+      var forwarded: Bool
+    }
+
     private struct State {
       var targets: [String] = []
+      var requests: [Request] = []
+      var connections = 0
+      var cutReused = false
       var holdFrom: Int?
       var holding = false
       var stopped = false
@@ -58,6 +75,15 @@
 
     /// The target of every request forwarded so far, in order.
     var targets: [String] { state.withLock { $0.targets } }
+
+    /// Every request that reached the relay so far, forwarded or not, in order.
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    /// From now on, closes a connection when a second request arrives on it (forwarding
+    /// nothing of it).
+    func cutReusedConnections() {
+      state.withLock { $0.cutReused = true }
+    }
 
     /// The `after` of every pull forwarded so far, in order.
     var pulledAfter: [Int64] {
@@ -114,9 +140,13 @@
           close(server)
           continue
         }
-        state.withLock { $0.sockets += [client, server] }
+        let connection = state.withLock { state -> Int in
+          state.sockets += [client, server]
+          defer { state.connections += 1 }
+          return state.connections
+        }
         let requests = Thread { [self] in
-          forwardRequests(from: client, to: server)
+          forwardRequests(from: client, to: server, connection: connection)
           shutdown(server, Int32(SHUT_WR))
         }
         requests.name = "SyncHTTPRelay.requests"
@@ -132,8 +162,9 @@
     }
 
     /// Reads whole requests (head, then `Content-Length` bytes) and forwards each, unless held.
-    private func forwardRequests(from client: Int32, to server: Int32) {
+    private func forwardRequests(from client: Int32, to server: Int32, connection: Int) {
       var pending: [UInt8] = []
+      var index = 0
       var buffer = [UInt8](repeating: 0, count: 65536)
       let separator: [UInt8] = Array("\r\n\r\n".utf8)
       while true {
@@ -151,7 +182,22 @@
           let requestLine = lines.first.map(String.init) ?? ""
           let words = requestLine.split(separator: " ")
           let requestTarget = words.count > 1 ? String(words[1]) : ""
+          var request = Request(
+            connection: connection, index: index, method: words.first.map(String.init) ?? "",
+            target: requestTarget, forwarded: false)
+          index += 1
+          let cut = state.withLock { state -> Bool in
+            guard state.cutReused, request.index > 0 else { return false }
+            state.requests.append(request)
+            return true
+          }
+          if cut {
+            shutdown(client, Int32(SHUT_RDWR))
+            shutdown(server, Int32(SHUT_RDWR))
+            return
+          }
           let forward = state.withLock { state -> Bool in
+            defer { state.requests.append(request) }
             let pulls = state.targets.filter { $0.contains("/changes?") }.count
             if requestTarget.contains("/changes?"), let from = state.holdFrom, pulls + 1 >= from {
               state.holding = true
@@ -159,6 +205,7 @@
             }
             if state.holding { return false }
             state.targets.append(requestTarget)
+            request.forwarded = true
             return true
           }
           if !forward {

@@ -10,6 +10,8 @@ struct SyncTransport: Sendable {
   let container: ModelContainer
   let settings: SyncSettings
   private let session: URLSession
+  /// The session of requests with a body (pushes), on Linux: see ``send(_:path:query:body:)``.
+  private let bodySession: URLSession
 
   /// The body size over which a request asks for `100 Continue` before sending its body.
   static let continueBodyBytes = 1 << 20
@@ -21,6 +23,11 @@ struct SyncTransport: Sendable {
     // Over the longest wait a server grants a pull (25 seconds).
     configuration.timeoutIntervalForRequest = 30
     session = URLSession(configuration: configuration)
+    #if canImport(FoundationNetworking)
+      bodySession = URLSession(configuration: configuration)
+    #else
+      bodySession = session
+    #endif
   }
 
   /// Sends `method …/v1/spaces/<space>/<path>?<query>` and returns the body of a 200 answer.
@@ -46,6 +53,15 @@ struct SyncTransport: Sendable {
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.httpBody = body
     #if canImport(FoundationNetworking)
+      // A request with a body never goes on a kept-alive connection. When a reused connection
+      // turns out to be dead (cut by the network, or the server restarted), curl sends the
+      // request again on a new one, rewinding the body first; Foundation on Linux can't rewind
+      // an in-memory body, so the retry sent the headers and then nothing, and the push waited
+      // for the 30-second timeout (seen in `kura sync soak`: a run's cut connections cost 30 s
+      // each). Its own session, whose every request closes its connection, leaves no idle
+      // connection for a push to reuse: a push on a connection that dies fails at once, and
+      // the engine sends it again (the server applies it once).
+      if body != nil { request.setValue("close", forHTTPHeaderField: "Connection") }
       // A large body waits for the server's go-ahead (curl sends it after `100 Continue`), so
       // a refusal (413: over the server's body limit) arrives before the body is sent rather
       // than while it is, which could end in a reset connection instead of the answer.
@@ -57,7 +73,7 @@ struct SyncTransport: Sendable {
     let data: Data
     let response: URLResponse
     do {
-      (data, response) = try await session.data(for: request)
+      (data, response) = try await (body == nil ? session : bodySession).data(for: request)
     } catch {
       throw SyncError.transport(error, server: settings.server)
     }
