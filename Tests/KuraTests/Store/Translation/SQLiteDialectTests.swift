@@ -8,11 +8,31 @@ struct SQLiteDialectTests {
   @Test func quotesIdentifiersAndEscapesLikePatterns() {
     let dialect = SQLiteDialect()
     #expect(dialect.quoteIdentifier(#"first "name""#) == #""first ""name""""#)
+    #expect(dialect.quoteIdentifier("plain") == #""plain""#)
+    #expect(dialect.quoteIdentifier("") == #""""#)
+    #expect(dialect.quoteIdentifier(#"""#) == #""""""#)
+    // A quote followed by a combining mark is one character; its quote is still doubled.
+    #expect(dialect.quoteIdentifier("a\"\u{301}b") == "\"a\"\"\u{301}b\"")
     #expect(dialect.placeholder(3) == "?")
     #expect(dialect.escapeLikePattern(#"50%_a\b"#) == #"50\%\_a\\b"#)
     #expect(dialect.likeEscapeClause == #" ESCAPE '\'"#)
     #expect(dialect.booleanLiteral(true) == "1")
     #expect(dialect.booleanLiteral(false) == "0")
+  }
+
+  /// SQLite reads every quoted identifier back as the name it quoted: a table made under it
+  /// lists that name.
+  @Test func quotedIdentifiersNameWhatTheyQuote() throws {
+    let connection = try Connection(path: ":memory:")
+    let names = [#"a"b"#, #"""#, "a\"\u{301}b", #"x"; DROP TABLE t; --"#, "日本\"語", "plain"]
+    for (index, name) in names.enumerated() {
+      try connection.execute("CREATE TABLE \(quoteIdentifier(name)) (id INTEGER)")
+      let listed = try connection.query(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid"
+      ) { $0.string(at: 0) }
+      #expect(listed.count == index + 1)
+      #expect(listed.last == name)
+    }
   }
 
   @Test func likeEscapingMatchesLiterally() throws {
