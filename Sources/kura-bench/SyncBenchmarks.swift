@@ -84,6 +84,7 @@ func runLocalSyncSaveBenchmark() throws {
 /// `saves` inserts a new model per save; `edits` changes one property of a stored model per
 /// save (sync compares the row with its registers and stamps the one that changed).
 func profileSync(_ workload: String, kura: Bool) throws -> Int {
+  if workload == "pull" { return try profileSyncPull(kura: kura) }
   let directory = benchmarkDirectory("sync-profile")
   let container = try syncBenchContainer(
     directory.appendingPathComponent("store"),
@@ -111,4 +112,45 @@ func profileSync(_ workload: String, kura: Bool) throws -> Int {
     }
   }
   return count
+}
+
+/// `kura-bench sync --profile pull kura|c`: an initial sync's last step, 10,000 rows pulled from
+/// another replica (10 to a save, staged as the engine stages a server's pages, outside the
+/// region) applied in one transaction (`kura`), against the same rows inserted with sync off in
+/// one transaction (`c`). One operation is one row.
+func profileSyncPull(kura: Bool) throws -> Int {
+  let directory = benchmarkDirectory("sync-profile-pull")
+  let count = 10_000
+  let trips = makeSyncTrips(count)
+  let container = try syncBenchContainer(
+    directory.appendingPathComponent("store"),
+    server: kura ? URL(string: "http://127.0.0.1:9") : nil)
+  if kura {
+    let rows = trips.map { trip -> (id: String, values: [(String, SQLiteValue)]) in
+      (
+        String(trip.id),
+        [
+          ("name", .text(trip.name)), ("budget", .integer(Int64(trip.budget))),
+          ("score", .real(trip.score)),
+        ]
+      )
+    }
+    try SyncPullBenchmark.stage(model: "Trip", rows: rows, rowsPerSave: 10, in: container)
+    try profiledRegion { try SyncPullBenchmark.applyStaged(in: container) }
+    let applied = try ModelContext(container).fetchCount(FetchDescriptor<SyncBenchTrip>())
+    guard applied == count else {
+      throw SyncPullCountError(description: "the pull applied \(applied) of \(count) rows")
+    }
+  } else {
+    let context = ModelContext(container)
+    try profiledRegion {
+      try context.transaction { for trip in trips { try context.insert(trip) } }
+    }
+  }
+  return count
+}
+
+/// The pull profile applied another number of rows than it staged.
+struct SyncPullCountError: Error, CustomStringConvertible {
+  var description: String
 }

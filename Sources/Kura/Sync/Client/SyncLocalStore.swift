@@ -90,6 +90,14 @@ enum SyncLocalStore {
     return record
   }
 
+  /// Made once: a connection's statement cache finds a text it has seen by its storage, and
+  /// one concatenated at each call was hashed at each call (a pull stores a record per row).
+  private static let storeRecordSQL =
+    "INSERT INTO kura_sync_records (model, id, incarnation, deleted, registers) "
+    + "VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, id) DO UPDATE SET "
+    + "incarnation = excluded.incarnation, deleted = excluded.deleted, "
+    + "registers = excluded.registers"
+
   static func storeRecord(
     _ record: SyncRecordState, _ key: SyncMergeState.Key, _ db: StoreConnection
   ) throws {
@@ -97,10 +105,7 @@ enum SyncLocalStore {
       (property: $0.key, register: $0.value)
     }
     try db.run(
-      "INSERT INTO kura_sync_records (model, id, incarnation, deleted, registers) "
-        + "VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, id) DO UPDATE SET "
-        + "incarnation = excluded.incarnation, deleted = excluded.deleted, "
-        + "registers = excluded.registers",
+      storeRecordSQL,
       [
         .text(key.model), .text(key.id), .integer(record.incarnation),
         record.deleted.map { .text($0.text) } ?? .null,
@@ -216,23 +221,22 @@ enum SyncLocalStore {
     // which may move the local row off the value.
     var queue = ArraySlice(order)
     var tried: Set<SyncMergeState.Key> = []
+    var pulledRowSQL: [String: PulledRowSQL] = [:]
     while let key = queue.popFirst() {
       guard let record = records[key] else { continue }
       try storeRecord(record, key, db)
       guard let schema = container.schemas.values.first(where: { $0.storedName == key.model }),
         let id = keyValue(key.id, kind: schema.primaryKey.kind)
       else { continue }  // a model this app doesn't have: kept in the registers only
-      let table = schema.quotedTable
-      let primaryKey = quoteIdentifier(schema.primaryKey.name)
-      let existed =
-        try db.queryFirst("SELECT 1 FROM \(table) WHERE \(primaryKey) = ?", [id]) { _ in true }
-        ?? false
+      var sql = pulledRowSQL[key.model] ?? PulledRowSQL(schema)
+      defer { pulledRowSQL[key.model] = sql }
+      let existed = try db.queryFirst(sql.exists, [id]) { _ in true } ?? false
       if parked.contains(key) { try setParked(key, false, db) }
       if !record.isLive {
         guard existed else { continue }
         try applyDeleteRules(
           deleting: id, of: schema, container: container, db: db, effects: &effects)
-        try db.run("DELETE FROM \(table) WHERE \(primaryKey) = ?", [id])
+        try db.run(sql.delete, [id])
         changes[key.model, default: .init()].deleted.append(key.id)
         continue
       }
@@ -243,8 +247,8 @@ enum SyncLocalStore {
         ? [:]
         : try SyncVersions.defaults(
           schema, missingFrom: record, id: key.id, container: container)
-      let columns = schema.columns.map(\.name).filter {
-        $0 != schema.primaryKey.name && (record.properties[$0] != nil || defaults[$0] != nil)
+      let columns = sql.columnNames.filter {
+        record.properties[$0] != nil || defaults[$0] != nil
       }
       guard !columns.isEmpty else { continue }
       if !schema.uniqueConstraints.isEmpty {
@@ -283,20 +287,14 @@ enum SyncLocalStore {
         if existed {
           try applyDeleteRules(
             deleting: id, of: schema, container: container, db: db, effects: &effects)
-          try db.run("DELETE FROM \(table) WHERE \(primaryKey) = ?", [id])
+          try db.run(sql.delete, [id])
           changes[key.model, default: .init()].deleted.append(key.id)
         }
         effects.deleted[key.model, default: []].append(key.id)
         continue
       }
-      let quoted = columns.map(quoteIdentifier)
-      let sql =
-        "INSERT INTO \(table) (\(primaryKey), \(quoted.joined(separator: ", "))) VALUES (?"
-        + String(repeating: ", ?", count: columns.count)
-        + ") ON CONFLICT (\(primaryKey)) DO UPDATE SET "
-        + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
       try db.run(
-        sql,
+        sql.upsert(columns),
         [id]
           + columns.compactMap {
             cleared.contains($0)
@@ -345,4 +343,41 @@ enum SyncLocalStore {
 extension ChangeSet {
   /// Changes by model name, as the history records them.
   typealias ModelChangesByModel = [String: ModelChanges]
+}
+
+/// The statements a pull writes a model's rows with, made once per model and set of columns
+/// in a pull: a connection's statement cache finds a text it has seen by its storage, and texts
+/// made again for every row were built and hashed for every row.
+struct PulledRowSQL {
+  /// `SELECT 1` of the row with the id.
+  let exists: String
+  /// The row's delete.
+  let delete: String
+  /// The table's columns but the id, in the schema's order.
+  let columnNames: [String]
+  private let table: String
+  private let primaryKey: String
+  private var upserts: [[String]: String] = [:]
+
+  init(_ schema: ModelSchema) {
+    table = schema.quotedTable
+    primaryKey = quoteIdentifier(schema.primaryKey.name)
+    exists = "SELECT 1 FROM \(table) WHERE \(primaryKey) = ?"
+    delete = "DELETE FROM \(table) WHERE \(primaryKey) = ?"
+    columnNames = schema.columns.map(\.name).filter { $0 != schema.primaryKey.name }
+  }
+
+  /// The insert of a row with these columns (after the id), or the update of the columns of
+  /// the row with its id.
+  mutating func upsert(_ columns: [String]) -> String {
+    if let known = upserts[columns] { return known }
+    let quoted = columns.map(quoteIdentifier)
+    let text =
+      "INSERT INTO \(table) (\(primaryKey), \(quoted.joined(separator: ", "))) VALUES (?"
+      + String(repeating: ", ?", count: columns.count)
+      + ") ON CONFLICT (\(primaryKey)) DO UPDATE SET "
+      + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+    upserts[columns] = text
+    return text
+  }
 }
