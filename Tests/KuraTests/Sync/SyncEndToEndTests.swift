@@ -12,6 +12,25 @@
       try SyncWorld.trips(container)
     }
 
+    /// Runs `body` with replica `a` talking to the server and `b` through a relay, stopping
+    /// both engines and the relay afterwards.
+    private static func withRelayedReplica(
+      name: String = #function,
+      _ body: (
+        _ world: SyncWorld, _ a: ModelContainer, _ syncA: SyncEngine, _ relay: SyncHTTPRelay,
+        _ b: ModelContainer, _ syncB: SyncEngine
+      ) async throws -> Void
+    ) async throws {
+      let world = try SyncWorld(name: name)
+      let (a, syncA) = try world.replica("a")
+      defer { syncA.stop() }
+      let relay = try SyncHTTPRelay(to: world.server.url)
+      defer { relay.stop() }
+      let (b, syncB) = try world.replica("b", server: relay.url)
+      defer { syncB.stop() }
+      try await body(world, a, syncA, relay, b, syncB)
+    }
+
     @Test func editsOnEachReplicaConvergeAndOfflineEditsOfDifferentPropertiesBothStay()
       async throws
     {
@@ -92,45 +111,40 @@
     /// the engine only when they put something in the outbox (once, each page received was
     /// followed by one more pull, answered empty). Its next local save is sent as before.
     @Test func applyingPulledSavesStartsNoFurtherExchange() async throws {
-      let world = try SyncWorld()
-      let (a, syncA) = try world.replica("a")
-      defer { syncA.stop() }
-      let relay = try SyncHTTPRelay(to: world.server.url)
-      defer { relay.stop() }
-      let (b, syncB) = try world.replica("b", server: relay.url)
-      defer { syncB.stop() }
-      try await syncB.syncNow()
-      let kyoto = SyncTrip(id: UUID(), name: "Kyoto", budget: 900, rating: 1)
-      let contextA = ModelContext(a)
-      try contextA.insert(kyoto)
-      try contextA.save()
-      try await syncA.syncNow()
-      try await syncB.syncNow()
-      #expect(try Self.trips(b) == [kyoto])
-      let pulls = relay.pulledAfter.count
-      // Bounded (5 s) wait for a request that must not come; the one the bug sent came within
-      // milliseconds of the page's apply.
-      let extra = try await onThreadOfItsOwn { () -> Bool in
-        for _ in 0..<50 {
-          if relay.pulledAfter.count > pulls { return true }
-          Thread.sleep(forTimeInterval: 0.1)
+      try await Self.withRelayedReplica { world, a, syncA, relay, b, syncB in
+        try await syncB.syncNow()
+        let kyoto = SyncTrip(id: UUID(), name: "Kyoto", budget: 900, rating: 1)
+        let contextA = ModelContext(a)
+        try contextA.insert(kyoto)
+        try contextA.save()
+        try await syncA.syncNow()
+        try await syncB.syncNow()
+        #expect(try Self.trips(b) == [kyoto])
+        let pulls = relay.pulledAfter.count
+        // Bounded (5 s) wait for a request that must not come; the one the bug sent came within
+        // milliseconds of the page's apply.
+        let extra = try await onThreadOfItsOwn { () -> Bool in
+          for _ in 0..<50 {
+            if relay.pulledAfter.count > pulls { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+          }
+          return false
         }
-        return false
+        #expect(!extra, "requests after the pulled page: \(relay.targets.suffix(3))")
+        // A local save still starts an exchange by itself (no syncNow): A receives it.
+        let nara = SyncTrip(id: UUID(), name: "Nara", budget: 300, rating: 2)
+        let contextB = ModelContext(b)
+        try contextB.insert(nara)
+        try contextB.save()
+        var sent = false
+        for _ in 0..<600 where !sent {
+          sent = try world.loggedSaves() == 2
+          if !sent { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(sent)
+        try await syncA.syncNow()
+        #expect(Set(try Self.trips(a).map(\.id)) == [kyoto.id, nara.id])
       }
-      #expect(!extra, "requests after the pulled page: \(relay.targets.suffix(3))")
-      // A local save still starts an exchange by itself (no syncNow): A receives it.
-      let nara = SyncTrip(id: UUID(), name: "Nara", budget: 300, rating: 2)
-      let contextB = ModelContext(b)
-      try contextB.insert(nara)
-      try contextB.save()
-      var sent = false
-      for _ in 0..<600 where !sent {
-        sent = try world.loggedSaves() == 2
-        if !sent { try await Task.sleep(for: .milliseconds(100)) }
-      }
-      #expect(sent)
-      try await syncA.syncNow()
-      #expect(Set(try Self.trips(a).map(\.id)) == [kyoto.id, nara.id])
     }
 
     /// A push never goes on a kept-alive connection, so one that died as it was reused can't
@@ -141,34 +155,29 @@
     /// The relay here cuts every connection on its second request; pulls are sent again by
     /// curl and go through.
     @Test func aPushNeverGoesOnAReusedConnectionSoOneThatDiedCantHoldIt() async throws {
-      let world = try SyncWorld()
-      let (a, syncA) = try world.replica("a")
-      defer { syncA.stop() }
-      let relay = try SyncHTTPRelay(to: world.server.url)
-      defer { relay.stop() }
-      let (b, syncB) = try world.replica("b", server: relay.url)
-      defer { syncB.stop() }
-      // A pull leaves its connection open for the next request.
-      try await syncB.syncNow()
-      relay.cutReusedConnections()
-      let context = ModelContext(b)
-      var sent: [SyncTrip] = []
-      for number in 0..<3 {
-        let trip = SyncTrip(id: UUID(), name: "Trip \(number)", budget: number, rating: 1)
-        try context.insert(trip)
-        try context.save()
+      try await Self.withRelayedReplica { world, a, syncA, relay, b, syncB in
+        // A pull leaves its connection open for the next request.
         try await syncB.syncNow()
-        sent.append(trip)
-        #expect(syncB.status.pending == 0)
+        relay.cutReusedConnections()
+        let context = ModelContext(b)
+        var sent: [SyncTrip] = []
+        for number in 0..<3 {
+          let trip = SyncTrip(id: UUID(), name: "Trip \(number)", budget: number, rating: 1)
+          try context.insert(trip)
+          try context.save()
+          try await syncB.syncNow()
+          sent.append(trip)
+          #expect(syncB.status.pending == 0)
+        }
+        let pushes = relay.requests.filter { $0.method == "POST" }
+        #expect(pushes.count == 3)
+        #expect(pushes.allSatisfy { $0.index == 0 && $0.forwarded }, "\(pushes)")
+        // The relay did cut pulls on reused connections, and they were sent again.
+        #expect(relay.requests.contains { $0.index > 0 && !$0.forwarded })
+        #expect(try world.loggedSaves() == 3)
+        try await syncA.syncNow()
+        #expect(try Self.trips(a) == sent)
       }
-      let pushes = relay.requests.filter { $0.method == "POST" }
-      #expect(pushes.count == 3)
-      #expect(pushes.allSatisfy { $0.index == 0 && $0.forwarded }, "\(pushes)")
-      // The relay did cut pulls on reused connections, and they were sent again.
-      #expect(relay.requests.contains { $0.index > 0 && !$0.forwarded })
-      #expect(try world.loggedSaves() == 3)
-      try await syncA.syncNow()
-      #expect(try Self.trips(a) == sent)
     }
 
     /// With the server stopped, saves stay in the outbox and the status says offline; a server
