@@ -42,7 +42,7 @@ let profileWorkloads: KeyValuePairs<String, KeyValuePairs<String, String>> = [
   "sync": [
     "saves": "a single-model insert saved with sync on (C: the same save with sync off)",
     "edits": "a save changing one property, sync on (C: the same save with sync off)",
-    "pull": "a row of an initial sync's pages applied (C: inserted with sync off, one transaction)",
+    "pull": "a row of an initial sync's page applied (C: inserted with sync off, one transaction)",
   ],
   "postgres": [
     "saves": "a single-model save with its change-feed row, client side only",
