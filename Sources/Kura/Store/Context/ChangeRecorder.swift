@@ -57,11 +57,9 @@ struct ChangeRecorder {
   private static func storedKeys(_ keys: [SQLiteValue], schema: ModelSchema, db: StoreConnection)
     throws -> Set<SQLiteValue>
   {
-    let key = quoteIdentifier(schema.primaryKey.name)
     var stored = Set<SQLiteValue>()
     if keys.count <= 16 {
-      let exists = try db.cachedStatement(
-        "SELECT 1 FROM \(schema.quotedTable) WHERE \(key) = ?")
+      let exists = try db.cachedStatement(schema.existsByIDSQL)
       for value in keys {
         exists.reset()
         try exists.bind(value, at: 1)
@@ -70,6 +68,7 @@ struct ChangeRecorder {
       exists.reset()
       return stored
     }
+    let key = quoteIdentifier(schema.primaryKey.name)
     let (condition, arguments) = try storeKeyList(key, keys, text: false, dialect: db.dialect)
     let rows = try db.query(
       "SELECT \(key) FROM \(schema.quotedTable) WHERE \(condition)", arguments

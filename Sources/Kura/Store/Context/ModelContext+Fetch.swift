@@ -298,10 +298,7 @@ extension ModelContext {
   {
     if let key = schema.keyValue(model.id) {
       let exists = try read(schema) { db in
-        try db.queryFirst(
-          "SELECT 1 FROM \(schema.quotedTable) WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?",
-          [key]
-        ) { _ in true }
+        try db.queryFirst(schema.existsByIDSQL, [key]) { _ in true }
       }
       if exists == true { return model.id }
     }

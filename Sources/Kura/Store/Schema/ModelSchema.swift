@@ -41,6 +41,8 @@ final class ModelSchema: Sendable {
   private let upserts = Mutex<[ObjectIdentifier: String]>([:])
   /// `DELETE FROM <table> WHERE id = ?`.
   let deleteByIDSQL: String
+  /// `SELECT 1 FROM <table> WHERE id = ?`: whether a row with the id is stored.
+  let existsByIDSQL: String
   /// The model type whose stored properties the columns are (`nil` for a schema built from
   /// explicit columns); only it gets a ``RowPlan``.
   let derivedType: ObjectIdentifier?
@@ -236,6 +238,7 @@ final class ModelSchema: Sendable {
     self.selectSQL = select
     self.selectByIDSQL = select + " WHERE \(key) = ?"
     self.deleteByIDSQL = "DELETE FROM \(quotedTable) WHERE \(key) = ?"
+    self.existsByIDSQL = "SELECT 1 FROM \(quotedTable) WHERE \(key) = ?"
   }
 
   /// The upsert of one row of this model on `engine`, built once per engine.

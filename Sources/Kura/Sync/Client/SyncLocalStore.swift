@@ -230,13 +230,13 @@ enum SyncLocalStore {
       else { continue }  // a model this app doesn't have: kept in the registers only
       var sql = pulledRowSQL[key.model] ?? PulledRowSQL(schema)
       defer { pulledRowSQL[key.model] = sql }
-      let existed = try db.queryFirst(sql.exists, [id]) { _ in true } ?? false
+      let existed = try db.queryFirst(schema.existsByIDSQL, [id]) { _ in true } ?? false
       if parked.contains(key) { try setParked(key, false, db) }
       if !record.isLive {
         guard existed else { continue }
         try applyDeleteRules(
           deleting: id, of: schema, container: container, db: db, effects: &effects)
-        try db.run(sql.delete, [id])
+        try db.run(schema.deleteByIDSQL, [id])
         changes[key.model, default: .init()].deleted.append(key.id)
         continue
       }
@@ -287,7 +287,7 @@ enum SyncLocalStore {
         if existed {
           try applyDeleteRules(
             deleting: id, of: schema, container: container, db: db, effects: &effects)
-          try db.run(sql.delete, [id])
+          try db.run(schema.deleteByIDSQL, [id])
           changes[key.model, default: .init()].deleted.append(key.id)
         }
         effects.deleted[key.model, default: []].append(key.id)
@@ -345,14 +345,11 @@ extension ChangeSet {
   typealias ModelChangesByModel = [String: ModelChanges]
 }
 
-/// The statements a pull writes a model's rows with, made once per model and set of columns
-/// in a pull: a connection's statement cache finds a text it has seen by its storage, and texts
-/// made again for every row were built and hashed for every row.
+/// The upserts a pull writes a model's rows with, made once per model and set of columns in a
+/// pull (the existence check and the delete are the schema's own texts): a connection's
+/// statement cache finds a text it has seen by its storage, and texts made again for every row
+/// were built and hashed for every row.
 struct PulledRowSQL {
-  /// `SELECT 1` of the row with the id.
-  let exists: String
-  /// The row's delete.
-  let delete: String
   /// The table's columns but the id, in the schema's order.
   let columnNames: [String]
   private let table: String
@@ -362,9 +359,7 @@ struct PulledRowSQL {
   init(_ schema: ModelSchema) {
     table = schema.quotedTable
     primaryKey = quoteIdentifier(schema.primaryKey.name)
-    exists = "SELECT 1 FROM \(table) WHERE \(primaryKey) = ?"
-    delete = "DELETE FROM \(table) WHERE \(primaryKey) = ?"
-    columnNames = schema.columns.map(\.name).filter { $0 != schema.primaryKey.name }
+    columnNames = schema.columnNames.filter { $0 != schema.primaryKey.name }
   }
 
   /// The insert of a row with these columns (after the id), or the update of the columns of
