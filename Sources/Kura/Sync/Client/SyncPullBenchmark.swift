@@ -12,8 +12,8 @@ import Foundation
 /// ```
 package enum SyncPullBenchmark {
   /// Stages the saves of another replica inserting `rows` models of `model` (`rowsPerSave` to
-  /// a save), cut into pages as a server cuts them and written as it writes them, in a synced
-  /// store that has not pulled anything yet.
+  /// a save), cut into pages as a server cuts them and written by its page writer
+  /// (`SyncPageWriter`), in a synced store that has not pulled anything yet.
   ///
   /// - Parameters:
   ///   - model: The model's stored name.
@@ -45,34 +45,27 @@ package enum SyncPullBenchmark {
         SyncLoggedSave(position: number, replica: replicaText, sequence: number, changes: changes))
     }
     let head = Int64(saves.count)
+    // The log keeps each save's changes as the server encoded them, keys sorted.
     let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
     var pages: [Data] = []
     var index = 0
     while index < saves.count {
       // As the server cuts a page: at most `maximumSaves` saves, ending at the save that
       // reaches `maximumChanges` changes.
-      var body = Data()
+      var page = SyncPageWriter()
       var changes = 0
-      var count = 0
-      while index < saves.count, count < SyncPullResponse.maximumSaves,
+      while index < saves.count, page.saves < SyncPullResponse.maximumSaves,
         changes < SyncPullResponse.maximumChanges
       {
         let save = saves[index]
-        if count > 0 { body.append(UInt8(ascii: ",")) }
-        body.append(contentsOf: #"{"changes":"#.utf8)
-        body.append(try encoder.encode(save.changes))
-        body.append(
-          contentsOf:
-            #","position":\#(save.position),"replica":"\#(save.replica)","sequence":\#(save.sequence)}"#
-            .utf8)
+        page.append(
+          changes: String(decoding: try encoder.encode(save.changes), as: UTF8.self),
+          position: save.position, replica: save.replica, sequence: save.sequence)
         changes += save.changes.count
-        count += 1
         index += 1
       }
-      let last = saves[index - 1].position
-      pages.append(
-        Data(#"{"head":\#(head),"last":\#(last),"longPoll":true,"saves":["#.utf8) + body
-          + Data("]}".utf8))
+      pages.append(page.page(head: head))
     }
     try container.pool.write { db in
       try db.execute(SyncInitialSync.schemaSQL)

@@ -81,37 +81,25 @@
     static func page(
       space: String, after: Int64, limit: Int, head: Int64, _ connection: PostgresConnection
     ) throws -> SyncHTTPResponse {
-      var body = Data()
-      body.reserveCapacity(1 << 16)
-      var saves = 0
+      var page = SyncPageWriter()
       var changes = 0
       var cursor = after
-      batches: while saves < limit {
-        let batch = min(64, limit - saves)
+      batches: while page.saves < limit {
+        let batch = min(64, limit - page.saves)
         let rows = try connection.query(
           "SELECT position, replica, sequence, changes FROM kura_sync_log "
             + "WHERE space = ? AND position > ? ORDER BY position LIMIT ?",
           [.text(space), .integer(cursor), .integer(Int64(batch))]
         ) { ($0.int64(at: 0), $0.string(at: 1), $0.int64(at: 2), $0.string(at: 3)) }
         for (position, replica, sequence, text) in rows {
-          if saves > 0 { body.append(UInt8(ascii: ",")) }
-          body.append(contentsOf: #"{"changes":"#.utf8)
-          body.append(contentsOf: text.utf8)
-          let tail = #","position":\#(position),"replica":"\#(replica)","sequence":"#
-          body.append(contentsOf: (tail + "\(sequence)}").utf8)
-          saves += 1
+          page.append(changes: text, position: position, replica: replica, sequence: sequence)
           cursor = position
           changes += occurrences(of: #""incarnation":"#, in: text)
           if changes >= SyncPullResponse.maximumChanges { break batches }
         }
         if rows.count < batch { break }
       }
-      body.append(contentsOf: "]}".utf8)
-      // The head and the last save's position first, so a replica staging the page reads them
-      // without parsing the page (`SyncInitialSync.PageSummary`).
-      let last = saves > 0 ? #""last":\#(cursor),"# : ""
-      let prefix = Data(#"{"head":\#(head),\#(last)"longPoll":true,"saves":["#.utf8)
-      return SyncHTTPResponse(status: 200, body: prefix + body)
+      return SyncHTTPResponse(status: 200, body: page.page(head: head))
     }
 
     private static func occurrences(of pattern: String, in text: String) -> Int {
