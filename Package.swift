@@ -39,27 +39,63 @@ let package = Package(
     ),
     // Atomic operations on shared memory (cross-process change counters).
     .target(name: "CKuraSupport"),
+    // The layers, lowest first (ARCHITECTURE.md): each target may import only those before it.
+    // Values, errors, locations, file watching and the library's process-wide switches.
+    .target(name: "KuraBase", dependencies: ["CKuraSupport"]),
+    // The SQLite driver: connections, statements, pools (the only code calling SQLite's C API).
+    .target(
+      name: "KuraSQLite",
+      dependencies: ["KuraBase", .target(name: "CSQLite", condition: .when(platforms: [.linux]))]
+    ),
+    // `@AppStorage`-style preferences and App Group suites.
+    .target(name: "KuraPreferences", dependencies: ["KuraBase", "KuraSQLite"]),
+    // `@SceneStorage`-style scene state, kept in preference suites.
+    .target(name: "KuraScenes", dependencies: ["KuraBase", "KuraPreferences"]),
+    // Codable JSON documents with a journal.
+    .target(name: "KuraDocuments", dependencies: ["KuraBase"]),
+    // The model store: schema, container, context, queries, migration, observation, the engine
+    // seam and the SQLite engine.
+    .target(name: "KuraStore", dependencies: ["KuraBase", "KuraSQLite"]),
+    // The PostgreSQL driver (libpq) and the store's PostgreSQL engine.
+    .target(
+      name: "KuraPostgreSQL",
+      dependencies: [
+        "KuraBase", "KuraStore", .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
+      ]
+    ),
+    // What the sync client and server share: the wire format, stamps, the merge core.
+    .target(name: "KuraSyncCore", dependencies: ["KuraBase", "KuraStore"]),
+    // The sync client: a replica's local store and its engine (URLSession).
+    .target(name: "KuraSync", dependencies: ["KuraBase", "KuraSQLite", "KuraStore", "KuraSyncCore"]),
+    // The sync server: its logic on PostgreSQL and its HTTP transport (libmicrohttpd).
+    .target(
+      name: "KuraSyncServer",
+      dependencies: [
+        "KuraBase", "KuraStore", "KuraPostgreSQL", "KuraSyncCore",
+        .target(name: "CMicroHTTPD", condition: .when(platforms: [.linux])),
+      ]
+    ),
+    // Every embedded layer under one import (`import Kura`).
     .target(
       name: "Kura",
       dependencies: [
-        .target(name: "CSQLite", condition: .when(platforms: [.linux])),
-        .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
-        "CKuraSupport",
+        "KuraBase", "KuraSQLite", "KuraPreferences", "KuraScenes", "KuraDocuments", "KuraStore",
       ]
     ),
     // A throwaway PostgreSQL server (initdb, a Unix socket, cleanup at exit) for the tests and
     // `kura-bench postgres` (internal: not a product).
-    .target(name: "KuraPostgresCluster", dependencies: ["Kura"]),
+    .target(name: "KuraPostgresCluster", dependencies: ["Kura", "KuraPostgreSQL"]),
     // Argument parsing and output shared by every executable (internal: not a product).
     .target(name: "KuraCLI", dependencies: ["Kura", "TerminalUI"]),
-    // The sync server's HTTP transport (internal: not a product).
-    .target(
-      name: "KuraSyncServer",
-      dependencies: [
-        "Kura", .target(name: "CMicroHTTPD", condition: .when(platforms: [.linux])),
-      ]),
+    // The `--store` option of the tools that open a model store on SQLite or PostgreSQL.
+    .target(name: "KuraStoreCLI", dependencies: ["Kura", "KuraCLI", "KuraPostgreSQL"]),
     .executableTarget(
-      name: "kura", dependencies: ["Kura", "KuraCLI", "KuraSyncServer", "KuraPostgresCluster"]),
+      name: "kura",
+      dependencies: [
+        "Kura", "KuraCLI", "KuraStoreCLI", "KuraPostgreSQL", "KuraSync", "KuraSyncCore",
+        "KuraSyncServer",
+        "KuraPostgresCluster",
+      ]),
     // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
     .target(name: "WarikanKit", dependencies: ["Kura"]),
     .executableTarget(
@@ -75,7 +111,7 @@ let package = Package(
       name: "kura-bench",
       dependencies: [
         "Kura", "CKuraSupport", "CBenchSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
-        "KuraPostgresCluster", "KuraSyncServer",
+        "KuraPostgresCluster", "KuraSyncServer", "KuraPostgreSQL", "KuraSync", "KuraSyncCore",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
         .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
       ]
@@ -83,16 +119,49 @@ let package = Package(
     // Seed §1's customer list (and its three fields) on Kura preferences.
     .executableTarget(name: "customers", dependencies: ["Kura", "KuraCLI"]),
     // The seed's Core Data "students" app on the model store.
-    .executableTarget(name: "students", dependencies: ["Kura", "KuraCLI"]),
+    .executableTarget(name: "students", dependencies: ["Kura", "KuraCLI", "KuraStoreCLI"]),
     // Seed §3's travel wish list: relationships, live queries, search, remembered sort order.
-    .executableTarget(name: "wishlist", dependencies: ["Kura", "KuraCLI"]),
+    .executableTarget(
+      name: "wishlist",
+      dependencies: ["Kura", "KuraCLI", "KuraStoreCLI", "KuraSync", "KuraSyncCore"]),
     // Child process used by the crash and sharing tests.
     .executableTarget(
-      name: "kura-testhelper", dependencies: ["Kura", "WarikanKit", "TerminalUI"]),
+      name: "kura-testhelper",
+      dependencies: [
+        "Kura", "KuraPostgreSQL", "KuraSync", "KuraSyncCore", "WarikanKit", "TerminalUI",
+      ]),
+    // Test helpers (not products): temporary folders, child processes, storage conditions.
+    .target(name: "KuraTestSupport", dependencies: ["Kura"], path: "Tests/KuraTestSupport"),
+    // Test helpers for the stores on every engine: throwaway PostgreSQL clusters, fault proxies.
+    .target(
+      name: "KuraEngineTestSupport",
+      dependencies: [
+        "Kura", "KuraPostgreSQL", "KuraPostgresCluster", "KuraTestSupport", "KuraSyncCore",
+      ],
+      path: "Tests/KuraEngineTestSupport"),
+    // One test target per layer: a change to preferences builds and runs their tests alone.
+    .testTarget(name: "KuraSQLiteTests", dependencies: ["Kura", "KuraTestSupport"]),
+    .testTarget(name: "KuraPreferencesTests", dependencies: ["Kura", "KuraTestSupport"]),
+    .testTarget(name: "KuraDocumentsTests", dependencies: ["Kura", "KuraTestSupport"]),
+    .testTarget(
+      name: "KuraStoreTests",
+      dependencies: [
+        "Kura", "KuraPostgreSQL", "KuraTestSupport", "KuraEngineTestSupport", "KuraCLI",
+        "KuraStoreCLI",
+      ]),
+    .testTarget(
+      name: "KuraSyncTests",
+      dependencies: [
+        "Kura", "KuraPostgreSQL", "KuraSync", "KuraSyncCore", "KuraSyncServer", "KuraTestSupport",
+        "KuraEngineTestSupport", "KuraCLI",
+      ]),
+    // End to end: the apps and the `kura` tool as a person runs them.
     .testTarget(
       name: "KuraTests",
       dependencies: [
-        "Kura", "KuraCLI", "WarikanKit", "TerminalUI", "WarikanTUI", "KuraPostgresCluster",
+        "Kura", "KuraPostgreSQL", "KuraSync", "KuraSyncCore", "KuraCLI", "KuraStoreCLI",
+        "WarikanKit", "TerminalUI", "WarikanTUI", "KuraPostgresCluster", "KuraTestSupport",
+        "KuraEngineTestSupport",
       ]),
     // Test-only (not products): stand-ins with SwiftUI's and SwiftData's public names, and tests
     // that compile the README's examples next to them, as an app's files import them. On a Mac

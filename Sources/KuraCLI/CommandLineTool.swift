@@ -105,18 +105,19 @@ public enum CommandLineTool {
   /// when connecting (an `sslmode` outside its choices, a port outside 1–65535): a mistake in
   /// the `--store` argument or `KURA_STORE_URL`, not a server that can't be reached.
   static func isInvalidStoreLocation(_ error: any Error) -> Bool {
-    let postgres = error as? PostgresError ?? (error as? StoreError)?.underlying as? PostgresError
-    return postgres?.code == .invalidLocation
+    let refusal =
+      error as? any LocationInputError ?? (error as? StoreError)?.underlying as? any LocationInputError
+    return refusal?.isInvalidLocationInput == true
   }
 
   /// `message` without any password the command line or `KURA_STORE_URL` holds (a store URL
   /// such as `postgresql://alice:secret@db/app`): an error may quote what it was given.
   static func redacted(_ message: String, _ arguments: [String]) -> String {
     var inputs = arguments
-    if let store = ProcessInfo.processInfo.environment[StoreLocation.environmentVariable] {
+    if let store = ProcessInfo.processInfo.environment["KURA_STORE_URL"] {
       inputs.append(store)
     }
-    return inputs.reduce(message) { PostgresLocation.redacted($0, secretsOf: $1) }
+    return inputs.reduce(message) { SecretRedaction.redacting($0, secretsOf: $1) }
   }
 
   /// Writes a line to standard error.

@@ -4,6 +4,8 @@
 
   import Kura
 
+  import KuraPostgreSQL
+
   /// A throwaway PostgreSQL cluster: `initdb` into a temporary folder, a server listening only
   /// on a Unix socket in that folder, run as the `postgres` user when the process runs as root.
   /// The tests share one (``shared()``, started on first use); `kura-bench postgres` starts its

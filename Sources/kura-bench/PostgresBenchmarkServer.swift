@@ -2,6 +2,10 @@
   import CLibPQ
   import Foundation
   import Kura
+  import KuraPostgreSQL
+  import KuraSync
+  import KuraSyncCore
+  import KuraSyncServer
   import KuraPostgresCluster
 
   /// A database the `postgres` suite created for one side of one run.

@@ -1,6 +1,10 @@
 #if canImport(CLibPQ)
   import Foundation
   import Kura
+  import KuraPostgreSQL
+  import KuraSync
+  import KuraSyncCore
+  import KuraSyncServer
 
   // The model store on PostgreSQL against the same statements through libpq's C API, on the
   // same server in the same run: `swift run -c release kura-bench postgres [--url <url>]`.

@@ -1,6 +1,10 @@
 #if canImport(CLibPQ)
   import Foundation
   import Kura
+  import KuraPostgreSQL
+  import KuraSync
+  import KuraSyncCore
+  import KuraSyncServer
 
   /// `kura-bench postgres --profile WORKLOAD SIDE`: the client-side work of single saves or
   /// lookups by id on PostgreSQL (callgrind counts this process only; the server runs in

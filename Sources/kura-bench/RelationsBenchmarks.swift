@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 
 #if canImport(Glibc)
   import Glibc

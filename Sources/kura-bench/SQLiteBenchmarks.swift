@@ -1,5 +1,9 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 
 #if canImport(CSQLite)
   import CSQLite

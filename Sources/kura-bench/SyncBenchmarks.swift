@@ -1,5 +1,9 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 
 // `kura-bench sync`: what sync costs and how fast it moves changes. The local part (a save with
 // sync on against the same save with sync off) needs no server; the rest runs a real sync

@@ -2,6 +2,9 @@
   import Dispatch
   import Foundation
   import Kura
+  import KuraPostgreSQL
+  import KuraSync
+  import KuraSyncCore
   import KuraPostgresCluster
   import KuraSyncServer
   import Synchronization

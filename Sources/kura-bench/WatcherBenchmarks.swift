@@ -1,5 +1,9 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 
 /// `kura-bench watchers`: the CPU an idle process spends while it observes 1,000 preference
 /// suites and 1,000 documents (one shared file watcher; it should sleep without a timeout), and

@@ -1,5 +1,9 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 
 // `swift run -c release kura-bench [suite …]`: runs the named suites (all when none is named)
 // and prints, for each workload, Kura's median, the baseline's median and their ratio.

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 
 /// The counter several processes increment (the same model as
 /// Tests/KuraTests/Store/AtomicWriteTests.swift).

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 import WarikanKit
 
 /// A small document for the sharing tests: a counter changed by whole-value updates.

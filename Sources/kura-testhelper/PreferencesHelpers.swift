@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 import Observation
 
 // Child-process commands for the preferences tests. Every command takes the suite's file first.

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 import Synchronization
 
 /// Commands for the re-entrancy tests, run in a child process so that a regression (a deadlock,

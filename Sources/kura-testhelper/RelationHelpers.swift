@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 
 // The same models as Tests/KuraTests/Relations/RelationTestModels.swift (type names matter:
 // the change feed names models by type name).

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 
 /// Commands exercising the SQLite layer from another process:
 /// - `hold-write-lock <db> <seconds>`: takes the write lock, inserts `child` into table `t`,

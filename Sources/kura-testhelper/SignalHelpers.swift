@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 
 /// One entry of the signal tests' journaled document.
 struct SignalEntry: Codable, Sendable, Identifiable {

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 
 /// Commands for the tests of ``Preferences/standard`` when its file can't be opened (it is a
 /// process-wide value, so each test runs in a process of its own):

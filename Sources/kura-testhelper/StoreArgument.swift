@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 
 /// The configuration for a `<store>` argument the tests pass (`TestStore.argument` in
 /// Tests/KuraTests/Support/StoreEngines.swift): a file's path for SQLite; a `postgresql://` URL

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 
 /// `Memo` as version 2 of an app stores it: version 1 had no `body`
 /// (Tests/KuraTests/Store/AppVersionTests.swift).

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 import WarikanKit
 
 // The suspension tests' child: it holds a store, a preferences suite and a document in one folder

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 import Synchronization
 
 /// The model the sync tests' replica processes save.

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 import Synchronization
 
 // The "one file watcher per process" checks run here, in a child: they hold thousands of file

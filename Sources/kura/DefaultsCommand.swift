@@ -1,6 +1,11 @@
 import Dispatch
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 import KuraCLI
 
 /// `kura defaults …`: reads and writes preference suites, like macOS `defaults`.

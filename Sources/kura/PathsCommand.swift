@@ -1,5 +1,10 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 import KuraCLI
 
 /// `kura paths [--app ID] [--group ID]`: prints where an app's files live.

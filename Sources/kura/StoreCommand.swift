@@ -1,5 +1,10 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 import KuraCLI
 
 /// `kura store info|schema|dump|check`: inspects a model store (read-only), in an SQLite file or

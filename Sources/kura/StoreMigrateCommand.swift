@@ -1,5 +1,10 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
 import KuraCLI
 
 #if canImport(Glibc)

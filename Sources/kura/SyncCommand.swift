@@ -1,5 +1,9 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
 import KuraCLI
 
 #if canImport(KuraSyncServer) && canImport(Glibc)

@@ -2,6 +2,11 @@
   import Foundation
   import Glibc
   import Kura
+  import KuraStoreCLI
+  import KuraPostgreSQL
+  import KuraSync
+  import KuraSyncCore
+  import KuraSyncServer
   import KuraPostgresCluster
 
   /// The runs of `kura sync soak` (SyncSoakCommand.swift): processes, faults and the checks.

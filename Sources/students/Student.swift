@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import KuraStoreCLI
 
 /// One student of the seed's Core Data app: a full name, and when it was added (the list shows
 /// students in that order; `delete-last` removes the newest).

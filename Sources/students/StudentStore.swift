@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import KuraStoreCLI
 import KuraCLI
 
 /// The app's store: `Documents/SQlite3/SwiftUICDSave2.sqlite` in the app's Documents folder (the

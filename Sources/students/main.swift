@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import KuraStoreCLI
 import KuraCLI
 
 // `students`: the seed's Core Data "students" app on Kura's model store.

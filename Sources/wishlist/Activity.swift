@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
 
 /// Something to do on a trip: its name, whether it is done, and its trip (deleting the trip
 /// deletes it: delete rule cascade).

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
 import KuraCLI
 
 /// `wishlist search <text>`: trips and activities whose names contain the words.

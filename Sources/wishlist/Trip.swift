@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
 
 /// A trip of the wish list (seed §3): a name, an optional photo, start and end dates, and when
 /// it was added; its activities refer to it and go when it goes.

@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
 import KuraCLI
 
 /// `wishlist trip add|list|rename|delete`.

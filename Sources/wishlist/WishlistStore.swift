@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
 import KuraCLI
 
 /// The app's one model container (the seed's "set up once for the app"): the default store in

@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
 import KuraCLI
 import Synchronization
 

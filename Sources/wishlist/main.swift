@@ -1,5 +1,8 @@
 import Foundation
 import Kura
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
 import KuraCLI
 
 // `wishlist`: seed §3's travel wish list on Kura's model store — trips with activities

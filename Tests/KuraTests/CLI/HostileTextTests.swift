@@ -3,6 +3,18 @@ import TerminalUI
 import Testing
 
 @testable import Kura
+
+import KuraPostgreSQL
+
+import KuraSync
+
+import KuraSyncCore
+
+import KuraStoreCLI
+
+import KuraTestSupport
+
+import KuraEngineTestSupport
 @testable import KuraCLI
 
 /// Stored text holding escape sequences, control characters and bidi overrides: every

@@ -4,6 +4,18 @@
 
   @testable import Kura
 
+  import KuraPostgreSQL
+
+  import KuraSync
+
+  import KuraSyncCore
+
+  import KuraStoreCLI
+
+  import KuraTestSupport
+
+  import KuraEngineTestSupport
+
   /// The tools on a PostgreSQL store named by URL: passwords never shown, and the commands that
   /// only read never create anything on the server.
   @Suite("--store and kura store on PostgreSQL")

@@ -4,6 +4,18 @@ import Testing
 
 @testable import Kura
 
+import KuraPostgreSQL
+
+import KuraSync
+
+import KuraSyncCore
+
+import KuraStoreCLI
+
+import KuraTestSupport
+
+import KuraEngineTestSupport
+
 @Suite("--store and KURA_STORE_URL")
 struct StoreLocationTests {
   @Test(arguments: TestEngine.enabled)

@@ -1,4 +1,10 @@
 import Testing
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraStoreCLI
+import KuraTestSupport
+import KuraEngineTestSupport
 
 @testable import TerminalUI
 

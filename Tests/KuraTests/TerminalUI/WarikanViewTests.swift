@@ -1,4 +1,10 @@
 import Foundation
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraStoreCLI
+import KuraTestSupport
+import KuraEngineTestSupport
 import Testing
 import WarikanKit
 

@@ -1,5 +1,11 @@
 import Foundation
 import Kura
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraStoreCLI
+import KuraTestSupport
+import KuraEngineTestSupport
 import Observation
 import Synchronization
 import Testing

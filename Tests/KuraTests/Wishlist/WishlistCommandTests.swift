@@ -3,11 +3,19 @@ import Testing
 
 @testable import Kura
 
-/// A fresh store for the `wishlist` app on `engine` (on SQLite, the app's default store in the
-/// folder's `KURA_HOME`, which the app creates).
-func wishlistStore(_ engine: TestEngine, _ testName: String = #function) throws -> TestStore {
-  try freshStore(engine, sqlite: .file("kura-home/apps/wishlist/Data/default.store"), testName)
-}
+import KuraPostgreSQL
+
+import KuraSync
+
+import KuraSyncCore
+
+import KuraStoreCLI
+
+import KuraTestSupport
+
+import KuraEngineTestSupport
+
+
 
 /// A text listing without the short ids that end its activity lines (`  (1A2B3C4D)`).
 private func withoutIDs(_ listing: String) -> String {
@@ -25,7 +33,7 @@ private struct Wishlist {
   }
 
   func run(_ arguments: [String]) throws -> ProcessResult {
-    try KuraTests.run(try executable("wishlist"), arguments, environment: environment)
+    try KuraTestSupport.run(try executable("wishlist"), arguments, environment: environment)
   }
 
   @discardableResult

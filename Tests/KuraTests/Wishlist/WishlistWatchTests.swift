@@ -4,6 +4,18 @@
 
   @testable import Kura
 
+  import KuraPostgreSQL
+
+  import KuraSync
+
+  import KuraSyncCore
+
+  import KuraStoreCLI
+
+  import KuraTestSupport
+
+  import KuraEngineTestSupport
+
   /// `wishlist recent --watch` on a PostgreSQL store that becomes unreachable and comes back:
   /// it says so on standard error both times, and the listing goes on (issue 23).
   @Suite("wishlist recent --watch when the server goes away")

@@ -1,6 +1,0 @@
-import Foundation
-
-extension StoreEngine {
-  /// The engine keeps names of any length: a name is its own identifier.
-  func identifier(_ name: String) -> String { name }
-}

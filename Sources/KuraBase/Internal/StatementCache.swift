@@ -1,0 +1,64 @@
+/// A connection's prepared statements by their SQL (SQLite's and PostgreSQL's alike). The 16
+/// used last are looked for first, without hashing, those used most first: the store's SQL
+/// strings are built once per schema, so comparing one with itself is a pointer comparison.
+package struct StatementCache<Prepared: AnyObject> {
+  private var bySQL: [String: Prepared] = [:]
+  private var recent: [(sql: String, statement: Prepared)] = []
+  private var nextRecentSlot = 0
+
+  /// An empty cache.
+  package init() {}
+
+  /// The statement prepared for `sql` before, if any; it becomes one of the recent ones.
+  @inline(__always)
+  package mutating func statement(for sql: String) -> Prepared? {
+    // Looked through in place: iterating the array would copy each entry (a retain and a
+    // release of its SQL and of its statement per entry passed). An entry found moves one place
+    // forward, so the statements used most come to be looked at first.
+    let found = recent.withUnsafeMutableBufferPointer { entries -> Prepared? in
+      let length = sql.utf8.count
+      for index in entries.indices
+      where entries[index].sql.utf8.count == length && entries[index].sql == sql {
+        let statement = entries[index].statement
+        if index > 0 { entries.swapAt(index, index - 1) }
+        return statement
+      }
+      return nil
+    }
+    if let found { return found }
+    guard let statement = bySQL[sql] else { return nil }
+    remember(sql, statement)
+    return statement
+  }
+
+  /// Keeps `statement`, just prepared for `sql`.
+  package mutating func insert(_ statement: Prepared, for sql: String) {
+    bySQL[sql] = statement
+    remember(sql, statement)
+  }
+
+  /// Every statement kept.
+  package var statements: Dictionary<String, Prepared>.Values { bySQL.values }
+
+  /// Forgets every statement.
+  package mutating func removeAll() {
+    bySQL.removeAll()
+    recent.removeAll()
+    nextRecentSlot = 0
+  }
+
+  /// How many statements are kept among the recent ones. A save with sync on uses about a
+  /// dozen in turn: with 8 slots, replaced in turn, every one of them missed and was found by
+  /// hashing its SQL text (some 600 instructions each, 11 a save).
+  private static var recentCount: Int { 16 }
+
+  /// Keeps a statement among the recent ones (``recentCount``, replaced in turn).
+  private mutating func remember(_ sql: String, _ statement: Prepared) {
+    if recent.count < Self.recentCount {
+      recent.append((sql, statement))
+    } else {
+      recent[nextRecentSlot] = (sql, statement)
+      nextRecentSlot = (nextRecentSlot + 1) % Self.recentCount
+    }
+  }
+}

@@ -1,0 +1,5 @@
+import KuraBase
+
+extension PostgresError: LocationInputError {
+  package var isInvalidLocationInput: Bool { code == .invalidLocation }
+}

@@ -1,0 +1,168 @@
+import KuraBase
+import KuraStore
+#if canImport(CLibPQ)
+  import Foundation
+  internal import CLibPQ
+
+  /// SQL sent often, kept with its C string (no conversion per send), its quoted identifiers
+  /// already fitted to the 63 bytes PostgreSQL keeps.
+  package struct PostgresQueryText: Sendable {
+    /// The SQL.
+    package let sql: String
+    /// The SQL as libpq takes it, NUL-terminated.
+    package let cString: ContiguousArray<CChar>
+
+    package init(_ sql: String) {
+      self.sql = sql
+      self.cString = PostgresPlaceholders.fittingIdentifiers(sql).utf8CString
+    }
+
+    /// Calls `body` with the C string.
+    @inline(__always)
+    package func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+      try cString.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return try "".withCString(body) }
+        return try body(base)
+      }
+    }
+  }
+
+  /// The statements that open a transaction (such as `BEGIN` and a lock), sent together with
+  /// the transaction's first statement rather than in a round trip of their own
+  /// (``PostgresConnection/begin(withNextStatement:)``). The last column of the first row of
+  /// the last one is kept (``PostgresConnection/transactionID``).
+  package struct PostgresBegin: Sendable {
+    /// The statements, without parameters, one SQL statement each.
+    package let statements: [PostgresQueryText]
+    /// The statements as one simple query (joined by `; `).
+    package let simpleQuery: PostgresQueryText
+
+    package init(_ statements: [String]) {
+      self.statements = statements.map(PostgresQueryText.init)
+      self.simpleQuery = PostgresQueryText(statements.joined(separator: "; "))
+    }
+  }
+
+  extension PostgresSession {
+    /// Sends the begin waiting for the next statement on its own (one round trip, one simple
+    /// query): the next operation is not a prepared statement that could carry it. A begin that
+    /// finds the connection lost connects again and is sent once more: nothing of its
+    /// transaction had run.
+    package func sendUnsentBegin() throws {
+      guard let begin = unsentBegin else { return }
+      unsentBegin = nil
+      do {
+        try runBegin(begin)
+      } catch let error as PostgresError where error.code == .connectionLost {
+        try reconnect()
+        try runBegin(begin)
+      }
+    }
+
+    private func runBegin(_ begin: PostgresBegin) throws {
+      let handle = try openHandle(sql: begin.simpleQuery.sql)
+      let result = begin.simpleQuery.withCString { PQexec(handle, $0) }
+      defer { PQclear(result) }
+      switch PQresultStatus(result) {
+      case PGRES_TUPLES_OK:
+        beganTransactionID = Self.lastColumnOfFirstRow(result)
+      case PGRES_COMMAND_OK:
+        beganTransactionID = nil
+      default:
+        throw error(result, sql: begin.simpleQuery.sql, committing: false)
+      }
+    }
+
+    /// The last column of `result`'s first row as text, `nil` for no row or NULL.
+    private static func lastColumnOfFirstRow(_ result: OpaquePointer?) -> String? {
+      let column = PQnfields(result) - 1
+      guard PQntuples(result) > 0, column >= 0, PQgetisnull(result, 0, column) == 0,
+        let value = PQgetvalue(result, 0, column)
+      else { return nil }
+      return String(cString: value)
+    }
+
+    /// Runs `begin`'s statements and then prepared statement `name` with its bound values in
+    /// one round trip (libpq's pipeline mode: each sent with the extended protocol, one `Sync`
+    /// after the last), and returns the statement's result, which the caller clears.
+    ///
+    /// A statement that fails makes the server skip the rest: the first failure is thrown
+    /// (the transaction is then open and aborted, as after a failed statement of a transaction
+    /// begun on its own). A connection that breaks, or a pipeline that does not end as sent, is
+    /// ``PostgresError/Code/connectionLost`` (the connection is marked broken): nothing of the
+    /// transaction committed, so the caller may connect again and run it all once more.
+    package func executePrepared(
+      after begin: PostgresBegin, name: ContiguousArray<CChar>, sql: String,
+      values: [UnsafePointer<CChar>?], lengths: [Int32], formats: [Int32], resultFormat: Int32
+    ) throws -> OpaquePointer? {
+      let handle = try openHandle(sql: sql)
+      guard PQenterPipelineMode(handle) == 1 else {
+        markBroken()
+        throw error(nil, sql: begin.simpleQuery.sql, committing: false)
+      }
+      var sent = true
+      for statement in begin.statements where sent {
+        sent =
+          statement.withCString { PQsendQueryParams(handle, $0, 0, nil, nil, nil, nil, 0) } == 1
+      }
+      if sent {
+        sent =
+          name.withUnsafeBufferPointer {
+            PQsendQueryPrepared(
+              handle, $0.baseAddress, Int32(values.count), values, lengths, formats, resultFormat)
+          } == 1
+      }
+      if sent { sent = PQpipelineSync(handle) == 1 }
+      var failure: PostgresError?
+      var statementResult: OpaquePointer?
+      let last = begin.statements.count
+      // One group of results per statement sent, each ended by a NULL; at most one of each
+      // statement is kept. A broken connection ends the reading.
+      var index = 0
+      while sent, index <= last, PQstatus(handle) == CONNECTION_OK {
+        guard let result = PQgetResult(handle) else {
+          index += 1
+          continue
+        }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+          if index == last, statementResult == nil {
+            statementResult = result
+            continue
+          }
+          if index == last - 1 { beganTransactionID = Self.lastColumnOfFirstRow(result) }
+        case PGRES_PIPELINE_ABORTED:
+          break
+        case PGRES_PIPELINE_SYNC:
+          // Ahead of a statement's results: not the pipeline sent.
+          sent = false
+        default:
+          if failure == nil {
+            failure = error(
+              result, sql: index < last ? begin.simpleQuery.sql : sql, committing: false)
+          }
+        }
+        PQclear(result)
+      }
+      if sent, PQstatus(handle) == CONNECTION_OK, let sync = PQgetResult(handle) {
+        sent = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+      } else {
+        sent = false
+      }
+      if !sent || PQexitPipelineMode(handle) != 1 {
+        PQclear(statementResult)
+        if let failure, failure.code == .connectionLost { throw failure }
+        var lost = error(nil, sql: sql, committing: false)
+        lost.code = .connectionLost
+        markBroken()
+        throw lost
+      }
+      if let failure {
+        PQclear(statementResult)
+        throw failure
+      }
+      return statementResult
+    }
+  }
+#endif

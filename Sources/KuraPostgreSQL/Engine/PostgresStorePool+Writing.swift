@@ -1,0 +1,266 @@
+import KuraBase
+import KuraStore
+#if canImport(CLibPQ)
+  import Foundation
+  import Synchronization
+
+  extension PostgresStorePool {
+    // MARK: Writing
+
+    /// Runs `body` in a save's transaction, in parallel with other writers; `body` runs again
+    /// when it conflicted with another writer (so it must be Kura's own statements, which can).
+    package func write<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+      try writeTransaction(begin: Self.beginSQL, retries: Self.conflictRetries, body)
+    }
+
+    /// Runs `body` in the transaction of ``ModelContainer/write(_:)``: writes of this kind wait
+    /// for each other, in every process (see ``beginSerializedSQL``); run once.
+    package func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+      try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
+    }
+
+    /// The one write loop of saves and ``ModelContainer/write(_:)``: the writer connection,
+    /// `begin`, `body` (run again up to `retries` times after a conflict), `COMMIT`.
+    private func writeTransaction<Result>(
+      begin: PostgresBegin, retries: Int, _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
+      try lockWriter()
+      defer { writerLock.unlock() }
+      let writer = try writerConnection()
+      let result = try transaction(writer, begin: begin, retries: retries, body)
+      changes.add(1, ordering: .relaxed)
+      return result
+    }
+
+    /// A write transaction that changes tables: prepared statements of every connection are
+    /// dropped afterwards (their tables may have changed).
+    package func writeSchemaChanges<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+      try lockWriter()
+      defer { writerLock.unlock() }
+      let writer = try writerConnection()
+      writer.connection.clearStatementCache()
+      defer {
+        schemaGeneration.add(1, ordering: .releasing)
+        writer.connection.clearStatementCache()
+        writer.schemaGeneration = schemaGeneration.load(ordering: .acquiring)
+      }
+      return try transaction(writer, begin: Self.beginAndLockSQL, retries: 0) { db in
+        if try !PostgresStoreEngine.functionsAreCurrent(writer.connection) {
+          try PostgresStoreEngine.createFunctions(writer.connection)
+        }
+        return try body(db)
+      }
+    }
+
+    /// Takes the writer for this thread, waiting at most
+    /// ``PostgresStoreSettings/connectionWait`` while another thread of the process writes.
+    private func lockWriter() throws {
+      let deadline = Date(timeIntervalSinceNow: Self.seconds(settings.connectionWait))
+      guard writerLock.lock(before: deadline) else {
+        throw StoreError(
+          .busy, url: url,
+          message:
+            "Can't write to store `\(location.storeName)`: another write of this container held "
+            + "its writer connection for \(settings.connectionWait) (PostgresStoreSettings."
+            + "connectionWait). Nothing was written; retry, or allow a longer connectionWait in "
+            + "ModelConfiguration.postgresSettings.")
+      }
+    }
+
+    private func writerConnection() throws -> PostgresStoreConnection {
+      if let writer {
+        try ready(writer)
+        return writer
+      }
+      let connection = try connect()
+      writer = connection
+      return connection
+    }
+
+    /// `begin` (`BEGIN`, the store's lock and the transaction's id, sent with the first
+    /// statement of `body`, in its round trip), `body`, `COMMIT`; a broken connection found by
+    /// the first is connected again first, and a commit whose outcome the broken connection hid
+    /// is resolved by the transaction's id. A conflict
+    /// with another writer rolls back and runs `body` again, up to `retries` times.
+    private func transaction<Result>(
+      _ writer: PostgresStoreConnection, begin: PostgresBegin, retries: Int,
+      _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
+      var attempt = 0
+      while true {
+        do {
+          return try transactionOnce(writer, begin: begin, body)
+        } catch let error where attempt < retries && Self.isConflict(error) {
+          attempt += 1
+        }
+      }
+    }
+
+    /// Whether `error` is a conflict with another writer that running the save again resolves:
+    /// a unique violation (the other inserted the same key first), a deadlock, a serialization
+    /// failure.
+    package static func isConflict(_ error: any Error) -> Bool {
+      let postgres = error as? PostgresError ?? (error as? StoreError)?.underlying as? PostgresError
+      guard let postgres, !postgres.isCommitOutcomeUnknown else { return false }
+      return [.uniqueViolation, .deadlock, .serializationFailure].contains(postgres.code)
+    }
+
+    private func transactionOnce<Result>(
+      _ writer: PostgresStoreConnection, begin: PostgresBegin,
+      _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
+      let result = try transactionCommitted(writer, begin: begin, body)
+      if writer.pendingNotification != nil {
+        // Not sent with the COMMIT (whose answer was lost, and the transaction found
+        // committed). The save has committed: a notification that fails (the connection broke
+        // just after the commit) wakes no listener now, and the next save's or the listener's
+        // reconnection does; the history, read from each reader's token, loses nothing
+        // meanwhile.
+        writer.pendingNotification = nil
+        do {
+          try writer.connection.execute(notifySQL)
+        } catch {
+          if writer.connection.isInTransaction { try? writer.connection.execute("ROLLBACK") }
+        }
+      }
+      return result
+    }
+
+    private func transactionCommitted<Result>(
+      _ writer: PostgresStoreConnection, begin: PostgresBegin,
+      _ body: (StoreConnection) throws -> Result
+    ) throws -> Result {
+      var result: Result?
+      writer.pendingNotification = nil
+      writer.pendingTransaction = nil
+      do {
+        writer.connection.begin(withNextStatement: begin)
+        let value = try body(writer)
+        result = value
+        // Nothing was sent: no transaction to commit.
+        if writer.connection.dropUnsentBegin() { return value }
+        writer.pendingTransaction = writer.connection.transactionID.map {
+          PendingTransaction(id: $0, backend: writer.connection.processID)
+        }
+        if writer.pendingNotification != nil {
+          // The notification's transaction follows the COMMIT in the same round trip, and runs
+          // only when the commit succeeded (see ``notifySQL``).
+          let notified = try writer.connection.commitOpenTransaction(then: commitAndNotify)
+          writer.pendingNotification = nil
+          if !notified, writer.connection.isInTransaction {
+            try? writer.connection.execute("ROLLBACK")
+          }
+        } else {
+          try writer.connection.commitOpenTransaction()
+        }
+        return value
+      } catch let error as PostgresError where error.isCommitOutcomeUnknown {
+        guard let result else { throw error }
+        if try committed(writer, after: error) { return result }
+        throw StoreError(
+          .connectionLost, url: url, sql: error.sql, underlying: error,
+          message:
+            "Can't save to store `\(location.storeName)`: the connection to the server broke "
+            + "while the save was committing, and the server shows its transaction did not "
+            + "commit (`txid_status` says aborted). Nothing of it was written; retry it.")
+      } catch {
+        // Also after a failed lock: the `BEGIN` before it left the transaction open (aborted).
+        if !writer.connection.dropUnsentBegin(), writer.connection.isInTransaction {
+          try? writer.connection.execute("ROLLBACK")
+        }
+        throw error
+      }
+    }
+
+    /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`)
+    /// and the server backend running it.
+    package struct PendingTransaction {
+      package var id: String
+      package var backend: Int32
+    }
+
+    /// Whether the transaction whose commit `error` interrupted committed: connects again and
+    /// asks the server for the status of its transaction id (`txid_status`, which history
+    /// trimming never touches and which holds with history off). While the broken
+    /// connection's backend still runs the transaction (it hasn't yet noticed its client is
+    /// gone), it waits a second, then ends that backend — the transaction then commits or
+    /// aborts — and asks again. Undecidable within ``PostgresStoreSettings/commitOutcomeWait`` (the server stays
+    /// unreachable, or it no longer knows so old a transaction):
+    /// ``StoreError/Code/commitOutcomeUnknown``.
+    private func committed(_ writer: PostgresStoreConnection, after error: PostgresError) throws
+      -> Bool
+    {
+      guard let pending = writer.pendingTransaction else {
+        throw outcomeUnknown(error, because: "no transaction id was taken before the commit")
+      }
+      let clock = ContinuousClock()
+      let start = clock.now
+      let deadline = start + settings.commitOutcomeWait
+      var lastError: any Error = error
+      var delay: UInt32 = 20_000
+      var terminated = false
+      while clock.now < deadline {
+        do {
+          if !writer.connection.isConnected || writer.connection.processID == pending.backend {
+            try writer.connection.reconnect()
+          }
+          while clock.now < deadline {
+            let status = try writer.connection.queryFirst(
+              "SELECT txid_status(?::bigint)", [.text(pending.id)]
+            ) { $0.isNull(at: 0) ? nil : $0.string(at: 0) }
+            switch status {
+            case "committed"?: return true
+            case "aborted"?: return false
+            case "in progress"?:
+              if !terminated, start.duration(to: clock.now) > .seconds(1) {
+                terminated = true
+                try endBackend(pending, on: writer.connection)
+              } else {
+                usleep(20_000)
+              }
+            default:
+              throw outcomeUnknown(
+                error,
+                because: "the server no longer knows its transaction \(pending.id) (older than "
+                  + "the status it keeps)")
+            }
+          }
+        } catch let outcome as StoreError {
+          throw outcome
+        } catch {
+          lastError = error
+          usleep(delay)
+          delay = min(delay * 2, 1_000_000)
+        }
+      }
+      throw outcomeUnknown(
+        error,
+        because: "asking the server within \(settings.commitOutcomeWait) failed (\(lastError))")
+    }
+
+    /// Ends the backend of the broken connection while it still runs `pending` (its process
+    /// id, and the transaction's low 32 bits, which `pg_stat_activity` shows), waiting up to 5
+    /// seconds for it to go.
+    private func endBackend(_ pending: PendingTransaction, on connection: PostgresConnection)
+      throws
+    {
+      let low = (UInt64(pending.id) ?? 0) & 0xFFFF_FFFF
+      _ = try connection.queryFirst(
+        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+          + "WHERE pid = ? AND backend_xid::text = ?",
+        [.integer(Int64(pending.backend)), .text(String(low))]
+      ) { _ in true }
+    }
+
+    /// The error for a save whose commit `error` interrupted when its outcome can't be looked
+    /// up, `reason` saying why.
+    private func outcomeUnknown(_ error: PostgresError, because reason: String) -> StoreError {
+      StoreError(
+        .commitOutcomeUnknown, url: url, sql: error.sql, underlying: error,
+        message:
+          "Can't tell whether the save to store `\(location.storeName)` committed: the "
+          + "connection to the server broke while it was committing, and \(reason). It may or "
+          + "may not have been saved; read the data back before retrying.")
+    }
+  }
+#endif

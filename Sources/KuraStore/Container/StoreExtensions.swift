@@ -1,0 +1,17 @@
+import KuraBase
+import KuraSQLite
+import Foundation
+
+/// Creates what issue 6 adds to a store, in the setup transaction: the change history table
+/// and, per model with searchable properties, its full-text index (``SearchIndex``).
+package struct StoreExtensions {
+  package let graph: RelationshipGraph
+
+  package func prepare(_ db: StoreConnection, schemas: [ModelSchema]) throws {
+    try db.execute(db.engine.historyTableSQL)
+    for schema in schemas {
+      let searchable = graph.attributesByTable[schema.tableName]?.searchable ?? []
+      try db.prepareSearchIndex(SearchIndex(schema: schema, columns: searchable))
+    }
+  }
+}

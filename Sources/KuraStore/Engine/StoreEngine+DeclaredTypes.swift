@@ -1,0 +1,12 @@
+import KuraBase
+import KuraSQLite
+import Foundation
+
+extension StoreEngine {
+  /// Whether a column of a Kura table declared `type` (as introspection reports it) holds
+  /// values of `kind` as this engine stores them: by default only the type ``columnType(_:)``
+  /// gives now (an engine also accepts the types its earlier stores declared).
+  package func declaredType(_ type: String, holds kind: ColumnKind) -> Bool {
+    type == columnType(kind)
+  }
+}

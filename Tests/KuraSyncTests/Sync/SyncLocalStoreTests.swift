@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@testable import Kura
+
+import KuraPostgreSQL
+
+import KuraSync
+
+import KuraSyncCore
+
+import KuraSyncServer
+
+import KuraTestSupport
+
+import KuraEngineTestSupport
+
+import KuraCLI
+
+/// A model of the local bookkeeping tests (and of SyncOutboxTests).
+struct LocalTrip: PersistentModel, Equatable {
+  var id: Int
+  var name: String
+  var budget: Int
+}
+
+/// The sync bookkeeping in a replica's SQLite store, without a server: what saves record and
+/// how pulled saves are merged into it.
+@Suite("Sync local store")
+struct SyncLocalStoreTests {
+  static func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
+    var configuration = ModelConfiguration.url(directory.file("replica.store"))
+    configuration.sync = SyncSettings(
+      server: directory.url, space: "family", token: "not used: nothing is sent")
+    return try ModelContainer(for: LocalTrip.self, configurations: configuration)
+  }
+
+  static func outbox(_ container: ModelContainer) throws -> [SyncSave] {
+    try container.pool.read { try SyncLocalStore.outbox(limit: 100, $0) }
+  }
+
+  @Test func aSaveStampsOnlyWhatChangedAndAnUnchangedSaveRecordsNothing() throws {
+    let directory = TemporaryDirectory()
+    let container = try Self.container(directory)
+    let context = ModelContext(container)
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
+    try context.save()
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
+    try context.save()
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
+    try context.save()
+    try context.delete(LocalTrip(id: 1, name: "Kyoto", budget: 700))
+    try context.save()
+    try context.insert(LocalTrip(id: 1, name: "Again", budget: 1))
+    try context.save()
+    let saves = try Self.outbox(container)
+    #expect(saves.map(\.sequence) == [1, 2, 3, 4])
+    let described = saves.map { save in
+      save.changes.map { change in
+        change.deleted
+          ? "delete#\(change.incarnation)"
+          : "\(change.property ?? "")#\(change.incarnation)"
+      }
+    }
+    #expect(
+      described == [
+        ["budget#1", "name#1"], ["budget#1"], ["delete#1"], ["budget#2", "name#2"],
+      ])
+    // Stamps only go up, one per save.
+    let stamps = saves.map { $0.changes[0].stamp }
+    #expect(stamps == stamps.sorted() && Set(stamps).count == 4)
+  }
+
+  /// A pulled value with a later stamp beats a local value the server had not acknowledged:
+  /// the row takes it and the lost value is listed; an older pulled value loses; a property
+  /// and a model this app doesn't have are kept in the bookkeeping, not dropped.
+  @Test func aLaterPulledValueWinsAndTheLostLocalValueIsListed() throws {
+    let directory = TemporaryDirectory()
+    let container = try Self.container(directory)
+    let sync = try SyncEngine(container: container)
+    defer { sync.stop() }
+    let context = ModelContext(container)
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
+    try context.save()
+    let local = try #require(Self.outbox(container).first?.changes.first?.stamp)
+    let other = UUID()
+    let later = SyncStamp(wall: local.wall + 60_000, counter: 0, replica: other)
+    let earlier = SyncStamp(wall: local.wall - 60_000, counter: 0, replica: other)
+    let pulled = SyncLoggedSave(
+      position: 1, replica: SyncStamp.hex(other), sequence: 1,
+      changes: [
+        .set(
+          "LocalTrip", id: "1", incarnation: 1, property: "name", to: .text("Nara"), stamp: later),
+        .set(
+          "LocalTrip", id: "1", incarnation: 1, property: "budget", to: .integer(5), stamp: earlier),
+        .set(
+          "LocalTrip", id: "1", incarnation: 1, property: "rating", to: .real(4.5), stamp: later),
+        .set(
+          "Hotel", id: "h1", incarnation: 1, property: "name", to: .text("Ryokan"), stamp: later),
+      ])
+    try container.pool.write { db in
+      _ = try SyncLocalStore.applyPulled([pulled], container: container, db: db)
+    }
+    #expect(
+      try ModelContext(container).fetch(FetchDescriptor<LocalTrip>())
+        == [LocalTrip(id: 1, name: "Nara", budget: 900)])
+    let conflicts = try sync.conflicts()
+    #expect(conflicts.map(\.property) == ["name"])
+    #expect(conflicts.map(\.lostValue) == [#"{"text":"Kyoto"}"#])
+    let kept = try container.pool.read { db in
+      (
+        try SyncLocalStore.record(.init(model: "LocalTrip", id: "1"), db).properties["rating"],
+        try SyncLocalStore.record(.init(model: "Hotel", id: "h1"), db).properties["name"]
+      )
+    }
+    #expect(kept.0?.value == .real(4.5))
+    #expect(kept.1?.value == .text("Ryokan"))
+    // Pulled changes are not local edits: the outbox still holds only the local save.
+    #expect(try Self.outbox(container).map(\.sequence) == [1])
+    #expect(try container.pool.read { try SyncLocalStore.cursor($0) } == 1)
+    try sync.clearConflicts()
+    #expect(try sync.conflicts().isEmpty)
+  }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-/// The PostgreSQL engine's tests, grouped so that `swift test --filter PostgreSQL` runs them all.
-@Suite("PostgreSQL")
-struct PostgreSQLTests {}
