@@ -9,7 +9,14 @@ let package = Package(
   // fails the build when the library uses an API newer than what is declared here.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
+    // Every embedded layer under one import; or only the layers an app uses.
     .library(name: "Kura", targets: ["Kura"]),
+    .library(name: "KuraPreferences", targets: ["KuraPreferences", "KuraScenes"]),
+    .library(name: "KuraDocuments", targets: ["KuraDocuments"]),
+    .library(name: "KuraSQLite", targets: ["KuraSQLite"]),
+    .library(name: "KuraStore", targets: ["KuraStore"]),
+    .library(name: "KuraPostgreSQL", targets: ["KuraPostgreSQL"]),
+    .library(name: "KuraSync", targets: ["KuraSync"]),
     .executable(name: "kura", targets: ["kura"]),
     .executable(name: "kura-bench", targets: ["kura-bench"]),
     .executable(name: "customers", targets: ["customers"]),
@@ -124,6 +131,24 @@ let package = Package(
     .executableTarget(
       name: "wishlist",
       dependencies: ["Kura", "KuraCLI", "KuraStoreCLI", "KuraSync", "KuraSyncCore"]),
+    // One small program per product, whose linked libraries scripts/check-linking reads.
+    .executableTarget(
+      name: "link-preferences", dependencies: ["KuraPreferences"],
+      path: "Sources/LinkSamples/link-preferences"),
+    .executableTarget(
+      name: "link-documents", dependencies: ["KuraDocuments"],
+      path: "Sources/LinkSamples/link-documents"),
+    .executableTarget(
+      name: "link-store", dependencies: ["KuraStore"], path: "Sources/LinkSamples/link-store"),
+    .executableTarget(
+      name: "link-postgresql", dependencies: ["KuraStore", "KuraPostgreSQL"],
+      path: "Sources/LinkSamples/link-postgresql"),
+    .executableTarget(
+      name: "link-sync", dependencies: ["KuraStore", "KuraSync"],
+      path: "Sources/LinkSamples/link-sync"),
+    .executableTarget(
+      name: "link-syncserver", dependencies: ["KuraSyncServer"],
+      path: "Sources/LinkSamples/link-syncserver"),
     // Child process used by the crash and sharing tests.
     .executableTarget(
       name: "kura-testhelper",

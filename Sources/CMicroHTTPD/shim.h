@@ -3,7 +3,11 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#if __has_include(<microhttpd.h>)
 #include <microhttpd.h>
+#else
+#error "Kura's sync server (KuraSyncServer) needs libmicrohttpd's headers: install them with `apt-get install libmicrohttpd-dev` (or run scripts/setup, which installs everything the build and the tests need)."
+#endif
 
 /// Starts a libmicrohttpd daemon on `address` (a `sockaddr_in`, or a `sockaddr_in6` when `ipv6`
 /// is non-zero) with a pool of `threads` polling threads: the

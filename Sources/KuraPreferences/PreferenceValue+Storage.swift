@@ -8,7 +8,7 @@ import Foundation
 // bytes and whole numbers read back exactly.
 extension PreferenceValue {
   /// The `type` and `value` columns for this value.
-  package func storageColumns() throws -> (type: String, value: SQLiteValue) {
+  package func storageColumns() throws -> (type: String, value: DatabaseValue) {
     switch self {
     case .string(let value): return ("string", .text(value))
     case .integer(let value): return ("integer", .integer(value))
@@ -28,7 +28,7 @@ extension PreferenceValue {
   ]
 
   /// Reads a value back from its columns; `nil` when they don't hold a value of the named type.
-  package init?(type: String, storage: SQLiteValue) {
+  package init?(type: String, storage: DatabaseValue) {
     switch (type, storage) {
     case ("string", .text(let value)): self = .string(value)
     case ("integer", .integer(let value)): self = .integer(value)

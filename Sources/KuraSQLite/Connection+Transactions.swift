@@ -108,5 +108,5 @@ extension Connection: DriverTransactions {
 }
 
 extension Statement: DriverStatement {
-  @usableFromInline package typealias Argument = SQLiteValue
+  @usableFromInline package typealias Argument = DatabaseValue
 }

@@ -295,7 +295,7 @@ public final class Connection: @unchecked Sendable {
   ///   - sql: One SQL statement (cached).
   ///   - arguments: One value per parameter.
   /// - Throws: ``SQLiteError`` naming the SQL.
-  public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+  public func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
     try runStatement(sql, arguments)
   }
 
@@ -317,7 +317,7 @@ public final class Connection: @unchecked Sendable {
   /// - Throws: ``SQLiteError`` or what `row` throws.
   @inlinable
   public func query<Row>(
-    _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
+    _ sql: String, _ arguments: [DatabaseValue] = [], row: (Statement) throws -> Row
   ) throws -> [Row] {
     try rows(sql, arguments, row: row)
   }
@@ -338,7 +338,7 @@ public final class Connection: @unchecked Sendable {
   /// - Throws: ``SQLiteError`` or what `row` throws.
   @inlinable
   public func queryFirst<Row>(
-    _ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Row
+    _ sql: String, _ arguments: [DatabaseValue] = [], row: (Statement) throws -> Row
   ) throws -> Row? {
     try firstRow(sql, arguments, row: row)
   }

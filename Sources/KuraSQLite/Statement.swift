@@ -393,7 +393,7 @@ public final class Statement {
   ///
   /// - Parameter index: The column number, from 0.
   /// - Returns: The value.
-  public func value(at index: Int) -> SQLiteValue {
+  public func value(at index: Int) -> DatabaseValue {
     switch sqlite3_column_type(handle, Int32(index)) {
     case SQLITE_INTEGER: return .integer(int64(at: index))
     case SQLITE_FLOAT: return .real(double(at: index))
@@ -403,7 +403,7 @@ public final class Statement {
     }
   }
 
-  /// Column `index` (from 0) converted to a Swift type, as ``SQLiteValue`` documents.
+  /// Column `index` (from 0) converted to a Swift type, as ``DatabaseValue`` documents.
   ///
   /// For example: `let id: UUID? = statement.value(UUID.self, at: 0)`.
   ///

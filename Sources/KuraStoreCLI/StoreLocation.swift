@@ -19,7 +19,7 @@ import KuraPostgreSQL
 /// let container = try ModelContainer(for: Student.self, configurations: try store.configuration)
 /// print(store)   // the file's path, or: database `app` on `db.example.com:5432` as user `alice`
 /// ```
-public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+package enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
   CustomReflectable, Encodable
 {
   /// An SQLite store file.
@@ -31,7 +31,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   /// The environment variable naming the store when `--store` is not given.
   ///
   /// For example: `KURA_STORE_URL=postgresql://db.example.com/app students list`.
-  public static let environmentVariable = "KURA_STORE_URL"
+  package static let environmentVariable = "KURA_STORE_URL"
 
   /// The `--store` option every command that opens the store takes.
   ///
@@ -44,7 +44,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   /// - Parameter defaultStore: Where the store is when neither the option nor
   ///   `KURA_STORE_URL` names one, for the help text.
   /// - Returns: The option.
-  public static func option(default defaultStore: String) -> Option {
+  package static func option(default defaultStore: String) -> Option {
     Option(
       "store",
       help: "The store: a file path, or a PostgreSQL URL such as postgresql://host/app or a "
@@ -68,7 +68,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   ///   - command: The command path, for the error's pointer to its help.
   /// - Throws: ``UsageError`` for an empty text, another URL scheme, or a PostgreSQL URL or
   ///   connection string libpq can't read; its message never quotes a password.
-  public init(_ text: String, what: String, command: String) throws {
+  package init(_ text: String, what: String, command: String) throws {
     let quoted = "`\(PostgresLocation.redacted(text))` is not a valid value for \(what): "
     let fix =
       "give a file path such as `store.sqlite`, or a PostgreSQL URL such as "
@@ -114,7 +114,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   /// - Returns: The location.
   /// - Throws: ``UsageError`` for a value that names no store (see ``init(_:what:command:)``),
   ///   or the error `defaultStore` throws.
-  public static func resolve(
+  package static func resolve(
     _ invocation: Invocation, default defaultStore: @autoclosure () throws -> URL
   ) throws -> StoreLocation {
     if let given: String = try invocation.option("store") {
@@ -156,7 +156,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   /// ```swift
   /// let container = try ModelContainer(for: Trip.self, configurations: try store.configuration)
   /// ```
-  public var configuration: ModelConfiguration {
+  package var configuration: ModelConfiguration {
     get throws {
       switch self {
       case .file(let url): return .url(url)
@@ -178,7 +178,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   ///
   /// - Returns: The configuration with ``ModelConfiguration/allowsSave`` off, or `nil`.
   /// - Throws: ``StoreError`` when a PostgreSQL server can't be reached or read.
-  public func readingConfiguration() throws -> ModelConfiguration? {
+  package func readingConfiguration() throws -> ModelConfiguration? {
     switch self {
     case .file(let url):
       guard (try? FileManager.default.attributesOfItem(atPath: url.path)) != nil else { return nil }
@@ -194,14 +194,14 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   /// Whether the store is a PostgreSQL database.
   ///
   /// For example: `if store.isPostgres { print("on a server") }`.
-  public var isPostgres: Bool {
+  package var isPostgres: Bool {
     if case .postgres = self { return true }
     return false
   }
 
   /// The file's path, or the database, server and user (never the password), such as:
   /// database `app` on `db.example.com:5432` as user `alice`.
-  public var description: String {
+  package var description: String {
     switch self {
     case .file(let url): return url.path
     case .postgres(let location, _): return location.description
@@ -215,7 +215,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   ///
   /// - Parameter encoder: The encoder.
   /// - Throws: The encoder's error.
-  public func encode(to encoder: any Encoder) throws {
+  package func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     switch self {
     case .file(let url):
@@ -235,13 +235,13 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   /// location was read from (it may hold a password).
   ///
   /// For example: `debugPrint(store)`.
-  public var debugDescription: String { "StoreLocation(\(description))" }
+  package var debugDescription: String { "StoreLocation(\(description))" }
 
   /// What `dump` and debuggers show: the engine and the ``description``, never the connection
   /// string a PostgreSQL location was read from.
   ///
   /// For example: `dump(store)`.
-  public var customMirror: Mirror {
+  package var customMirror: Mirror {
     switch self {
     case .file(let url):
       return Mirror(self, children: ["file": url.path], displayStyle: .enum)
@@ -254,7 +254,7 @@ public enum StoreLocation: Sendable, CustomStringConvertible, CustomDebugStringC
   /// errors name it, such as `app on db.example.com:5432`).
   ///
   /// For example: `print("Migrated \(store.name).")   // Migrated default.store.`
-  public var name: String {
+  package var name: String {
     switch self {
     case .file(let url): return url.lastPathComponent
     case .postgres(let location, _): return location.storeName

@@ -188,7 +188,7 @@ package enum SyncInitialSync {
   /// it pulled, with `JSONDecoder`; log pages are read by ``SyncJSONReader`` now).
   ///
   /// - Throws: ``SyncError`` naming the first staged page that isn't one.
-  private static func decodeStaged(_ pages: [(Int64, SQLiteValue)]) throws -> [StagedPage] {
+  private static func decodeStaged(_ pages: [(Int64, DatabaseValue)]) throws -> [StagedPage] {
     let decoded = Mutex([StagedPage?](repeating: nil, count: pages.count))
     let firstDamaged = Mutex<Int64?>(nil)
     DispatchQueue.concurrentPerform(iterations: pages.count) { index in

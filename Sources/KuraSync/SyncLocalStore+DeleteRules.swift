@@ -97,12 +97,12 @@ extension SyncLocalStore {
   /// cascades and nullifies as a local delete would, and deletes (listing them) the dependents
   /// a `.deny` reference would have kept.
   package static func applyDeleteRules(
-    deleting id: SQLiteValue, of schema: ModelSchema, container: ModelContainer,
+    deleting id: DatabaseValue, of schema: ModelSchema, container: ModelContainer,
     db: StoreConnection, effects: inout RuleEffects
   ) throws {
     guard !container.graph.isEmpty else { return }
     let applier = DeleteRuleApplier(graph: container.graph, db: db)
-    var deleting: [String: [SQLiteValue]] = [schema.tableName: [id]]
+    var deleting: [String: [DatabaseValue]] = [schema.tableName: [id]]
     var target = idText(id)
     var rounds = 0
     while !deleting.isEmpty, rounds < 64 {
@@ -146,7 +146,7 @@ extension SyncLocalStore {
 
   /// Lists a row a `.deny` rule would have kept, with its values, before it is deleted.
   package static func listDenied(
-    _ schema: ModelSchema, id: SQLiteValue, target: String, _ db: StoreConnection
+    _ schema: ModelSchema, id: DatabaseValue, target: String, _ db: StoreConnection
   ) throws {
     guard let values = try rowValues(schema, id: id, db) else { return }
     try addConflict(
@@ -155,7 +155,7 @@ extension SyncLocalStore {
   }
 
   /// A stored row's values by column, or `nil` when there is no such row.
-  package static func rowValues(_ schema: ModelSchema, id: SQLiteValue, _ db: StoreConnection) throws
+  package static func rowValues(_ schema: ModelSchema, id: DatabaseValue, _ db: StoreConnection) throws
     -> [String: SyncValue]?
   {
     let select = try db.cachedStatement(

@@ -88,7 +88,7 @@ extension SyncLocalStore {
   ///
   /// - Returns: Whether the row was there to move.
   package static func setAside(
-    _ schema: ModelSchema, key: SyncMergeState.Key, id: SQLiteValue, record: SyncRecordState,
+    _ schema: ModelSchema, key: SyncMergeState.Key, id: DatabaseValue, record: SyncRecordState,
     winner: String, properties: [String], lost: [SyncValue], _ db: StoreConnection
   ) throws -> Bool {
     guard let values = try rowValues(schema, id: id, db) else { return false }
@@ -109,13 +109,13 @@ extension SyncLocalStore {
   /// The local rows (other than `id`) that hold one of the unique values `record` holds: the
   /// rows a pulled model collides with.
   package static func collidingRows(
-    _ schema: ModelSchema, id: SQLiteValue, record: SyncRecordState, _ db: StoreConnection
-  ) throws -> [(id: SQLiteValue, properties: [String], values: [SyncValue])] {
-    var found: [(id: SQLiteValue, properties: [String], values: [SyncValue])] = []
+    _ schema: ModelSchema, id: DatabaseValue, record: SyncRecordState, _ db: StoreConnection
+  ) throws -> [(id: DatabaseValue, properties: [String], values: [SyncValue])] {
+    var found: [(id: DatabaseValue, properties: [String], values: [SyncValue])] = []
     let primaryKey = quoteIdentifier(schema.primaryKey.name)
     for columns in schema.uniqueConstraints {
       var conditions: [String] = []
-      var arguments: [SQLiteValue] = []
+      var arguments: [DatabaseValue] = []
       var values: [SyncValue] = []
       for index in columns {
         let column = schema.columns[index]

@@ -120,7 +120,7 @@ package enum SyncLocalStore {
   // MARK: Local saves (recordSave: SyncLocalStore+Record.swift)
 
   /// The stored key of the id text the history writes (the inverse of `idText`).
-  package static func keyValue(_ id: String, kind: ColumnKind) -> SQLiteValue? {
+  package static func keyValue(_ id: String, kind: ColumnKind) -> DatabaseValue? {
     switch kind {
     case .integer, .bool: return Int64(id).map { .integer($0) }
     case .real, .date: return Double(id).map { .real($0) }

@@ -26,7 +26,7 @@ package enum SyncPullBenchmark {
   ///   - container: A container of a synced SQLite store (no engine running).
   /// - Throws: ``StoreError`` when the store can't be written.
   package static func stage(
-    model: String, rows: [(id: String, values: [(String, SQLiteValue)])], rowsPerSave: Int,
+    model: String, rows: [(id: String, values: [(String, DatabaseValue)])], rowsPerSave: Int,
     in container: ModelContainer
   ) throws {
     let replica = UUID()

@@ -26,9 +26,9 @@ package enum SyncVersions {
   package static func defaults(
     _ schema: ModelSchema, missingFrom record: SyncRecordState, id: String,
     container: ModelContainer
-  ) throws -> [String: SQLiteValue] {
+  ) throws -> [String: DatabaseValue] {
     let declared = container.graph.attributesByTable[schema.tableName]?.defaults ?? [:]
-    var defaults: [String: SQLiteValue] = [:]
+    var defaults: [String: DatabaseValue] = [:]
     for column in schema.columns
     where column.name != schema.primaryKey.name && record.properties[column.name] == nil {
       if let value = declared[column.name] {

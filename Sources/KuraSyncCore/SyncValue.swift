@@ -16,7 +16,7 @@ package enum SyncValue: Sendable, Hashable {
   case blob(Data)
 
   /// The value as SQLite stores it.
-  package init(_ value: SQLiteValue) {
+  package init(_ value: DatabaseValue) {
     switch value {
     case .null: self = .null
     case .integer(let integer): self = .integer(integer)
@@ -27,7 +27,7 @@ package enum SyncValue: Sendable, Hashable {
   }
 
   /// The value to bind in SQL.
-  package var sqliteValue: SQLiteValue {
+  package var sqliteValue: DatabaseValue {
     switch self {
     case .null: return .null
     case .integer(let integer): return .integer(integer)

@@ -132,7 +132,7 @@ func profileSyncPull(kura: Bool) throws -> Int {
     directory.appendingPathComponent("store"),
     server: kura ? URL(string: "http://127.0.0.1:9") : nil)
   if kura {
-    let rows = trips.map { trip -> (id: String, values: [(String, SQLiteValue)]) in
+    let rows = trips.map { trip -> (id: String, values: [(String, DatabaseValue)]) in
       (
         String(trip.id),
         [

@@ -2,7 +2,7 @@ import Foundation
 
 /// One value as a database stores it: an integer, a real, text, a blob or NULL — the value model
 /// of every engine under the model store (SQLite's five storage classes; the PostgreSQL driver
-/// maps its types onto them). ``SQLiteValue`` is another name for it.
+/// maps its types onto them). ``DatabaseValue`` is another name for it.
 ///
 /// Swift types map onto these storage classes as follows (one documented mapping each):
 ///

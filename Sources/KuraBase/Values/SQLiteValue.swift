@@ -1,7 +1,7 @@
 import Foundation
 
-/// One value as SQLite stores it: the library's ``DatabaseValue`` under the name the SQLite layer
-/// has always used.
+/// The former name of ``DatabaseValue``, the one value type of every engine, kept so code written
+/// for the SQLite layer compiles unchanged.
 ///
 /// For example:
 ///
@@ -12,7 +12,7 @@ public typealias SQLiteValue = DatabaseValue
 
 /// A Swift value that converts to and from one SQLite value.
 ///
-/// Conformances follow the table in ``SQLiteValue``. Conform your own types to store them in
+/// Conformances follow the table in ``DatabaseValue``. Conform your own types to store them in
 /// a column.
 ///
 /// For example:
@@ -23,18 +23,18 @@ public typealias SQLiteValue = DatabaseValue
 /// ```
 public protocol SQLiteValueConvertible {
   /// The value as SQLite stores it.
-  var sqliteValue: SQLiteValue { get }
+  var sqliteValue: DatabaseValue { get }
   /// Reads the value back; `nil` when the stored value does not fit the type.
   ///
   /// For example: `Int(sqliteValue: .integer(3))` is `3`; `Int(sqliteValue: .text("3"))` is `nil`.
-  init?(sqliteValue: SQLiteValue)
+  init?(sqliteValue: DatabaseValue)
 }
 
 extension Int64: SQLiteValueConvertible {
   /// This integer as INTEGER.
-  public var sqliteValue: SQLiteValue { .integer(self) }
+  public var sqliteValue: DatabaseValue { .integer(self) }
   /// Reads an INTEGER (or a REAL with no fraction).
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     switch sqliteValue {
     case .integer(let value): self = value
     case .real(let value):
@@ -47,9 +47,9 @@ extension Int64: SQLiteValueConvertible {
 
 extension Int: SQLiteValueConvertible {
   /// This integer as INTEGER.
-  public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+  public var sqliteValue: DatabaseValue { .integer(Int64(self)) }
   /// Reads an INTEGER that fits `Int`.
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     guard let value = Int64(sqliteValue: sqliteValue), let exact = Int(exactly: value) else {
       return nil
     }
@@ -59,9 +59,9 @@ extension Int: SQLiteValueConvertible {
 
 extension Double: SQLiteValueConvertible {
   /// This number as REAL; NaN and `-0.0` as their exact 8-byte BLOB (``exactSQLiteBlob``).
-  public var sqliteValue: SQLiteValue { exactSQLiteBlob.map { .blob($0) } ?? .real(self) }
+  public var sqliteValue: DatabaseValue { exactSQLiteBlob.map { .blob($0) } ?? .real(self) }
   /// Reads a REAL, an INTEGER, or the exact BLOB of NaN or `-0.0`.
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     switch sqliteValue {
     case .real(let value): self = value
     case .integer(let value): self = Double(value)
@@ -103,9 +103,9 @@ extension Double: SQLiteValueConvertible {
 
 extension String: SQLiteValueConvertible {
   /// This string as TEXT.
-  public var sqliteValue: SQLiteValue { .text(self) }
+  public var sqliteValue: DatabaseValue { .text(self) }
   /// Reads TEXT.
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     guard case .text(let value) = sqliteValue else { return nil }
     self = value
   }
@@ -113,9 +113,9 @@ extension String: SQLiteValueConvertible {
 
 extension Data: SQLiteValueConvertible {
   /// These bytes as BLOB.
-  public var sqliteValue: SQLiteValue { .blob(self) }
+  public var sqliteValue: DatabaseValue { .blob(self) }
   /// Reads a BLOB (or TEXT, as its UTF-8 bytes).
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     switch sqliteValue {
     case .blob(let value): self = value
     case .text(let value): self = Data(value.utf8)
@@ -126,9 +126,9 @@ extension Data: SQLiteValueConvertible {
 
 extension Bool: SQLiteValueConvertible {
   /// `1` or `0` as INTEGER.
-  public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+  public var sqliteValue: DatabaseValue { .integer(self ? 1 : 0) }
   /// Reads an INTEGER: zero is false, anything else true.
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     guard let value = Int64(sqliteValue: sqliteValue) else { return nil }
     self = value != 0
   }
@@ -136,9 +136,9 @@ extension Bool: SQLiteValueConvertible {
 
 extension Date: SQLiteValueConvertible {
   /// `timeIntervalSinceReferenceDate` stored as a `Double` (REAL, or its exact BLOB).
-  public var sqliteValue: SQLiteValue { timeIntervalSinceReferenceDate.sqliteValue }
+  public var sqliteValue: DatabaseValue { timeIntervalSinceReferenceDate.sqliteValue }
   /// Reads seconds since 2001-01-01 UTC (REAL, INTEGER or the exact BLOB of a `Double`).
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     guard let seconds = Double(sqliteValue: sqliteValue) else { return nil }
     self = Date(timeIntervalSinceReferenceDate: seconds)
   }
@@ -146,9 +146,9 @@ extension Date: SQLiteValueConvertible {
 
 extension UUID: SQLiteValueConvertible {
   /// The uppercase `uuidString` as TEXT.
-  public var sqliteValue: SQLiteValue { .text(uuidString) }
+  public var sqliteValue: DatabaseValue { .text(uuidString) }
   /// Reads a UUID string (any case) or a 16-byte BLOB.
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     switch sqliteValue {
     case .text(let value):
       guard let uuid = UUID(uuidString: value) else { return nil }
@@ -167,9 +167,9 @@ extension UUID: SQLiteValueConvertible {
 
 extension URL: SQLiteValueConvertible {
   /// The `absoluteString` as TEXT.
-  public var sqliteValue: SQLiteValue { .text(absoluteString) }
+  public var sqliteValue: DatabaseValue { .text(absoluteString) }
   /// Reads a URL string.
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     guard case .text(let value) = sqliteValue, let url = URL(string: value) else { return nil }
     self = url
   }
@@ -177,9 +177,9 @@ extension URL: SQLiteValueConvertible {
 
 extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
   /// The wrapped value, or NULL.
-  public var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
+  public var sqliteValue: DatabaseValue { self?.sqliteValue ?? .null }
   /// NULL reads as `nil`; anything else as the wrapped type.
-  public init?(sqliteValue: SQLiteValue) {
+  public init?(sqliteValue: DatabaseValue) {
     if case .null = sqliteValue {
       self = .none
       return

@@ -8,7 +8,7 @@ import KuraStore
     /// The isolation level of a transaction.
     ///
     /// For example: `try connection.transaction(.serializable) { … }`.
-    public enum IsolationLevel: Sendable, Hashable {
+    package enum IsolationLevel: Sendable, Hashable {
       /// Each statement sees what was committed before it began (PostgreSQL's default).
       case readCommitted
       /// Every statement sees what was committed before the transaction's first one.
@@ -48,7 +48,7 @@ import KuraStore
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws (after rolling back), or ``PostgresError`` — with
     ///   ``PostgresError/isCommitOutcomeUnknown`` when the connection broke during the commit.
-    public func transaction<Result>(
+    package func transaction<Result>(
       _ isolation: IsolationLevel = .readCommitted, _ body: () throws -> Result
     ) throws -> Result {
       try inTransaction(isolation, body)
@@ -101,7 +101,7 @@ import KuraStore
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws (after rolling back to the savepoint), or
     ///   ``PostgresError``.
-    public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+    package func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
       try inSavepoint(body)
     }
   }

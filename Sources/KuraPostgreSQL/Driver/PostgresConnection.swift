@@ -29,7 +29,7 @@ import KuraStore
   // Safety: libpq is built thread-safe, and a connection (with its session and statements) is
   // used by one thread at a time, as its documentation says; a pool hands each connection to
   // one caller under a lock.
-  public final class PostgresConnection: @unchecked Sendable {
+  package final class PostgresConnection: @unchecked Sendable {
     package let session: PostgresSession
     @exclusivity(unchecked) private var statementCache = StatementCache<PostgresStatement>()
     package var savepointDepth = 0
@@ -37,7 +37,7 @@ import KuraStore
     /// Where the connection goes.
     ///
     /// For example: `print(connection.location)`.
-    public var location: PostgresLocation { session.location }
+    package var location: PostgresLocation { session.location }
 
     /// Connects to a PostgreSQL database.
     ///
@@ -53,7 +53,7 @@ import KuraStore
     /// - Throws: ``PostgresError`` with code ``PostgresError/Code/connectionFailed``,
     ///   ``PostgresError/Code/authenticationFailed`` or ``PostgresError/Code/databaseMissing``,
     ///   naming the server and database.
-    public init(location: PostgresLocation) throws {
+    package init(location: PostgresLocation) throws {
       session = try PostgresSession(location: location)
     }
 
@@ -67,7 +67,7 @@ import KuraStore
     ///
     /// - Parameter connectionString: The URL or connection string.
     /// - Throws: ``PostgresError`` when it can't be read or the connection fails.
-    public convenience init(_ connectionString: String) throws {
+    package convenience init(_ connectionString: String) throws {
       try self.init(location: PostgresLocation(connectionString))
     }
 
@@ -90,7 +90,7 @@ import KuraStore
     /// - Parameter sql: The SQL text (placeholders are not rewritten; a quoted identifier
     ///   longer than the 63 bytes PostgreSQL keeps is sent fitted, as statements send it).
     /// - Throws: ``PostgresError`` naming the SQL.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
       let handle = try session.liveHandle(sql: sql)
       // Whether the SQL may commit is only worked out on a failure (from the state before it).
       let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE
@@ -128,7 +128,7 @@ import KuraStore
     /// - Parameter sql: One SQL statement, with `?` or `?N` placeholders.
     /// - Returns: The statement.
     /// - Throws: ``PostgresError`` naming the SQL.
-    public func prepare(_ sql: String) throws -> PostgresStatement {
+    package func prepare(_ sql: String) throws -> PostgresStatement {
       try PostgresStatement(session: session, sql: sql)
     }
 
@@ -150,7 +150,7 @@ import KuraStore
     /// - Parameter sql: One SQL statement, with `?` or `?N` placeholders.
     /// - Returns: The statement, ready to bind.
     /// - Throws: ``PostgresError`` naming the SQL.
-    public func cachedStatement(_ sql: String) throws -> PostgresStatement {
+    package func cachedStatement(_ sql: String) throws -> PostgresStatement {
       if let statement = statementCache.statement(for: sql) {
         if statement.isBusy { return PostgresStatement(sharing: statement) }
         statement.reset()
@@ -165,7 +165,7 @@ import KuraStore
     /// `SELECT *` refuses to run once its table's columns changed).
     ///
     /// For example: `connection.clearStatementCache()`.
-    public func clearStatementCache() {
+    package func clearStatementCache() {
       statementCache.removeAll()
       session.deallocateUnusedStatements(all: true)
     }
@@ -182,7 +182,7 @@ import KuraStore
     ///   - sql: One SQL statement (cached).
     ///   - arguments: One value per parameter.
     /// - Throws: ``PostgresError`` naming the SQL.
-    public func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+    package func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
       try runStatement(sql, arguments)
     }
 
@@ -202,7 +202,7 @@ import KuraStore
     ///   - row: Reads one row from the statement.
     /// - Returns: The mapped rows.
     /// - Throws: ``PostgresError`` or what `row` throws.
-    public func query<Row>(
+    package func query<Row>(
       _ sql: String, _ arguments: [DatabaseValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> [Row] {
       try rows(sql, arguments, row: row)
@@ -222,7 +222,7 @@ import KuraStore
     ///   - row: Reads the row.
     /// - Returns: The mapped first row, or `nil` when there is none.
     /// - Throws: ``PostgresError`` or what `row` throws.
-    public func queryFirst<Row>(
+    package func queryFirst<Row>(
       _ sql: String, _ arguments: [DatabaseValue] = [], row: (PostgresStatement) throws -> Row
     ) throws -> Row? {
       try firstRow(sql, arguments, row: row)
@@ -238,7 +238,7 @@ import KuraStore
     ///   - channel: The channel name.
     ///   - payload: Text for the listeners (under 8000 bytes).
     /// - Throws: ``PostgresError``.
-    public func notify(_ channel: String, payload: String = "") throws {
+    package func notify(_ channel: String, payload: String = "") throws {
       try run("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
     }
 
@@ -247,23 +247,23 @@ import KuraStore
     /// The number of rows changed by the last INSERT, UPDATE, DELETE or MERGE.
     ///
     /// For example: `try connection.run("DELETE FROM note"); print(connection.changes)`.
-    public var changes: Int { session.changes }
+    package var changes: Int { session.changes }
 
     /// Rows changed (inserted, updated, deleted) by this connection since it opened.
     ///
     /// For example: `print(connection.totalChanges)`.
-    public var totalChanges: Int64 { session.totalChanges }
+    package var totalChanges: Int64 { session.totalChanges }
 
     /// Whether a transaction is open (also one where a statement failed, which only a
     /// rollback ends).
     ///
     /// For example: `if connection.isInTransaction { … }`.
-    public var isInTransaction: Bool { session.isInTransaction }
+    package var isInTransaction: Bool { session.isInTransaction }
 
     /// Whether the connection is open and not broken.
     ///
     /// For example: `if !connection.isConnected { try connection.reconnect() }`.
-    public var isConnected: Bool { session.isConnected }
+    package var isConnected: Bool { session.isConnected }
 
     /// Whether the connection is open, after reading without waiting what the server sent
     /// while it was idle (a restart or a terminated backend leaves a message and the socket's
@@ -274,14 +274,14 @@ import KuraStore
     /// and `pg_terminate_backend`).
     ///
     /// For example: `print(connection.processID)`.
-    public var processID: Int32 {
+    package var processID: Int32 {
       session.handle.map { PQbackendPID($0) } ?? 0
     }
 
     /// The server's version number, such as `150018` for 15.18.
     ///
     /// For example: `if connection.serverVersion >= 150000 { … }`.
-    public var serverVersion: Int {
+    package var serverVersion: Int {
       session.handle.map { Int(PQserverVersion($0)) } ?? 0
     }
 
@@ -291,7 +291,7 @@ import KuraStore
     /// For example: `if !connection.isConnected { try connection.reconnect() }`.
     ///
     /// - Throws: ``PostgresError`` when connecting fails.
-    public func reconnect() throws {
+    package func reconnect() throws {
       savepointDepth = 0
       try session.reconnect()
     }
@@ -299,6 +299,6 @@ import KuraStore
     /// The version of the libpq library in use, such as `150018` for 15.18.
     ///
     /// For example: `print(PostgresConnection.libpqVersion)`.
-    public static var libpqVersion: Int { Int(PQlibVersion()) }
+    package static var libpqVersion: Int { Int(PQlibVersion()) }
   }
 #endif

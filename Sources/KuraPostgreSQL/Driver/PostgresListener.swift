@@ -15,13 +15,13 @@ import KuraStore
   ///   print(notification.channel, notification.payload)
   /// }
   /// ```
-  public struct PostgresNotification: Sendable, Hashable {
+  package struct PostgresNotification: Sendable, Hashable {
     /// The channel it was sent on.
-    public var channel: String
+    package var channel: String
     /// The text it carries (empty when none was given).
-    public var payload: String
+    package var payload: String
     /// The process id of the server backend that sent it.
-    public var senderProcessID: Int32
+    package var senderProcessID: Int32
 
     /// Creates a notification from its parts.
     ///
@@ -35,7 +35,7 @@ import KuraStore
     ///   - channel: The channel.
     ///   - payload: The text.
     ///   - senderProcessID: The sending backend's process id.
-    public init(channel: String, payload: String, senderProcessID: Int32) {
+    package init(channel: String, payload: String, senderProcessID: Int32) {
       self.channel = channel
       self.payload = payload
       self.senderProcessID = senderProcessID
@@ -65,7 +65,7 @@ import KuraStore
   /// ```
   // Safety: everything but `wakeUp()` is used by one thread at a time, as documented; `wakeUp()`
   // only writes to the wake-up pipe, whose descriptors are constants.
-  public final class PostgresListener: @unchecked Sendable {
+  package final class PostgresListener: @unchecked Sendable {
     /// What one ``PostgresListener/wait(timeout:)`` brought.
     ///
     /// For example:
@@ -74,25 +74,25 @@ import KuraStore
     /// let event = try listener.wait(timeout: .seconds(1))
     /// if event.reconnected { catchUp() }
     /// ```
-    public struct Event: Sendable, Hashable {
+    package struct Event: Sendable, Hashable {
       /// The notifications received, in the order they were sent (committed).
-      public var notifications: [PostgresNotification]
+      package var notifications: [PostgresNotification]
       /// Whether the listener connected again (after its connection broke) and listens on its
       /// channels again: notifications sent in between are lost, so catch up.
-      public var reconnected: Bool
+      package var reconnected: Bool
       /// Whether ``PostgresListener/wakeUp()`` ended the wait.
-      public var wasWokenUp: Bool
+      package var wasWokenUp: Bool
     }
 
     /// Where the listener connects.
     ///
     /// For example: `print(listener.location)`.
-    public let location: PostgresLocation
+    package let location: PostgresLocation
     private var connection: PostgresConnection?
     private var channels: [String] = []
     /// How long the connection may stay silent before it is checked, and how long the check's
     /// answer may take before the connection counts as dead.
-    public let heartbeat: Duration
+    package let heartbeat: Duration
     /// When the server was last heard from (or the connection opened).
     private var lastHeard = ContinuousClock.now
     /// When the check under way (a `LISTEN` again) was sent, if one is.
@@ -111,7 +111,7 @@ import KuraStore
     ///     as dead and is opened again: a half-open connection (a vanished host, a black-holed
     ///     network path) is noticed within twice this; 5 seconds by default.
     /// - Throws: ``PostgresError`` when connecting fails.
-    public convenience init(location: PostgresLocation, heartbeat: Duration = .seconds(5)) throws {
+    package convenience init(location: PostgresLocation, heartbeat: Duration = .seconds(5)) throws {
       try self.init(connectingLater: location, heartbeat: heartbeat)
       connection = try PostgresConnection(location: location)
     }
@@ -147,7 +147,7 @@ import KuraStore
     /// The process id of the server backend listening, or `nil` while disconnected.
     ///
     /// For example: `print(listener.processID ?? 0)`.
-    public var processID: Int32? {
+    package var processID: Int32? {
       guard let connection, connection.isConnected else { return nil }
       return connection.processID
     }
@@ -159,7 +159,7 @@ import KuraStore
     /// - Parameter channel: The channel name (any text; it is quoted).
     /// - Throws: ``PostgresError`` when the server refuses or the connection broke (it is
     ///   remembered all the same, and listened to after reconnecting).
-    public func listen(_ channel: String) throws {
+    package func listen(_ channel: String) throws {
       if !channels.contains(channel) { channels.append(channel) }
       finishCheck()
       guard let connection else { return }
@@ -172,7 +172,7 @@ import KuraStore
     ///
     /// - Parameter channel: The channel name.
     /// - Throws: ``PostgresError`` when the connection broke.
-    public func unlisten(_ channel: String) throws {
+    package func unlisten(_ channel: String) throws {
       channels.removeAll { $0 == channel }
       finishCheck()
       guard let connection, connection.isConnected else { return }
@@ -188,7 +188,7 @@ import KuraStore
     /// thread, such as one that stops the listening loop.
     ///
     /// For example: `listener.wakeUp()`.
-    public func wakeUp() {
+    package func wakeUp() {
       var byte: UInt8 = 1
       _ = write(wakeUpWriter, &byte, 1)
     }
@@ -211,7 +211,7 @@ import KuraStore
     /// - Returns: The notifications received (none on timeout) and whether it reconnected.
     /// - Throws: ``PostgresError`` when the connection broke and connecting again kept failing
     ///   until the timeout (the next wait tries again).
-    public func wait(timeout: Duration) throws -> Event {
+    package func wait(timeout: Duration) throws -> Event {
       let clock = ContinuousClock()
       let deadline = clock.now + timeout
       var event = Event(notifications: [], reconnected: false, wasWokenUp: false)

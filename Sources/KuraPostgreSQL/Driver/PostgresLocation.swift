@@ -26,7 +26,7 @@ import Foundation
 /// print(location)  // database `app` on `db.example.com:5432` as user `alice`
 /// let local = try PostgresLocation("host=/var/run/postgresql dbname=app")
 /// ```
-public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
+package struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   CustomDebugStringConvertible, CustomReflectable
 {
   /// The settings the string gives, by libpq keyword (`host`, `dbname`, `password`…).
@@ -45,7 +45,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   ///   libpq's defaults and environment alone.
   /// - Throws: ``PostgresError`` with code ``PostgresError/Code/invalidLocation`` when libpq can't
   ///   read it (its message never quotes a password), or on platforms without PostgreSQL.
-  public init(_ connectionString: String) throws {
+  package init(_ connectionString: String) throws {
     #if canImport(CLibPQ)
       var errorMessage: UnsafeMutablePointer<CChar>?
       guard let options = PQconninfoParse(connectionString, &errorMessage) else {
@@ -93,7 +93,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   /// - Parameter url: The URL.
   /// - Throws: ``PostgresError`` with code ``PostgresError/Code/invalidLocation`` for another
   ///   scheme or a URL libpq can't read.
-  public init(url: URL) throws {
+  package init(url: URL) throws {
     let scheme = url.scheme?.lowercased() ?? ""
     guard scheme == "postgresql" || scheme == "postgres" else {
       throw PostgresError(
@@ -117,24 +117,24 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   ///
   /// For example: `try PostgresLocation("postgresql://db.example.com/app").host` is
   /// `"db.example.com"`.
-  public var host: String? { parameters["host"] ?? parameters["hostaddr"] }
+  package var host: String? { parameters["host"] ?? parameters["hostaddr"] }
 
   /// The port the string names; `nil` when libpq's default (5432, or `PGPORT`) applies.
   ///
   /// For example: `try PostgresLocation("postgresql://db:6543/app").port` is `6543`.
-  public var port: Int? { parameters["port"].flatMap { Int($0) } }
+  package var port: Int? { parameters["port"].flatMap { Int($0) } }
 
   /// The database the string names; `nil` when libpq's default (`PGDATABASE`, else the user
   /// name) applies.
   ///
   /// For example: `try PostgresLocation("dbname=app").database` is `"app"`.
-  public var database: String? { parameters["dbname"] }
+  package var database: String? { parameters["dbname"] }
 
   /// The user the string names; `nil` when libpq's default (`PGUSER`, else the operating
   /// system user) applies.
   ///
   /// For example: `try PostgresLocation("postgresql://alice@db/app").user` is `"alice"`.
-  public var user: String? { parameters["user"] }
+  package var user: String? { parameters["user"] }
 
   /// The same location with one libpq setting changed (or removed, for `nil`).
   package func setting(_ keyword: String, to value: String?) -> PostgresLocation {
@@ -158,7 +158,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   /// The database, server and user, with libpq's defaults and environment filling what the
   /// string leaves out, such as: database `app` on `db.example.com:5432` as user `alice`.
   /// Never the password.
-  public var description: String {
+  package var description: String {
     let defaults = Self.environmentDefaults()
     func value(_ keyword: String) -> String? { parameters[keyword] ?? defaults[keyword] }
     let user = value("user")
@@ -168,10 +168,10 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible,
   }
 
   /// `PostgresLocation(database `app` on … as user `alice`)`; never the password.
-  public var debugDescription: String { "PostgresLocation(\(description))" }
+  package var debugDescription: String { "PostgresLocation(\(description))" }
 
   /// The parts a debugger or `dump` shows: host, port, database and user; never the password.
-  public var customMirror: Mirror {
+  package var customMirror: Mirror {
     Mirror(
       self,
       children: [
@@ -294,7 +294,7 @@ extension PostgresLocation {
   ///
   /// - Parameter url: Any URL.
   /// - Returns: Whether its scheme names PostgreSQL.
-  public static func isPostgresURL(_ url: URL) -> Bool {
+  package static func isPostgresURL(_ url: URL) -> Bool {
     let scheme = url.scheme?.lowercased()
     return scheme == "postgresql" || scheme == "postgres"
   }
@@ -303,7 +303,7 @@ extension PostgresLocation {
   /// the socket folder and port), such as `app on db.example.com:5432`. Never a password.
   ///
   /// For example: `print(try PostgresLocation("postgresql://db/app").storeName)`.
-  public var storeName: String {
+  package var storeName: String {
     var database = parameters["dbname"]
     var host = parameters["host"] ?? parameters["hostaddr"]
     var port = parameters["port"]

@@ -11,7 +11,7 @@ import KuraStore
     /// The number of parameters the SQL declares.
     ///
     /// For example: `statement.parameterCount` is `2` for `SELECT * FROM t WHERE a = ? AND b = ?`.
-    public var parameterCount: Int { parameterTypes.count }
+    package var parameterCount: Int { parameterTypes.count }
 
     /// The error for a value or parameter this statement can't take (`message` says which and
     /// why), naming the server and the SQL.
@@ -93,7 +93,7 @@ import KuraStore
     ///   - value: The value.
     ///   - index: The parameter number, from 1.
     /// - Throws: ``PostgresError`` for a bad index.
-    public func bind(_ value: Int64, at index: Int) throws {
+    package func bind(_ value: Int64, at index: Int) throws {
       let slot = try slot(index)
       switch parameterTypes[slot] {
       case PostgresType.int8: try storeBinary(slot, value)
@@ -119,7 +119,7 @@ import KuraStore
     ///   - value: The value.
     ///   - index: The parameter number, from 1.
     /// - Throws: ``PostgresError`` for a bad index.
-    public func bind(_ value: Int, at index: Int) throws {
+    package func bind(_ value: Int, at index: Int) throws {
       try bind(Int64(value), at: index)
     }
 
@@ -133,7 +133,7 @@ import KuraStore
     ///   - value: The value.
     ///   - index: The parameter number, from 1.
     /// - Throws: ``PostgresError`` for a bad index.
-    public func bind(_ value: Double, at index: Int) throws {
+    package func bind(_ value: Double, at index: Int) throws {
       let slot = try slot(index)
       switch parameterTypes[slot] {
       case PostgresType.float8: try storeBinary(slot, value.bitPattern)
@@ -166,7 +166,7 @@ import KuraStore
     ///   - index: The parameter number, from 1.
     /// - Throws: ``PostgresError`` for a bad index, or text with a NUL character bound to a
     ///   parameter that is not text.
-    public func bind(_ value: String, at index: Int) throws {
+    package func bind(_ value: String, at index: Int) throws {
       let slot = try slot(index)
       if PostgresType.takesRawText(parameterTypes[slot]) {
         var value = value
@@ -190,7 +190,7 @@ import KuraStore
     ///   - value: The bytes; empty data stays empty (not NULL).
     ///   - index: The parameter number, from 1.
     /// - Throws: ``PostgresError`` for a bad index or a parameter of another type.
-    public func bind(_ value: Data, at index: Int) throws {
+    package func bind(_ value: Data, at index: Int) throws {
       try value.withUnsafeBytes { try bind(raw: $0, at: index) }
     }
 
@@ -211,7 +211,7 @@ import KuraStore
     ///
     /// - Parameter index: The parameter number, from 1.
     /// - Throws: ``PostgresError`` for a bad index.
-    public func bindNull(at index: Int) throws {
+    package func bindNull(at index: Int) throws {
       values[try slot(index)] = nil
     }
 

@@ -10,7 +10,7 @@ import KuraStore
     /// The number of columns in each row.
     ///
     /// For example: `statement.columnCount` is `2` for `SELECT id, name FROM trip`.
-    public var columnCount: Int { columnNames.count }
+    package var columnCount: Int { columnNames.count }
 
     /// The name of column `index` (from 0).
     ///
@@ -18,7 +18,7 @@ import KuraStore
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: The column's name.
-    public func columnName(at index: Int) -> String {
+    package func columnName(at index: Int) -> String {
       columnNames.indices.contains(index) ? columnNames[index] : ""
     }
 
@@ -48,7 +48,7 @@ import KuraStore
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: `true` for NULL.
-    public func isNull(at index: Int) -> Bool {
+    package func isNull(at index: Int) -> Bool {
       guard let result else { return true }
       return PQgetisnull(result, row, Int32(truncatingIfNeeded: index)) != 0
     }
@@ -61,7 +61,7 @@ import KuraStore
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: The value.
-    public func int64(at index: Int) -> Int64 {
+    package func int64(at index: Int) -> Int64 {
       guard let bytes = cell(index) else { return 0 }
       if resultFormat == 1 {
         switch type(index) {
@@ -91,7 +91,7 @@ import KuraStore
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: The value.
-    public func double(at index: Int) -> Double {
+    package func double(at index: Int) -> Double {
       guard let bytes = cell(index) else { return 0 }
       if resultFormat == 1 {
         switch type(index) {
@@ -120,7 +120,7 @@ import KuraStore
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: The value.
-    public func string(at index: Int) -> String {
+    package func string(at index: Int) -> String {
       guard let bytes = cell(index) else { return "" }
       if resultFormat == 1 {
         switch type(index) {
@@ -146,7 +146,7 @@ import KuraStore
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: The value.
-    public func data(at index: Int) -> Data {
+    package func data(at index: Int) -> Data {
       guard let bytes = cell(index) else { return Data() }
       if resultFormat == 0 && type(index) == PostgresType.bytea {
         return PostgresType.bytes(fromHex: bytes) ?? Data(bytes)
@@ -167,7 +167,7 @@ import KuraStore
     ///
     /// - Parameter index: The column number, from 0.
     /// - Returns: The value.
-    public func value(at index: Int) -> DatabaseValue {
+    package func value(at index: Int) -> DatabaseValue {
       if isNull(at: index) { return .null }
       switch type(index) {
       case PostgresType.int8, PostgresType.int4, PostgresType.int2, PostgresType.oid,
@@ -190,7 +190,7 @@ import KuraStore
     ///   - type: The type to read.
     ///   - index: The column number, from 0.
     /// - Returns: The value, or `nil` when the stored value does not fit the type.
-    public func value<Value: SQLiteValueConvertible>(_ type: Value.Type, at index: Int) -> Value? {
+    package func value<Value: SQLiteValueConvertible>(_ type: Value.Type, at index: Int) -> Value? {
       Value(sqliteValue: value(at: index))
     }
   }

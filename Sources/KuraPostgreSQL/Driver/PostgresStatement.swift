@@ -32,10 +32,10 @@ import KuraStore
   ///   print(statement.string(at: 0))
   /// }
   /// ```
-  public final class PostgresStatement {
+  package final class PostgresStatement {
     package let session: PostgresSession
     /// The SQL text, with SQLite's placeholders.
-    public let sql: String
+    package let sql: String
     /// The SQL sent to the server, with `$N` placeholders.
     package let preparedSQL: String
     /// The server-side name of the prepared statement.
@@ -172,7 +172,7 @@ import KuraStore
     /// bindings.
     ///
     /// For example: `statement.rewind()`.
-    public func rewind() {
+    package func rewind() {
       if let result { PQclear(result) }
       result = nil
       state = .ready
@@ -182,7 +182,7 @@ import KuraStore
     /// again).
     ///
     /// For example: `statement.reset()`.
-    public func reset() {
+    package func reset() {
       rewind()
       for slot in values.indices {
         values[slot] = nil
@@ -209,7 +209,7 @@ import KuraStore
     ///   step runs it again).
     /// - Throws: ``PostgresError``; the statement can then be run again.
     @discardableResult
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
       if state == .rows {
         row += 1
         if row < rowCount { return true }
@@ -299,7 +299,7 @@ import KuraStore
     /// For example: `try statement.execute()`.
     ///
     /// - Throws: ``PostgresError``.
-    public func execute() throws {
+    package func execute() throws {
       defer { rewind() }
       _ = try run()
     }

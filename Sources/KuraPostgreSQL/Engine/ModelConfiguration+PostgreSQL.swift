@@ -64,7 +64,7 @@ extension ModelConfiguration {
 }
 
 extension PostgresLocation: ExternalStore {
-  package var engine: StoreInspector.Engine { .postgresql }
+  package var engineName: String { StoreInspector.Engine.postgresql.rawValue }
 
   package var locationDescription: String { description }
 
@@ -105,4 +105,11 @@ extension PostgresLocation: ExternalStore {
         "Can't \(action) store `\(storeName)`: this platform has no PostgreSQL client library "
         + "(libpq). Use an SQLite store here.")
   }
+}
+
+/// How the store opens a `postgresql://` URL given where it takes any URL
+/// (`StoreInspector(url:)`, `StoreMigration.migrate(storeAt:to:)`): the store finds this type at
+/// run time by its name (`ExternalEngines`), so its name must not change.
+package struct PostgresExternalStoreFactory: ExternalStoreFactory {
+  package static func configuration(for url: URL) -> ModelConfiguration { .postgres(url) }
 }

@@ -13,7 +13,7 @@ package struct ChangeRecorder {
   private var changes = SavedChanges()
   /// The keys of the pending deletions that were stored before the save, by model type (`nil`
   /// when the save deletes nothing: no dictionary to make and destroy).
-  private var storedDeletionsByType: [ObjectIdentifier: Set<SQLiteValue>]?
+  private var storedDeletionsByType: [ObjectIdentifier: Set<DatabaseValue>]?
   /// What the delete rules deleted and updated, reported after the save's own changes (`nil`
   /// when no rule ran).
   private var ruleOutcome: DeleteRuleApplier.Outcome?
@@ -27,8 +27,8 @@ package struct ChangeRecorder {
   ) throws {
     self.container = container
     guard order.contains(where: { $0.table.hasDeletions }) else { return }
-    var deleting: [String: [SQLiteValue]] = [:]
-    var storedDeletions: [ObjectIdentifier: Set<SQLiteValue>] = [:]
+    var deleting: [String: [DatabaseValue]] = [:]
+    var storedDeletions: [ObjectIdentifier: Set<DatabaseValue>] = [:]
     for (key, table) in order {
       guard table.hasDeletions,
         let listing = table as? any PendingKeyListing, let schema = container.schemas[key]
@@ -46,7 +46,7 @@ package struct ChangeRecorder {
 
   /// The keys of the pending deletions of the model type with this identity that were stored
   /// before the save.
-  package func storedDeletions(of key: ObjectIdentifier) -> Set<SQLiteValue> {
+  package func storedDeletions(of key: ObjectIdentifier) -> Set<DatabaseValue> {
     storedDeletionsByType?[key] ?? []
   }
 
@@ -56,10 +56,10 @@ package struct ChangeRecorder {
   }
 
   /// Which of `keys` are stored now: one lookup per key for a few, one statement for many.
-  private static func storedKeys(_ keys: [SQLiteValue], schema: ModelSchema, db: StoreConnection)
-    throws -> Set<SQLiteValue>
+  private static func storedKeys(_ keys: [DatabaseValue], schema: ModelSchema, db: StoreConnection)
+    throws -> Set<DatabaseValue>
   {
-    var stored = Set<SQLiteValue>()
+    var stored = Set<DatabaseValue>()
     if keys.count <= 16 {
       let exists = try db.cachedStatement(schema.existsByIDSQL)
       for value in keys {
@@ -165,11 +165,11 @@ package typealias PendingTable = (key: ObjectIdentifier, table: any AnyPendingCh
 
 /// The keys a ``PendingChanges`` deletes, without its model type.
 package protocol PendingKeyListing {
-  func pendingDeletedKeys(kind: ColumnKind) -> [SQLiteValue]
+  func pendingDeletedKeys(kind: ColumnKind) -> [DatabaseValue]
 }
 
 extension PendingChanges: PendingKeyListing {
-  package func pendingDeletedKeys(kind: ColumnKind) -> [SQLiteValue] {
+  package func pendingDeletedKeys(kind: ColumnKind) -> [DatabaseValue] {
     guard hasDeletions else { return [] }
     return finalChanges.deleted.compactMap { sqliteValue(for: $0, kind: kind) }
   }

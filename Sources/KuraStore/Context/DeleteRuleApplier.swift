@@ -13,19 +13,19 @@ package struct DeleteRuleApplier {
   /// What the rules did: extra deleted and updated keys, by table; and the `.deny` references
   /// to check once the save's own changes are written (``checkDenials(_:)``).
   package struct Outcome {
-    package var deleted: [String: [SQLiteValue]] = [:]
-    package var updated: [String: [SQLiteValue]] = [:]
-    package var denials: [(reference: ModelAttributes.Reference, targets: [SQLiteValue])] = []
+    package var deleted: [String: [DatabaseValue]] = [:]
+    package var updated: [String: [DatabaseValue]] = [:]
+    package var denials: [(reference: ModelAttributes.Reference, targets: [DatabaseValue])] = []
   }
 
   /// Applies the rules for the keys a save deletes (by table).
-  package func apply(deleting initial: [String: [SQLiteValue]]) throws -> Outcome {
+  package func apply(deleting initial: [String: [DatabaseValue]]) throws -> Outcome {
     var outcome = Outcome()
     guard !graph.isEmpty else { return outcome }
-    var deleting: [String: Set<SQLiteValue>] = initial.mapValues { Set($0) }
-    var queue: [(table: String, keys: [SQLiteValue])] = initial.map { ($0.key, $0.value) }
-    var nullify: [(reference: ModelAttributes.Reference, keys: [SQLiteValue])] = []
-    var denied: [(reference: ModelAttributes.Reference, rows: [(SQLiteValue, SQLiteValue)])] = []
+    var deleting: [String: Set<DatabaseValue>] = initial.mapValues { Set($0) }
+    var queue: [(table: String, keys: [DatabaseValue])] = initial.map { ($0.key, $0.value) }
+    var nullify: [(reference: ModelAttributes.Reference, keys: [DatabaseValue])] = []
+    var denied: [(reference: ModelAttributes.Reference, rows: [(DatabaseValue, DatabaseValue)])] = []
     var keyColumns: [String: String] = [:]
     while let (table, keys) = queue.popLast() {
       guard !keys.isEmpty, let references = graph.referencesByTarget[table] else { continue }
@@ -35,7 +35,7 @@ package struct DeleteRuleApplier {
         switch reference.deleteRule {
         case .cascade:
           keyColumns[reference.table] = reference.primaryKey
-          var added: [SQLiteValue] = []
+          var added: [DatabaseValue] = []
           for (key, _) in rows where deleting[reference.table, default: []].insert(key).inserted {
             added.append(key)
           }
@@ -84,8 +84,8 @@ package struct DeleteRuleApplier {
   }
 
   /// The (key, reference value) of the rows whose reference points at one of `keys`.
-  private func referringRows(_ reference: ModelAttributes.Reference, to keys: [SQLiteValue])
-    throws -> [(SQLiteValue, SQLiteValue)]
+  private func referringRows(_ reference: ModelAttributes.Reference, to keys: [DatabaseValue])
+    throws -> [(DatabaseValue, DatabaseValue)]
   {
     let (condition, arguments) = try keyList(
       quoteIdentifier(reference.column), keys, text: reference.comparesLikeSwift)
@@ -97,14 +97,14 @@ package struct DeleteRuleApplier {
 
   /// `column IN (…)` over `keys`, bound as one list (comparing text like Swift's `==` when
   /// `text` is set).
-  private func keyList(_ column: String, _ keys: [SQLiteValue], text: Bool) throws -> (
-    String, [SQLiteValue]
+  private func keyList(_ column: String, _ keys: [DatabaseValue], text: Bool) throws -> (
+    String, [DatabaseValue]
   ) {
     try storeKeyList(column, keys, text: text, dialect: db.dialect)
   }
 
   private func denial(
-    _ reference: ModelAttributes.Reference, _ rows: [(SQLiteValue, SQLiteValue)]
+    _ reference: ModelAttributes.Reference, _ rows: [(DatabaseValue, DatabaseValue)]
   ) -> StoreError {
     let targets = Array(Set(rows.map { idText($0.1) })).sorted()
     let shown = rows.prefix(10).map { "`\(idText($0.0))`" }.joined(separator: ", ")
@@ -131,8 +131,8 @@ package struct DeleteRuleApplier {
 
 /// `column IN (…)` over stored `keys`, bound as one list when the dialect can (so the statement
 /// is the same however many keys), comparing text like Swift's `==` when `text` is set.
-package func storeKeyList(_ column: String, _ keys: [SQLiteValue], text: Bool, dialect: any SQLDialect)
-  throws -> (String, [SQLiteValue])
+package func storeKeyList(_ column: String, _ keys: [DatabaseValue], text: Bool, dialect: any SQLDialect)
+  throws -> (String, [DatabaseValue])
 {
   guard let list = dialect.membership(column, in: keys, text: text, listAbove: 0) else {
     throw StoreError(

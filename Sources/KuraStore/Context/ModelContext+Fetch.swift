@@ -52,7 +52,7 @@ extension ModelContext {
       let statement = try db.cachedStatementToRebind(StoreSQL.selectByID(schema))
       // Rewound only (ends the read); the next use resets and rebinds it anyway.
       defer { statement.rewind() }
-      // An integer key is bound as one (binding an `SQLiteValue` switches on it behind the seam).
+      // An integer key is bound as one (binding an `DatabaseValue` switches on it behind the seam).
       if case .integer(let integer) = key {
         try statement.bind(integer, at: 1)
       } else {
@@ -306,7 +306,7 @@ extension ModelContext {
     }
     for columns in schema.uniqueConstraints {
       var conditions: [String] = []
-      var values: [SQLiteValue] = []
+      var values: [DatabaseValue] = []
       for index in columns {
         let column = schema.columns[index]
         guard let raw = model[keyPath: column.keyPath],
@@ -339,10 +339,10 @@ extension ModelContext {
 /// The values of one unique constraint of a model, compared as the store's unique index compares
 /// them (text by Swift's `==`); `nil` when one is NULL (NULLs never conflict).
 private struct UniqueKey: Hashable {
-  var parts: [SQLiteValue]
+  var parts: [DatabaseValue]
 
   init?<Model>(_ model: Model, _ columns: [Int], _ schema: ModelSchema) {
-    var parts: [SQLiteValue] = []
+    var parts: [DatabaseValue] = []
     for index in columns {
       let column = schema.columns[index]
       guard let raw = model[keyPath: column.keyPath],

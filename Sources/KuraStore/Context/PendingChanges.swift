@@ -168,7 +168,7 @@ package final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
   /// (SQLite: the update hook) reports whether an upsert inserted or updated and whether a delete
   /// removed a row.
   package func write(
-    to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
+    to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<DatabaseValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges {
     if deletedIDs.count == 0, let minimum = db.bulkUpsertMinimumRows, models.count >= minimum,
@@ -294,15 +294,15 @@ package final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
     to db: StoreConnection, schema: ModelSchema, encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges? {
     // Which model each row comes from: each id's last upsert, in the order of its first. Ids
-    // are told apart by their stored key (`SQLiteValue`: one concrete dictionary, where one
+    // are told apart by their stored key (`DatabaseValue`: one concrete dictionary, where one
     // keyed by the unspecialized `Model.ID` looks its type metadata up on every access); the
     // keys are kept for the change set. While the keys are increasing integers (a load of
     // ordered ids) none can repeat, and no dictionary is made until one is not.
     var staged: [Int] = []
     staged.reserveCapacity(models.count)
-    var keys: [SQLiteValue] = []
+    var keys: [DatabaseValue] = []
     keys.reserveCapacity(models.count)
-    var positions: [SQLiteValue: Int]?
+    var positions: [DatabaseValue: Int]?
     var previous = Int64.min
     var increasing = true
     var repeated = false
@@ -319,7 +319,7 @@ package final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
           continue
         }
         increasing = false
-        var built: [SQLiteValue: Int] = [:]
+        var built: [DatabaseValue: Int] = [:]
         built.reserveCapacity(models.count)
         for (row, stored) in keys.enumerated() { built[stored] = row }
         positions = built
@@ -424,7 +424,7 @@ package protocol AnyPendingChanges: AnyObject {
   func truncate(to count: Int)
   func clear()
   func write(
-    to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<SQLiteValue>,
+    to db: StoreConnection, schema: ModelSchema, storedDeletions: Set<DatabaseValue>,
     encoder makeEncoder: (StoreStatement) -> RowEncoder
   ) throws -> ChangeSet.ModelChanges
 }

@@ -9,7 +9,7 @@ package struct QueryPlan<Model: PersistentModel> {
   /// The SQL condition after `WHERE`, with `?` placeholders.
   package var whereClause: String?
   /// One value per placeholder of ``whereClause``.
-  package var arguments: [SQLiteValue] = []
+  package var arguments: [DatabaseValue] = []
   /// The SQL after `ORDER BY`.
   package var orderBy: String?
   /// At most this many models (after the offset).
@@ -49,7 +49,7 @@ package struct QueryPlan<Model: PersistentModel> {
 
   /// A value of each stored property.
   package init(
-    whereClause: String? = nil, arguments: [SQLiteValue] = [], orderBy: String? = nil,
+    whereClause: String? = nil, arguments: [DatabaseValue] = [], orderBy: String? = nil,
     limit: Int? = nil, offset: Int? = nil, residual: ((Model) throws -> Bool)? = nil,
     predicate: ((Model) throws -> Bool)? = nil, sortInMemory: Bool = false,
     areInIncreasingOrder: ((Model, Model) -> Bool)? = nil

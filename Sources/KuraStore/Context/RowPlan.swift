@@ -87,7 +87,7 @@ package final class RowPlan: Sendable {
     }
     guard encoder.values.count <= schema.columns.count else { return false }
     // Decoding the values must produce a model with the same stored properties.
-    var byName: [String: SQLiteValue] = [:]
+    var byName: [String: DatabaseValue] = [:]
     for (index, column) in schema.columns.enumerated() { byName[column.name] = values[index] }
     let decoder = ProbeDecoder(values: byName)
     guard let decoded = try? Model(from: decoder), !decoder.unusual,
@@ -97,14 +97,14 @@ package final class RowPlan: Sendable {
   }
 
   /// The values a model's stored properties hold, as column values.
-  private func stored<Model>(_ model: Model) -> [SQLiteValue?] {
+  private func stored<Model>(_ model: Model) -> [DatabaseValue?] {
     schema.columns.map { column in
       model[keyPath: column.keyPath].flatMap { sqliteValue(for: $0, kind: column.kind) }
     }
   }
 
   /// A distinct value for a column in each probe variant (optionals are nil in variant 1).
-  private func probeValue(column index: Int, variant: Int) -> SQLiteValue? {
+  private func probeValue(column index: Int, variant: Int) -> DatabaseValue? {
     let column = columns[index]
     if column.isOptional && variant == 1 { return .null }
     let number = Int64(3 + index + 17 * variant)
@@ -122,7 +122,7 @@ package final class RowPlan: Sendable {
   }
 
   /// Initializes a property from a probe value.
-  private static func write(_ value: SQLiteValue?, _ column: Column, at p: UnsafeMutableRawPointer)
+  private static func write(_ value: DatabaseValue?, _ column: Column, at p: UnsafeMutableRawPointer)
   {
     var integer: Int64 = 0
     var real = 0.0

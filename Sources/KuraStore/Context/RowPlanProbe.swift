@@ -7,7 +7,7 @@ package struct UnusualCoding: Error {}
 
 /// The encoder of a plan's probe: records the column value each key is given.
 package final class ProbeEncoder: Encoder, TopLevelCoder {
-  package var values: [String: SQLiteValue] = [:]
+  package var values: [String: DatabaseValue] = [:]
   /// Whether the encoding asked for something a plan can't mirror.
   package var unusual = false
 
@@ -27,7 +27,7 @@ package final class ProbeEncoder: Encoder, TopLevelCoder {
     package let encoder: ProbeEncoder
     package var codingPath: [any CodingKey] { [] }
 
-    package func record(_ value: SQLiteValue?, _ key: Key) throws {
+    package func record(_ value: DatabaseValue?, _ key: Key) throws {
       guard let value, encoder.values[key.stringValue] == nil else {
         encoder.unusual = true
         throw UnusualCoding()
@@ -79,12 +79,12 @@ package final class ProbeEncoder: Encoder, TopLevelCoder {
 
 /// The decoder of a plan's probe: serves column values by key and records the keys asked for.
 package final class ProbeDecoder: Decoder, TopLevelCoder {
-  package let values: [String: SQLiteValue]
+  package let values: [String: DatabaseValue]
   package var requested: Set<String> = []
   /// Whether the decoding asked for something a plan can't mirror.
   package var unusual = false
 
-  package init(values: [String: SQLiteValue]) { self.values = values }
+  package init(values: [String: DatabaseValue]) { self.values = values }
 
   package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     KeyedDecodingContainer(Container<Key>(decoder: self))
@@ -103,7 +103,7 @@ package final class ProbeDecoder: Decoder, TopLevelCoder {
     package var allKeys: [Key] { decoder.values.keys.compactMap { Key(stringValue: $0) } }
 
     package func contains(_ key: Key) -> Bool { decoder.values[key.stringValue] != nil }
-    package func value(_ key: Key) throws -> SQLiteValue {
+    package func value(_ key: Key) throws -> DatabaseValue {
       guard let value = decoder.values[key.stringValue] else { throw decoder.refuse() }
       decoder.requested.insert(key.stringValue)
       return value

@@ -99,7 +99,7 @@ extension StoreInspector {
     }
   }
 
-  package static func value(_ value: SQLiteValue, kind: ColumnKind?) -> Value {
+  package static func value(_ value: DatabaseValue, kind: ColumnKind?) -> Value {
     switch (value, kind) {
     case (.null, _): return .null
     case (.integer(let number), .bool?): return .bool(number != 0)

@@ -55,14 +55,11 @@ public struct StoreInspector {
   /// - Throws: ``StoreError/Code/cannotOpen`` when there is no such file (or the server can't be
   ///   reached), ``StoreError/Code/notAStore`` when it is not an SQLite database.
   public init(url: URL) throws {
-    guard !url.isPostgresURL else {
-      throw StoreError(
-        .cannotOpen,
-        message:
-          "Can't inspect `\(url.lastPathComponent)` as a file: it is a PostgreSQL URL. Import "
-          + "KuraPostgreSQL and use `StoreInspector(configuration: .postgres(url))`.")
+    if let configuration = try ExternalEngines.configuration(for: url, doing: "inspect") {
+      try self.init(configuration: configuration)
+    } else {
+      try self.init(file: url)
     }
-    try self.init(file: url)
   }
 
   /// Opens a store file read-only.
@@ -116,7 +113,7 @@ public struct StoreInspector {
   private init(external store: any ExternalStore) throws {
     url = nil
     storeURL = store.passwordFreeURL
-    engine = store.engine
+    engine = Engine(rawValue: store.engineName) ?? .postgresql
     location = store.locationDescription
     name = store.storeName
     connection = try store.openForInspection()

@@ -113,7 +113,7 @@ public final class MigrationContext {
   ///   - sql: One statement.
   ///   - arguments: Values bound to its `?` placeholders.
   /// - Throws: ``SQLiteError``.
-  public func execute(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+  public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
     try db.run(sql, arguments)
   }
 }

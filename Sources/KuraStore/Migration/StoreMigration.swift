@@ -37,12 +37,9 @@ public enum StoreMigration {
     storeAt url: URL, to models: [ModelDescription], allowingDataLoss: Bool = false,
     progress: (@Sendable (MigrationProgress) -> Void)? = nil
   ) throws -> Bool {
-    guard !url.isPostgresURL else {
-      throw StoreError(
-        .cannotOpen,
-        message:
-          "Can't migrate `\(url.lastPathComponent)` as a file: it is a PostgreSQL URL. Import "
-          + "KuraPostgreSQL and migrate `.postgres(url)`.")
+    if let configuration = try ExternalEngines.configuration(for: url, doing: "migrate") {
+      return try migrate(
+        configuration, to: models, allowingDataLoss: allowingDataLoss, progress: progress)
     }
     guard FileManager.default.fileExists(atPath: url.path) else {
       throw StoreError(

@@ -217,7 +217,7 @@ package struct TableMigration {
 
   /// A value written into SQL (a column's `DEFAULT` or a copy expression), valid for every
   /// value the engine has a literal for (see ``StoreEngine/literal(_:)``).
-  private func literal(_ value: SQLiteValue, for property: String, _ engine: StoreEngine) throws
+  private func literal(_ value: DatabaseValue, for property: String, _ engine: StoreEngine) throws
     -> String
   {
     if let literal = engine.literal(value) { return literal }

@@ -178,7 +178,7 @@ package enum ChangeHistory {
   }
 
   /// ` AND token < ?` with the horizon as its argument, or nothing without a horizon.
-  private static func below(_ horizon: Int64?) -> (sql: String, arguments: [SQLiteValue]) {
+  private static func below(_ horizon: Int64?) -> (sql: String, arguments: [DatabaseValue]) {
     guard let horizon else { return ("", []) }
     return (" AND token < ?", [.integer(horizon)])
   }

@@ -341,7 +341,7 @@ package func modelID<ID>(from text: String, as type: ID.Type) -> ID? {
 }
 
 /// The text of a stored key, as the history records it.
-package func idText(_ value: SQLiteValue) -> String {
+package func idText(_ value: DatabaseValue) -> String {
   switch value {
   case .integer(let integer): return decimalText(integer)
   case .text(let text): return text

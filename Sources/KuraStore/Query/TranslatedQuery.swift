@@ -18,7 +18,7 @@ package struct TranslatedQuery<Model: PersistentModel> {
   /// The descriptor's `fetchOffset`.
   package var offset: Int?
   /// The values bound to the placeholders of ``whereClause``, in order.
-  package var arguments: [SQLiteValue]
+  package var arguments: [DatabaseValue]
   /// The part of the predicate to evaluate in memory on the rows the SQL returns.
   package var residual: Predicate<Model>?
   /// Whether the rows must be sorted in memory with ``sortDescriptors``.
@@ -41,7 +41,7 @@ package struct TranslatedQuery<Model: PersistentModel> {
   ///   - table: The table name (quoted here).
   ///   - dialect: The SQL dialect the query was translated for.
   package func selectStatement(columns: String, table: String, dialect: some SQLDialect) -> (
-    sql: String, arguments: [SQLiteValue]
+    sql: String, arguments: [DatabaseValue]
   ) {
     var sql = "SELECT \(columns) FROM \(dialect.quoteIdentifier(table))"
     var arguments = self.arguments

@@ -3,12 +3,12 @@ import KuraSQLite
 import Foundation
 
 /// The value stored in a column of kind `kind` for a Swift value, with the mappings of
-/// ``SQLiteValue`` (Bool INTEGER 0/1, Date its `timeIntervalSinceReferenceDate` as a `Double`, UUID uppercase TEXT, URL TEXT
+/// ``DatabaseValue`` (Bool INTEGER 0/1, Date its `timeIntervalSinceReferenceDate` as a `Double`, UUID uppercase TEXT, URL TEXT
 /// `absoluteString`, `RawRepresentable` enums their raw value, other `Codable` values JSON TEXT).
 /// Both rows and the values bound in translated predicates go through here, so they always agree.
 ///
 /// - Returns: The value, `.null` for `nil`, or `nil` when `value` does not fit the kind.
-package func sqliteValue(for value: Any, kind: ColumnKind) -> SQLiteValue? {
+package func sqliteValue(for value: Any, kind: ColumnKind) -> DatabaseValue? {
   if let optional = value as? any OptionalValue {
     guard let wrapped = optional.wrappedValue else { return .null }
     return sqliteValue(for: wrapped, kind: kind)

@@ -2,7 +2,7 @@ import KuraBase
 import KuraSQLite
 import Foundation
 
-/// How a stored property is kept in its column (the mappings of ``SQLiteValue``; the column
+/// How a stored property is kept in its column (the mappings of ``DatabaseValue``; the column
 /// types named below are SQLite's, see ``StoreEngine/columnType(_:)``).
 package enum ColumnKind: String, Sendable, Hashable, Codable {
   /// The integers and `RawRepresentable` enums with an integer raw value: INTEGER.

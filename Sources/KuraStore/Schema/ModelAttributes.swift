@@ -28,7 +28,7 @@ package struct ModelAttributes: Sendable {
 
   package var references: [Reference] = []
   /// Default values by column name, as stored.
-  package var defaults: [String: SQLiteValue] = [:]
+  package var defaults: [String: DatabaseValue] = [:]
   /// Earlier names by current column name.
   package var renamedFrom: [String: String] = [:]
   /// Searchable text columns, in declaration order.

@@ -63,7 +63,7 @@ package final class ModelSchema: Sendable {
   package func columnIndex(for keyPath: AnyKeyPath) -> Int? { columnIndexByKeyPath[keyPath] }
 
   /// The value stored in the primary-key column for an id (fast for Int, UUID and String ids).
-  package func keyValue<ID>(_ id: ID) -> SQLiteValue? {
+  package func keyValue<ID>(_ id: ID) -> DatabaseValue? {
     if ID.self == Int.self { return .integer(Int64(unsafeBitCast(id, to: Int.self))) }
     if ID.self == UUID.self { return .text(unsafeBitCast(id, to: UUID.self).uuidString) }
     if ID.self == String.self { return .text(unsafeBitCast(id, to: String.self)) }

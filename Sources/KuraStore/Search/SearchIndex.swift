@@ -21,7 +21,7 @@ package struct SearchIndex {
   /// The condition on the model's table that every word of `text` satisfies, or `nil` when the
   /// text has no word.
   package func condition(for text: String, engine: StoreEngine) -> (
-    sql: String, arguments: [SQLiteValue]
+    sql: String, arguments: [DatabaseValue]
   )? {
     let words = Self.words(of: text)
     guard !words.isEmpty else { return nil }
@@ -30,7 +30,7 @@ package struct SearchIndex {
 
   /// The `ORDER BY` expression putting the best matches of `text` first, or `nil` when the text
   /// has no word or the engine does not rank.
-  package func order(for text: String, engine: StoreEngine) -> (sql: String, arguments: [SQLiteValue])? {
+  package func order(for text: String, engine: StoreEngine) -> (sql: String, arguments: [DatabaseValue])? {
     let words = Self.words(of: text)
     guard !words.isEmpty else { return nil }
     return engine.searchOrder(self, words: words)

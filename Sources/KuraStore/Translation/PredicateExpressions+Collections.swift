@@ -19,7 +19,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
     guard type.scalar != .opaque else {
       throw TranslationFailure("`contains` of a value stored as JSON runs in memory")
     }
-    var bound: [SQLiteValue] = []
+    var bound: [DatabaseValue] = []
     var containsNil = false
     for value in elements(of: values) {
       guard let stored = type.bind(value) else {
@@ -64,7 +64,7 @@ package let inListParameterLimit = 200
 /// The inside of `IN (…)` for `values`: a parameter each, or a bound-list subquery for a long
 /// list; `item` makes each parameter (or listed value) compare like the tested value.
 private func valueList(
-  _ values: [SQLiteValue], type: ValueType, dialect: some SQLDialect,
+  _ values: [DatabaseValue], type: ValueType, dialect: some SQLDialect,
   item: (String) -> String
 ) throws(TranslationFailure) -> SQLFragment {
   let marker = String(SQLFragment.parameterMarker)

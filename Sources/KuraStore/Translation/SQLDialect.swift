@@ -46,11 +46,11 @@ package protocol SQLDialect: Sendable {
   /// one parameter, written as `parameter`, with the value to bind; `nil` when the engine has no
   /// such form or can't hold these values that way. (One parameter however many values: for
   /// large `IN` lists.)
-  func boundList(_ values: [SQLiteValue], parameter: String) -> (
-    subquery: String, argument: SQLiteValue
+  func boundList(_ values: [DatabaseValue], parameter: String) -> (
+    subquery: String, argument: DatabaseValue
   )?
   /// The `LIMIT` value that means "no limit", for an `OFFSET` without a limit.
-  var noLimit: SQLiteValue { get }
+  var noLimit: DatabaseValue { get }
   /// The operator, with spaces around it, that is true when two values are equal or both NULL
   /// (SQLite ` IS `).
   var nullSafeEqual: String { get }
@@ -116,12 +116,12 @@ extension SQLDialect {
   package func exactReal(_ expression: String) -> String? { nil }
 
   /// No bound lists: large `IN` lists run in memory.
-  package func boundList(_ values: [SQLiteValue], parameter: String) -> (
-    subquery: String, argument: SQLiteValue
+  package func boundList(_ values: [DatabaseValue], parameter: String) -> (
+    subquery: String, argument: DatabaseValue
   )? { nil }
 
   /// `LIMIT NULL`, which means no limit in standard engines.
-  package var noLimit: SQLiteValue { .null }
+  package var noLimit: DatabaseValue { .null }
 
   /// `nil`: scans give rowid order.
   package func rowOrder(_ schema: ModelSchema) -> String? { nil }
@@ -173,8 +173,8 @@ extension SQLDialect {
   /// than `threshold` values when the dialect has one, else one parameter per value. `nil` when
   /// text has no such form.
   package func membership(
-    _ expression: String, in values: [SQLiteValue], text: Bool, listAbove threshold: Int
-  ) -> (sql: String, arguments: [SQLiteValue])? {
+    _ expression: String, in values: [DatabaseValue], text: Bool, listAbove threshold: Int
+  ) -> (sql: String, arguments: [DatabaseValue])? {
     var tested = expression
     var wrapItem: (String) -> String? = { $0 }
     if text {
@@ -201,7 +201,7 @@ extension SQLDialect {
 /// The values of a ``SQLDialect/boundList(_:parameter:)`` as one JSON array, and whether they
 /// are integers (else texts); `nil` when they mix the two, hold another kind of value, or a text
 /// holds a NUL character (left to parameters: JSON text functions stop at it).
-package func boundListJSON(_ values: [SQLiteValue]) -> (json: String, integers: Bool)? {
+package func boundListJSON(_ values: [DatabaseValue]) -> (json: String, integers: Bool)? {
   var json = "["
   json.reserveCapacity(values.count * 24 + 2)
   var kind: Int?

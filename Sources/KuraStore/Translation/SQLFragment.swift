@@ -13,7 +13,7 @@ package struct SQLFragment {
   /// The SQL text, with ``parameterMarker`` for each parameter.
   package var sql: String
   /// One value per marker, in order.
-  package var arguments: [SQLiteValue]
+  package var arguments: [DatabaseValue]
   /// The Swift type the expression produces. A NULL means `nil` when the type is optional, and
   /// NaN for a non-optional floating-point type.
   package var type: ValueType
@@ -35,7 +35,7 @@ package struct SQLFragment {
     /// The SQL text, with ``SQLFragment/parameterMarker`` for each parameter.
     package var sql: String
     /// One value per marker, in order.
-    package var arguments: [SQLiteValue] = []
+    package var arguments: [DatabaseValue] = []
     /// Whether the SQL is the stored value itself (a raw column, which the dialect's
     /// ``SQLDialect/exactReal(_:)`` reads), not only a marker of `nil`.
     package var isRawValue = false
@@ -66,7 +66,7 @@ package struct SQLFragment {
   }
 
   /// A bound value.
-  package static func parameter(_ value: SQLiteValue, type: ValueType) -> SQLFragment {
+  package static func parameter(_ value: DatabaseValue, type: ValueType) -> SQLFragment {
     SQLFragment(sql: String(parameterMarker), arguments: [value], type: type)
   }
 
@@ -88,7 +88,7 @@ package struct SQLFragment {
   /// A fragment of `type` built from `parts`: text and fragments, joined in order.
   package static func combined(_ parts: [Part], type: ValueType, mayBeNaN: Bool = false) -> SQLFragment {
     var sql = ""
-    var arguments: [SQLiteValue] = []
+    var arguments: [DatabaseValue] = []
     for part in parts {
       switch part {
       case .text(let text): sql += text

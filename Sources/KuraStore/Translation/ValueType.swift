@@ -99,7 +99,7 @@ package struct ValueType: Sendable, Hashable, CustomStringConvertible {
 
   /// `value` (of this type) as the store writes it, or `nil` when SQL could not match it exactly:
   /// NaN, a URL relative to a base, an integer beyond 64 bits.
-  package func bind(_ value: Any) -> SQLiteValue? {
+  package func bind(_ value: Any) -> DatabaseValue? {
     var value = value
     if let optional = value as? any OptionalValue {
       guard let wrapped = optional.wrappedValue else { return .null }

@@ -10,7 +10,7 @@ extension Preferences.Key {
 }
 
 /// Stores a row this version can't read, as a newer version (or a cut write) would leave it.
-private func storeRaw(_ url: URL, key: String, type: String, value: SQLiteValue) throws {
+private func storeRaw(_ url: URL, key: String, type: String, value: DatabaseValue) throws {
   let connection = try Connection(path: url.path)
   try connection.run(
     """
@@ -24,10 +24,10 @@ private func storeRaw(_ url: URL, key: String, type: String, value: SQLiteValue)
 @Suite("Preference values this version can't read")
 struct PreferencesUnreadableValueTests {
   @Test(arguments: [
-    ("futuretype9", SQLiteValue.text("{\"z\":1}"), "`futuretype9` is a type this version of Kura"),
-    ("array", SQLiteValue.text("{\"a\":[{\"s\":\"Ta"), "its stored array value can't be read back"),
+    ("futuretype9", DatabaseValue.text("{\"z\":1}"), "`futuretype9` is a type this version of Kura"),
+    ("array", DatabaseValue.text("{\"a\":[{\"s\":\"Ta"), "its stored array value can't be read back"),
   ])
-  func noWritePathThatReadsFirstReplacesIt(type: String, value: SQLiteValue, reason: String)
+  func noWritePathThatReadsFirstReplacesIt(type: String, value: DatabaseValue, reason: String)
     throws
   {
     let folder = TemporaryDirectory()

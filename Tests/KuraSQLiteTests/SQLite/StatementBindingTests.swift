@@ -16,7 +16,7 @@ struct StatementBindingTests {
   }
 
   /// Writes one value through the file, reopens the file and reads it back.
-  func roundTrip(_ value: SQLiteValue) throws -> SQLiteValue {
+  func roundTrip(_ value: DatabaseValue) throws -> DatabaseValue {
     do {
       let writer = try connection()
       try writer.run("DELETE FROM v")
@@ -27,17 +27,17 @@ struct StatementBindingTests {
   }
 
   @Test(arguments: [
-    SQLiteValue.integer(0), .integer(Int64.min), .integer(Int64.max), .integer(-1),
+    DatabaseValue.integer(0), .integer(Int64.min), .integer(Int64.max), .integer(-1),
     .real(0.5), .real(-1e308), .real(Double.greatestFiniteMagnitude), .real(.infinity),
     .text(""), .text("高速代金"), .text("a\u{0}b"), .text(String(repeating: "x", count: 100_000)),
     .blob(Data()), .blob(Data([0, 0, 1, 0])), .blob(Data(repeating: 0xff, count: 4096)), .null,
   ])
-  func storageClassesRoundTripThroughAFile(_ value: SQLiteValue) throws {
+  func storageClassesRoundTripThroughAFile(_ value: DatabaseValue) throws {
     #expect(try roundTrip(value) == value)
   }
 
   @Test func nanIsStoredAsNull() throws {
-    // SQLite has no NaN: binding a REAL NaN stores NULL (documented on SQLiteValue).
+    // SQLite has no NaN: binding a REAL NaN stores NULL (documented on DatabaseValue).
     #expect(try roundTrip(.real(.nan)) == .null)
   }
 

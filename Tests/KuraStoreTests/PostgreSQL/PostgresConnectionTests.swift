@@ -316,7 +316,7 @@
             parent bigint REFERENCES parent (id));
           INSERT INTO secret (value) VALUES ('hunter2')
           """)
-        func failure(_ sql: String, _ arguments: [SQLiteValue]) -> PostgresError? {
+        func failure(_ sql: String, _ arguments: [DatabaseValue]) -> PostgresError? {
           do {
             try connection.run(sql, arguments)
           } catch let error as PostgresError {

@@ -33,8 +33,8 @@ package struct SQLiteDialect: SQLDialect {
 
   /// `SELECT value FROM json_each(?)` over a JSON array of the integers or texts (see
   /// `boundListJSON(_:)`).
-  package func boundList(_ values: [SQLiteValue], parameter: String) -> (
-    subquery: String, argument: SQLiteValue
+  package func boundList(_ values: [DatabaseValue], parameter: String) -> (
+    subquery: String, argument: DatabaseValue
   )? {
     guard let list = boundListJSON(values) else { return nil }
     return ("SELECT value FROM json_each(\(parameter))", .text(list.json))
@@ -52,5 +52,5 @@ package struct SQLiteDialect: SQLDialect {
   }
 
   /// SQLite takes a negative limit as none.
-  package var noLimit: SQLiteValue { .integer(-1) }
+  package var noLimit: DatabaseValue { .integer(-1) }
 }

@@ -129,10 +129,10 @@ package struct SQLiteSearchIndex: EngineSearchIndex {
   /// The condition on the model's table that every word satisfies: the start of a word (word
   /// index), or a substring (trigram index; a scan of the columns for words of one or two
   /// characters).
-  package func condition(words: [String]) -> (sql: String, arguments: [SQLiteValue]) {
+  package func condition(words: [String]) -> (sql: String, arguments: [DatabaseValue]) {
     let table = schema.quotedTable
     var parts: [String] = []
-    var arguments: [SQLiteValue] = []
+    var arguments: [DatabaseValue] = []
     for word in words {
       var alternatives = [
         "\(table).rowid IN (SELECT rowid FROM \(quotedName) WHERE \(quotedName) MATCH ?)"
@@ -155,7 +155,7 @@ package struct SQLiteSearchIndex: EngineSearchIndex {
   }
 
   /// Best word matches first (FTS5 rank, negative); substring-only matches after them.
-  package func order(words: [String]) -> (sql: String, arguments: [SQLiteValue]) {
+  package func order(words: [String]) -> (sql: String, arguments: [DatabaseValue]) {
     (
       "coalesce((SELECT rank FROM \(quotedName) WHERE \(quotedName) MATCH ? AND "
         + "\(quotedName).rowid = \(schema.quotedTable).rowid), 0)",

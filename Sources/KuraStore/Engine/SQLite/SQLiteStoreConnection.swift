@@ -77,18 +77,18 @@ package final class SQLiteStoreConnection: IntrospectedConnection, ConnectionCom
     try connection.cachedStatementToRebind(sql)
   }
 
-  package func run(_ sql: String, _ arguments: [SQLiteValue]) throws {
+  package func run(_ sql: String, _ arguments: [DatabaseValue]) throws {
     try connection.run(sql, arguments)
   }
 
   package func query<Row>(
-    _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+    _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
   ) throws -> [Row] {
     try connection.query(sql, arguments) { try row($0) }
   }
 
   package func queryFirst<Row>(
-    _ sql: String, _ arguments: [SQLiteValue], row: (any StoreStatement) throws -> Row
+    _ sql: String, _ arguments: [DatabaseValue], row: (any StoreStatement) throws -> Row
   ) throws -> Row? {
     try connection.queryFirst(sql, arguments) { try row($0) }
   }
@@ -144,7 +144,7 @@ package final class SQLiteStoreConnection: IntrospectedConnection, ConnectionCom
 
   /// An integer key is the rowid the tracker saw; any other key is read by that rowid.
   package func storedKey(ofLastChangeIn schema: ModelSchema, tracker: any StoreRowTracker) throws
-    -> SQLiteValue?
+    -> DatabaseValue?
   {
     if schema.primaryKey.kind == .integer { return .integer(tracker.lastIntegerKey) }
     return try connection.queryFirst(

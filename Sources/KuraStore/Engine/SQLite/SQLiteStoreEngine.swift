@@ -83,7 +83,7 @@ package struct SQLiteStoreEngine: SearchingEngine, StaticEngineSQL, EngineIntros
 
   /// A value written into SQL, valid for every value but NaN (which SQLite stores as NULL):
   /// infinities as overflowing literals, text with NUL characters as bytes.
-  package static func literal(_ value: SQLiteValue) -> String? {
+  package static func literal(_ value: DatabaseValue) -> String? {
     switch value {
     case .real(let number) where number.isNaN: return nil
     case .real(let number) where number.isInfinite: return number > 0 ? "9e999" : "-9e999"

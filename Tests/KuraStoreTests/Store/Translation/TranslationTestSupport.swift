@@ -230,7 +230,7 @@ let sampleItems: [Item] = [
 /// SQLite dialect's translation, checked on SQLite), and selects exactly the rows
 /// `predicate.evaluate` selects on `engine`.
 func expectSQL(
-  _ engine: TestEngine, _ predicate: Predicate<Item>, _ sql: String, _ arguments: [SQLiteValue],
+  _ engine: TestEngine, _ predicate: Predicate<Item>, _ sql: String, _ arguments: [DatabaseValue],
   sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
   let table = try ItemTable(engine, sampleItems)
