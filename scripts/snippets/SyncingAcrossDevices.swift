@@ -2,6 +2,7 @@
 // scripts/check-snippets): the Trip model and a sync engine at hand.
 import Foundation
 import Kura
+import KuraSync
 
 public func given<Value>() -> Value { fatalError("snippets are type-checked, never run") }
 
