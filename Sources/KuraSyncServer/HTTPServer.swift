@@ -510,6 +510,7 @@
       // The head arrived; the body (if any) comes in the next calls.
       let head: HTTPRequestHead
       var refusal: HTTPResponse?
+      var malformed = false
       switch server.readHead(connection, method: String(cString: method), url: String(cString: url))
       {
       case .success(let read):
@@ -518,6 +519,7 @@
       case .failure(let refused):
         head = HTTPRequestHead(method: String(cString: method), path: "", query: [:], headers: [:])
         refusal = refused.response
+        malformed = true
       }
       let state = RequestState(head: head)
       requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -536,6 +538,12 @@
       // answer. Otherwise it is answered now, and the connection closed after.
       let waits = head.header("Expect")?.lowercased() == "100-continue"
       let hasBody = chunked || (declared ?? 0) > 0
+      // A malformed head's framing can't be trusted: answered now, and the connection closed
+      // (what follows could be read as another request).
+      if malformed {
+        server.setDeadline(connection, after: nil)
+        return server.queue(refusal, on: connection, close: true)
+      }
       if hasBody, !waits, !chunked, let declared, declared <= server.limits.drainedBodyBytes {
         state.refusal = refusal
         return .YES
