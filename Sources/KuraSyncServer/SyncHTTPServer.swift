@@ -43,7 +43,7 @@
     ///
     /// The token is checked when a request's head arrives, before its body is read. The
     /// database work runs on `workers` threads of its own (see ``SyncWorkScheduler``), at most
-    /// half of them (and at least one) on one space at once.
+    /// a quarter of them (and at least one) on one space at once.
     package init(
       service: SyncService, host: String, port: UInt16, threads: UInt32 = 4,
       tls: SyncTLSFiles? = nil, maximumWaiting: Int = 200, workers: Int = 8,
@@ -51,7 +51,7 @@
     ) throws {
       self.service = service
       self.maximumWaiting = maximumWaiting
-      let scheduler = SyncWorkScheduler(workers: workers, perSpace: max(1, workers / 2))
+      let scheduler = SyncWorkScheduler(workers: workers, perSpace: max(1, workers / 4))
       self.scheduler = scheduler
       var limits = limits
       limits.threads = Int(threads)
