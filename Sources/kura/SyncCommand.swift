@@ -119,6 +119,15 @@ let syncServeCommand = Command(
         throw UsageError(
           "--waiting-pulls is a count of pulls: 0 or more (0: none waits).", command: command)
       }
+      // Room for the server's 4,000 connections: a soft limit of 1,024 descriptors (a common
+      // default) would make it refuse connections long before.
+      var descriptors = rlimit()
+      if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors) == 0,
+        descriptors.rlim_cur < 8_192, descriptors.rlim_max > descriptors.rlim_cur
+      {
+        descriptors.rlim_cur = min(descriptors.rlim_max, 8_192)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
+      }
       let server = try SyncHTTPServer(
         service: service, host: host, port: port, tls: tls, maximumWaiting: waiting)
       let scheme = certificatePath == nil ? "http" : "https"
