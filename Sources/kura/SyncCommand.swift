@@ -52,6 +52,10 @@ let syncServeCommand = Command(
       help: "The most pulls held waiting for a push at once (200 by default); one more is "
         + "answered 503 busy at once, and its device polls.", valueName: "count"),
     Option(
+      "connections-per-address",
+      help: "The most connections at once from one IP address (none by default: behind a "
+        + "proxy every client has its address).", valueName: "count"),
+    Option(
       "tombstone-retention",
       help: "How long a replica may go unseen and still hold back the dropping of tombstones, "
         + "such as 30d, 12h, 90m or 3600s (30d by default).", valueName: "duration"),
@@ -128,8 +132,17 @@ let syncServeCommand = Command(
         descriptors.rlim_cur = min(descriptors.rlim_max, 8_192)
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
       }
+      var limits = HTTPServerLimits()
+      let perAddress: Int = try invocation.option("connections-per-address") ?? 0
+      guard perAddress >= 0 else {
+        throw UsageError(
+          "--connections-per-address is a count of connections: 1 or more (0: no limit).",
+          command: command)
+      }
+      limits.connectionsPerAddress = perAddress
       let server = try SyncHTTPServer(
-        service: service, host: host, port: port, tls: tls, maximumWaiting: waiting)
+        service: service, host: host, port: port, tls: tls, maximumWaiting: waiting,
+        limits: limits)
       let scheme = certificatePath == nil ? "http" : "https"
       let shownHost = host.contains(":") ? "[\(host)]" : host
       // Written straight to the file descriptor: a test or script reading the port waits for it.

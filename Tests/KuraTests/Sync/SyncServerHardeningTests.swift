@@ -19,13 +19,14 @@
       let tokensFile: URL
       let server: SyncTestServer
 
-      init(name: String = #function, lineEnd: String = "\n") throws {
+      init(name: String = #function, lineEnd: String = "\n", arguments: [String] = []) throws {
         database = try PostgresCluster.shared().freshDatabaseURL(name)
         alice = try SyncToken(space: "family", device: "alice-phone")
         mallory = try SyncToken(space: "family", device: "mallory-laptop")
         tokensFile = directory.file("tokens")
         try Self.write([alice, mallory], to: tokensFile, lineEnd: lineEnd)
-        server = try SyncTestServer(store: database, tokens: tokensFile, directory: directory)
+        server = try SyncTestServer(
+          store: database, tokens: tokensFile, directory: directory, arguments: arguments)
       }
 
       func write(_ tokens: [SyncToken]) throws {
@@ -273,6 +274,36 @@
       #expect(errorCode(refused.body) == "badRequest")
       #expect(try await setup.push(setup.alice, Self.body(1...1)).status == 200)
       #expect(try setup.logged().count == 1)
+    }
+
+    /// `--connections-per-address 2`: a third connection from 127.0.0.1 is closed unanswered,
+    /// and one is let in again once the others are gone.
+    @Test func connectionsFromOneAddressAreCappedWhenAsked() throws {
+      let setup = try Setup(arguments: ["--connections-per-address", "2"])
+      let port = try #require(setup.server.url.port.map(UInt16.init))
+      var held = try (0..<2).map { _ in try RawHTTPConnection(port: port) }
+      for connection in held {
+        connection.write("GET /v1/spaces/family/changes HTTP/1.1\r\nHost: a\r\n")
+      }
+      // A whole request on a third: closed unanswered (without the cap it would get its 200).
+      let third = try RawHTTPConnection(port: port)
+      third.write(
+        "GET /v1/spaces/family/changes?after=0 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer "
+          + "\(setup.alice.token)\r\nConnection: close\r\n\r\n")
+      #expect(RawHTTPConnection.status(third.read(timeout: 10)) == nil)
+      held.removeAll()  // closes both
+      // Let in again once the held ones are gone: closed here, or at the latest at their head
+      // deadline (tries 50 ms apart, 10 s at most).
+      var status: Int?
+      for _ in 0..<200 where status == nil {
+        if status == nil { _ = poll(nil, 0, 50) }
+        let connection = try RawHTTPConnection(port: port)
+        connection.write(
+          "GET /v1/spaces/family/changes?after=0 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer "
+            + "\(setup.alice.token)\r\nConnection: close\r\n\r\n")
+        status = RawHTTPConnection.status(connection.read(timeout: 5))
+      }
+      #expect(status == 200)
     }
   }
 #endif
