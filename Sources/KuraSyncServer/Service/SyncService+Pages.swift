@@ -18,9 +18,10 @@ import KuraSyncCore
     /// A pull: the page after `after`; with `wait=<seconds>` (a server that can wait says so
     /// with `"longPoll":true` in every page), an empty page carries the wait the transport parks
     /// until the space's next push (see ``SyncChangeSignal``), then asks again without it.
-    package func pull(_ query: [String: String], space: String, _ connection: PostgresConnection)
-      throws -> SyncHTTPResponse
-    {
+    package func pull(
+      _ query: [String: String], space: String, credential: String,
+      _ connection: PostgresConnection
+    ) throws -> SyncHTTPResponse {
       guard let after = Int64(query["after"] ?? "0"), after >= 0 else {
         throw Self.thrown(400, "badRequest", "`after` is a log position: 0 or more.")
       }
@@ -38,7 +39,7 @@ import KuraSyncCore
       // The replica's bookkeeping first, read committed: a write in the repeatable-read
       // transaction would fail to serialize against pushes updating the space's row.
       _ = try connection.transaction {
-        try notePull(query, after: after, space: space, connection)
+        try notePull(query, after: after, space: space, credential: credential, connection)
       }
       var (response, due) = try connection.transaction(.repeatableRead) {
         let head =
