@@ -28,6 +28,10 @@ struct SyncPushRequest: Sendable, Hashable, Codable {
   var replica: String
   /// Saves in sequence order; the server applies those it has not applied yet.
   var saves: [SyncSave]
+  /// The pushing app's models, which the server learns into the space's catalogue and checks
+  /// the saves against (absent from a version that declares none: the saves are then checked
+  /// against what other devices declared; see SyncService+Catalog.swift).
+  var schema: [SyncModelDeclaration]? = nil
 }
 
 /// `POST /v1/spaces/{space}/push`'s answer.
@@ -77,12 +81,17 @@ struct SyncPullResponse: Sendable, Hashable, Codable {
 struct SyncErrorResponse: Sendable, Hashable, Codable {
   /// A stable code: `badRequest`, `unauthorized`, `forbidden`, `notFound`, `methodNotAllowed`,
   /// `tooLarge`, `gap`, `replicaConflict`, `clockAhead`, `unavailable`, `busy` (too many pulls
-  /// wait on this server: poll).
+  /// wait on this server: poll), `refused` (a declaration or change contradicts the space's
+  /// catalogue: see ``model`` and ``property``).
   var error: String
   /// What failed and what to do, for people.
   var message: String
   /// For `gap`: the sequence number the server expects next.
   var expected: Int64?
+  /// For `refused`: the model the refused declaration or change concerns.
+  var model: String? = nil
+  /// For `refused`: the property it concerns, when it concerns one.
+  var property: String? = nil
 }
 
 /// One model id as the server's folded state holds it (see `GET …/snapshot`): its incarnation,

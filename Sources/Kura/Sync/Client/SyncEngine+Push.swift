@@ -30,7 +30,9 @@ extension SyncEngine {
         return save
       }
       let body = try JSONEncoder().encode(
-        SyncPushRequest(replica: SyncStamp.hex(replica), saves: pushed))
+        SyncPushRequest(
+          replica: SyncStamp.hex(replica), saves: pushed,
+          schema: SyncModelDeclaration.declarations(of: container)))
       let data: Data
       do {
         data = try await send("POST", path: "push", body: body)
@@ -51,9 +53,15 @@ extension SyncEngine {
         .flatMap(\.changes).map(\.stamp).max()
       let (changes, pending) = try container.pool.write { db in
         try SyncLocalStore.acknowledge(through: answer.acknowledged, latest: latest, db)
-        let changes = try SyncLocalStore.settle(
+        var changes = try SyncLocalStore.settle(
           answer.conflicts ?? [], container: container, db: db)
         try SyncLocalStore.recordHistory(changes, container: container, db: db)
+        if !changes.isEmpty {
+          // Pulled models parked behind a local row the server refused now take its place.
+          changes.merge(
+            try SyncLocalStore.applyPulled([], container: container, db: db),
+            uniquingKeysWith: { first, _ in first })
+        }
         return (changes, try SyncLocalStore.pendingCount(db))
       }
       if !changes.isEmpty { container.hub.didSave() }

@@ -89,6 +89,7 @@
         try connection.execute(Self.schemaSQL)
         try connection.execute(Self.uniqueSchemaSQL)
         try connection.execute(Self.compactionSchemaSQL)
+        try Self.upgradeCatalog(connection)
       }
       idle.withLock { $0.append(connection) }
     }
@@ -302,6 +303,7 @@
             "INSERT INTO kura_sync_replicas (replica, space) VALUES (?, ?)",
             [.text(request.replica), .text(space)])
         }
+        let catalog = try learnCatalog(request.schema, space: space, connection)
         var conflicts: [SyncUniqueConflict] = []
         for save in request.saves {
           let changes = String(decoding: try encoder.encode(save.changes), as: UTF8.self)
@@ -325,7 +327,8 @@
                 + "first.", expected: acknowledged + 1)
           }
           acknowledged = save.sequence
-          let outcome = try arbitrate(save, space: space, connection)
+          let outcome = try arbitrate(
+            try admit(save, catalog: catalog, space: space, connection), space: space, connection)
           conflicts += outcome.conflicts
           try recordOutcome(
             save, changes, outcome.conflicts, replica: request.replica, space: space, connection)

@@ -1,0 +1,94 @@
+import Foundation
+
+// A device declares its models' schema in each push (`SyncPushRequest.schema`); the server keeps
+// what the devices of a space declared as the space's catalogue (SyncService+Catalog.swift) and
+// refuses a declaration or a change that contradicts it. Optional on the wire: a push from a
+// version that declares nothing is checked against the catalogue the others declared.
+
+/// One model as a device declares it in a push: its stored name, its id's kind, its properties
+/// (kind, optionality, default, reference), and its unique attributes.
+///
+/// On the wire: `{"model":"Activity","id":"uuid","properties":[{"name":"trip","kind":"uuid",
+/// "optional":false,"target":"Trip","rule":"cascade"}, …],"unique":[["name"]]}`.
+struct SyncModelDeclaration: Sendable, Hashable, Codable {
+  /// One stored property (column) other than the id.
+  struct Property: Sendable, Hashable, Codable {
+    /// The property's stored name.
+    var name: String
+    /// Its kind: a ``ColumnKind`` raw value (`integer`, `real`, `text`, `blob`, `bool`, `date`,
+    /// `uuid`, `url`, `json`).
+    var kind: String
+    /// Whether it may be `null`.
+    var optional: Bool
+    /// Whether the model declares a default for it (a replica stores the default when a change
+    /// from an app version without the property leaves it out).
+    var defaulted: Bool? = nil
+    /// For a reference: the target model's stored name.
+    var target: String? = nil
+    /// For a reference: its delete rule (`cascade`, `nullify`, `deny`, `noAction`).
+    var rule: String? = nil
+
+    /// Whether a new model must carry a value of it.
+    var isRequired: Bool { !optional && defaulted != true }
+  }
+
+  /// The model's stored name.
+  var model: String
+  /// The id's kind (a ``ColumnKind`` raw value).
+  var id: String
+  /// The properties but the id, in name order.
+  var properties: [Property]
+  /// The unique attributes: each the properties whose values are unique together.
+  var unique: [[String]]? = nil
+
+  /// The property named `name`.
+  func property(_ name: String) -> Property? {
+    properties.first { $0.name == name }
+  }
+
+  /// The same declaration in the order the catalogue keeps and compares: properties by name,
+  /// unique attributes sorted (each keeping its properties' order).
+  var normalized: SyncModelDeclaration {
+    var copy = self
+    copy.properties.sort { $0.name < $1.name }
+    let unique = (unique ?? []).filter { !$0.isEmpty }
+      .sorted { $0.joined(separator: ",") < $1.joined(separator: ",") }
+    copy.unique = unique.isEmpty ? nil : unique
+    return copy
+  }
+}
+
+extension SyncModelDeclaration {
+  /// The declarations of a container's models, as its replica sends them in a push.
+  static func declarations(of container: ModelContainer) -> [SyncModelDeclaration] {
+    var declarations: [SyncModelDeclaration] = []
+    let byTable = Dictionary(
+      container.schemas.values.map { ($0.tableName, $0) }, uniquingKeysWith: { first, _ in first })
+    for schema in container.schemas.values.sorted(by: { $0.storedName < $1.storedName }) {
+      let attributes = container.graph.attributesByTable[schema.tableName]
+      let references = Dictionary(
+        (attributes?.references ?? []).map { ($0.column, $0) },
+        uniquingKeysWith: { first, _ in first })
+      var properties: [Property] = []
+      for (index, column) in schema.columns.enumerated() where index != schema.primaryKeyIndex {
+        var property = Property(
+          name: column.name, kind: column.kind.rawValue, optional: column.isOptional)
+        if attributes?.defaults[column.name] != nil { property.defaulted = true }
+        if let reference = references[column.name],
+          let target = byTable[reference.targetTable]
+        {
+          property.target = target.storedName
+          property.rule = reference.deleteRule.rawValue
+        }
+        properties.append(property)
+      }
+      let unique = schema.uniqueConstraints.map { $0.map { schema.columns[$0].name } }
+      declarations.append(
+        SyncModelDeclaration(
+          model: schema.storedName, id: schema.primaryKey.kind.rawValue, properties: properties,
+          unique: unique.isEmpty ? nil : unique
+        ).normalized)
+    }
+    return declarations
+  }
+}
