@@ -152,6 +152,15 @@
           "CatalogTrip", "startDate"
         ),
         (
+          "a NaN date in its exact form",
+          [
+            set(
+              "CatalogTrip", trip.id.uuidString, "startDate",
+              .blob(try #require(Double.nan.exactSQLiteBlob)))
+          ],
+          "CatalogTrip", "startDate"
+        ),
+        (
           "an infinite date",
           [set("CatalogTrip", trip.id.uuidString, "startDate", .real(-.infinity))],
           "CatalogTrip", "startDate"
@@ -361,6 +370,42 @@
       defer { syncLate.stop() }
       try await syncLate.syncNow()
       #expect(try Self.fetch(CatalogCity.self, late) == [winner])
+    }
+
+    /// A server database made before the catalogue (no catalogue tables) is upgraded in place
+    /// when a server starts: the ids already in the log are known, so an edit of one property
+    /// of a model synced before is an edit, not a new model without its required properties.
+    @Test func aDatabaseFromBeforeTheCatalogueIsUpgradedInPlace() async throws {
+      let world = try SyncSpaceWorld("sync-catalog-upgrade")
+      let trip = CatalogTrip(
+        id: UUID(), name: "Kyoto", startDate: Date(timeIntervalSinceReferenceDate: 0), notes: nil)
+      do {
+        let (a, syncA) = try world.replica("a", for: CatalogTrip.self)
+        defer { syncA.stop() }
+        try Self.save([trip], in: a)
+        try await syncA.syncNow()
+      }
+      // The tables an earlier version didn't have, gone; then a server of this version starts.
+      try world.connection().execute(
+        "DROP TABLE kura_sync_catalog; DROP TABLE kura_sync_catalog_ids")
+      let upgraded = try SyncTestServer(
+        store: world.database, tokens: world.tokensFile, directory: world.directory)
+      let ids = try world.connection().query(
+        "SELECT space, model, id, incarnation FROM kura_sync_catalog_ids"
+      ) { "\($0.string(at: 0)) \($0.string(at: 1)) \($0.string(at: 2)) \($0.int64(at: 3))" }
+      #expect(ids == ["family CatalogTrip \(trip.id.uuidString) 1"])
+      let (a, syncA) = try world.replica("a", for: CatalogTrip.self, server: upgraded.url)
+      defer { syncA.stop() }
+      var edited = trip
+      edited.notes = "temples"
+      try Self.save([edited], in: a)
+      try await syncA.syncNow()
+      #expect(try syncA.rejections().isEmpty)
+      #expect(syncA.status.pending == 0)
+      let (b, syncB) = try world.replica("b", for: CatalogTrip.self, server: upgraded.url)
+      defer { syncB.stop() }
+      try await syncB.syncNow()
+      #expect(try Self.fetch(CatalogTrip.self, b) == [edited])
     }
   }
 #endif

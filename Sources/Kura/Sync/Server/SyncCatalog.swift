@@ -297,10 +297,17 @@ struct SyncCatalog: Sendable, Hashable {
       return integer == 0 || integer == 1 ? nil : "an integer other than 0 and 1"
     case ("real", .integer): return nil
     case ("real", .real(let real)):
-      // SQLite stores a NaN as NULL: no replica could keep it.
-      return real.isNaN ? "NaN" : nil
+      // SQLite stores a NaN REAL as NULL; a replica sends a NaN as its exact BLOB (below).
+      return real.isNaN ? "a NaN that is not in its exact form" : nil
+    case ("real", .blob(let data)):
+      return Double(exactSQLiteBlob: data) == nil ? "a blob that is not a number's exact form" : nil
     case ("date", .integer): return nil
     case ("date", .real(let real)): return real.isFinite ? nil : "a date that is not finite"
+    case ("date", .blob(let data)):
+      guard let seconds = Double(exactSQLiteBlob: data) else {
+        return "a blob that is not a date's exact form"
+      }
+      return seconds.isFinite ? nil : "a date that is not finite"
     case ("text", .text), ("url", .text), ("json", .text): return nil
     case ("uuid", .text(let text)):
       return UUID(uuidString: text) == nil ? "text that is not a UUID" : nil

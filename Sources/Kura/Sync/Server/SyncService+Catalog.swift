@@ -114,13 +114,20 @@
         }
         latest[key] = entry
       }
+      // One query a model for the ids' known incarnations, the ids bound as one JSON array.
       var known: [SyncMergeState.Key: Int64] = [:]
-      for key in latest.keys.sorted() {
-        known[key] =
-          try connection.queryFirst(
-            "SELECT incarnation FROM kura_sync_catalog_ids WHERE space = ? AND model = ? "
-              + "AND id = ?", [.text(space), .text(key.model), .text(key.id)]
-          ) { $0.int64(at: 0) } ?? 0
+      let byModel = Dictionary(grouping: latest.keys, by: \.model)
+      for (model, keys) in byModel.sorted(by: { $0.key < $1.key }) {
+        let ids = String(
+          decoding: try JSONEncoder().encode(keys.map(\.id).sorted()), as: UTF8.self)
+        let rows = try connection.query(
+          "SELECT id, incarnation FROM kura_sync_catalog_ids WHERE space = ? AND model = ? "
+            + "AND id IN (SELECT jsonb_array_elements_text(?::jsonb))",
+          [.text(space), .text(model), .text(ids)]
+        ) { ($0.string(at: 0), $0.int64(at: 1)) }
+        for (id, incarnation) in rows {
+          known[SyncMergeState.Key(model: model, id: id)] = incarnation
+        }
       }
       for key in latest.keys.sorted() {
         guard let entry = latest[key], let declaration = catalog.models[key.model],
@@ -139,13 +146,20 @@
         }
       }
       try checkTargets(save, catalog: catalog, latest: latest, space: space, connection)
+      // The incarnations the save opens, in one statement.
+      var opened: [[String]] = []
       for key in latest.keys.sorted() {
         guard let entry = latest[key], entry.incarnation > known[key] ?? 0 else { continue }
+        opened.append([key.model, key.id, String(entry.incarnation)])
+      }
+      if !opened.isEmpty {
         try connection.run(
-          "INSERT INTO kura_sync_catalog_ids (space, model, id, incarnation) VALUES (?, ?, ?, ?) "
+          "INSERT INTO kura_sync_catalog_ids (space, model, id, incarnation) "
+            + "SELECT ?, entry->>0, entry->>1, (entry->>2)::bigint "
+            + "FROM jsonb_array_elements(?::jsonb) entry "
             + "ON CONFLICT (space, model, id) DO UPDATE SET incarnation = "
             + "GREATEST(kura_sync_catalog_ids.incarnation, excluded.incarnation)",
-          [.text(space), .text(key.model), .text(key.id), .integer(entry.incarnation)])
+          [.text(space), .text(String(decoding: try JSONEncoder().encode(opened), as: UTF8.self))])
       }
       return catalog.arbitrated(save)
     }
