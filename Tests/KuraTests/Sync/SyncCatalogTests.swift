@@ -372,6 +372,47 @@
       #expect(try Self.fetch(CatalogCity.self, late) == [winner])
     }
 
+    /// A replica removes a model only when the server says it refused it: two models holding
+    /// one unique value that the server accepted both (pushed before any device declared the
+    /// model, by a version that names no unique attributes) leave the first in every replica's
+    /// table and the second waiting, with no model set aside.
+    @Test func aReplicaNeverRemovesAModelTheServerAccepted() async throws {
+      let world = try SyncRulesWorld([CatalogCity.self])
+      let legacy = UUID()
+      let wall = UInt64(Date().timeIntervalSince1970 * 1000)
+      let first = CatalogCity(id: UUID(), name: "Kyoto", visits: 1)
+      let second = CatalogCity(id: UUID(), name: "Kyoto", visits: 2)
+      var saves: [SyncSave] = []
+      for (offset, city) in [first, second].enumerated() {
+        let stamp = SyncStamp(wall: wall, counter: UInt16(offset), replica: legacy)
+        let id = city.id.uuidString
+        saves.append(
+          SyncSave(
+            sequence: Int64(offset + 1),
+            changes: [
+              .set(
+                "CatalogCity", id: id, incarnation: 1, property: "name", to: .text(city.name),
+                stamp: stamp),
+              .set(
+                "CatalogCity", id: id, incarnation: 1, property: "visits",
+                to: .integer(Int64(city.visits)), stamp: stamp),
+            ]))
+      }
+      let answer = try await send(
+        "POST", world.server.url.appendingPathComponent("v1/spaces/family/push"),
+        token: world.token.token,
+        body: try JSONEncoder().encode(
+          SyncPushRequest(replica: SyncStamp.hex(legacy), saves: saves)))
+      #expect(answer.status == 200)
+      for name in ["a", "b"] {
+        let (replica, sync) = try world.replica(name)
+        defer { sync.stop() }
+        try await sync.syncNow()
+        #expect(try Self.fetch(CatalogCity.self, replica) == [first], "\(name)")
+        #expect(try sync.conflicts().isEmpty, "\(name)")
+      }
+    }
+
     /// A server database made before the catalogue (no catalogue tables) is upgraded in place
     /// when a server starts: the ids already in the log are known, so an edit of one property
     /// of a model synced before is an edit, not a new model without its required properties.
