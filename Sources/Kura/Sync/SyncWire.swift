@@ -81,16 +81,16 @@ struct SyncPullResponse: Sendable, Hashable, Codable {
 struct SyncErrorResponse: Sendable, Hashable, Codable {
   /// A stable code: `badRequest`, `unauthorized`, `forbidden`, `notFound`, `methodNotAllowed`,
   /// `tooLarge`, `gap`, `replicaConflict`, `clockAhead`, `unavailable`, `busy` (too many pulls
-  /// wait on this server: poll), `refused` (a declaration or change contradicts the space's
-  /// catalogue: see ``model`` and ``property``).
+  /// wait on this server: poll), `refused` (a change contradicts the space's catalogue: see
+  /// ``model`` and ``property``), `schemaConflict` (the push's declared models do).
   var error: String
   /// What failed and what to do, for people.
   var message: String
   /// For `gap`: the sequence number the server expects next.
   var expected: Int64?
-  /// For `refused`: the model the refused declaration or change concerns.
+  /// For `refused` and `schemaConflict`: the model the refused change or declaration concerns.
   var model: String? = nil
-  /// For `refused`: the property it concerns, when it concerns one.
+  /// For `refused` and `schemaConflict`: the property it concerns, when it concerns one.
   var property: String? = nil
 }
 

@@ -55,6 +55,13 @@
     var pages: Int
   }
 
+  /// A version that changed the text's kind: contradicts the catalogue.
+  private struct NoteWrongKind: PersistentModel, Equatable {
+    static var schemaName: String { "CatalogNote" }
+    var id: UUID
+    var text: Int
+  }
+
   /// The server's schema catalogue: learnt from the replicas' declarations, it refuses what
   /// contradicts it before it enters the log (HTTP 400 naming the model and the property), lets
   /// a newer app version add optional properties, and arbitrates unique values whatever a push
@@ -231,6 +238,7 @@
         world: world, schema: declarations)
       #expect(contradiction.status == 400)
       let error = try JSONDecoder().decode(SyncErrorResponse.self, from: contradiction.body)
+      #expect(error.error == "schemaConflict")
       #expect(error.model == "CatalogTrip")
       #expect(error.property == "name")
       #expect(
@@ -322,7 +330,16 @@
       let error = try JSONDecoder().decode(SyncErrorResponse.self, from: answer.body)
       #expect(error.model == "CatalogNote")
       #expect(error.property == "pages")
+      #expect(error.error == "schemaConflict")
       #expect(error.message.hasPrefix("`CatalogNote.pages` is new to the space"))
+      // A replica of a version that changed a property's kind: its pushes are refused with
+      // `schemaConflict`, and its save stays in its outbox (not set aside as rejected).
+      let (wrong, syncWrong) = try world.replica("wrong", for: NoteWrongKind.self)
+      defer { syncWrong.stop() }
+      try Self.save([NoteWrongKind(id: UUID(), text: 7)], in: wrong)
+      await #expect(throws: SyncError.self) { try await syncWrong.syncNow() }
+      #expect(try syncWrong.rejections().isEmpty)
+      #expect(syncWrong.outboxCount() == 1)
       // The older replicas never see it.
       try await syncOld.syncNow()
       #expect(try Self.fetch(NoteV1.self, old).count == 3)

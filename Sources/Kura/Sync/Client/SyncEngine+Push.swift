@@ -74,9 +74,10 @@ extension SyncEngine {
 extension SyncError {
   /// Whether the server refused the pushed changes themselves, for a reason sending them again
   /// can't change (a malformed or oversized save), as opposed to the token, the clock, the
-  /// sequence or the server's health.
+  /// sequence, the app's declared models (`schemaConflict`: every save would be refused until
+  /// the app is fixed, so none is set aside) or the server's health.
   var isRefusalOfTheChanges: Bool {
-    code == .rejected && (status == 400 || status == 413)
+    code == .rejected && (status == 400 || status == 413) && serverCode != "schemaConflict"
   }
 }
 

@@ -3,8 +3,9 @@
 
   /// The space's catalogue (``SyncCatalog``) on the server, inside the push transaction (which
   /// holds the space's lock): learnt from each push's declarations, then every new save's
-  /// changes checked against it before they enter the log. A refusal is HTTP 400 `refused`
-  /// naming the model and the property, and the whole push is rolled back.
+  /// changes checked against it before they enter the log. A refusal is HTTP 400 (`refused` for
+  /// a change, `schemaConflict` for a declaration) naming the model and the property, and the
+  /// whole push is rolled back.
   ///
   /// Besides the models (`kura_sync_catalog`, one row per model with its declaration's JSON), the
   /// server keeps the highest incarnation of each id it accepted (`kura_sync_catalog_ids`), so
@@ -69,7 +70,7 @@
       do {
         changed = try catalog.learn(declarations)
       } catch let refusal as SyncCatalog.Refusal {
-        throw Self.refused(refusal)
+        throw Self.refused(refusal, code: "schemaConflict")
       }
       let encoder = JSONEncoder()
       encoder.outputFormatting = .sortedKeys
@@ -196,13 +197,16 @@
       }
     }
 
-    /// The 400 answer of a refusal, naming its model and property.
-    static func refused(_ refusal: SyncCatalog.Refusal) -> SyncHTTPResponse.Thrown {
+    /// The 400 answer of a refusal, naming its model and property: `refused` for a change,
+    /// `schemaConflict` for a declaration (the client then keeps its outbox as it is).
+    static func refused(_ refusal: SyncCatalog.Refusal, code: String = "refused")
+      -> SyncHTTPResponse.Thrown
+    {
       .init(
         json(
           400,
           SyncErrorResponse(
-            error: "refused", message: refusal.message, expected: nil, model: refusal.model,
+            error: code, message: refusal.message, expected: nil, model: refusal.model,
             property: refusal.property)))
     }
   }
