@@ -116,17 +116,20 @@
         latest[key] = entry
       }
       // One query a model for the ids' known incarnations, the ids bound as one JSON array.
+      // A lookup by the whole key for each id (the subquery): a join or `IN` was planned, for a
+      // table without statistics yet, as a scan of the model's every id, for every save.
       var known: [SyncMergeState.Key: Int64] = [:]
       let byModel = Dictionary(grouping: latest.keys, by: \.model)
       for (model, keys) in byModel.sorted(by: { $0.key < $1.key }) {
         let ids = String(
           decoding: try JSONEncoder().encode(keys.map(\.id).sorted()), as: UTF8.self)
         let rows = try connection.query(
-          "SELECT id, incarnation FROM kura_sync_catalog_ids WHERE space = ? AND model = ? "
-            + "AND id IN (SELECT jsonb_array_elements_text(?::jsonb))",
+          "SELECT wanted.id, (SELECT known.incarnation FROM kura_sync_catalog_ids known "
+            + "WHERE known.space = ? AND known.model = ? AND known.id = wanted.id) "
+            + "FROM jsonb_array_elements_text(?::jsonb) AS wanted(id)",
           [.text(space), .text(model), .text(ids)]
-        ) { ($0.string(at: 0), $0.int64(at: 1)) }
-        for (id, incarnation) in rows {
+        ) { ($0.string(at: 0), $0.isNull(at: 1) ? 0 : $0.int64(at: 1)) }
+        for (id, incarnation) in rows where incarnation > 0 {
           known[SyncMergeState.Key(model: model, id: id)] = incarnation
         }
       }
