@@ -34,7 +34,9 @@ extension SyncEngine {
         return save
       }
       let body = try JSONEncoder().encode(
-        SyncPushRequest(replica: SyncStamp.hex(replica), saves: pushed))
+        SyncPushRequest(
+          replica: SyncStamp.hex(replica), saves: pushed,
+          schema: SyncModelDeclaration.declarations(of: container)))
       let data: Data
       do {
         data = try await send("POST", path: "push", body: body)
@@ -55,9 +57,15 @@ extension SyncEngine {
         .flatMap(\.changes).map(\.stamp).max()
       let (changes, pending) = try container.pool.write { db in
         try SyncLocalStore.acknowledge(through: answer.acknowledged, latest: latest, db)
-        let changes = try SyncLocalStore.settle(
+        var changes = try SyncLocalStore.settle(
           answer.conflicts ?? [], container: container, db: db)
         try SyncLocalStore.recordHistory(changes, container: container, db: db)
+        if !changes.isEmpty {
+          // Pulled models parked behind a local row the server refused now take its place.
+          changes.merge(
+            try SyncLocalStore.applyPulled([], container: container, db: db),
+            uniquingKeysWith: { first, _ in first })
+        }
         return (changes, try SyncLocalStore.pendingCount(db))
       }
       if !changes.isEmpty { container.hub.didSave() }
@@ -70,9 +78,10 @@ extension SyncEngine {
 extension SyncError {
   /// Whether the server refused the pushed changes themselves, for a reason sending them again
   /// can't change (a malformed or oversized save), as opposed to the token, the clock, the
-  /// sequence or the server's health.
+  /// sequence, the app's declared models (`schemaConflict`: every save would be refused until
+  /// the app is fixed, so none is set aside) or the server's health.
   package var isRefusalOfTheChanges: Bool {
-    code == .rejected && (status == 400 || status == 413)
+    code == .rejected && (status == 400 || status == 413) && serverCode != "schemaConflict"
   }
 }
 

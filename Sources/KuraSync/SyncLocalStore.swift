@@ -220,9 +220,8 @@ package enum SyncLocalStore {
     }
     var effects = RuleEffects()
     var changes: ChangeSet.ModelChangesByModel = [:]
-    // A pulled model holding a unique value a local row holds: the local row (never accepted
-    // by the server, which arbitrates) is set aside; tried after the page's other rows first,
-    // which may move the local row off the value.
+    // A pulled model holding a unique value a local row holds: tried after the page's other
+    // rows first, which may move the local row off the value, then parked (see below).
     var queue = ArraySlice(order)
     var tried: Set<SyncMergeState.Key> = []
     var pulledRowSQL: [String: PulledRowSQL] = [:]
@@ -261,14 +260,12 @@ package enum SyncLocalStore {
           queue.append(key)
           continue
         }
-        for row in colliding {
-          let rowKey = SyncMergeState.Key(model: key.model, id: idText(row.id))
-          if try setAside(
-            schema, key: rowKey, id: row.id, record: try self.record(rowKey, db),
-            winner: key.id, properties: row.properties, lost: row.values, db)
-          {
-            changes[key.model, default: .init()].deleted.append(rowKey.id)
-          }
+        if !colliding.isEmpty {
+          // The local row is removed only when the server says it refused it (settle, in a
+          // push's answer), never on a pull's word: the server may have accepted it. The pulled
+          // model waits parked, in its registers, and is tried again then.
+          try setParked(key, true, db)
+          continue
         }
       }
       var cleared: [String] = []

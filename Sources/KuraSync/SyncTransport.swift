@@ -84,9 +84,8 @@ package struct SyncTransport: Sendable {
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard status != 200 else { return data }
     if status == 410 { try container.pool.write { try SyncRebase.begin($0) } }
-    let detail =
-      (try? JSONDecoder().decode(SyncErrorResponse.self, from: data))?.message
-      ?? "HTTP \(status)"
+    let answer = try? JSONDecoder().decode(SyncErrorResponse.self, from: data)
+    let detail = answer?.message ?? "HTTP \(status)"
     switch status {
     case 401, 403:
       throw SyncError(
@@ -94,10 +93,12 @@ package struct SyncTransport: Sendable {
         message: "The sync server refused the token for space `\(settings.space)`: \(detail)",
         status: status)
     case 400..<500:
-      throw SyncError(
+      var error = SyncError(
         .rejected,
         message: "The sync server refused the changes: \(detail) They stay in the outbox.",
         status: status)
+      error.serverCode = answer?.error
+      throw error
     default:
       throw SyncError(.serverError, message: "The sync server failed: \(detail)", status: status)
     }

@@ -51,6 +51,8 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   ///
   /// For example: `if let store = error.underlying as? StoreError { print(store.code) }`.
   public var underlying: (any Error)?
+  /// The error code in the server's answer (such as `schemaConflict`), when it sent one.
+  package var serverCode: String? = nil
 
   /// Creates an error.
   ///

@@ -23,6 +23,7 @@ package struct SyncSave: Sendable, Hashable, Codable {
   /// with the push, like `unique`; see `SyncDenyReference`).
   package var deny: [SyncDenyReference]? = nil
 
+
   /// A value of each stored property.
   package init(sequence: Int64, changes: [SyncChange], unique: [SyncUniqueConstraint]? = nil, deny: [SyncDenyReference]? = nil) {
     self.sequence = sequence
@@ -38,11 +39,16 @@ package struct SyncPushRequest: Sendable, Hashable, Codable {
   package var replica: String
   /// Saves in sequence order; the server applies those it has not applied yet.
   package var saves: [SyncSave]
+  /// The pushing app's models, which the server learns into the space's catalogue and checks
+  /// the saves against (absent from a version that declares none: the saves are then checked
+  /// against what other devices declared; see SyncService+Catalog.swift).
+  package var schema: [SyncModelDeclaration]? = nil
 
   /// A value of each stored property.
-  package init(replica: String, saves: [SyncSave]) {
+  package init(replica: String, saves: [SyncSave], schema: [SyncModelDeclaration]? = nil) {
     self.replica = replica
     self.saves = saves
+    self.schema = schema
   }
 }
 
@@ -55,6 +61,7 @@ package struct SyncPushResponse: Sendable, Hashable, Codable {
   /// The unique values the pushed saves lost to other models (absent when none did), for
   /// saves of this push new and resent alike.
   package var conflicts: [SyncUniqueConflict]? = nil
+
 
   /// A value of each stored property.
   package init(acknowledged: Int64, head: Int64, conflicts: [SyncUniqueConflict]? = nil) {
@@ -74,6 +81,7 @@ package struct SyncLoggedSave: Sendable, Hashable, Codable {
   package var sequence: Int64
   /// What the save changed.
   package var changes: [SyncChange]
+
 
   /// A value of each stored property.
   package init(position: Int64, replica: String, sequence: Int64, changes: [SyncChange]) {
@@ -103,6 +111,7 @@ package struct SyncPullResponse: Sendable, Hashable, Codable {
   /// single larger save is sent whole), so a page of large saves stays a few megabytes.
   package static let maximumChanges = 10_000
 
+
   /// A value of each stored property.
   package init(saves: [SyncLoggedSave], head: Int64, longPoll: Bool? = nil, last: Int64? = nil) {
     self.saves = saves
@@ -116,18 +125,25 @@ package struct SyncPullResponse: Sendable, Hashable, Codable {
 package struct SyncErrorResponse: Sendable, Hashable, Codable {
   /// A stable code: `badRequest`, `unauthorized`, `forbidden`, `notFound`, `methodNotAllowed`,
   /// `tooLarge`, `gap`, `replicaConflict`, `clockAhead`, `unavailable`, `busy` (too many pulls
-  /// wait on this server: poll).
+  /// wait on this server: poll), `refused` (a change contradicts the space's catalogue: see
+  /// ``model`` and ``property``), `schemaConflict` (the push's declared models do).
   package var error: String
   /// What failed and what to do, for people.
   package var message: String
   /// For `gap`: the sequence number the server expects next.
   package var expected: Int64?
+  /// For `refused` and `schemaConflict`: the model the refused change or declaration concerns.
+  package var model: String? = nil
+  /// For `refused` and `schemaConflict`: the property it concerns, when it concerns one.
+  package var property: String? = nil
 
   /// A value of each stored property.
-  package init(error: String, message: String, expected: Int64?) {
+  package init(error: String, message: String, expected: Int64? = nil, model: String? = nil, property: String? = nil) {
     self.error = error
     self.message = message
     self.expected = expected
+    self.model = model
+    self.property = property
   }
 }
 
@@ -181,8 +197,9 @@ package struct SyncSnapshotRow: Sendable, Hashable, Codable {
     return changes
   }
 
+
   /// A value of each stored property.
-  package init(model: String, id: String, incarnation: Int64, deleted: String?, properties: [String: Register]) {
+  package init(model: String, id: String, incarnation: Int64, deleted: String? = nil, properties: [String: Register]) {
     self.model = model
     self.id = id
     self.incarnation = incarnation
@@ -208,6 +225,7 @@ package struct SyncSnapshotResponse: Sendable, Hashable, Codable {
 
   /// The most rows one snapshot page returns.
   package static let maximumRows = 5_000
+
 
   /// A value of each stored property.
   package init(rows: [SyncSnapshotRow], more: Bool, position: Int64, acknowledged: Int64) {

@@ -97,6 +97,7 @@ import KuraSyncCore
         try connection.execute(Self.uniqueSchemaSQL)
         try connection.execute(Self.compactionSchemaSQL)
         try connection.execute(Self.credentialSchemaSQL)
+        try Self.upgradeCatalog(connection)
       }
       idle.withLock { $0.append(connection) }
     }
@@ -333,6 +334,7 @@ import KuraSyncCore
             "INSERT INTO kura_sync_replicas (replica, space, credential) VALUES (?, ?, ?)",
             [.text(request.replica), .text(space), .text(credential)])
         }
+        let catalog = try learnCatalog(request.schema, space: space, connection)
         var conflicts: [SyncUniqueConflict] = []
         for save in request.saves {
           let changes = String(decoding: try encoder.encode(save.changes), as: UTF8.self)
@@ -356,7 +358,8 @@ import KuraSyncCore
                 + "first.", expected: acknowledged + 1)
           }
           acknowledged = save.sequence
-          let outcome = try arbitrate(save, space: space, connection)
+          let outcome = try arbitrate(
+            try admit(save, catalog: catalog, space: space, connection), space: space, connection)
           conflicts += outcome.conflicts
           try recordOutcome(
             save, changes, outcome.conflicts, replica: request.replica, space: space, connection)

@@ -4,6 +4,7 @@
   import Testing
 
   @testable import Kura
+  import KuraStoreCLI
 
   import KuraPostgreSQL
 
@@ -190,9 +191,10 @@
       #expect(try Self.cities(b) == [naniwa, expectedSakai])
     }
 
-    /// A pulled model holding a value a local, unsent model holds: the pulled one (accepted by
-    /// the server) is written and the local one set aside — the pull doesn't stop — and the
-    /// local one's push, refused by the server, lists no second conflict.
+    /// A pulled model holding a value a local, unsent model holds: the pull doesn't stop, and
+    /// the local model stays (a replica removes a model only when the server says it refused
+    /// it) while the pulled one waits; the local one's push, refused by the server, sets it
+    /// aside with one conflict, and the pulled one takes its place.
     @Test func aPulledModelTakesAValueALocalUnsentModelHolds() async throws {
       let world = try SyncRulesWorld([City.self])
       let (a, syncA) = try world.replica("a")
@@ -215,7 +217,7 @@
       _ = try b.pool.write { db in
         try SyncLocalStore.applyPulled(page.saves, container: b, db: db)
       }
-      #expect(try Self.cities(b) == [winner])
+      #expect(try Self.cities(b) == [local])
       let engine = try SyncEngine(container: b)
       defer { engine.stop() }
       try await engine.syncNow()
