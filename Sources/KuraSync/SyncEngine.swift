@@ -83,15 +83,20 @@ public final class SyncEngine: Observable, Sendable {
     // The bookkeeping tables and the replica id were made when the container opened
     // (SyncSettings.prepare).
     let lastSuccess = self.lastSuccess
-    let (pending, last) = try container.pool.write { db in
+    let (pending, last, quarantined) = try container.pool.write { db in
       try SyncLocalStore.uploadRowsSavedBeforeSync(container: container, db: db)
-      return (try SyncLocalStore.pendingCount(db), try lastSuccess.load(db))
+      return (
+        try SyncLocalStore.pendingCount(db), try lastSuccess.load(db),
+        try SyncQuarantine.count(db)
+      )
     }
     shared.withLock {
       $0.status.pending = pending
       $0.status.lastSuccess = last
+      $0.status.quarantined = quarantined
     }
     try SyncVersions.materializeNewProperties(container: container)
+    try SyncQuarantine.readmit(container: container)
     // After the kept values are in the tables: a migration's default is not an edit.
     if try container.pool.write({
       try SyncLocalStore.enqueueEditsMadeWithSyncOff(container: container, db: $0)
@@ -286,7 +291,10 @@ public final class SyncEngine: Observable, Sendable {
         SyncError(
           .serverError, message: "Sync failed: \(error). It is tried again.", underlying: error))
     }
-    let pending = (try? container.pool.read { try SyncLocalStore.pendingCount($0) }) ?? 0
+    let (pending, quarantined) =
+      (try? container.pool.read {
+        (try SyncLocalStore.pendingCount($0), try SyncQuarantine.count($0))
+      }) ?? (0, shared.withLock { $0.status.quarantined })
     var delay = settings.pollInterval
     switch outcome {
     case .success:
@@ -296,6 +304,7 @@ public final class SyncEngine: Observable, Sendable {
       update {
         $0.phase = .idle
         $0.pending = pending
+        $0.quarantined = quarantined
         $0.lastSuccess = now
         $0.failure = nil
       }
@@ -304,6 +313,7 @@ public final class SyncEngine: Observable, Sendable {
       update {
         $0.phase = error.code == .offline ? .offline : .failing(error.message)
         $0.pending = pending
+        $0.quarantined = quarantined
         $0.failure = error
       }
       for waiter in waiters { waiter.resume(throwing: error) }

@@ -75,7 +75,18 @@ extension SyncLocalStore {
         )
       else { continue }
       let targetKey = SyncMergeState.Key(model: target.storedName, id: idText(value.sqliteValue))
-      if records[targetKey]?.isLive == true { continue }
+      // A target this page makes live is written before the dependent's commit — unless it
+      // waits in the quarantine (a property missing): then the dependent is parked too.
+      if let pulled = records[targetKey], pulled.isLive {
+        let complete = SyncVersions.defaults(target, missingFrom: pulled, container: container)
+          .missing.isEmpty
+        if complete { continue }
+        if try db.queryFirst(target.existsByIDSQL, [value.sqliteValue], row: { _ in true }) ?? false
+        {
+          continue
+        }
+        return .park
+      }
       let exists =
         try db.queryFirst(
           "SELECT 1 FROM \(target.quotedTable) WHERE \(quoteIdentifier(reference.targetKey)) = ?",

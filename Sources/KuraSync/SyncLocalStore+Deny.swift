@@ -64,8 +64,9 @@ extension SyncLocalStore {
         // A model this app doesn't have, or whose row can't be filled: kept in the registers.
         guard let schema = container.schemas.values.first(where: { $0.storedName == key.model }),
           let id = keyValue(key.id, kind: schema.primaryKey.kind),
-          let defaults = try? SyncVersions.defaults(
-            schema, missingFrom: restored, id: key.id, container: container)
+          case let (defaults, missing) = SyncVersions.defaults(
+            schema, missingFrom: restored, container: container),
+          missing.isEmpty
         else { continue }
         let columns = schema.columns.map(\.name).filter {
           $0 != schema.primaryKey.name && (restored.properties[$0] != nil || defaults[$0] != nil)

@@ -144,7 +144,9 @@ extension SyncLocalStore {
     values.sort { $0.property < $1.property }
     let row = try recordRow(model, id, db)
     let live = row.incarnation > 0 && row.deleted == nil
-    let incarnation = live ? row.incarnation : row.incarnation + 1
+    // Saturating: a pull admits no incarnation near the top (SyncAdmission), but a store an
+    // earlier version filled may hold one, and re-creating the id must not trap.
+    let incarnation = live || row.incarnation == .max ? row.incarnation : row.incarnation + 1
     // A deleted incarnation keeps no registers: a new one starts from none.
     var registers =
       live ? try SyncRecordState.registers(stored: row.registers, model: model, id: id) : []

@@ -32,7 +32,7 @@ package enum SyncLocalStore {
     CREATE TABLE IF NOT EXISTS kura_sync_rejections (
       sequence INTEGER PRIMARY KEY, changes TEXT NOT NULL, code TEXT NOT NULL,
       status INTEGER NOT NULL, reason TEXT NOT NULL, date REAL NOT NULL);
-    """ + SyncRebase.schemaSQL
+    """ + SyncRebase.schemaSQL + SyncQuarantine.schemaSQL
 
   // MARK: State
 
@@ -193,8 +193,18 @@ package enum SyncLocalStore {
     let acknowledged =
       try state("acknowledgedStamp", db).flatMap(SyncStamp.init(text:))
       ?? SyncStamp(wall: 0, counter: 0, replica: clock.replica)
+    // Each change is admitted against this app's schema first: one that doesn't fit goes to
+    // the quarantine, and the rest of the page applies (SyncAdmission, SyncQuarantine).
+    var admission = SyncAdmission(container: container)
+    var held = try SyncQuarantine.Held(db)
     for save in saves {
       for change in save.changes {
+        if let reason = admission.refusal(of: change) {
+          let sender = save.replica.isEmpty ? SyncStamp.hex(change.stamp.replica) : save.replica
+          try SyncQuarantine.refuse(change, sender: sender, reason: reason, db)
+          held.refused.insert(SyncMergeState.Key(model: change.model, id: change.id))
+          continue
+        }
         clock.receive(change.stamp)
         let key = SyncMergeState.Key(model: change.model, id: change.id)
         if records[key] == nil {
@@ -203,11 +213,16 @@ package enum SyncLocalStore {
         }
         guard var record = records[key] else { continue }
         let before = record
-        if record.apply(change), let property = change.property,
+        let changed = record.apply(change)
+        if changed, let property = change.property,
           let lost = before.properties[property], lost.stamp.replica == clock.replica,
           lost.stamp > acknowledged, before.incarnation == record.incarnation
         {
           conflicts.append((change, lost))
+        }
+        if changed, held.refused.contains(key) {
+          try SyncQuarantine.supersede(
+            key, property: change.deleted ? nil : change.property, db)
         }
         records[key] = record
       }
@@ -236,6 +251,7 @@ package enum SyncLocalStore {
       let existed = try db.queryFirst(schema.existsByIDSQL, [id]) { _ in true } ?? false
       if parked.contains(key) { try setParked(key, false, db) }
       if !record.isLive {
+        if held.waiting.contains(key) { try SyncQuarantine.release(key, db) }
         guard existed else { continue }
         try applyDeleteRules(
           deleting: id, of: schema, container: container, db: db, effects: &effects)
@@ -245,11 +261,19 @@ package enum SyncLocalStore {
       }
       // Only the columns the table has (a newer app's properties stay in the registers).
       // A new row gets the defaults of what an older app version's row has no value of.
-      let defaults =
+      // A new row lacking a property that is neither optional nor defaulted waits in the
+      // quarantine until a later change sets it.
+      let (defaults, missing) =
         existed
-        ? [:]
-        : try SyncVersions.defaults(
-          schema, missingFrom: record, id: key.id, container: container)
+        ? ([:], [])
+        : SyncVersions.defaults(schema, missingFrom: record, container: container)
+      if !missing.isEmpty {
+        try SyncQuarantine.hold(
+          key, record: record,
+          reasons: missing.map { ($0, SyncVersions.missingReason(schema, id: key.id, $0)) }, db)
+        continue
+      }
+      if held.waiting.contains(key) { try SyncQuarantine.release(key, db) }
       let columns = sql.columnNames.filter {
         record.properties[$0] != nil || defaults[$0] != nil
       }
@@ -294,13 +318,22 @@ package enum SyncLocalStore {
         effects.deleted[key.model, default: []].append(key.id)
         continue
       }
-      try db.run(
-        sql.upsert(columns),
-        [id]
-          + columns.compactMap {
-            cleared.contains($0)
-              ? .null : record.properties[$0]?.value.sqliteValue ?? defaults[$0]
-          })
+      do {
+        try db.run(
+          sql.upsert(columns),
+          [id]
+            + columns.compactMap {
+              cleared.contains($0)
+                ? .null : record.properties[$0]?.value.sqliteValue ?? defaults[$0]
+            })
+      } catch let error where EngineFailure(of: error) == .constraintViolation {
+        // A row its table refuses (a check the admission doesn't know): the statement wrote
+        // nothing; the model waits, as one missing a property does.
+        try SyncQuarantine.hold(
+          key, record: record,
+          reasons: [(nil, SyncVersions.refusedReason(schema, id: key.id, error))], db)
+        continue
+      }
       if existed {
         changes[key.model, default: .init()].updated.append(key.id)
       } else {

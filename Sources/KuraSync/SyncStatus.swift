@@ -44,6 +44,11 @@ public struct SyncStatus: Sendable, Hashable {
   ///
   /// For example: `if status.failure?.code == .unauthorized { askForANewToken() }`.
   public var failure: SyncError?
+  /// How many pulled changes this store could not hold and keeps in its quarantine (see
+  /// ``SyncEngine/quarantine()``); 0 when every pulled change fit.
+  ///
+  /// For example: `if status.quarantined > 0 { showQuarantine(try sync.quarantine()) }`.
+  public var quarantined = 0
 
   /// Creates a status.
   ///
@@ -54,11 +59,16 @@ public struct SyncStatus: Sendable, Hashable {
   ///   - pending: Unacknowledged local saves.
   ///   - lastSuccess: When an exchange last succeeded.
   ///   - failure: Why the last exchange failed, if it did.
-  public init(phase: Phase, pending: Int, lastSuccess: Date?, failure: SyncError? = nil) {
+  ///   - quarantined: How many pulled changes wait in the quarantine.
+  public init(
+    phase: Phase, pending: Int, lastSuccess: Date?, failure: SyncError? = nil,
+    quarantined: Int = 0
+  ) {
     self.phase = phase
     self.pending = pending
     self.lastSuccess = lastSuccess
     self.failure = failure
+    self.quarantined = quarantined
   }
 }
 

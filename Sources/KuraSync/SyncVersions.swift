@@ -19,31 +19,38 @@ import Foundation
 ///   download again, and no default sent out over a value another replica wrote.
 package enum SyncVersions {
   /// The values to store for the columns a pulled new row has no value of: each defaulted
-  /// column's default.
-  ///
-  /// - Throws: ``SyncError`` for a column that is neither optional nor defaulted (the row
-  ///   can't be stored; the pull stops with nothing applied and is tried again).
+  /// column's default; and the columns it lacks that are neither optional nor defaulted (the
+  /// row can't be stored yet: it waits in the quarantine, ``SyncQuarantine``).
   package static func defaults(
-    _ schema: ModelSchema, missingFrom record: SyncRecordState, id: String,
-    container: ModelContainer
-  ) throws -> [String: DatabaseValue] {
+    _ schema: ModelSchema, missingFrom record: SyncRecordState, container: ModelContainer
+  ) -> (values: [String: DatabaseValue], missing: [String]) {
     let declared = container.graph.attributesByTable[schema.tableName]?.defaults ?? [:]
     var defaults: [String: DatabaseValue] = [:]
+    var missing: [String] = []
     for column in schema.columns
     where column.name != schema.primaryKey.name && record.properties[column.name] == nil {
       if let value = declared[column.name] {
         defaults[column.name] = value
       } else if !column.isOptional {
-        throw SyncError(
-          .serverError,
-          message:
-            "Can't store the pulled `\(schema.modelName)` `\(id)`: it has no `\(column.name)` "
-            + "(saved by an app version without that property?), which is not optional and has "
-            + "no default. Declare `.defaultValue(\\.\(column.name), …)` in the model's schema "
-            + "or make the property optional; nothing was applied.")
+        missing.append(column.name)
       }
     }
-    return defaults
+    return (defaults, missing)
+  }
+
+  /// Why a pulled new model lacking `column` waits.
+  package static func missingReason(_ schema: ModelSchema, id: String, _ column: String) -> String {
+    "Can't store the pulled `\(schema.modelName)` `\(id)` yet: it has no `\(column)` (saved "
+      + "by an app version without that property, or by a faulty one), which is not optional "
+      + "and has no default. It waits in the quarantine and appears when a change sets "
+      + "`\(column)`; to take such models as they are, declare "
+      + "`.defaultValue(\\.\(column), …)` in the model's schema or make the property optional."
+  }
+
+  /// Why a pulled model its table refused waits.
+  package static func refusedReason(_ schema: ModelSchema, id: String, _ error: any Error) -> String {
+    "Can't store the pulled `\(schema.modelName)` `\(id)`: its table refused it (\(error)). "
+      + "It waits in the quarantine and is tried again when a later change of it arrives."
   }
 
   /// Writes the kept values of properties and models this app version has and the last

@@ -135,6 +135,16 @@ let syncCommand = Command(
         // The state is the opening exchange's outcome (the engine may be exchanging again).
         let status = sync.status
         let failure = WishlistSync.openingFailure
+        struct Quarantined: Encodable {
+          var kind: String
+          var model: String
+          var id: String
+          var property: String?
+          var replica: String
+          var reason: String
+          var value: String?
+          var date: Date
+        }
         struct Report: Encodable {
           var server: String
           var space: String
@@ -142,10 +152,18 @@ let syncCommand = Command(
           var reason: String?
           var pending: Int
           var lastSynced: Date?
+          var quarantined: Int
+          var quarantine: [Quarantined]
+        }
+        let quarantine = try sync.quarantine().map {
+          Quarantined(
+            kind: $0.kind.rawValue, model: $0.model, id: $0.id, property: $0.property,
+            replica: $0.replica, reason: $0.reason, value: $0.value, date: $0.date)
         }
         var report = Report(
           server: settings.server.absoluteString, space: settings.space, state: "up to date",
-          pending: status.pending, lastSynced: status.lastSuccess)
+          pending: status.pending, lastSynced: status.lastSuccess, quarantined: quarantine.count,
+          quarantine: quarantine)
         if let failure {
           report.state = failure.code == .offline ? "offline" : "failing"
           report.reason = failure.message
@@ -159,5 +177,15 @@ let syncCommand = Command(
         print("pending      \(report.pending) \(report.pending == 1 ? "save" : "saves")")
         let formatter = ISO8601DateFormatter()
         print("last synced  \(report.lastSynced.map { formatter.string(from: $0) } ?? "never")")
+        print(
+          "quarantined  \(report.quarantined) \(report.quarantined == 1 ? "change" : "changes")"
+            + (report.quarantined == 0 ? "" : " another device sent that this store can't hold:"))
+        for entry in report.quarantine {
+          let property = entry.property.map { ".\(visible($0))" } ?? ""
+          print(
+            "  \(entry.kind)  \(visible(entry.model)) \(visible(entry.id))\(property)  from "
+              + "\(visible(entry.replica))  value \(visible(entry.value ?? "-"))")
+          print("    \(visibleLines(entry.reason))")
+        }
       })
   ])
