@@ -65,7 +65,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case connectionLost
     /// The connection to the PostgreSQL server broke while a save was committing, and Kura
     /// could not find out whether it committed: the server stayed unreachable for
-    /// ``PostgresStoreSettings/commitOutcomeWait``, or no longer knew the transaction. The save
+    /// ``PostgresStoreSettings/commitOutcomeWait``, or the broken connection's server process
+    /// did not end within it. The save
     /// may or may not have been written: read the data back before retrying.
     case commitOutcomeUnknown
     /// Every connection a PostgreSQL store's container may open

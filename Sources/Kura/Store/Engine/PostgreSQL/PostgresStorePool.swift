@@ -21,11 +21,16 @@
   ///   its body is the app's code.
   /// - Schema changes take the store's lock exclusively (``beginAndLockSQL``): they wait for
   ///   every save under way, and saves wait for them.
-  /// - A connection lost while committing is resolved by the transaction's id, taken with its
-  ///   `BEGIN`: the pool connects again and asks `txid_status` (which history trimming never
-  ///   touches). Committed: the save returns normally. Aborted:
-  ///   ``StoreError/Code/connectionLost`` (nothing was written). Undecidable within
-  ///   ``PostgresStoreSettings/commitOutcomeWait``: ``StoreError/Code/commitOutcomeUnknown``.
+  /// - A connection lost while committing is resolved by the commit's marker: every commit
+  ///   writes a random id of its own into this pool's row of `kura_commits`, in the round trip
+  ///   of its `COMMIT` (``commitMarkerSQL(commitID:)``). The pool connects again, waits until
+  ///   the broken connection's backend no longer runs the transaction (ending it after a
+  ///   second), and reads the row: its id, committed; another id, not committed. A transaction
+  ///   id is not such an identity — one handed out but not yet flushed to the WAL is handed out
+  ///   again after a crash, and `txid_status` then reports the other transaction's commit.
+  ///   Committed: the save returns normally. Not committed: ``StoreError/Code/connectionLost``
+  ///   (nothing was written). Undecidable within ``PostgresStoreSettings/commitOutcomeWait``:
+  ///   ``StoreError/Code/commitOutcomeUnknown``.
   /// - Reads run outside transactions (each statement sees the last commit), snapshots in
   ///   `REPEATABLE READ`; a read whose connection breaks runs once more. A connection is checked
   ///   for what the server sent while it was idle (a restart's `FATAL`) before each operation,
@@ -63,6 +68,11 @@
     let schemaGeneration = Atomic<Int>(0)
     let changes = Atomic<UInt64>(0)
     let observers = ChangeObservers()
+    /// This pool's row in `kura_commits`, which each of its commits marks with the commit's own
+    /// random id (``PostgresStorePool/commitMarkerSQL(commitID:)``).
+    let writerID = UUID().uuidString.lowercased()
+    /// Whether `kura_commits` is known to exist (made by a schema change, or found).
+    let commitMarkersReady = Atomic<Bool>(false)
 
     /// Kura's first key of `pg_advisory_xact_lock` ("KURA"; ``PostgresStoreConnection/lockKey``).
     static let lockKey = PostgresStoreConnection.lockKey
@@ -104,14 +114,12 @@
     /// commit waits for no flush (nor for a synchronous standby) whatever `synchronous_commit`
     /// says: the lock is held for a moment, and the saves' commits, which take no such lock,
     /// share their flushes. It is sent after the save's `COMMIT` in the same simple query
-    /// (``commitAndNotify``), one round trip for both, and the server runs it only when the
-    /// commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``). Its payload is
-    /// empty: a listener reads the history from its own token, whatever woke it. Built once per
-    /// pool.
+    /// (``commitSQL(commitID:notifying:)``), one round trip for both, and the server runs it
+    /// only when the commit succeeded
+    /// (``PostgresConnection/commitOpenTransaction(sending:statementsBeforeCommit:)``). Its
+    /// payload is empty: a listener reads the history from its own token, whatever woke it.
+    /// Built once per pool.
     let notifySQL: String
-
-    /// `COMMIT; ` and ``notifySQL``, as libpq takes it.
-    let commitAndNotify: PostgresQueryText
 
     /// ``notifySQL`` for `channel`: one statement, its own (implicit) transaction.
     static func notifySQL(channel: String) -> String {
@@ -151,7 +159,6 @@
       self.schema = schema
       self.channel = Self.channel(schema: schema)
       self.notifySQL = Self.notifySQL(channel: channel)
-      self.commitAndNotify = PostgresQueryText("COMMIT; " + notifySQL)
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
     }
 
