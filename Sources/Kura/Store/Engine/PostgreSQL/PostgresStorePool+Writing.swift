@@ -13,8 +13,21 @@
 
     /// Runs `body` in the transaction of ``ModelContainer/write(_:)``: writes of this kind wait
     /// for each other, in every process (see ``beginSerializedSQL``); run once.
+    /// A conflict with a concurrent save (``isConflict(_:)``) is
+    /// ``StoreError/Code/writeConflict``, nothing written.
     func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
+      do {
+        return try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
+      } catch let error where Self.isConflict(error) {
+        let postgres =
+          error as? PostgresError ?? (error as? StoreError)?.underlying as? PostgresError
+        throw StoreError(
+          .writeConflict, url: url, sql: postgres?.sql, underlying: postgres ?? error,
+          message:
+            "Can't write to store `\(location.storeName)`: a concurrent save changed what this "
+            + "`ModelContainer.write` read (\(postgres?.message ?? "\(error)")). Nothing of it was "
+            + "written; call `write` again.")
+      }
     }
 
     /// The one write loop of saves and ``ModelContainer/write(_:)``: the writer connection,

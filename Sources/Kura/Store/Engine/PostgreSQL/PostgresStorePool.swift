@@ -17,8 +17,8 @@
   ///   kura_metadata IN SHARE UPDATE EXCLUSIVE MODE` (``beginSerializedSQL``): writes wait for
   ///   each other — an atomic read-modify-write across processes — and the snapshot its fetches
   ///   read is taken after the lock. A plain save that changes a row the write then changes
-  ///   makes the write fail (`40001`, ``StoreError/Code/engine``, nothing written), not retried:
-  ///   its body is the app's code.
+  ///   makes the write fail (`40001`, ``StoreError/Code/writeConflict``, nothing written), not
+  ///   retried: its body is the app's code.
   /// - Schema changes take the store's lock exclusively (``beginAndLockSQL``): they wait for
   ///   every save under way, and saves wait for them.
   /// - A connection lost while committing is resolved by the commit's marker: every commit
