@@ -1,5 +1,6 @@
 #if canImport(CLibPQ)
   import Foundation
+  import Synchronization
   import Testing
 
   @testable import Kura
@@ -112,6 +113,84 @@
         #expect(second.first?.last != first.first?.last)
         let history = try container.history(since: .start)
         #expect(history.map { $0.changes["CrashMemo"]?.inserted } == [["1"], ["2"], ["3"]])
+      }
+
+      /// What a writer's saves came to across crashes, by memo id.
+      private struct Outcomes {
+        var acknowledged: [Int: Int64] = [:]
+        var notSaved: [Int] = []
+        var unknown: [Int] = []
+      }
+
+      /// Two writers save while a feed reader (`changeSets()`, another container) lives through
+      /// two server crashes (`pg_ctl stop -m immediate`, then a start): every acknowledged save
+      /// is in the table and arrives in the feed exactly once, in token order, with the token
+      /// its save returned; every save reported not saved is in neither.
+      @Test func aFeedReaderLivingThroughCrashesGetsEveryAcknowledgedSaveOnce() async throws {
+        let cluster = try PostgresCluster.start(fsync: false)
+        try cluster.runAsSuperuser("CREATE DATABASE kura_feed_crash")
+        let url = try #require(URL(string: cluster.url(database: "kura_feed_crash")))
+        var configuration = ModelConfiguration.postgres(url)
+        configuration.postgresSettings.commitOutcomeWait = .seconds(30)
+        let reader = try ModelContainer(for: CrashMemo.self, configurations: configuration)
+        let feed = Inbox(try reader.changeSets())
+        let writers = 2
+        let perWriter = 150
+        let outcomes = Mutex(Outcomes())
+        let progress = Atomic<Int>(0)
+        // Two crashes, each once the writers have made a third of their saves more.
+        let crashPoints = [writers * perWriter / 3, writers * perWriter * 2 / 3]
+        let reached = DispatchSemaphore(value: 0)
+        let writing = DispatchGroup()
+        for writer in 0..<writers {
+          let container = try ModelContainer(for: CrashMemo.self, configurations: configuration)
+          DispatchQueue.global().async(group: writing) {
+            let context = ModelContext(container)
+            for number in 0..<perWriter {
+              let id = writer * perWriter + number
+              do {
+                try context.insert(CrashMemo(id: id, text: "w\(writer)"))
+                let saved = try context.save()
+                outcomes.withLock { $0.acknowledged[id] = saved.token.rawValue }
+              } catch let error as StoreError where error.code == .commitOutcomeUnknown {
+                context.rollback()
+                outcomes.withLock { $0.unknown.append(id) }
+              } catch {
+                context.rollback()
+                outcomes.withLock { $0.notSaved.append(id) }
+              }
+              let made = progress.add(1, ordering: .relaxed).newValue
+              if crashPoints.contains(made) { reached.signal() }
+            }
+          }
+        }
+        for _ in crashPoints {
+          try #require(reached.wait(timeout: .now() + 120) == .success)
+          try cluster.crash()
+          try cluster.restart()
+        }
+        writing.wait()
+        let result = outcomes.withLock { $0 }
+        #expect(result.unknown == [])
+        #expect(result.acknowledged.count + result.notSaved.count == writers * perWriter)
+        var delivered: [(token: Int64, id: Int)] = []
+        while Set(delivered.map(\.id)).isSuperset(of: result.acknowledged.keys) == false {
+          guard let set = await feed.next(within: .seconds(60)) else { break }
+          for id in set.inserted(CrashMemo.self) {
+            delivered.append((set.token.rawValue, id))
+          }
+        }
+        let tokens = delivered.map(\.token)
+        #expect(tokens == tokens.sorted())
+        #expect(Set(tokens).count == tokens.count)
+        #expect(delivered.count == Set(delivered.map(\.id)).count)
+        for (token, id) in delivered {
+          #expect(result.acknowledged[id] == token, "memo \(id)")
+        }
+        #expect(Set(delivered.map(\.id)) == Set(result.acknowledged.keys))
+        let stored = try ModelContext(reader).fetch(FetchDescriptor<CrashMemo>()).map(\.id)
+        #expect(Set(stored) == Set(result.acknowledged.keys))
+        #expect(stored.count == result.acknowledged.count)
       }
     }
   }
