@@ -67,7 +67,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case connectionLost
     /// The connection to the PostgreSQL server broke while a save was committing, and Kura
     /// could not find out whether it committed: the server stayed unreachable for
-    /// ``PostgresStoreSettings/commitOutcomeWait``, or no longer knew the transaction. The save
+    /// ``PostgresStoreSettings/commitOutcomeWait``, or the broken connection's server process
+    /// did not end within it. The save
     /// may or may not have been written: read the data back before retrying.
     case commitOutcomeUnknown
     /// Every connection a PostgreSQL store's container may open
@@ -90,6 +91,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// ``ModelContainer/write(_:)`` on the same container: only the context given to the body
     /// writes there (the write waits for nothing else).
     case nestedWrite
+    /// ``ModelContainer/write(_:)`` met a concurrent save it cannot be ordered after (on
+    /// PostgreSQL, a plain save or a history trim changed or deleted a row the write then
+    /// changed: `could not serialize access`, a deadlock, or a unique value inserted meanwhile).
+    /// Nothing of the write was written: call `write` again, which reads the new state. Kura
+    /// does not run the body again by itself, because the body is the app's code and may have
+    /// effects outside the store. Never thrown on SQLite, where a write waits for every other
+    /// writer.
+    case writeConflict
 
     /// The former name of ``engine`` for an SQLite store's error.
     ///

@@ -126,7 +126,7 @@ import KuraStore
     /// The error of a COMMIT's result, or `nil` when it committed: a failure (with
     /// ``PostgresError/isCommitOutcomeUnknown`` when the connection broke), or an aborted
     /// transaction, which COMMIT rolls back.
-    private func commitFailure(_ result: OpaquePointer?) -> PostgresError? {
+    package func commitFailure(_ result: OpaquePointer?) -> PostgresError? {
       guard PQresultStatus(result) == PGRES_COMMAND_OK else {
         return session.error(result, sql: "COMMIT", committing: true)
       }
@@ -137,31 +137,6 @@ import KuraStore
           "the transaction was rolled back, not committed: one of its statements failed and"
           + " its error was caught without a savepoint",
         server: session.server, sql: "COMMIT")
-    }
-
-    /// Commits a transaction opened with `BEGIN` through ``execute(_:)`` and, in the same round
-    /// trip, runs what follows `COMMIT; ` in `commitAndFollowUp` (SQL without parameters, such
-    /// as a transaction of its own), which the server skips when the COMMIT fails. The commit's
-    /// errors are ``commitOpenTransaction()``'s (an aborted transaction is rolled back, and the
-    /// follow-up still runs then). Returns whether the follow-up ran without an error: after a
-    /// commit, its failure is not the commit's, and may leave its own transaction open.
-    package func commitOpenTransaction(then commitAndFollowUp: PostgresQueryText) throws -> Bool {
-      let handle = try session.liveHandle(sql: "COMMIT")
-      let sent = commitAndFollowUp.withCString { PQsendQuery(handle, $0) } != 0
-      let commit = sent ? PQgetResult(handle) : nil
-      let failure = commitFailure(commit)
-      PQclear(commit)
-      var followedUp = failure == nil
-      while sent, let result = PQgetResult(handle) {
-        let status = PQresultStatus(result)
-        if status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK { followedUp = false }
-        PQclear(result)
-      }
-      if let failure {
-        if isInTransaction { rollBackTransaction() }
-        throw failure
-      }
-      return followedUp
     }
 
     package func rollBackTransaction() {

@@ -31,7 +31,7 @@ public struct PostgresStoreSettings: Sendable, Hashable {
   public var connectionWait = Duration.seconds(30)
 
   /// How long a save whose connection broke while committing may spend finding out whether it
-  /// committed (connecting again and asking the server for its transaction's status) before it
+  /// committed (connecting again and reading its commit marker) before it
   /// fails with ``StoreError/Code/commitOutcomeUnknown``; 15 seconds by default.
   ///
   /// For example: `settings.commitOutcomeWait = .seconds(60)`.

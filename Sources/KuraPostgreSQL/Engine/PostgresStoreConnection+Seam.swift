@@ -187,6 +187,8 @@ import KuraStore
       case .uniqueViolation, .foreignKeyViolation, .notNullViolation, .checkViolation:
         return .constraintViolation
       case .connectionLost: return .connectionLost
+      case .serializationFailure where !isCommitOutcomeUnknown: return .concurrentChange
+      case .deadlock where !isCommitOutcomeUnknown: return .concurrentChange
       case .connectionFailed, .authenticationFailed, .databaseMissing, .invalidLocation:
         return .cannotOpen
       default: return .other

@@ -28,8 +28,8 @@ import KuraStore
   ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
   ///   id has ended), so a token that commits late is never skipped. `pg_notify`, sent by the
   ///   pool after the commit, wakes the listeners; a lost commit's outcome is told by the
-  ///   `txid_status` of the transaction's id (``PostgresStorePool``), which trimming the history
-  ///   never touches.
+  ///   commit's random id in `kura_commits` (``PostgresStorePool``), never by the transaction's
+  ///   id, which a crash can hand out again.
   package struct PostgresStoreEngine: SearchingEngine, StaticEngineSQL, EngineIntrospection {
     package typealias SearchSQL = PostgresSearchIndex
     package typealias Driver = PostgresConnection

@@ -15,8 +15,21 @@ import KuraStore
 
     /// Runs `body` in the transaction of ``ModelContainer/write(_:)``: writes of this kind wait
     /// for each other, in every process (see ``beginSerializedSQL``); run once.
+    /// A conflict with a concurrent save (``isConflict(_:)``) is
+    /// ``StoreError/Code/writeConflict``, nothing written.
     package func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-      try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
+      do {
+        return try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
+      } catch let error where Self.isConflict(error) {
+        let postgres =
+          error as? PostgresError ?? (error as? StoreError)?.underlying as? PostgresError
+        throw StoreError(
+          .writeConflict, url: url, sql: postgres?.sql, underlying: postgres ?? error,
+          message:
+            "Can't write to store `\(location.storeName)`: a concurrent save changed what this "
+            + "`ModelContainer.write` read (\(postgres?.message ?? "\(error)")). Nothing of it was "
+            + "written; call `write` again.")
+      }
     }
 
     /// The one write loop of saves and ``ModelContainer/write(_:)``: the writer connection,
@@ -24,6 +37,7 @@ import KuraStore
     private func writeTransaction<Result>(
       begin: PostgresBegin, retries: Int, _ body: (StoreConnection) throws -> Result
     ) throws -> Result {
+      try prepareCommitMarkers()
       try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()
@@ -48,7 +62,10 @@ import KuraStore
         if try !PostgresStoreEngine.functionsAreCurrent(writer.connection) {
           try PostgresStoreEngine.createFunctions(writer.connection)
         }
-        return try body(db)
+        try Self.makeCommitMarkers(writer.connection)
+        let result = try body(db)
+        commitMarkersReady.store(true, ordering: .releasing)
+        return result
       }
     }
 
@@ -139,19 +156,19 @@ import KuraStore
         result = value
         // Nothing was sent: no transaction to commit.
         if writer.connection.dropUnsentBegin() { return value }
+        let commitID = UUID()
         writer.pendingTransaction = writer.connection.transactionID.map {
-          PendingTransaction(id: $0, backend: writer.connection.processID)
+          PendingTransaction(id: $0, backend: writer.connection.processID, commitID: commitID)
         }
-        if writer.pendingNotification != nil {
-          // The notification's transaction follows the COMMIT in the same round trip, and runs
-          // only when the commit succeeded (see ``notifySQL``).
-          let notified = try writer.connection.commitOpenTransaction(then: commitAndNotify)
-          writer.pendingNotification = nil
-          if !notified, writer.connection.isInTransaction {
-            try? writer.connection.execute("ROLLBACK")
-          }
-        } else {
-          try writer.connection.commitOpenTransaction()
+        // The marker, the COMMIT and (after a save that appended history) the notification's
+        // transaction, which runs only when the commit succeeded (see ``notifySQL``), in one
+        // round trip.
+        let notifying = writer.pendingNotification != nil
+        let notified = try writer.connection.commitOpenTransaction(
+          sending: commitSQL(commitID: commitID, notifying: notifying), statementsBeforeCommit: 1)
+        writer.pendingNotification = nil
+        if notifying, !notified, writer.connection.isInTransaction {
+          try? writer.connection.execute("ROLLBACK")
         }
         return value
       } catch let error as PostgresError where error.isCommitOutcomeUnknown {
@@ -162,7 +179,8 @@ import KuraStore
           message:
             "Can't save to store `\(location.storeName)`: the connection to the server broke "
             + "while the save was committing, and the server shows its transaction did not "
-            + "commit (`txid_status` says aborted). Nothing of it was written; retry it.")
+            + "commit (its commit marker is not in `kura_commits`). Nothing of it was written; "
+            + "retry it.")
       } catch {
         // Also after a failed lock: the `BEGIN` before it left the transaction open (aborted).
         if !writer.connection.dropUnsentBegin(), writer.connection.isInTransaction {
@@ -172,76 +190,19 @@ import KuraStore
       }
     }
 
-    /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`)
-    /// and the server backend running it.
+    /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`), the
+    /// server backend running it, and the random id its commit marks (see
+    /// ``commitMarkerSQL(commitID:)``).
     package struct PendingTransaction {
       package var id: String
       package var backend: Int32
-    }
-
-    /// Whether the transaction whose commit `error` interrupted committed: connects again and
-    /// asks the server for the status of its transaction id (`txid_status`, which history
-    /// trimming never touches and which holds with history off). While the broken
-    /// connection's backend still runs the transaction (it hasn't yet noticed its client is
-    /// gone), it waits a second, then ends that backend — the transaction then commits or
-    /// aborts — and asks again. Undecidable within ``PostgresStoreSettings/commitOutcomeWait`` (the server stays
-    /// unreachable, or it no longer knows so old a transaction):
-    /// ``StoreError/Code/commitOutcomeUnknown``.
-    private func committed(_ writer: PostgresStoreConnection, after error: PostgresError) throws
-      -> Bool
-    {
-      guard let pending = writer.pendingTransaction else {
-        throw outcomeUnknown(error, because: "no transaction id was taken before the commit")
-      }
-      let clock = ContinuousClock()
-      let start = clock.now
-      let deadline = start + settings.commitOutcomeWait
-      var lastError: any Error = error
-      var delay: UInt32 = 20_000
-      var terminated = false
-      while clock.now < deadline {
-        do {
-          if !writer.connection.isConnected || writer.connection.processID == pending.backend {
-            try writer.connection.reconnect()
-          }
-          while clock.now < deadline {
-            let status = try writer.connection.queryFirst(
-              "SELECT txid_status(?::bigint)", [.text(pending.id)]
-            ) { $0.isNull(at: 0) ? nil : $0.string(at: 0) }
-            switch status {
-            case "committed"?: return true
-            case "aborted"?: return false
-            case "in progress"?:
-              if !terminated, start.duration(to: clock.now) > .seconds(1) {
-                terminated = true
-                try endBackend(pending, on: writer.connection)
-              } else {
-                usleep(20_000)
-              }
-            default:
-              throw outcomeUnknown(
-                error,
-                because: "the server no longer knows its transaction \(pending.id) (older than "
-                  + "the status it keeps)")
-            }
-          }
-        } catch let outcome as StoreError {
-          throw outcome
-        } catch {
-          lastError = error
-          usleep(delay)
-          delay = min(delay * 2, 1_000_000)
-        }
-      }
-      throw outcomeUnknown(
-        error,
-        because: "asking the server within \(settings.commitOutcomeWait) failed (\(lastError))")
+      package var commitID: UUID
     }
 
     /// Ends the backend of the broken connection while it still runs `pending` (its process
     /// id, and the transaction's low 32 bits, which `pg_stat_activity` shows), waiting up to 5
     /// seconds for it to go.
-    private func endBackend(_ pending: PendingTransaction, on connection: PostgresConnection)
+    package func endBackend(_ pending: PendingTransaction, on connection: PostgresConnection)
       throws
     {
       let low = (UInt64(pending.id) ?? 0) & 0xFFFF_FFFF
@@ -254,7 +215,7 @@ import KuraStore
 
     /// The error for a save whose commit `error` interrupted when its outcome can't be looked
     /// up, `reason` saying why.
-    private func outcomeUnknown(_ error: PostgresError, because reason: String) -> StoreError {
+    package func outcomeUnknown(_ error: PostgresError, because reason: String) -> StoreError {
       StoreError(
         .commitOutcomeUnknown, url: url, sql: error.sql, underlying: error,
         message:

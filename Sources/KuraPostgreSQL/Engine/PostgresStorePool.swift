@@ -19,15 +19,20 @@ import KuraStore
   ///   kura_metadata IN SHARE UPDATE EXCLUSIVE MODE` (``beginSerializedSQL``): writes wait for
   ///   each other — an atomic read-modify-write across processes — and the snapshot its fetches
   ///   read is taken after the lock. A plain save that changes a row the write then changes
-  ///   makes the write fail (`40001`, ``StoreError/Code/engine``, nothing written), not retried:
-  ///   its body is the app's code.
+  ///   makes the write fail (`40001`, ``StoreError/Code/writeConflict``, nothing written), not
+  ///   retried: its body is the app's code.
   /// - Schema changes take the store's lock exclusively (``beginAndLockSQL``): they wait for
   ///   every save under way, and saves wait for them.
-  /// - A connection lost while committing is resolved by the transaction's id, taken with its
-  ///   `BEGIN`: the pool connects again and asks `txid_status` (which history trimming never
-  ///   touches). Committed: the save returns normally. Aborted:
-  ///   ``StoreError/Code/connectionLost`` (nothing was written). Undecidable within
-  ///   ``PostgresStoreSettings/commitOutcomeWait``: ``StoreError/Code/commitOutcomeUnknown``.
+  /// - A connection lost while committing is resolved by the commit's marker: every commit
+  ///   writes a random id of its own into this pool's row of `kura_commits`, in the round trip
+  ///   of its `COMMIT` (``commitMarkerSQL(commitID:)``). The pool connects again, waits until
+  ///   the broken connection's backend no longer runs the transaction (ending it after a
+  ///   second), and reads the row: its id, committed; another id, not committed. A transaction
+  ///   id is not such an identity — one handed out but not yet flushed to the WAL is handed out
+  ///   again after a crash, and `txid_status` then reports the other transaction's commit.
+  ///   Committed: the save returns normally. Not committed: ``StoreError/Code/connectionLost``
+  ///   (nothing was written). Undecidable within ``PostgresStoreSettings/commitOutcomeWait``:
+  ///   ``StoreError/Code/commitOutcomeUnknown``.
   /// - Reads run outside transactions (each statement sees the last commit), snapshots in
   ///   `REPEATABLE READ`; a read whose connection breaks runs once more. A connection is checked
   ///   for what the server sent while it was idle (a restart's `FATAL`) before each operation,
@@ -65,6 +70,11 @@ import KuraStore
     package let schemaGeneration = Atomic<Int>(0)
     package let changes = Atomic<UInt64>(0)
     package let observers = ChangeObservers()
+    /// This pool's row in `kura_commits`, which each of its commits marks with the commit's own
+    /// random id (``PostgresStorePool/commitMarkerSQL(commitID:)``).
+    package let writerID = UUID().uuidString.lowercased()
+    /// Whether `kura_commits` is known to exist (made by a schema change, or found).
+    package let commitMarkersReady = Atomic<Bool>(false)
 
     /// Kura's first key of `pg_advisory_xact_lock` ("KURA"; ``PostgresStoreConnection/lockKey``).
     package static let lockKey = PostgresStoreConnection.lockKey
@@ -106,14 +116,12 @@ import KuraStore
     /// commit waits for no flush (nor for a synchronous standby) whatever `synchronous_commit`
     /// says: the lock is held for a moment, and the saves' commits, which take no such lock,
     /// share their flushes. It is sent after the save's `COMMIT` in the same simple query
-    /// (``commitAndNotify``), one round trip for both, and the server runs it only when the
-    /// commit succeeded (``PostgresConnection/commitOpenTransaction(then:)``). Its payload is
-    /// empty: a listener reads the history from its own token, whatever woke it. Built once per
-    /// pool.
+    /// (``commitSQL(commitID:notifying:)``), one round trip for both, and the server runs it
+    /// only when the commit succeeded
+    /// (``PostgresConnection/commitOpenTransaction(sending:statementsBeforeCommit:)``). Its
+    /// payload is empty: a listener reads the history from its own token, whatever woke it.
+    /// Built once per pool.
     package let notifySQL: String
-
-    /// `COMMIT; ` and ``notifySQL``, as libpq takes it.
-    package let commitAndNotify: PostgresQueryText
 
     /// ``notifySQL`` for `channel`: one statement, its own (implicit) transaction.
     package static func notifySQL(channel: String) -> String {
@@ -153,7 +161,6 @@ import KuraStore
       self.schema = schema
       self.channel = Self.channel(schema: schema)
       self.notifySQL = Self.notifySQL(channel: channel)
-      self.commitAndNotify = PostgresQueryText("COMMIT; " + notifySQL)
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
     }
 

@@ -13,9 +13,17 @@ extension ModelContainer {
   /// is still what is stored when the changes are written; on PostgreSQL, a `REPEATABLE READ`
   /// transaction every other `write` waits for, while plain saves run in parallel: a save that
   /// changes a row this write then changes too makes the write throw
-  /// ``StoreError/Code/engine`` with nothing written, rather than lose that save). Its pending changes are saved in that
-  /// same transaction when `body` returns (calling ``ModelContext/save()`` inside `body` is
-  /// allowed too); when `body` throws, nothing it changed or saved is written.
+  /// ``StoreError/Code/writeConflict`` with nothing written, rather than lose that save). Its
+  /// pending changes are saved in that same transaction when `body` returns (calling
+  /// ``ModelContext/save()`` inside `body` is allowed too); when `body` throws, nothing it
+  /// changed or saved is written.
+  ///
+  /// A `write` that throws ``StoreError/Code/writeConflict`` wrote nothing: call it again (it
+  /// reads the new state). Kura does not run `body` again by itself, on either engine: `body`
+  /// is your code and may have effects outside the store that must not happen twice. On
+  /// SQLite every writer waits for the others, so the code never arises there. The history
+  /// trim a save does inside `write` (``HistoryRetention``) never causes it: a trim that meets
+  /// another save's trim is left to a later save.
   ///
   /// Keep `body` short: other writers wait for it. Use only the given context to save: saving
   /// another context of this container, or calling `write` again, inside `body` throws
@@ -37,7 +45,9 @@ extension ModelContainer {
   /// - Parameter body: Reads and changes models through the context it is given.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws (nothing is written then); what ``ModelContext/save()``
-  ///   throws; ``StoreError/Code/nestedWrite`` when called inside another `write` on this
+  ///   throws; ``StoreError/Code/writeConflict`` when a concurrent save changed what the write
+  ///   read (PostgreSQL; nothing written, call `write` again);
+  ///   ``StoreError/Code/nestedWrite`` when called inside another `write` on this
   ///   container; ``StoreError`` when the store can't be written.
   public func write<Result>(_ body: (ModelContext) throws -> Result) throws -> Result {
     if activeWriteHere != nil { throw nestedWrite() }

@@ -121,10 +121,18 @@ package struct ChangeRecorder {
       changes, date: date, in: db, scratch: &scratch)
     container.historyState.latest = token.rawValue
     let state = container.historyState
-    try ChangeHistory.trim(
-      db, keeping: retention, latest: token, now: date, state: state, oldest: oldest,
-      unchangedSinceLastSave: state.stampAfterSave.map { $0 == container.pool.changeCount }
-        ?? false)
+    let unchanged =
+      state.stampAfterSave.map { $0 == container.pool.changeCount } ?? false
+    func trim() throws {
+      try ChangeHistory.trim(
+        db, keeping: retention, latest: token, now: date, state: state, oldest: oldest,
+        unchangedSinceLastSave: unchanged)
+    }
+    if container.activeWriteHere != nil {
+      try ChangeHistory.trimInsideWrite(db, trim)
+    } else {
+      try trim()
+    }
     return ChangeSet(token: token, date: date, changes: changes)
   }
 }

@@ -25,6 +25,9 @@ package enum EngineFailure: Sendable, Hashable {
   case readOnly
   /// The database can't be opened or reached.
   case cannotOpen
+  /// A concurrent transaction's change ended the statement (a serialization failure or a
+  /// deadlock), not the transaction's outcome.
+  case concurrentChange
   /// Anything else the engine reported.
   case other
 

@@ -65,7 +65,7 @@
         defer { proxy.stop() }
         let container = try proxiedContainer(store, proxy)
         let context = ModelContext(container)
-        proxy.dropAnswer(toQueryStartingWith: "COMMIT")
+        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS")
         try context.insert(FaultMemo(id: 1, text: "kept"))
         try context.save()
         #expect(proxy.answersDropped == 1)
@@ -95,7 +95,7 @@
           }
         }
         try increment()
-        proxy.dropAnswer(toQueryStartingWith: "COMMIT")
+        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS")
         try increment()
         #expect(proxy.answersDropped == 1)
         let counters = try ModelContext(try directContainer(store)).fetch(
@@ -104,8 +104,8 @@
       }
 
       /// The save's history row is trimmed by another container between the commit and the
-      /// lookup: the outcome is still "committed" (the transaction's status, which trimming
-      /// never touches).
+      /// lookup: the outcome is still "committed" (its commit marker, which trimming never
+      /// touches).
       @Test func aLostCommitAnswerIsCommittedEvenWhenItsHistoryWasTrimmedMeanwhile() throws {
         let store = try freshStore(.postgres)
         let proxy = try FaultProxy(cluster: PostgresCluster.shared())
@@ -114,7 +114,7 @@
         let direct = try directContainer(store)
         let hookErrors = Mutex<[String]>([])
         let trimmed = Mutex<Bool>(false)
-        proxy.dropAnswer(toQueryStartingWith: "COMMIT") {
+        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS") {
           do {
             // Wait (bounded) until the commit is visible, save after it (the newest row is
             // always kept), then trim its row away.
@@ -149,7 +149,7 @@
         defer { proxy.stop() }
         let container = try proxiedContainer(store, proxy) { $0.historyRetention = .off }
         let context = ModelContext(container)
-        proxy.dropAnswer(toQueryStartingWith: "COMMIT")
+        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS")
         try context.insert(FaultMemo(id: 1, text: "kept"))
         try context.save()
         #expect(proxy.answersDropped == 1)
@@ -166,7 +166,7 @@
           $0.postgresSettings.commitOutcomeWait = .seconds(1)
         }
         let context = ModelContext(container)
-        proxy.dropAnswer(toQueryStartingWith: "COMMIT") { [weak proxy] in
+        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS") { [weak proxy] in
           proxy?.refuseNewConnections(true)
         }
         try context.insert(FaultMemo(id: 1, text: "maybe"))
@@ -186,7 +186,7 @@
         let store = try freshStore(.postgres)
         let proxy = try FaultProxy(cluster: PostgresCluster.shared())
         defer { proxy.stop() }
-        proxy.dropAnswer(toQueryStartingWith: "COMMIT")
+        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS")
         let container = try proxiedContainer(store, proxy)
         #expect(proxy.answersDropped == 1)
         let context = ModelContext(container)

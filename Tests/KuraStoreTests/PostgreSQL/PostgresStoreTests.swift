@@ -246,8 +246,9 @@
 
       /// `ModelContainer.write` never overwrites a plain save it did not see: a save that
       /// changes a row between the body's fetch and the body's own change of that row makes the
-      /// write throw a serialization failure with nothing of it written (the body is the app's
-      /// code, so it is not run again), and the plain save stays.
+      /// write throw `.writeConflict` (its underlying error the serialization failure) with
+      /// nothing of it written (the body is the app's code, so it is not run again), and the
+      /// plain save stays.
       @Test func aWriteThatMetAConcurrentSaveOfItsRowThrowsAndWritesNothing() throws {
         let store = try freshStore(.postgres)
         let first = try ModelContainer(for: Memo.self, configurations: store.configuration)
@@ -272,9 +273,9 @@
           }
         } throws: { error in
           let error = error as? StoreError
-          return error?.code == .engine
+          return error?.code == .writeConflict
             && (error?.underlying as? PostgresError)?.code == .serializationFailure
-            && error?.message.contains("conflicted with another one") == true
+            && error?.message.contains("call `write` again") == true
         }
         let memos = try ModelContext(first).fetch(FetchDescriptor<Memo>())
         #expect(memos.map(\.text) == ["plain save"])

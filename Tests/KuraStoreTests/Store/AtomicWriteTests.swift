@@ -62,6 +62,42 @@ struct AtomicWriteTests {
     #expect(counter?.value == 200)
   }
 
+  /// Four processes increment one counter 150 times each while every save trims the history
+  /// to its last 20 rows (so each write deletes rows other processes' saves wrote, and meets
+  /// their deletes), 20 times over: a write that met a concurrent save fails with
+  /// `.writeConflict` and is called again, and the counter ends exactly at 600 every time,
+  /// each value written once.
+  @Test(arguments: TestEngine.enabled)
+  func fourProcessesIncrementingWhileTrimmingHistoryApplyEachWriteOnce(_ engine: TestEngine)
+    throws
+  {
+    let helper = try executable("kura-testhelper")
+    for run in 1...20 {
+      let store = try freshStore(engine)
+      let children = try (0..<4).map { _ in
+        try ChildProcess(
+          helper, ["store-increment-trimming", store.argument, "150", "20"],
+          environment: store.environment)
+      }
+      let ready: TimeInterval = engine == .postgres ? 60 : 30
+      for child in children {
+        try #require(child.waitForLine(timeout: ready, where: { $0 == "ready" }) != nil)
+      }
+      for child in children { child.send(line: "go") }
+      for child in children { #expect(child.waitForExit() == 0, "run \(run)") }
+      let written = children.flatMap { $0.outputLines.dropFirst().compactMap { Int($0) } }
+      #expect(written.count == 600, "run \(run)")
+      #expect(Set(written) == Set(1...600), "run \(run)")
+      let container = try ModelContainer(
+        for: SharedCounter.self, configurations: store.configuration)
+      let counter = try ModelContext(container).model(for: "visits", as: SharedCounter.self)
+      #expect(counter?.value == 600, "run \(run)")
+      let conflicts = children.map { $0.outputLines.filter { $0 == "conflict" }.count }
+      if engine == .sqlite { #expect(conflicts == [0, 0, 0, 0], "run \(run)") }
+      if counter?.value != 600 { break }
+    }
+  }
+
   @Test func aBodyThatThrowsWritesNothing() throws {
     let container = try ModelContainer(for: SharedCounter.self, configurations: .inMemory)
     #expect(try increment(container) == 1)
