@@ -58,8 +58,14 @@ let package = Package(
       dependencies: [
         "Kura", .target(name: "CMicroHTTPD", condition: .when(platforms: [.linux])),
       ]),
+    // Kura Studio: `kura studio`'s web page on a store, served through KuraSyncServer's HTTP
+    // transport (internal: not a product).
+    .target(name: "KuraStudio", dependencies: ["Kura", "KuraSyncServer"]),
+    .testTarget(
+      name: "KuraStudioTests", dependencies: ["Kura", "KuraStudio", "KuraPostgresCluster"]),
     .executableTarget(
-      name: "kura", dependencies: ["Kura", "KuraCLI", "KuraSyncServer", "KuraPostgresCluster"]),
+      name: "kura",
+      dependencies: ["Kura", "KuraCLI", "KuraSyncServer", "KuraPostgresCluster", "KuraStudio"]),
     // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
     .target(name: "WarikanKit", dependencies: ["Kura"]),
     .executableTarget(
