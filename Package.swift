@@ -81,7 +81,7 @@ let package = Package(
       name: "kura-bench",
       dependencies: [
         "Kura", "CKuraSupport", "CBenchSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
-        "KuraPostgresCluster", "KuraSyncServer",
+        "KuraPostgresCluster", "KuraSyncServer", "KuraStudio",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
         .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
       ]
