@@ -50,7 +50,7 @@ extension Studio {
       throw StudioRequestError(message: "Give the model: ?model=Name.")
     }
     let inspector = try inspector()
-    let models = try inspector.browsedModels()
+    let models = try inspector.browsedModels(counting: false)
     guard let model = models.first(where: { $0.name == name }) else {
       throw StudioRequestError(
         message: "The store has no model `\(name)`. Its models: "

@@ -62,7 +62,13 @@ final class StudioFolder: Sendable {
 /// and trips with hostile names, `nil` and empty notes.
 func seededStore(_ folder: StudioFolder) throws -> URL {
   let url = folder.file("trips.store")
-  let container = try ModelContainer(for: studioModels, configurations: .url(url))
+  try seed(.url(url))
+  return url
+}
+
+/// Saves the trips of ``seededStore(_:)`` in the store `configuration` names.
+func seed(_ configuration: ModelConfiguration) throws {
+  let container = try ModelContainer(for: studioModels, configurations: configuration)
   let context = ModelContext(container)
   let day = Date(timeIntervalSince1970: 1_796_000_000)
   try context.insert(Trip(id: 1, name: "Kyoto", start: day, budget: 1200, notes: "temples"))
@@ -79,5 +85,4 @@ func seededStore(_ folder: StudioFolder) throws -> URL {
   try context.insert(Activity(id: 4, name: "Deer", trip: 2))
   try context.insert(Booking(id: "ryokan", trip: 1))
   try context.save()
-  return url
 }

@@ -5,10 +5,10 @@ import Foundation
 
 extension StoreInspector {
   /// The store's models with their properties, indexes, references (both ways), search index
-  /// and row counts.
+  /// and row counts (0 unless `counting`: a count reads the whole table).
   ///
   /// - Throws: ``StoreError`` when the store can't be read.
-  package func browsedModels() throws -> [BrowsedModel] {
+  package func browsedModels(counting: Bool = true) throws -> [BrowsedModel] {
     try run {
       let found = try models()
       var tables: [String: String] = [:]
@@ -32,9 +32,11 @@ extension StoreInspector {
             property: key.column, model: tables[key.targetTable] ?? key.targetTable,
             deleteRule: BrowsedModel.deleteRule(onDelete: key.onDelete))
         }
-        let rows = try connection.queryFirst(
-          "SELECT count(*) FROM \(quoteIdentifier(model.table))"
-        ) { $0.int64(at: 0) }
+        let rows =
+          counting
+          ? try connection.queryFirst("SELECT count(*) FROM \(quoteIdentifier(model.table))") {
+            $0.int64(at: 0)
+          } : 0
         result.append(
           BrowsedModel(
             name: model.name, table: model.table, rows: Int(rows ?? 0), columns: columns,
