@@ -99,6 +99,7 @@ let package = Package(
       name: "KuraTests",
       dependencies: [
         "Kura", "KuraCLI", "WarikanKit", "TerminalUI", "WarikanTUI", "KuraPostgresCluster",
+        "KuraSyncServer",
       ]),
     // Test-only (not products): stand-ins with SwiftUI's and SwiftData's public names, and tests
     // that compile the README's examples next to them, as an app's files import them. On a Mac

@@ -1,0 +1,15 @@
+#if canImport(CMicroHTTPD)
+  import CMicroHTTPD
+
+  /// A libmicrohttpd connection, held to resume it from another thread.
+  // Safety: libmicrohttpd's MHD_resume_connection may be called from any thread; the holders
+  // use the pointer only while libmicrohttpd keeps the connection (under their lock).
+  struct HTTPConnectionHandle: @unchecked Sendable, Hashable {
+    var pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// Resumes the suspended connection.
+    func resume() { MHD_resume_connection(pointer) }
+  }
+#endif
