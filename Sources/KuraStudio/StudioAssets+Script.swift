@@ -133,7 +133,7 @@ extension StudioAssets {
         el("a", { href: "#/", className: route.parts.length === 0 ? "current" : "" }, "Models"),
         el("a", { href: "#/history", id: "nav-history", className: route.parts[0] === "history" ? "current" : "" }, "History"),
         el("h3", {}, "Rows"),
-        state.models.map((model) => el("a", {
+        ...state.models.map((model) => el("a", {
           href: routeLink(["rows", model.name]), "data-model": model.name,
           className: (route.parts[0] === "rows" || route.parts[0] === "row") && route.parts[1] === model.name ? "current" : "" },
           el("span", {}, model.name), el("span", { className: "count" }, model.rows.toLocaleString()))));
@@ -171,7 +171,7 @@ extension StudioAssets {
           : "none"),
         el("dt", {}, "Integrity"), el("dd", {}, el("button", { id: "check", onclick: runCheck }, "Check"), " ", el("span", { id: "check-result" })));
       main.replaceChildren(el("h1", {}, "Models"), el("div", { className: "card" }, facts),
-        state.models.map(drawModelCard));
+        ...state.models.map(drawModelCard));
     }
 
     async function runCheck() {
@@ -267,7 +267,8 @@ extension StudioAssets {
           location.hash = routeLink(["rows", name], { sort: parameters.sort, desc: parameters.desc, q: parameters.q, f: parameters.f,
             after: page.next, start: start + page.rows.length }); } }, "Next page"),
         el("span", { id: "page-info", className: "status" }, page.rows.length
-          ? "Rows " + start.toLocaleString() + "–" + (start + page.rows.length - 1).toLocaleString() + " of " + model.rows.toLocaleString()
+          ? "Rows " + start.toLocaleString() + "–" + (start + page.rows.length - 1).toLocaleString()
+            + (parameters.f || parameters.q ? " that match" : " of " + model.rows.toLocaleString())
           : "No rows."));
       main.replaceChildren(el("h1", {}, name), toolbar, filterList, status,
         el("table", { id: "rows", "data-model": name }, el("thead", {}, el("tr", {}, headers)), body), pager);
