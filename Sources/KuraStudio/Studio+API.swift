@@ -72,7 +72,8 @@ extension Studio {
       } catch {
         throw StudioRequestError(
           message: "The filter is not readable: give f=[{\"property\":…,\"op\":…,\"value\":…}] "
-            + "with op one of " + RowFilter.Operator.allCases.map { "`\($0.rawValue)`" }
+            + "with op one of "
+            + RowFilter.Operator.allCases.map { "`\($0.rawValue)`" }
             .joined(separator: ", ") + ".")
       }
     }
@@ -199,7 +200,7 @@ extension Studio {
     let latest: Int64
     do {
       feed = try changeFeed()
-      latest = try inspector().latestHistoryToken()
+      latest = try feed.currentHistoryToken().rawValue
     } catch {
       return .error(500, "Can't watch the store: \(error)")
     }

@@ -38,7 +38,9 @@ extension Studio {
   /// CSV (RFC 4180): a header, then a line per row. `nil` is an empty field and empty text a
   /// quoted empty field (`""`), so the two stay apart; dates in ISO 8601, bytes in hexadecimal.
   static func csv(_ columns: [BrowsedModel.Column], _ rows: [[DatabaseValue]]) -> Data {
-    func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    func quoted(_ text: String) -> String {
+      "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
     var text = columns.map { quoted($0.name) }.joined(separator: ",") + "\r\n"
     for row in rows {
       text +=

@@ -22,8 +22,22 @@ package final class Studio: Sendable {
   /// The port the transport listens on (for the `Host` check and the cookie's name).
   private let listeningPort = Atomic<UInt16>(0)
   /// The store's change feed (a container of no model types that never writes), opened when
-  /// the first page asks for live changes.
+  /// first needed.
   private let feed = Mutex<ModelContainer?>(nil)
+  /// The store file, or `nil` on PostgreSQL.
+  private let file: URL?
+  /// The reader of the store and what the store was like when it was opened.
+  private let reader = Mutex<(freshness: Freshness, inspector: StoreInspector)?>(nil)
+  /// Serializes the requests' use of the reader (one connection).
+  private let reading = NSLock()
+
+  /// What says that the store changed since a reader opened it: the latest save's token, and on
+  /// SQLite the size and time of the file and its log (a reader of a file without a log reads
+  /// it as unchanging, so a change needs a new one).
+  struct Freshness: Equatable {
+    var token: Int64
+    var files: [String]
+  }
 
   /// A studio on the store `store` names, with a new random secret.
   ///
@@ -36,14 +50,17 @@ package final class Studio: Sendable {
     self.secret = secret
     self.storeName = storeName
     // Opened once now, so that a missing or foreign store is reported before serving.
-    _ = try StoreInspector(configuration: store).info()
+    let inspector = try StoreInspector(configuration: store)
+    _ = try inspector.info()
+    file = inspector.url
   }
 
   /// A random secret: 32 bytes from the system's secure generator, as hexadecimal.
   package static func newSecret() -> String {
     var generator = SystemRandomNumberGenerator()
-    return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
-      .joined()
+    return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator))
+    }
+    .joined()
   }
 
   /// The port the transport listens on; set once it is bound.
@@ -129,6 +146,7 @@ package final class Studio: Sendable {
     case ("GET", "/api/check"): return answer { try check() }
     case ("GET", "/api/rows"): return answer { try rows(request.query) }
     case ("GET", "/api/row"): return answer { try row(request.query) }
+    case ("GET", "/api/delete-preview"): return answer { try deletePreview(request.query) }
     case ("GET", "/api/history"): return answer { try history(request.query) }
     case ("GET", "/api/export"): return answer { try export(request.query) }
     case ("GET", "/api/events"): return events()
@@ -145,8 +163,11 @@ package final class Studio: Sendable {
     }
   }
 
-  /// Runs `body`, turning a store's error into an answer that says it.
+  /// Runs `body` (one request at a time: they share the reader), turning a store's error into
+  /// an answer that says it.
   private func answer(_ body: () throws -> StudioResponse) -> StudioResponse {
+    reading.lock()
+    defer { reading.unlock() }
     do {
       return try body()
     } catch let error as StoreError {
@@ -158,9 +179,26 @@ package final class Studio: Sendable {
     }
   }
 
-  /// A reader of the store as it is now (a new one per request: it sees every save).
+  /// A reader of the store as it is now: the one opened before while the store is unchanged
+  /// (opening a large store's log costs more than a page), else a new one.
   func inspector() throws -> StoreInspector {
-    try StoreInspector(configuration: store)
+    var files: [String] = []
+    if let file {
+      for path in [file.path, file.path + "-wal"] {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+        let time = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        files.append("\(size) \(time)")
+      }
+    }
+    let freshness = Freshness(
+      token: try changeFeed().currentHistoryToken().rawValue, files: files)
+    return try reader.withLock { reader in
+      if let reader, reader.freshness == freshness { return reader.inspector }
+      let opened = try StoreInspector(configuration: store)
+      reader = (freshness, opened)
+      return opened
+    }
   }
 
   /// The change feed, opened once.

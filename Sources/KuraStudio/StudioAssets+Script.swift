@@ -324,6 +324,11 @@ extension StudioAssets {
         el("table", { id: "row" }, el("tbody", {}, lines)),
         el("h2", {}, "Referred to by"),
         referrers.length ? el("ul", { className: "plain", id: "referrers" }, referrers) : el("p", { className: "muted", id: "referrers" }, "No model refers to " + name + "."));
+      const preview = await api("/api/delete-preview", { model: name, key: token });
+      if (state.view !== view) return;
+      main.append(el("h2", {}, "Deleting this row"),
+        el("p", { id: "delete-preview", className: preview.refusals.length ? "refused" : "" }, preview.summary),
+        el("p", { className: "status" }, "The studio is read-only: this says what a delete would do, by the delete rules, and deletes nothing."));
     }
 
     async function drawHistory(main) {

@@ -56,6 +56,7 @@ extension StudioAssets {
     ul.plain { list-style: none; padding: 0; margin: 4px 0; }
     ul.plain li { margin: 2px 0; }
     a.referrer-link { margin-right: 6px; }
+    #delete-preview.refused { color: var(--bad); }
     .rule { font-size: 12px; border-radius: 3px; padding: 0 4px; background: #eee; }
     .rule.cascade { background: #fde2e1; } .rule.deny { background: #e3e8ff; }
     .history-entry { border-bottom: 1px solid var(--line); padding: 6px 0; }

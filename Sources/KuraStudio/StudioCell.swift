@@ -32,7 +32,8 @@ struct StudioCell: Encodable {
     case (.integer, "date"), (.real, "date"), (.blob, "date"):
       let seconds = Self.number(value) ?? .nan
       if seconds.isFinite {
-        try container.encode(seconds + Date.timeIntervalBetween1970AndReferenceDate, forKey: Key("date"))
+        try container.encode(
+          seconds + Date.timeIntervalBetween1970AndReferenceDate, forKey: Key("date"))
       } else {
         try container.encode(String(seconds), forKey: Key("real"))
       }

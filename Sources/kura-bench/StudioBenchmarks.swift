@@ -57,9 +57,10 @@ func runStudioBenchmarks() throws {
   func baseline(_ sql: String, _ arguments: [SQLiteValue]) throws {
     _ = try connection.query(sql, arguments) { row in (row.int64(at: 0), row.string(at: 1)) }
   }
-  func measure(_ name: String, _ query: [String: String], baselineSQL: String,
-    _ arguments: [SQLiteValue]) throws
-  {
+  func measure(
+    _ name: String, _ query: [String: String], baselineSQL: String,
+    _ arguments: [SQLiteValue]
+  ) throws {
     let (kura, plain) = try medians(
       runs: 9, kura: { _ = try page(query) }, baseline: { try baseline(baselineSQL, arguments) })
     report(name, kura: kura, baseline: plain, baselineName: "SQL", target: nil)

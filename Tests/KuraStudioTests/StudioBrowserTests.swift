@@ -51,7 +51,9 @@ struct StudioBrowserTests {
   func saveScreenshot(_ driver: WebDriver, _ name: String) async throws {
     let png = try await driver.screenshot()
     #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-    guard let folder = ProcessInfo.processInfo.environment["KURA_STUDIO_SCREENSHOTS"] else { return }
+    guard let folder = ProcessInfo.processInfo.environment["KURA_STUDIO_SCREENSHOTS"] else {
+      return
+    }
     try png.write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))
   }
 
@@ -70,24 +72,35 @@ struct StudioBrowserTests {
       try await saveScreenshot(driver, "studio-models.png")
 
       try await driver.click("nav a[data-model='Trip']")
-      #expect(try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 50") != nil)
+      #expect(
+        try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 50")
+          != nil)
       #expect(try await ids(driver).prefix(3) == ["1", "2", "3"])
       #expect(try await text(driver, "#page-info") == "Rows 1–50 of 130")
       try await driver.click("#next-page")
-      #expect(try await driver.wait(for: "document.querySelector('#page-info').textContent === 'Rows 51–100 of 130'") != nil)
+      #expect(
+        try await driver.wait(
+          for: "document.querySelector('#page-info').textContent === 'Rows 51–100 of 130'") != nil)
       #expect(try await ids(driver).first == "51")
       try await driver.click("#next-page")
-      #expect(try await driver.wait(for: "document.querySelector('#page-info').textContent === 'Rows 101–130 of 130'") != nil)
-      #expect(try await driver.run("return document.getElementById('next-page').disabled") as? Bool == true)
+      #expect(
+        try await driver.wait(
+          for: "document.querySelector('#page-info').textContent === 'Rows 101–130 of 130'") != nil)
+      #expect(
+        try await driver.run("return document.getElementById('next-page').disabled") as? Bool
+          == true)
 
       // Sort by budget, descending (nil last).
       try await driver.click("#first-page")
-      try await driver.wait(for: "document.querySelector('#page-info').textContent === 'Rows 1–50 of 130'")
+      try await driver.wait(
+        for: "document.querySelector('#page-info').textContent === 'Rows 1–50 of 130'")
       try await driver.click("th[data-column='budget']")
-      try await driver.wait(for: "document.querySelector(\"th[data-column='budget'] .arrow\").textContent === ' ▲'")
+      try await driver.wait(
+        for: "document.querySelector(\"th[data-column='budget'] .arrow\").textContent === ' ▲'")
       #expect(try await ids(driver).prefix(3) == ["2", "8", "12"])  // nil first
       try await driver.click("th[data-column='budget']")
-      try await driver.wait(for: "document.querySelector(\"th[data-column='budget'] .arrow\").textContent === ' ▼'")
+      try await driver.wait(
+        for: "document.querySelector(\"th[data-column='budget'] .arrow\").textContent === ' ▼'")
       #expect(try await ids(driver).prefix(2) == ["130", "129"])
 
       // A filter through the store's translation: budget > 3000 and notes contains "friends".
@@ -104,7 +117,8 @@ struct StudioBrowserTests {
           + "row.querySelector('.filter-op').value = 'contains';")
       try await driver.type("friends", into: ".filter:nth-of-type(2) .filter-value")
       try await driver.click("#apply-filter")
-      try await driver.wait(for: "document.querySelector('#query-status').textContent.includes('kura_contains')")
+      try await driver.wait(
+        for: "document.querySelector('#query-status').textContent.includes('kura_contains')")
       #expect(try await ids(driver) == ["129", "126", "123"])
       try await saveScreenshot(driver, "studio-rows.png")
 
@@ -116,13 +130,15 @@ struct StudioBrowserTests {
       #expect(try await driver.run("return location.hash") as? String == "#/row/Trip/i1")
       #expect(
         try await driver.run(
-          "return [...document.querySelectorAll('#referrers li')].map((li) => li.dataset.model + ' ' + li.textContent.split(':')[1].trim().split(' ')[0])")
+          "return [...document.querySelectorAll('#referrers li')].map((li) => li.dataset.model + ' ' + li.textContent.split(':')[1].trim().split(' ')[0])"
+        )
           as? [String] == ["Activity 3", "Booking 1"])
       try await saveScreenshot(driver, "studio-row.png")
       try await driver.click("#referrers li[data-model='Activity'] a.referrer-link")
       try await driver.wait(for: "location.hash === '#/row/Activity/i1'")
       #expect(
-        try await driver.wait(for: "document.querySelector(\"#row tr[data-column='name'] td\").textContent")
+        try await driver.wait(
+          for: "document.querySelector(\"#row tr[data-column='name'] td\").textContent")
           as? String == "Temple")
     } catch {
       await driver.quit()
@@ -140,15 +156,19 @@ struct StudioBrowserTests {
       try await driver.open(studio.origin + "/#/rows/Trip")
       try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 4")
       let names = try await driver.run(
-        "return [...document.querySelectorAll(\"#rows td[data-column='name']\")].map((td) => td.textContent)")
+        "return [...document.querySelectorAll(\"#rows td[data-column='name']\")].map((td) => td.textContent)"
+      )
       #expect(
         names as? [String]
           == ["Kyoto", "Nara", "<script>alert(1)</script>", "<img src=x onerror=alert(2)>"])
-      #expect(try await driver.run("return document.querySelectorAll('#rows img, #rows script').length") as? Int == 0)
+      #expect(
+        try await driver.run("return document.querySelectorAll('#rows img, #rows script').length")
+          as? Int == 0)
       #expect(try await driver.alertText() == nil)
       // nil and empty text look different.
       let notes = try await driver.run(
-        "return [...document.querySelectorAll(\"#rows td[data-column='notes']\")].map((td) => td.firstElementChild ? td.firstElementChild.className : td.textContent)")
+        "return [...document.querySelectorAll(\"#rows td[data-column='notes']\")].map((td) => td.firstElementChild ? td.firstElementChild.className : td.textContent)"
+      )
       #expect(notes as? [String] == ["temples", "nil", "empty", "Café"])
     } catch {
       await driver.quit()
@@ -169,15 +189,18 @@ struct StudioBrowserTests {
       try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 4")
       // This test process saves; the studio process sees it through the store's change feed.
       let context = ModelContext(try ModelContainer(for: studioModels, configurations: .url(store)))
-      try context.insert(Trip(id: 5, name: "Okinawa", start: Date(timeIntervalSince1970: 1_797_000_000)))
+      try context.insert(
+        Trip(id: 5, name: "Okinawa", start: Date(timeIntervalSince1970: 1_797_000_000)))
       var nara = try #require(try context.model(for: 2, as: Trip.self))
       nara.notes = "deer park"
       try context.insert(nara)
       try context.save()
       #expect(
-        try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 5") != nil)
+        try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 5")
+          != nil)
       let changed = try await driver.run(
-        "return [...document.querySelectorAll('#rows tbody tr.changed')].map((tr) => tr.dataset.id)")
+        "return [...document.querySelectorAll('#rows tbody tr.changed')].map((tr) => tr.dataset.id)"
+      )
       #expect(changed as? [String] == ["2", "5"])
       #expect(
         try await text(driver, "nav a[data-model='Trip'] .count") == "5")
@@ -207,7 +230,9 @@ struct StudioBrowserTests {
           == "Kura Studio refused the request: it carries no secret. Open the URL `kura studio` "
           + "printed (with ?secret=…) in this browser.")
       try await driver.open(studio.origin + "/api/rows?model=Trip")
-      #expect(try await driver.run("return document.body.textContent.includes('Kyoto')") as? Bool == false)
+      #expect(
+        try await driver.run("return document.body.textContent.includes('Kyoto')") as? Bool == false
+      )
     } catch {
       await driver.quit()
       throw error

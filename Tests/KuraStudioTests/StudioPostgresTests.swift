@@ -31,8 +31,10 @@
       let described = try #require(models["models"] as? [[String: Any]])
       #expect(described.map { $0["rows"] as? Int } == [4, 1, 4])
       #expect(try ids(try get("/api/rows", ["model": "Trip", "limit": "3"])) == ["1", "2", "3"])
-      let next = try #require(try get("/api/rows", ["model": "Trip", "limit": "3"])["next"] as? String)
-      #expect(try ids(try get("/api/rows", ["model": "Trip", "limit": "3", "after": next])) == ["4"])
+      let next = try #require(
+        try get("/api/rows", ["model": "Trip", "limit": "3"])["next"] as? String)
+      #expect(
+        try ids(try get("/api/rows", ["model": "Trip", "limit": "3", "after": next])) == ["4"])
       #expect(
         try ids(
           try get(
@@ -43,7 +45,10 @@
         try ids(
           try get(
             "/api/rows",
-            ["model": "Trip", "sort": "budget", "desc": "1", "f": #"[{"property":"budget","op":">","value":"5"}]"#]))
+            [
+              "model": "Trip", "sort": "budget", "desc": "1",
+              "f": #"[{"property":"budget","op":">","value":"5"}]"#,
+            ]))
           == ["1", "3"])
       let row = try get("/api/row", ["model": "Trip", "key": "i1"])
       let referrers = try #require(row["referrers"] as? [[String: Any]])

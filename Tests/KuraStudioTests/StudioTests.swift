@@ -72,7 +72,8 @@ struct StudioTests {
     #expect(exchanged.status == 303)
     #expect(exchanged.headers["Location"] == "/")
     #expect(
-      exchanged.headers["Set-Cookie"] == "kura_studio_4321=s3cret; Path=/; HttpOnly; SameSite=Strict")
+      exchanged.headers["Set-Cookie"]
+        == "kura_studio_4321=s3cret; Path=/; HttpOnly; SameSite=Strict")
     let page = studio.respond(to: request("/"))
     #expect(page.status == 200)
     #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
@@ -285,18 +286,22 @@ struct StudioTests {
   @Test func exportsTheFilteredViewAsCSVAndJSON() throws {
     let folder = StudioFolder()
     let studio = try studio(try seededStore(folder))
-    let filter = #"[{"property":"id","op":">=","value":"2"},{"property":"id","op":"<=","value":"3"}]"#
+    let filter =
+      #"[{"property":"id","op":">=","value":"2"},{"property":"id","op":"<=","value":"3"}]"#
     let csv = studio.respond(
       to: request("/api/export", ["model": "Trip", "f": filter, "format": "csv"]))
     #expect(csv.headers["Content-Disposition"] == "attachment; filename=\"Trip.csv\"")
     let lines = String(decoding: csv.body, as: UTF8.self).components(separatedBy: "\r\n")
     #expect(lines[0] == #""id","name","start","budget","notes","photo","tags","code""#)
     #expect(lines[1].hasPrefix(#""2","Nara","2026-12-01T00:53:20.000Z",,,,"[]","#))
-    #expect(lines[2].hasPrefix(#""3","<script>alert(1)</script>","2026-11-30T00:53:20.000Z","10.0","",,"[]","#))
+    #expect(
+      lines[2].hasPrefix(
+        #""3","<script>alert(1)</script>","2026-11-30T00:53:20.000Z","10.0","",,"[]","#))
     #expect(lines.count == 4)
     let json = studio.respond(
       to: request("/api/export", ["model": "Trip", "f": filter, "format": "json"]))
-    let objects = try #require(try JSONSerialization.jsonObject(with: json.body) as? [[String: Any]])
+    let objects = try #require(
+      try JSONSerialization.jsonObject(with: json.body) as? [[String: Any]])
     #expect(objects.map { $0["id"] as? Int } == [2, 3])
     #expect(objects[0]["notes"] is NSNull)
     #expect(objects[1]["notes"] as? String == "")
@@ -363,5 +368,45 @@ struct StudioTests {
     bound.cancel()
     #expect(change?.0 == "change")
     #expect(change?.1.contains(#""Trip":{"deleted":[],"inserted":["9"],"updated":[]}"#) == true)
+  }
+}
+
+/// What deleting a row would do, as the page previews it.
+@Suite("Studio delete preview")
+struct StudioDeletePreviewTests {
+  func preview(_ studio: Studio, _ model: String, _ key: String) throws -> [String: Any] {
+    let response = studio.respond(
+      to: StudioRequest(
+        method: "GET", path: "/api/delete-preview", query: ["model": model, "key": key],
+        headers: ["Host": "127.0.0.1:4321", "Cookie": "kura_studio_4321=s3cret"]))
+    #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+    return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+  }
+
+  @Test func previewsTheCascadeAndTheDenyRefusal() throws {
+    let folder = StudioFolder()
+    let url = try seededStore(folder)
+    let studio = try Studio(store: .url(url), storeName: "trips.store", secret: "s3cret")
+    studio.port = 4_321
+    let kyoto = try preview(studio, "Trip", "i1")
+    #expect(
+      kyoto["summary"] as? String
+        == "Deleting Trip 1 also deletes 3 Activity rows (1, 2, 3) through `trip` (.cascade). "
+        + "It would be refused: 1 Booking row (ryokan) refers to it through `trip` (.deny).")
+    let refusals = try #require(kyoto["refusals"] as? [[String: Any]])
+    #expect(refusals.first?["shown"] as? [String] == ["ryokan"])
+    // Nara: its activity goes with it, nothing refuses; the store does exactly that.
+    let nara = try preview(studio, "Trip", "i2")
+    let deleted = try #require(nara["deleted"] as? [[String: Any]])
+    #expect(deleted.map { $0["shown"] as? [String] } == [["4"]])
+    #expect((nara["refusals"] as? [Any])?.isEmpty == true)
+    let context = ModelContext(try ModelContainer(for: studioModels, configurations: .url(url)))
+    try context.delete(try #require(try context.model(for: 2, as: Trip.self)))
+    let changes = try context.save()
+    #expect(changes.deleted(Activity.self) == [4])
+    // Deleting an activity deletes nothing else.
+    #expect(
+      try preview(studio, "Activity", "i1")["summary"] as? String
+        == "Deleting Activity 1 deletes no other row.")
   }
 }

@@ -304,7 +304,8 @@ enum HTTPExchange {
         bodyStart = end.upperBound
         let head = String(decoding: response[..<end.lowerBound], as: UTF8.self).lowercased()
         for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
-          expected = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+          expected = Int(
+            line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
         }
       }
     }

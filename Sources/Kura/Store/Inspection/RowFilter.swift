@@ -56,7 +56,8 @@ package struct RowFilter: Sendable, Hashable, Codable {
   package func predicate(for model: BrowsedModel) throws -> Predicate<BrowsedRow> {
     guard let column = model.columns.first(where: { $0.name == property }) else {
       throw refusal(
-        model, "`\(model.name)` has no property `\(property)`. Its properties: "
+        model,
+        "`\(model.name)` has no property `\(property)`. Its properties: "
           + model.columns.map { "`\($0.name)`" }.joined(separator: ", ") + ".")
     }
     let name = column.name
@@ -164,7 +165,8 @@ package struct RowFilter: Sendable, Hashable, Codable {
       throw refusal(
         model,
         "`\(op.rawValue)` does not apply to a \(column.kind) property; use "
-          + (column.storedKind == .text ? "==, !=, <, <=, >, >=, contains or starts with." : "== or !="))
+          + (column.storedKind == .text
+            ? "==, !=, <, <=, >, >=, contains or starts with." : "== or !="))
     }
   }
 
@@ -255,7 +257,8 @@ package struct RowFilter: Sendable, Hashable, Codable {
     Predicate<BrowsedRow> { row in
       let property = PredicateExpressions.build_KeyPath(root: row, keyPath: keyPath)
       if startsWith {
-        return PredicateExpressions.build_starts(property, with: PredicateExpressions.build_Arg(value))
+        return PredicateExpressions.build_starts(
+          property, with: PredicateExpressions.build_Arg(value))
       }
       return PredicateExpressions.build_contains(property, PredicateExpressions.build_Arg(value))
     }
@@ -270,7 +273,8 @@ package struct RowFilter: Sendable, Hashable, Codable {
       if startsWith {
         return PredicateExpressions.build_NilCoalesce(
           lhs: PredicateExpressions.build_flatMap(property) { unwrapped in
-            PredicateExpressions.build_starts(unwrapped, with: PredicateExpressions.build_Arg(value))
+            PredicateExpressions.build_starts(
+              unwrapped, with: PredicateExpressions.build_Arg(value))
           },
           rhs: PredicateExpressions.build_Arg(false))
       }

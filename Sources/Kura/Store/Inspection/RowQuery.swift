@@ -83,7 +83,8 @@ package struct RowCursor: Sendable, Hashable {
     case "n": return rest.isEmpty ? .null : nil
     case "i": return Int64(rest).map { .integer($0) }
     case "r": return UInt64(rest, radix: 16).map { .real(Double(bitPattern: $0)) }
-    case "t": return data(base64URL: rest).flatMap { String(data: $0, encoding: .utf8) }.map { .text($0) }
+    case "t":
+      return data(base64URL: rest).flatMap { String(data: $0, encoding: .utf8) }.map { .text($0) }
     case "b": return data(base64URL: rest).map { .blob($0) }
     default: return nil
     }
@@ -95,7 +96,8 @@ package struct RowCursor: Sendable, Hashable {
   }
 
   private static func data(base64URL text: String) -> Data? {
-    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+      of: "_", with: "/")
     while base64.count % 4 != 0 { base64 += "=" }
     return Data(base64Encoded: base64)
   }

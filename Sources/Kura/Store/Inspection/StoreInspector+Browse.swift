@@ -126,8 +126,10 @@ extension StoreInspector {
     let filterCondition: SQLFragment? =
       conditions.isEmpty ? nil : .balanced(conditions[...], "AND")
     let firstIndex = (search?.arguments.count ?? 0) + 1
-    let shownCondition = [search?.sql, filterCondition?.render(in: dialect, firstIndex: firstIndex)]
-      .compactMap { $0 }.joined(separator: " AND ")
+    let shownCondition = [
+      search?.sql, filterCondition?.render(in: dialect, firstIndex: firstIndex),
+    ]
+    .compactMap { $0 }.joined(separator: " AND ")
     let direction = dialect.sortDirection(ascending: !query.descending)
     let orderBy = ([sortExpression].compactMap { $0 } + [quotedKey]).map { $0 + direction }
       .joined(separator: ", ")
