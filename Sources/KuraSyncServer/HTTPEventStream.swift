@@ -30,6 +30,8 @@
       /// The connection, while it is suspended waiting for a write.
       var suspended: HTTPConnectionHandle?
       var lastWrite = ContinuousClock.now
+      /// Tells the server the stream closed.
+      var closedNotice: (@Sendable () -> Void)?
     }
     let state = Mutex(State())
     private let onClose: @Sendable () -> Void
@@ -92,8 +94,11 @@
     }
 
     /// Binds the stream to the connection that sends it (before its response is queued).
-    func attach(_ connection: OpaquePointer) {
-      state.withLock { $0.connection = HTTPConnectionHandle(connection) }
+    func attach(_ connection: OpaquePointer, closedNotice: @escaping @Sendable () -> Void) {
+      state.withLock {
+        $0.connection = HTTPConnectionHandle(connection)
+        $0.closedNotice = closedNotice
+      }
     }
 
     /// Copies what is pending into `buffer`; suspends the connection when nothing is (0).
@@ -121,15 +126,17 @@
 
     /// The response is gone (sent to its end, the client went, or the server stopped).
     func close() {
-      let first = state.withLock { state in
+      let (first, notice) = state.withLock { state in
         defer {
           state.closed = true
           state.suspended = nil
           state.connection = nil
+          state.closedNotice = nil
         }
-        return !state.closed
+        return (!state.closed, state.closedNotice)
       }
       if first { onClose() }
+      notice?()
     }
   }
 #endif

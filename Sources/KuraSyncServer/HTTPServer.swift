@@ -62,7 +62,11 @@
       var waiting: [ObjectIdentifier: HTTPReply] = [:]
       /// Event streams being sent.
       var streams: [ObjectIdentifier: HTTPEventStream] = [:]
+      /// Requests answered 503 by `stop()` whose answer is not sent yet.
+      var answeringAtStop: Set<ObjectIdentifier> = []
     }
+    /// Signalled when a request completes while the server stops.
+    private let completions = NSCondition()
 
     struct Tracked {
       var socket: Int32
@@ -189,6 +193,7 @@
       let (waiting, streams) = state.withLock { state in
         let taken = (Array(state.waiting.values), Array(state.streams.values))
         state.stopping = true
+        state.answeringAtStop = Set(state.waiting.keys)
         state.waiting = [:]
         state.streams = [:]
         return taken
@@ -199,6 +204,14 @@
         reply.send(.error(503, "stopping", "The server is stopping: send the request again."))
       }
       for stream in streams { stream.finish() }
+      // The answers and the streams' ends are sent before the connections are closed (2 s at
+      // most: a client that doesn't read doesn't hold the stop).
+      let deadline = Date(timeIntervalSinceNow: 2)
+      completions.lock()
+      while !state.withLock({ $0.answeringAtStop.isEmpty }) || !streams.allSatisfy(\.isClosed) {
+        if !completions.wait(until: deadline) { break }
+      }
+      completions.unlock()
       MHD_stop_daemon(daemon)
       self.daemon = nil
       if let unixPath { unlink(unixPath) }
@@ -271,6 +284,27 @@
       for stream in streams { stream.keepAlive(after: .seconds(15)) }
     }
 
+    /// A request completed (its answer sent, or its connection gone).
+    fileprivate func completed(_ reply: HTTPReply?) {
+      guard let reply else { return }
+      let stopping = state.withLock { state in
+        state.waiting[ObjectIdentifier(reply)] = nil
+        return state.answeringAtStop.remove(ObjectIdentifier(reply)) != nil
+      }
+      if stopping {
+        completions.lock()
+        completions.broadcast()
+        completions.unlock()
+      }
+    }
+
+    /// A stream closed: `stop()` may be waiting for it.
+    fileprivate func streamClosed() {
+      completions.lock()
+      completions.broadcast()
+      completions.unlock()
+    }
+
     fileprivate func connectionStarted(_ connection: OpaquePointer) {
       let socket = kura_mhd_connection_socket(connection)
       let deadline = ContinuousClock.now + limits.headDeadline
@@ -333,7 +367,7 @@
     {
       let made: OpaquePointer?
       if let stream = response.stream {
-        stream.attach(connection)
+        stream.attach(connection) { [weak self] in self?.streamClosed() }
         let streamContext = Unmanaged.passRetained(stream).toOpaque()
         made = MHD_create_response_from_callback(
           kura_mhd_size_unknown, 4096, readStream, streamContext, freeStream)
@@ -476,6 +510,7 @@
       // The head arrived; the body (if any) comes in the next calls.
       let head: HTTPRequestHead
       var refusal: HTTPResponse?
+      var malformed = false
       switch server.readHead(connection, method: String(cString: method), url: String(cString: url))
       {
       case .success(let read):
@@ -484,6 +519,7 @@
       case .failure(let refused):
         head = HTTPRequestHead(method: String(cString: method), path: "", query: [:], headers: [:])
         refusal = refused.response
+        malformed = true
       }
       let state = RequestState(head: head)
       requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -502,6 +538,12 @@
       // answer. Otherwise it is answered now, and the connection closed after.
       let waits = head.header("Expect")?.lowercased() == "100-continue"
       let hasBody = chunked || (declared ?? 0) > 0
+      // A malformed head's framing can't be trusted: answered now, and the connection closed
+      // (what follows could be read as another request).
+      if malformed {
+        server.setDeadline(connection, after: nil)
+        return server.queue(refusal, on: connection, close: true)
+      }
       if hasBody, !waits, !chunked, let declared, declared <= server.limits.drainedBodyBytes {
         state.refusal = refusal
         return .YES
@@ -546,7 +588,10 @@
       server.setDeadline(connection, after: server.limits.idleTimeout + server.limits.headDeadline)
     }
     guard let requestContext, let stateHandle = requestContext.pointee else { return }
-    Unmanaged<RequestState>.fromOpaque(stateHandle).release()
+    let state = Unmanaged<RequestState>.fromOpaque(stateHandle).takeRetainedValue()
+    if let context {
+      Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().completed(state.reply)
+    }
     requestContext.pointee = nil
   }
 

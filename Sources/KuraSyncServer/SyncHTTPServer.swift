@@ -20,6 +20,7 @@
     private let service: SyncService
     private let maximumWaiting: Int
     private let server: HTTPServer
+    private let scheduler: SyncWorkScheduler
 
     /// The port the server listens on.
     package var port: UInt16 { server.port }
@@ -39,21 +40,41 @@
     /// connection suspended, holding no thread — until the space's next push on any server of
     /// the database (``SyncChangeSignal``); at most `maximumWaiting` at once, a pull beyond is
     /// answered 503 `busy` at once (the client then polls).
+    ///
+    /// The token is checked when a request's head arrives, before its body is read. The
+    /// database work runs on `workers` threads of its own (see ``SyncWorkScheduler``), at most
+    /// a quarter of them (and at least one) on one space at once.
     package init(
       service: SyncService, host: String, port: UInt16, threads: UInt32 = 4,
-      tls: SyncTLSFiles? = nil, maximumWaiting: Int = 200
+      tls: SyncTLSFiles? = nil, maximumWaiting: Int = 200, workers: Int = 8,
+      limits: HTTPServerLimits = HTTPServerLimits()
     ) throws {
       self.service = service
       self.maximumWaiting = maximumWaiting
-      var limits = HTTPServerLimits()
+      let scheduler = SyncWorkScheduler(workers: workers, perSpace: max(1, workers / 4))
+      self.scheduler = scheduler
+      var limits = limits
       limits.threads = Int(threads)
       limits.maximumBodyBytes = SyncService.maximumBodyBytes
       limits.drainedBodyBytes = 4 * SyncService.maximumBodyBytes
-      server = try HTTPServer(
-        address: .tcp(host: host, port: port), tls: tls, limits: limits,
-        handler: { [service, maximumWaiting] request, reply in
-          Self.answer(request, reply, service: service, maximumWaiting: maximumWaiting)
-        })
+      do {
+        server = try HTTPServer(
+          address: .tcp(host: host, port: port), tls: tls, limits: limits,
+          headCheck: { [service] head in
+            service.check(
+              method: head.method, path: head.path, authorization: head.header("Authorization"),
+              declaredLength: head.contentLength
+            ).map { HTTPResponse.json($0.status, $0.body) }
+          },
+          handler: { [service, maximumWaiting, scheduler] request, reply in
+            Self.schedule(
+              request, reply, service: service, maximumWaiting: maximumWaiting,
+              scheduler: scheduler, parked: false)
+          })
+      } catch {
+        scheduler.stop()
+        throw error
+      }
       // Without the listener pulls don't wait (they are answered at once, as before).
       try? service.changeSignal.start()
     }
@@ -64,15 +85,41 @@
     package func stop() {
       service.changeSignal.stop()
       server.stop()
+      scheduler.stop()
       // A compaction a pull started runs on after the last request.
       service.waitForCompactions(upTo: .seconds(60))
     }
 
     deinit { stop() }
 
+    /// The space a request's path names (`/v1/spaces/{space}/...`), its scheduling key.
+    private static func space(of path: String) -> String {
+      let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+      return parts.count > 3 ? String(parts[3].prefix(100)) : ""
+    }
+
+    private static func schedule(
+      _ request: HTTPRequest, _ reply: HTTPReply, service: SyncService, maximumWaiting: Int,
+      scheduler: SyncWorkScheduler, parked: Bool
+    ) {
+      let space = space(of: request.path)
+      let queued = scheduler.submit(space: space) {
+        answer(
+          request, reply, service: service, maximumWaiting: maximumWaiting, scheduler: scheduler,
+          parked: parked)
+      }
+      if !queued {
+        let error = SyncService.error(
+          503, "busy",
+          "Space `\(space)` has \(scheduler.maximumQueued) requests waiting on this server "
+            + "already: try again in a moment.")
+        reply.send(.json(error.status, error.body))
+      }
+    }
+
     private static func answer(
       _ request: HTTPRequest, _ reply: HTTPReply, service: SyncService, maximumWaiting: Int,
-      parked: Bool = false
+      scheduler: SyncWorkScheduler, parked: Bool
     ) {
       var query = request.query
       // A pull parked once is answered when resumed, whatever its page.
@@ -86,17 +133,17 @@
         switch service.changeSignal.park(
           wait, limit: maximumWaiting, suspend: {},
           resume: {
-            DispatchQueue.global().async {
-              Self.answer(
-                request, reply, service: service, maximumWaiting: maximumWaiting, parked: true)
-            }
+            schedule(
+              request, reply, service: service, maximumWaiting: maximumWaiting,
+              scheduler: scheduler, parked: true)
           })
         {
         case .parked:
           return
         case .changed:
           return Self.answer(
-            request, reply, service: service, maximumWaiting: maximumWaiting, parked: true)
+            request, reply, service: service, maximumWaiting: maximumWaiting,
+            scheduler: scheduler, parked: true)
         case .full:
           answer = SyncService.error(
             503, "busy",

@@ -13,7 +13,7 @@
   /// transport) on a fresh database of a throwaway cluster with fsync on, with a space (and
   /// its token) per workload, so one workload's replicas don't pull another's saves.
   final class SyncBenchmarkServer {
-    static let spaces = ["initial", "latency", "sustained"]
+    static let spaces = ["initial", "latency", "sustained", "flood", "quiet"]
     let cluster: PostgresCluster
     let server: SyncHTTPServer
     let url: URL
@@ -80,6 +80,10 @@
     try runInitialSyncBenchmark(bench)
     try runSyncLatencyBenchmark(bench)
     try runSustainedSyncBenchmark(bench)
+    #if canImport(Glibc)
+      try runSyncFairnessBenchmark(bench)
+      try runSyncDrippingBenchmark(bench)
+    #endif
   }
 
   /// Rows saved on one replica (10 per save), pushed, then pulled by a new replica: the pull

@@ -24,8 +24,11 @@ let syncServeCommand = Command(
     HTTP on a loopback address (127.0.0.1) only, unless --insecure-public is given (put a TLS \
     proxy in front of it then). Clients trust the certificate through their system's trust \
     store (on Linux, add it with update-ca-certificates). The tokens file has one \
-    line per token, `<space> <sha-256 of the token> [expires=<ISO 8601 time>]`; the server \
-    reads it again when it changes, so removing a line revokes its token. The log is folded and \
+    line per token, `<space> <sha-256 of the token> [device=<name>] [expires=<ISO 8601 \
+    time>]` (CRLF line ends are read as LF); the server reads it again when it changes, so \
+    removing a line revokes its token, and while it can't be read or parsed every token is \
+    refused (the reason is logged). Each request's token is checked before its body is read; \
+    a request's head must arrive within 8 s and its body within 60 s. The log is folded and \
     tombstones dropped once every replica seen within --tombstone-retention has them; a replica \
     not seen for that long is retired, and rebased from a snapshot when it comes back. Stop the \
     server with Ctrl-C or SIGTERM.
@@ -48,6 +51,10 @@ let syncServeCommand = Command(
       "waiting-pulls",
       help: "The most pulls held waiting for a push at once (200 by default); one more is "
         + "answered 503 busy at once, and its device polls.", valueName: "count"),
+    Option(
+      "connections-per-address",
+      help: "The most connections at once from one IP address (none by default: behind a "
+        + "proxy every client has its address).", valueName: "count"),
     Option(
       "tombstone-retention",
       help: "How long a replica may go unseen and still hold back the dropping of tombstones, "
@@ -116,8 +123,26 @@ let syncServeCommand = Command(
         throw UsageError(
           "--waiting-pulls is a count of pulls: 0 or more (0: none waits).", command: command)
       }
+      // Room for the server's 4,000 connections: a soft limit of 1,024 descriptors (a common
+      // default) would make it refuse connections long before.
+      var descriptors = rlimit()
+      if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors) == 0,
+        descriptors.rlim_cur < 8_192, descriptors.rlim_max > descriptors.rlim_cur
+      {
+        descriptors.rlim_cur = min(descriptors.rlim_max, 8_192)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
+      }
+      var limits = HTTPServerLimits()
+      let perAddress: Int = try invocation.option("connections-per-address") ?? 0
+      guard perAddress >= 0 else {
+        throw UsageError(
+          "--connections-per-address is a count of connections: 1 or more (0: no limit).",
+          command: command)
+      }
+      limits.connectionsPerAddress = perAddress
       let server = try SyncHTTPServer(
-        service: service, host: host, port: port, tls: tls, maximumWaiting: waiting)
+        service: service, host: host, port: port, tls: tls, maximumWaiting: waiting,
+        limits: limits)
       let scheme = certificatePath == nil ? "http" : "https"
       let shownHost = host.contains(":") ? "[\(host)]" : host
       // Written straight to the file descriptor: a test or script reading the port waits for it.
@@ -180,10 +205,17 @@ let syncTokenCommand = Command(
   discussion: """
     The token goes to the device (ModelConfiguration's sync settings); the line goes into the \
     server's tokens file, which keeps only the token's SHA-256. The token is printed once and \
-    can't be recovered from the line.
+    can't be recovered from the line. With --device the token is that device's alone: its \
+    line carries device=<name>, removing the line revokes that device only, and the replicas \
+    it registers are bound to the device's name (a new token for the same device name keeps \
+    them). A replica pushes and pulls only with the credential that first registered it.
     """,
   options: [
     Option("space", help: "The space the token grants, such as family.", valueName: "space"),
+    Option(
+      "device",
+      help: "The device the token is for, such as alice-phone (ASCII letters, digits, . _ -).",
+      valueName: "name"),
     Option(
       "expires", help: "When the token stops working (ISO 8601, such as 2027-01-01T00:00:00Z).",
       valueName: "time"),
@@ -205,7 +237,7 @@ let syncTokenCommand = Command(
     }
     let token: SyncToken
     do {
-      token = try SyncToken(space: space, expires: expires)
+      token = try SyncToken(space: space, device: try invocation.option("device"), expires: expires)
     } catch let error as SyncTokensError {
       throw UsageError(error.message, command: command)
     }

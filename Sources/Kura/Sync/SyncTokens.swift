@@ -3,18 +3,28 @@ import Foundation
 /// The sync server's tokens file: which token hash grants which space, until when.
 ///
 /// One token a line: the space, the token's SHA-256 as 64 hex digits, and optionally
-/// `expires=` with an ISO 8601 time (`2027-01-01T00:00:00Z`); `#` starts a comment. Revoke a
-/// token by removing its line: the server reads the file again when it changes.
+/// `device=` with the device's name and `expires=` with an ISO 8601 time
+/// (`2027-01-01T00:00:00Z`); `#` starts a comment; CRLF line ends read as LF. Revoke a token by
+/// removing its line: the server reads the file again when it changes.
 ///
 /// ```
-/// # space     sha-256 of the token                                              expiry
-/// family      3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b  expires=2027-01-01T00:00:00Z
+/// # space     sha-256 of the token                                              device, expiry
+/// family      3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b  device=alice-phone
 /// ```
+///
+/// A replica belongs to the credential that first registered it (see ``Grant/credential``):
+/// the device's name when its line has one, otherwise the token.
 struct SyncTokens: Sendable {
   /// What a token grants.
   struct Grant: Sendable, Hashable {
     var space: String
     var expires: Date?
+    /// The device's name (`device=`), if the line gives one.
+    var device: String? = nil
+    /// What a replica registered with this token is bound to: `device:<name>` for a device's
+    /// token (so a device keeps its replicas when its token is replaced), otherwise
+    /// `token:<sha-256>`.
+    var credential: String = ""
   }
 
   /// Grants by token hash (lowercase hex).
@@ -24,9 +34,11 @@ struct SyncTokens: Sendable {
   ///
   /// - Throws: ``SyncTokensError`` naming the line that is not `space hash [expires=time]`.
   init(text: String, file: String) throws {
-    for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
-      .enumerated()
-    {
+    // Split on LF bytes: a Character split would take CRLF for one character, not a line end.
+    let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+      String(decoding: $0.last == 0x0D ? $0.dropLast() : $0, as: UTF8.self)
+    }
+    for (number, line) in lines.enumerated() {
       let content = line.prefix { $0 != "#" }
       let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
       if words.isEmpty { continue }
@@ -34,10 +46,11 @@ struct SyncTokens: Sendable {
         SyncTokensError(
           message:
             "Can't read tokens file `\(file)`: line \(number + 1) \(why). Each line is "
-            + "`<space> <sha-256 of the token, 64 hex digits> [expires=<ISO 8601 time>]`; "
-            + "`kura sync token --space <space>` makes a token and its line.")
+            + "`<space> <sha-256 of the token, 64 hex digits> [device=<name>] "
+            + "[expires=<ISO 8601 time>]`; `kura sync token --space <space>` makes a token and "
+            + "its line.")
       }
-      guard words.count <= 3 else { throw refuse("has more than three words") }
+      guard words.count <= 4 else { throw refuse("has more than four words") }
       let space = String(words[0])
       guard Self.isValidSpace(space) else {
         throw refuse("names space `\(space)`, which is not 1–100 letters, digits, `.`, `_`, `-`")
@@ -48,15 +61,29 @@ struct SyncTokens: Sendable {
         throw refuse("has a token hash that is not 64 lowercase hex digits")
       }
       var expires: Date?
-      if words.count == 3 {
-        let word = words[2]
-        guard word.hasPrefix("expires="),
+      var device: String?
+      for word in words.dropFirst(2) {
+        if word.hasPrefix("expires="), expires == nil,
           let date = ISO8601DateFormatter().date(from: String(word.dropFirst(8)))
-        else { throw refuse("has `\(word)`, not `expires=<ISO 8601 time>`") }
-        expires = date
+        {
+          expires = date
+        } else if word.hasPrefix("device="), device == nil {
+          let name = String(word.dropFirst(7))
+          guard Self.isValidSpace(name) else {
+            throw refuse(
+              "names device `\(name.prefix(100))`, which is not 1–100 letters, digits, `.`, `_`, "
+                + "`-`")
+          }
+          device = name
+        } else {
+          throw refuse(
+            "has `\(word.prefix(100))`, not `device=<name>` or `expires=<ISO 8601 time>`")
+        }
       }
       guard grants[hash] == nil else { throw refuse("repeats a token hash of an earlier line") }
-      grants[hash] = Grant(space: space, expires: expires)
+      grants[hash] = Grant(
+        space: space, expires: expires, device: device,
+        credential: device.map { "device:\($0)" } ?? "token:\(hash)")
     }
   }
 
@@ -72,7 +99,9 @@ struct SyncTokens: Sendable {
     return found
   }
 
-  /// Whether `space` is a valid space name: 1–100 ASCII letters, digits, `.`, `_`, `-`.
+  /// Whether `space` is a valid space (or device) name: 1–100 ASCII letters, digits, `.`,
+  /// `_`, `-` — so a name has one spelling, and no two names look alike (no confusables, no
+  /// normalization forms). Names are compared as bytes.
   static func isValidSpace(_ space: String) -> Bool {
     (1...100).contains(space.utf8.count)
       && space.utf8.allSatisfy { byte in

@@ -86,6 +86,9 @@
         connection.write(head)
         let answer = connection.read(until: "}")
         #expect(RawHTTPConnection.status(answer) == 400, "\(String(decoding: head, as: UTF8.self))")
+        // Closed after: the rest can't be read as a second request.
+        #expect(answer.contains("Connection: close"))
+        #expect(connection.closesWithin(10))
       }
       #expect(seen.count == 0)
     }

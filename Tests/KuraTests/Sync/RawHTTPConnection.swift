@@ -90,6 +90,13 @@
       return false
     }
 
+    /// Whether the server closed the connection already (checked without waiting).
+    var isClosedNow: Bool {
+      var byte: UInt8 = 0
+      let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+      return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     /// The status code of an HTTP answer's first line (`nil` when there is none).
     static func status(_ answer: String) -> Int? {
       guard answer.hasPrefix("HTTP/1.1 ") else { return nil }

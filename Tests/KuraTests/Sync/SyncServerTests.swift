@@ -139,11 +139,12 @@
       let writeFamily = try await setup.push(
         "family", token: setup.work, try Self.body([Self.save(2, name: "Evil")]))
       #expect(writeFamily.status == 403)
-      // Family's replica id pushed into work: refused, work's log stays empty.
+      // Family's replica id pushed into work: refused (the replica is bound to family's
+      // token), work's log stays empty.
       let forgedReplica = try await setup.push(
         "work", token: setup.work, try Self.body([Self.save(2, name: "Evil")]))
-      #expect(forgedReplica.status == 409)
-      #expect(errorCode(forgedReplica.body) == "replicaConflict")
+      #expect(forgedReplica.status == 403)
+      #expect(errorCode(forgedReplica.body) == "replicaNotYours")
       for query in ["after=0", "after=-1", "after=999999999", "after=0&limit=1000"] {
         let answer = try await setup.pull("work", token: setup.work, query: query)
         #expect(!String(decoding: answer.body, as: UTF8.self).contains("Secret"), "\(query)")

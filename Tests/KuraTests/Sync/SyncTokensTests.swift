@@ -45,7 +45,8 @@ struct SyncTokensTests {
     #expect(
       tokens.grant(forHash: hash)
         == .init(
-          space: "family", expires: ISO8601DateFormatter().date(from: "2030-01-01T00:00:00Z")))
+          space: "family", expires: ISO8601DateFormatter().date(from: "2030-01-01T00:00:00Z"),
+          credential: "token:\(hash)"))
     #expect(tokens.grant(forHash: SHA256.hexDigest("other")) == nil)
     let bad: [(String, String)] = [
       ("family", "line 1 has no token hash"),
@@ -53,7 +54,11 @@ struct SyncTokensTests {
         "family \(hash.uppercased())", "line 1 has a token hash that is not 64 lowercase hex digits"
       ),
       ("\n fam/ily \(hash)", "line 2 names space `fam/ily`"),
-      ("family \(hash) soon", "line 1 has `soon`, not `expires=<ISO 8601 time>`"),
+      (
+        "family \(hash) soon", "line 1 has `soon`, not `device=<name>` or `expires=<ISO 8601 time>`"
+      ),
+      ("family \(hash) device=", "line 1 names device ``"),
+      ("family \(hash) device=a device=b", "line 1 has `device=b`"),
       ("a \(hash)\nb \(hash)", "line 2 repeats a token hash of an earlier line"),
     ]
     for (text, expected) in bad {
@@ -65,5 +70,30 @@ struct SyncTokensTests {
           && message.contains("`kura sync token --space <space>` makes a token and its line.")
       }
     }
+  }
+
+  /// A device's line binds its replicas to the device's name; CRLF line ends read as LF (a
+  /// CRLF file was one line before, "has more than three words").
+  @Test func aDeviceLineGrantsItsDeviceAndCRLFLinesReadAsLF() throws {
+    let phone = try SyncToken(
+      space: "family", device: "alice-phone", expires: "2030-01-01T00:00:00Z")
+    #expect(phone.line.hasSuffix(" device=alice-phone expires=2030-01-01T00:00:00Z"))
+    let shared = try SyncToken(space: "family")
+    let tokens = try SyncTokens(text: "\(phone.line)\r\n\(shared.line)\r\n", file: "t")
+    let grant = try #require(tokens.grant(forHash: SHA256.hexDigest(phone.token)))
+    #expect(grant.device == "alice-phone")
+    #expect(grant.credential == "device:alice-phone")
+    let sharedHash = SHA256.hexDigest(shared.token)
+    #expect(tokens.grant(forHash: sharedHash)?.credential == "token:\(sharedHash)")
+  }
+
+  /// Space and device names are exact ASCII bytes: a look-alike or a second Unicode spelling
+  /// is refused when the token is made.
+  @Test(arguments: [
+    "\u{212A}yoto", "Cafe\u{301}", "Caf\u{E9}", "ｆamily", "", String(repeating: "a", count: 101),
+  ])
+  func aNameThatIsNotPlainASCIIIsRefused(_ name: String) throws {
+    #expect(throws: SyncTokensError.self) { try SyncToken(space: name) }
+    #expect(throws: SyncTokensError.self) { try SyncToken(space: "family", device: name) }
   }
 }

@@ -14,9 +14,10 @@
     /// A pull: the page after `after`; with `wait=<seconds>` (a server that can wait says so
     /// with `"longPoll":true` in every page), an empty page carries the wait the transport parks
     /// until the space's next push (see ``SyncChangeSignal``), then asks again without it.
-    func pull(_ query: [String: String], space: String, _ connection: PostgresConnection)
-      throws -> SyncHTTPResponse
-    {
+    func pull(
+      _ query: [String: String], space: String, credential: String,
+      _ connection: PostgresConnection
+    ) throws -> SyncHTTPResponse {
       guard let after = Int64(query["after"] ?? "0"), after >= 0 else {
         throw Self.thrown(400, "badRequest", "`after` is a log position: 0 or more.")
       }
@@ -34,7 +35,7 @@
       // The replica's bookkeeping first, read committed: a write in the repeatable-read
       // transaction would fail to serialize against pushes updating the space's row.
       _ = try connection.transaction {
-        try notePull(query, after: after, space: space, connection)
+        try notePull(query, after: after, space: space, credential: credential, connection)
       }
       var (response, due) = try connection.transaction(.repeatableRead) {
         let head =

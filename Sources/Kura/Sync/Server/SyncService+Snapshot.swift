@@ -5,9 +5,10 @@
     /// `GET /v1/spaces/{space}/snapshot?replica=R&model=M&id=I&limit=N`: the folded state after
     /// the key (M, I), in key order. Reading it registers the replica as current (its
     /// `settled` becomes the folded position): it rebases on these rows before it pushes.
-    func snapshot(_ query: [String: String], space: String, _ connection: PostgresConnection)
-      throws -> SyncHTTPResponse
-    {
+    func snapshot(
+      _ query: [String: String], space: String, credential: String,
+      _ connection: PostgresConnection
+    ) throws -> SyncHTTPResponse {
       guard let replica = query["replica"], SyncStamp.uuid(hex: replica) != nil else {
         throw Self.thrown(
           400, "badRequest", "`replica` is the reading replica's id: 32 lowercase hex digits.")
@@ -41,7 +42,8 @@
       // current from the position it was served.
       let acknowledged = try connection.transaction {
         try notePull(
-          replica: replica, space: space, pulled: position, settled: position, connection)
+          replica: replica, space: space, credential: credential, pulled: position,
+          settled: position, connection)
       }
       let decoder = JSONDecoder()
       let snapshotRows = try rows.prefix(limit).map { row in
@@ -83,7 +85,7 @@
     ///
     /// - Returns: The folded position.
     func notePull(
-      _ query: [String: String], after: Int64, space: String,
+      _ query: [String: String], after: Int64, space: String, credential: String,
       _ connection: PostgresConnection
     ) throws -> Int64 {
       let compacted = try requireKept(after: after, space: space, connection)
@@ -96,25 +98,28 @@
           "`replica` is 32 lowercase hex digits and `settled` a log position: 0 or more.")
       }
       _ = try notePull(
-        replica: replica, space: space, pulled: after, settled: min(settled, after), connection)
+        replica: replica, space: space, credential: credential, pulled: after,
+        settled: min(settled, after), connection)
       return compacted
     }
 
     /// Records that `replica` pulled (registering it in `space`); returns the highest sequence
     /// of it the server applied.
     private func notePull(
-      replica: String, space: String, pulled: Int64, settled: Int64,
+      replica: String, space: String, credential: String, pulled: Int64, settled: Int64,
       _ connection: PostgresConnection
     ) throws -> Int64 {
+      // Before its `settled` moves: only its own credential may move it.
+      try requireOwned(replica: replica, credential: credential, connection)
       try connection.run(
         "INSERT INTO kura_sync_spaces (space) VALUES (?) ON CONFLICT DO NOTHING", [.text(space)])
       try connection.run(
-        "INSERT INTO kura_sync_replicas (replica, space, pulled, settled, seen_at) "
-          + "VALUES (?, ?, ?, ?, now()) ON CONFLICT (replica) DO UPDATE SET "
+        "INSERT INTO kura_sync_replicas (replica, space, pulled, settled, seen_at, credential) "
+          + "VALUES (?, ?, ?, ?, now(), ?) ON CONFLICT (replica) DO UPDATE SET "
           + "pulled = excluded.pulled, "
           + "settled = GREATEST(kura_sync_replicas.settled, excluded.settled), seen_at = now() "
           + "WHERE kura_sync_replicas.space = excluded.space",
-        [.text(replica), .text(space), .integer(pulled), .integer(settled)])
+        [.text(replica), .text(space), .integer(pulled), .integer(settled), .text(credential)])
       let registered = try connection.queryFirst(
         "SELECT space, acknowledged FROM kura_sync_replicas WHERE replica = ?", [.text(replica)]
       ) { ($0.string(at: 0), $0.int64(at: 1)) }

@@ -55,9 +55,11 @@
     package static let maximumDrift: UInt64 = 5 * 60 * 1000
 
     private let location: PostgresLocation
-    private let tokensFile: URL
+    let tokensFile: URL
     private let idle = Mutex<[PostgresConnection]>([])
-    private let tokens: Mutex<(modified: Date?, tokens: SyncTokens)>
+    /// The tokens file as last read: what identified its version, and its tokens (`nil`: it
+    /// can't be read or parsed, and every token is refused until it is fixed).
+    let tokens: Mutex<(version: SyncTokensFileVersion?, tokens: SyncTokens?)>
     private let wallClock: @Sendable () -> UInt64
     /// How long a replica may go unseen before compaction retires it.
     let retireAfter: Duration
@@ -81,7 +83,8 @@
       self.tokensFile = tokensFile
       self.wallClock = wallClock
       changeSignal = SyncChangeSignal(location: location)
-      tokens = Mutex(try Self.readTokens(tokensFile))
+      let version = SyncTokensFileVersion(of: tokensFile)
+      tokens = Mutex((version, try Self.readTokens(tokensFile)))
       let connection = try PostgresConnection(location: location)
       try connection.transaction {
         // Two servers starting at once: one creates the tables, the other waits and sees them.
@@ -89,6 +92,7 @@
         try connection.execute(Self.schemaSQL)
         try connection.execute(Self.uniqueSchemaSQL)
         try connection.execute(Self.compactionSchemaSQL)
+        try connection.execute(Self.credentialSchemaSQL)
       }
       idle.withLock { $0.append(connection) }
     }
@@ -112,60 +116,19 @@
         UNIQUE (space, replica, sequence))
       """
 
-    private static func readTokens(_ file: URL) throws -> (modified: Date?, tokens: SyncTokens) {
-      let modified =
-        (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate]
-        as? Date
-      let text: String
-      do {
-        text = try String(contentsOf: file, encoding: .utf8)
-      } catch {
-        throw SyncTokensError(
-          message:
-            "Can't read tokens file `\(file.path)`: \(error.localizedDescription). Give the "
-            + "path of a readable text file with one `<space> <token hash>` line per token.")
-      }
-      return (modified, try SyncTokens(text: text, file: file.path))
-    }
-
-    /// The tokens, read again when the file changed since (a file that became unreadable keeps
-    /// the last good tokens).
-    private func currentTokens() -> SyncTokens {
-      let modified =
-        (try? FileManager.default.attributesOfItem(atPath: tokensFile.path))?[.modificationDate]
-        as? Date
-      return tokens.withLock { cached in
-        if modified != cached.modified, let fresh = try? Self.readTokens(tokensFile) {
-          cached = fresh
-        }
-        return cached.tokens
-      }
-    }
-
     // MARK: Requests
 
     /// Answers one request; never throws and never crashes on what a client sends.
     package func handle(_ request: SyncHTTPRequest) -> SyncHTTPResponse {
-      let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
-      guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "spaces",
-        parts[4] == "push" || parts[4] == "changes" || parts[4] == "snapshot"
-      else {
-        return Self.error(
-          404, "notFound",
-          "No such endpoint: `\(request.path.prefix(200))`. The endpoints are "
-            + "POST /v1/spaces/{space}/push, GET /v1/spaces/{space}/changes and "
-            + "GET /v1/spaces/{space}/snapshot.")
-      }
-      let space = String(parts[3])
-      let endpoint = parts[4]
-      let method = endpoint == "push" ? "POST" : "GET"
-      guard request.method == method else {
-        return Self.error(
-          405, "methodNotAllowed", "`/v1/spaces/{space}/\(endpoint)` takes \(method) only.")
-      }
-      switch authorize(request, space: space) {
+      let grant: SyncTokens.Grant
+      let space: String
+      let endpoint: String
+      switch admit(
+        method: request.method, path: request.path, authorization: request.authorization,
+        declaredLength: nil)
+      {
       case .failure(let thrown): return thrown.response
-      case .success: break
+      case .success(let admitted): (grant, space, endpoint) = admitted
       }
       if request.bodyTooLarge {
         return Self.error(
@@ -175,24 +138,77 @@
       do {
         return try withConnection { connection in
           switch endpoint {
-          case "push": try push(request.body, space: space, connection)
-          case "changes": try pull(request.query, space: space, connection)
-          default: try snapshot(request.query, space: space, connection)
+          case "push":
+            try push(request.body, space: space, credential: grant.credential, connection)
+          case "changes":
+            try pull(request.query, space: space, credential: grant.credential, connection)
+          default:
+            try snapshot(request.query, space: space, credential: grant.credential, connection)
           }
         }
       } catch let response as SyncHTTPResponse.Thrown {
         return response.response
       } catch {
-        return Self.error(
-          503, "unavailable",
-          "The sync server can't reach its database right now; nothing was changed. Try again.")
+        return Self.unexpected(error)
       }
     }
 
-    private func authorize(_ request: SyncHTTPRequest, space: String) -> Result<
-      Void, SyncHTTPResponse.Thrown
+    /// Checks a request's head before its body is read: the endpoint, the method, the token
+    /// and (when declared) the body's length.
+    ///
+    /// - Returns: The refusal (404, 405, 401, 403, 413), or `nil` to read the body.
+    package func check(
+      method: String, path: String, authorization: String?, declaredLength: Int?
+    ) -> SyncHTTPResponse? {
+      switch admit(
+        method: method, path: path, authorization: authorization, declaredLength: declaredLength)
+      {
+      case .failure(let thrown): return thrown.response
+      case .success: return nil
+      }
+    }
+
+    /// The grant, space and endpoint of a request, or the answer that refuses it.
+    private func admit(
+      method requestMethod: String, path: String, authorization: String?, declaredLength: Int?
+    ) -> Result<(SyncTokens.Grant, String, String), SyncHTTPResponse.Thrown> {
+      let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "spaces",
+        parts[4] == "push" || parts[4] == "changes" || parts[4] == "snapshot"
+      else {
+        return .failure(
+          Self.thrown(
+            404, "notFound",
+            "No such endpoint: `\(path.prefix(200))`. The endpoints are "
+              + "POST /v1/spaces/{space}/push, GET /v1/spaces/{space}/changes and "
+              + "GET /v1/spaces/{space}/snapshot."))
+      }
+      let space = String(parts[3])
+      let endpoint = String(parts[4])
+      let method = endpoint == "push" ? "POST" : "GET"
+      guard requestMethod == method else {
+        return .failure(
+          Self.thrown(
+            405, "methodNotAllowed", "`/v1/spaces/{space}/\(endpoint)` takes \(method) only."))
+      }
+      switch authorize(authorization, space: space) {
+      case .failure(let thrown): return .failure(thrown)
+      case .success(let grant):
+        if let declaredLength, declaredLength > Self.maximumBodyBytes {
+          return .failure(
+            Self.thrown(
+              413, "tooLarge",
+              "The request body is over \(Self.maximumBodyBytes) bytes: push fewer saves at a "
+                + "time."))
+        }
+        return .success((grant, space, endpoint))
+      }
+    }
+
+    private func authorize(_ authorization: String?, space: String) -> Result<
+      SyncTokens.Grant, SyncHTTPResponse.Thrown
     > {
-      guard let header = request.authorization, header.hasPrefix("Bearer "),
+      guard let header = authorization, header.hasPrefix("Bearer "),
         header.utf8.count > 7
       else {
         return .failure(
@@ -203,7 +219,15 @@
                 + "that grants this space.")))
       }
       let token = String(header.dropFirst(7))
-      guard let grant = currentTokens().grant(forHash: SHA256.hexDigest(token)) else {
+      guard let tokens = currentTokens() else {
+        return .failure(
+          .init(
+            Self.error(
+              401, "unauthorized",
+              "The server's tokens file can't be read or has an error, so it refuses every "
+                + "token until it is fixed (its log says why): try again later.")))
+      }
+      guard let grant = tokens.grant(forHash: SHA256.hexDigest(token)) else {
         return .failure(
           .init(
             Self.error(
@@ -218,19 +242,21 @@
               "The token expired at \(ISO8601DateFormatter().string(from: expires)): ask for a "
                 + "new token.")))
       }
-      guard grant.space == space else {
+      // Bytes, not Swift's Unicode-equivalent `==` (PostgreSQL compares bytes: a KELVIN SIGN
+      // is not a K there).
+      guard grant.space.utf8.elementsEqual(space.utf8) else {
         return .failure(
           .init(
             Self.error(
               403, "forbidden",
               "The token does not grant space `\(space.prefix(100))`: use this space's token.")))
       }
-      return .success(())
+      return .success(grant)
     }
 
-    private func push(_ body: Data, space: String, _ connection: PostgresConnection) throws
-      -> SyncHTTPResponse
-    {
+    private func push(
+      _ body: Data, space: String, credential: String, _ connection: PostgresConnection
+    ) throws -> SyncHTTPResponse {
       let request: SyncPushRequest
       do {
         request = try JSONDecoder().decode(SyncPushRequest.self, from: body)
@@ -287,6 +313,7 @@
           "SELECT space, acknowledged FROM kura_sync_replicas WHERE replica = ? FOR UPDATE",
           [.text(request.replica)]
         ) { ($0.string(at: 0), $0.int64(at: 1)) }
+        try requireOwned(replica: request.replica, credential: credential, connection)
         try requireCurrent(replica: request.replica, space: space, connection)
         var acknowledged: Int64 = 0
         if let registered {
@@ -299,8 +326,8 @@
           acknowledged = registered.1
         } else {
           try connection.run(
-            "INSERT INTO kura_sync_replicas (replica, space) VALUES (?, ?)",
-            [.text(request.replica), .text(space)])
+            "INSERT INTO kura_sync_replicas (replica, space, credential) VALUES (?, ?, ?)",
+            [.text(request.replica), .text(space), .text(credential)])
         }
         var conflicts: [SyncUniqueConflict] = []
         for save in request.saves {
@@ -370,7 +397,11 @@
         idle.withLock { $0.append(connection) }
         throw thrown
       } catch {
-        // A connection that failed is dropped (the next request opens a new one).
+        // A connection that broke is dropped (the next request opens a new one); one that
+        // only refused a statement (its transaction rolled back) is kept.
+        if connection.isAlive, !connection.isInTransaction {
+          idle.withLock { $0.append(connection) }
+        }
         throw error
       }
     }

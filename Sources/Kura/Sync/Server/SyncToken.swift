@@ -9,18 +9,29 @@ package struct SyncToken: Sendable, Encodable {
   /// token from starting with `-`, which a command line would read as an option (a soak run
   /// failed so: `Unknown option -TgB0…`), and says what the secret is when one is found.
   package var token: String
-  /// The tokens-file line: `<space> <sha-256 hex> [expires=<time>]`.
+  /// The device the token is for, if it is one device's.
+  package var device: String?
+  /// The tokens-file line: `<space> <sha-256 hex> [device=<name>] [expires=<time>]`.
   package var line: String
 
-  /// Makes a token.
+  /// Makes a token, for one device when `device` is given (a device's token revokes alone,
+  /// and its replicas are bound to the device's name).
   ///
-  /// - Throws: ``SyncTokensError`` for a space name that is not 1–100 letters, digits, `.`,
-  ///   `_`, `-`.
-  package init(space: String, expires: String? = nil) throws {
+  /// - Throws: ``SyncTokensError`` for a space or device name that is not 1–100 ASCII letters,
+  ///   digits, `.`, `_`, `-` (names are compared as bytes: a name that looks like another, or
+  ///   has two Unicode spellings, is refused here, once).
+  package init(space: String, device: String? = nil, expires: String? = nil) throws {
     guard SyncTokens.isValidSpace(space) else {
       throw SyncTokensError(
         message:
-          "`\(space)` is not a valid space name: use 1–100 letters, digits, `.`, `_` or `-`.")
+          "`\(space)` is not a valid space name: use 1–100 ASCII letters, digits, `.`, `_` or "
+          + "`-` (a name is compared byte for byte, so look-alike letters are refused).")
+    }
+    if let device, !SyncTokens.isValidSpace(device) {
+      throw SyncTokensError(
+        message:
+          "`\(device)` is not a valid device name: use 1–100 ASCII letters, digits, `.`, `_` or "
+          + "`-`, such as alice-phone.")
     }
     var generator = SystemRandomNumberGenerator()
     let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -31,6 +42,9 @@ package struct SyncToken: Sendable, Encodable {
       .replacingOccurrences(of: "=", with: "")
     self.space = space
     self.token = token
-    line = "\(space) \(SHA256.hexDigest(token))" + (expires.map { " expires=\($0)" } ?? "")
+    self.device = device
+    line =
+      "\(space) \(SHA256.hexDigest(token))" + (device.map { " device=\($0)" } ?? "")
+      + (expires.map { " expires=\($0)" } ?? "")
   }
 }
