@@ -96,12 +96,21 @@ let package = Package(
     .target(name: "KuraCLI", dependencies: ["Kura", "TerminalUI"]),
     // The `--store` option of the tools that open a model store on SQLite or PostgreSQL.
     .target(name: "KuraStoreCLI", dependencies: ["Kura", "KuraCLI", "KuraPostgreSQL"]),
+    // Kura Studio: `kura studio`'s web page on a store, served through KuraSyncServer's HTTP
+    // transport (internal: not a product).
+    .target(
+      name: "KuraStudio", dependencies: ["Kura", "KuraPostgreSQL", "KuraSyncServer"]),
+    .testTarget(
+      name: "KuraStudioTests",
+      dependencies: [
+        "Kura", "KuraStudio", "KuraPostgreSQL", "KuraPostgresCluster", "KuraTestSupport",
+        "KuraEngineTestSupport",
+      ]),
     .executableTarget(
       name: "kura",
       dependencies: [
         "Kura", "KuraCLI", "KuraStoreCLI", "KuraPostgreSQL", "KuraSync", "KuraSyncCore",
-        "KuraSyncServer",
-        "KuraPostgresCluster",
+        "KuraSyncServer", "KuraPostgresCluster", "KuraStudio",
       ]),
     // The warikan bill-splitting app's logic, shared by its command-line and terminal front ends.
     .target(name: "WarikanKit", dependencies: ["Kura"]),
@@ -119,6 +128,7 @@ let package = Package(
       dependencies: [
         "Kura", "CKuraSupport", "CBenchSupport", "WarikanKit", "TerminalUI", "WarikanTUI",
         "KuraPostgresCluster", "KuraSyncServer", "KuraPostgreSQL", "KuraSync", "KuraSyncCore",
+        "KuraStudio",
         .target(name: "CSQLite", condition: .when(platforms: [.linux])),
         .target(name: "CLibPQ", condition: .when(platforms: [.linux])),
       ]

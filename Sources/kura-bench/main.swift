@@ -18,6 +18,7 @@ var suites: [(name: String, run: () throws -> Void)] = [
   ("terminal", runTerminalBenchmarks),
   ("watchers", runWatcherBenchmarks),
   ("sync", runSyncBenchmarks),
+  ("studio", runStudioBenchmarks),
 ]
 #if canImport(CLibPQ)
   // The model store on PostgreSQL (PostgresBenchmarks.swift), where libpq is.
@@ -92,6 +93,11 @@ let suiteOverviews: [String: String] = [
   Sync: 1,000 single saves with sync on against sync off (target ≤ 1.3×); with PostgreSQL,
   a real sync server on loopback (fsync on): initial sync rows/s, a save on one replica
   until another replica's live query shows it (median, p99), changes/s with 4 replicas.
+  """,
+  "studio": """
+  Kura Studio on a 1,000,000-row model: the server's time to answer a page of 50 rows (first
+  page, a next page deep in the table, sorted by an indexed property, filtered), target
+  ≤ 100 ms each, against the same rows read by one SQL statement.
   """,
   "postgres": """
   The model store on PostgreSQL against the same statements through libpq's C API

@@ -1,3 +1,4 @@
+import KuraSQLite
 import KuraBase
 import Foundation
 

@@ -1,0 +1,220 @@
+import Foundation
+import Kura
+import KuraPostgreSQL
+import KuraSyncServer
+import Synchronization
+
+/// Kura Studio: a local web page on a model store — its models, rows, relations and history,
+/// live — served by `kura studio` through the HTTP transport of `kura sync serve`.
+///
+/// The studio answers requests (``respond(to:)``) and knows nothing of sockets: the transport
+/// (`StudioServer`) hands it each request, after ``refusal(method:path:query:headers:)`` let
+/// its head through. Every request needs the secret: once, in the URL the command printed
+/// (exchanged for a `SameSite=Strict`, `HttpOnly` cookie), then the cookie; and the `Host`
+/// header must name the loopback address the studio listens on (a page of another site that
+/// rebinds its name to 127.0.0.1 is refused). The store is opened read-only for every request
+/// and never written.
+package final class Studio: Sendable {
+  /// Where the store is.
+  package let store: ModelConfiguration
+  /// The secret of the printed URL and of the cookie.
+  package let secret: String
+  /// How the page names the store.
+  package let storeName: String
+  /// The port the transport listens on (for the `Host` check and the cookie's name).
+  private let listeningPort = Atomic<UInt16>(0)
+  /// The store's change feed (a container of no model types that never writes), opened when
+  /// first needed.
+  private let feed = Mutex<ModelContainer?>(nil)
+  /// The store file, or `nil` on PostgreSQL.
+  private let file: URL?
+  /// The reader of the store and what the store was like when it was opened.
+  private let reader = Mutex<(freshness: Freshness, inspector: StoreInspector)?>(nil)
+  /// Serializes the requests' use of the reader (one connection).
+  private let reading = NSLock()
+
+  /// What says that the store changed since a reader opened it: the latest save's token, and on
+  /// SQLite the size and time of the file and its log (a reader of a file without a log reads
+  /// it as unchanging, so a change needs a new one).
+  struct Freshness: Equatable {
+    var token: Int64
+    var files: [String]
+  }
+
+  /// A studio on the store `store` names, with a new random secret.
+  ///
+  /// - Throws: ``StoreError`` when the store can't be opened to read (a missing file is an
+  ///   error: nothing is created).
+  package init(store: ModelConfiguration, storeName: String, secret: String = Studio.newSecret())
+    throws
+  {
+    self.store = store
+    self.secret = secret
+    self.storeName = storeName
+    // Opened once now, so that a missing or foreign store is reported before serving.
+    let inspector = try StoreInspector(configuration: store)
+    _ = try inspector.info()
+    file = inspector.url
+  }
+
+  /// A random secret: 32 bytes from the system's secure generator, as hexadecimal.
+  package static func newSecret() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator))
+    }
+    .joined()
+  }
+
+  /// The port the transport listens on; set once it is bound.
+  package var port: UInt16 {
+    get { listeningPort.load(ordering: .acquiring) }
+    set { listeningPort.store(newValue, ordering: .releasing) }
+  }
+
+  /// The URL to open: the loopback address and port, with the secret.
+  package var url: String { "http://127.0.0.1:\(port)/?secret=\(secret)" }
+
+  /// The cookie carrying the secret, named after the port: studios on other ports of the same
+  /// host don't overwrite each other's.
+  var cookieName: String { "kura_studio_\(port)" }
+
+  /// The refusal of a request by its head alone (before any body is read), or `nil` to let it
+  /// through: a `Host` other than the loopback address and port, or no secret.
+  package func refusal(
+    method: String, path: String, query: [String: String], headers: [String: String]
+  ) -> StudioResponse? {
+    let request = StudioRequest(method: method, path: path, query: query, headers: headers)
+    let allowedHosts = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"]
+    guard let host = request.header("Host"), allowedHosts.contains(host.lowercased()) else {
+      return .text(
+        421,
+        "Kura Studio refused the request: its Host header is not 127.0.0.1:\(port) (a page "
+          + "of another site that points its name at this computer can't read the store). Open "
+          + "the URL `kura studio` printed.")
+    }
+    if method == "GET" && path == "/", let given = query["secret"], Self.same(given, secret) {
+      return nil
+    }
+    guard let cookie = request.cookie(cookieName), Self.same(cookie, secret) else {
+      return .text(
+        403,
+        "Kura Studio refused the request: it carries no secret. Open the URL `kura studio` "
+          + "printed (with ?secret=…) in this browser.")
+    }
+    if method != "GET" {
+      // A write needs the secret in a header too, which another site's page can't set.
+      guard let header = request.header("X-Kura-Secret"), Self.same(header, secret) else {
+        return .text(
+          403, "Kura Studio refused the request: a change needs the secret in X-Kura-Secret.")
+      }
+    }
+    return nil
+  }
+
+  /// Compares two secrets in time that depends on their lengths only.
+  static func same(_ given: String, _ secret: String) -> Bool {
+    let a = Array(given.utf8)
+    let b = Array(secret.utf8)
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for index in a.indices { difference |= a[index] ^ b[index] }
+    return difference == 0
+  }
+
+  /// The answer to a request (its head already let through by
+  /// ``refusal(method:path:query:headers:)``, which this checks again).
+  package func respond(to request: StudioRequest) -> StudioResponse {
+    if let refusal = refusal(
+      method: request.method, path: request.path, query: request.query, headers: request.headers)
+    {
+      return refusal
+    }
+    switch (request.method, request.path) {
+    case ("GET", "/"):
+      if request.query["secret"] != nil {
+        // The secret leaves the address bar for a cookie scripts can't read.
+        var response = StudioResponse.text(303, "See /")
+        response.headers["Location"] = "/"
+        response.headers["Set-Cookie"] =
+          "\(cookieName)=\(secret); Path=/; HttpOnly; SameSite=Strict"
+        return response
+      }
+      return .content(200, "text/html; charset=utf-8", Data(StudioAssets.page.utf8))
+    case ("GET", "/studio.js"):
+      return .content(200, "text/javascript; charset=utf-8", Data(StudioAssets.script.utf8))
+    case ("GET", "/studio.css"):
+      return .content(200, "text/css; charset=utf-8", Data(StudioAssets.style.utf8))
+    case ("GET", "/api/models"): return answer { try models() }
+    case ("GET", "/api/check"): return answer { try check() }
+    case ("GET", "/api/rows"): return answer { try rows(request.query) }
+    case ("GET", "/api/row"): return answer { try row(request.query) }
+    case ("GET", "/api/delete-preview"): return answer { try deletePreview(request.query) }
+    case ("GET", "/api/history"): return answer { try history(request.query) }
+    case ("GET", "/api/export"): return answer { try export(request.query) }
+    case ("GET", "/api/events"): return events()
+    case (_, let path) where path.hasPrefix("/api/"):
+      if request.method != "GET" {
+        return .error(
+          403,
+          "This studio is read-only: it opened the store read-only and writes nothing. Editing "
+            + "rows from the page is not available in this version.")
+      }
+      return .error(404, "Kura Studio has no `\(path)`.")
+    default:
+      return .text(404, "Kura Studio has no page `\(request.path)`.")
+    }
+  }
+
+  /// Runs `body` (one request at a time: they share the reader), turning a store's error into
+  /// an answer that says it.
+  private func answer(_ body: () throws -> StudioResponse) -> StudioResponse {
+    reading.lock()
+    defer { reading.unlock() }
+    do {
+      return try body()
+    } catch let error as StoreError {
+      return .error(error.code == .unsupportedQuery ? 400 : 500, error.message)
+    } catch let error as StudioRequestError {
+      return .error(400, error.message)
+    } catch {
+      return .error(500, "\(error)")
+    }
+  }
+
+  /// A reader of the store as it is now: the one opened before while the store is unchanged
+  /// (opening a large store's log costs more than a page), else a new one.
+  func inspector() throws -> StoreInspector {
+    var files: [String] = []
+    if let file {
+      for path in [file.path, file.path + "-wal"] {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+        let time = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        files.append("\(size) \(time)")
+      }
+    }
+    let freshness = Freshness(
+      token: try changeFeed().currentHistoryToken().rawValue, files: files)
+    return try reader.withLock { reader in
+      if let reader, reader.freshness == freshness { return reader.inspector }
+      let opened = try StoreInspector(configuration: store)
+      reader = (freshness, opened)
+      return opened
+    }
+  }
+
+  /// The change feed, opened once.
+  func changeFeed() throws -> ModelContainer {
+    try feed.withLock { container in
+      if let container { return container }
+      let opened = try ModelContainer.watching(store)
+      container = opened
+      return opened
+    }
+  }
+}
+
+/// A request the studio can't answer as asked (a missing parameter).
+struct StudioRequestError: Error {
+  var message: String
+}

@@ -1,0 +1,397 @@
+extension StudioAssets {
+  // Stored text reaches the page only through `textContent` and attribute values set with
+  // `setAttribute`/properties: never through `innerHTML`, so `<script>` in a name is text.
+  static let script = #"""
+    "use strict";
+    const state = { store: null, models: [], view: null, live: new Set(), token: 0 };
+    const OPERATORS = ["==", "!=", "<", "<=", ">", ">=", "contains", "starts with", "is nil", "is not nil"];
+    const REFERENCE_DATE = 978307200;
+
+    function el(tag, attributes, ...children) {
+      const node = document.createElement(tag);
+      for (const [name, value] of Object.entries(attributes || {})) {
+        if (value === undefined || value === null || value === false) continue;
+        if (name === "onclick" || name === "onchange" || name === "onsubmit" || name === "oninput") {
+          node[name] = value;
+        } else if (name === "className") {
+          node.className = value;
+        } else {
+          node.setAttribute(name, String(value));
+        }
+      }
+      for (const child of children.flat()) {
+        if (child === undefined || child === null || child === false) continue;
+        node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      }
+      return node;
+    }
+
+    async function api(path, parameters) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(parameters || {})) {
+        if (value !== undefined && value !== null && value !== "") query.set(name, value);
+      }
+      const response = await fetch(path + (query.toString() ? "?" + query : ""), {
+        credentials: "same-origin", headers: { "Accept": "application/json" } });
+      const text = await response.text();
+      let body;
+      try { body = JSON.parse(text); } catch (error) { body = { error: text }; }
+      if (!response.ok) throw new Error(body.error || ("HTTP " + response.status));
+      return body;
+    }
+
+    function modelNamed(name) { return state.models.find((model) => model.name === name); }
+
+    function routeLink(parts, parameters) {
+      const path = "#/" + parts.map(encodeURIComponent).join("/");
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(parameters || {})) {
+        if (value !== undefined && value !== null && value !== "" && value !== false) query.set(name, value);
+      }
+      return path + (query.toString() ? "?" + query : "");
+    }
+
+    function parseRoute() {
+      const hash = location.hash.replace(/^#\/?/, "");
+      const [path, query] = hash.split("?");
+      const parts = path ? path.split("/").map(decodeURIComponent) : [];
+      return { parts, parameters: Object.fromEntries(new URLSearchParams(query || "")) };
+    }
+
+    // Typed display of one stored value.
+    function cellContent(cell, column) {
+      if (cell.nil) return { node: el("span", { className: "nil", title: "nil (NULL)" }, "nil"), kind: "nil" };
+      if ("text" in cell) {
+        if (cell.text === "") return { node: el("span", { className: "empty", title: "empty text" }, "empty"), kind: "text" };
+        return { node: document.createTextNode(cell.text), kind: "text", title: cell.text };
+      }
+      if ("int" in cell) return { node: document.createTextNode(cell.int), kind: "number" };
+      if ("real" in cell) return { node: document.createTextNode(cell.real), kind: "number" };
+      if ("bool" in cell) return { node: document.createTextNode(String(cell.bool)), kind: "bool" };
+      if ("date" in cell) {
+        const date = new Date(cell.date * 1000);
+        return { node: el("time", { datetime: date.toISOString() }, date.toLocaleString()), kind: "date", title: cell.stored };
+      }
+      if ("uuid" in cell) return { node: document.createTextNode(cell.uuid), kind: "uuid", title: cell.uuid };
+      if ("url" in cell) return { node: document.createTextNode(cell.url), kind: "url", title: cell.url };
+      if ("json" in cell) return { node: document.createTextNode(cell.json), kind: "json", title: cell.json };
+      if ("bytes" in cell) {
+        const more = cell.bytes > 32 ? "…" : "";
+        return { node: document.createTextNode(cell.bytes + " bytes " + cell.hex + more), kind: "bytes", title: cell.hex + more };
+      }
+      return { node: document.createTextNode("?"), kind: "text" };
+    }
+
+    function keyText(cell) {
+      if ("text" in cell) return cell.text;
+      if ("int" in cell) return cell.int;
+      if ("uuid" in cell) return cell.uuid;
+      return "";
+    }
+
+    // A stored key as the key token the API takes (see RowCursor.keyToken).
+    function keyToken(cell) {
+      if ("int" in cell) return "i" + cell.int;
+      const text = "text" in cell ? cell.text : "uuid" in cell ? cell.uuid : null;
+      if (text === null) return null;
+      const bytes = new TextEncoder().encode(text);
+      let binary = "";
+      for (const byte of bytes) binary += String.fromCharCode(byte);
+      return "t" + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    }
+
+    function valueCell(cell, column, model) {
+      const shown = cellContent(cell, column);
+      const td = el("td", { className: shown.kind, "data-column": column.name, title: shown.title });
+      const reference = model && model.references.find((item) => item.property === column.name);
+      const token = reference && !cell.nil ? keyToken(cell) : null;
+      if (token) {
+        td.append(el("a", { href: routeLink(["row", reference.model, token]), className: "reference",
+          title: reference.model + " " + keyText(cell) }, shown.node));
+      } else {
+        td.append(shown.node);
+      }
+      return td;
+    }
+
+    function showError(container, error) {
+      container.append(el("div", { className: "error", role: "alert" }, error.message || String(error)));
+    }
+
+    async function loadStore() {
+      state.store = await api("/api/models");
+      state.models = state.store.models;
+      document.getElementById("store-name").textContent = state.store.location;
+      document.getElementById("mode").textContent = state.store.writable ? "writable" : "read-only";
+      drawNavigation();
+    }
+
+    function drawNavigation() {
+      const nav = document.getElementById("models");
+      const route = parseRoute();
+      nav.replaceChildren(
+        el("a", { href: "#/", className: route.parts.length === 0 ? "current" : "" }, "Models"),
+        el("a", { href: "#/history", id: "nav-history", className: route.parts[0] === "history" ? "current" : "" }, "History"),
+        el("h3", {}, "Rows"),
+        ...state.models.map((model) => el("a", {
+          href: routeLink(["rows", model.name]), "data-model": model.name,
+          className: (route.parts[0] === "rows" || route.parts[0] === "row") && route.parts[1] === model.name ? "current" : "" },
+          el("span", {}, model.name), el("span", { className: "count" }, model.rows.toLocaleString()))));
+    }
+
+    async function render() {
+      const main = document.getElementById("main");
+      const route = parseRoute();
+      state.view = null;
+      drawNavigation();
+      try {
+        if (route.parts[0] === "rows" && route.parts[1]) await drawRows(main, route.parts[1], route.parameters);
+        else if (route.parts[0] === "row" && route.parts[1]) await drawRow(main, route.parts[1], route.parts[2]);
+        else if (route.parts[0] === "history") await drawHistory(main);
+        else drawOverview(main);
+      } catch (error) {
+        main.replaceChildren(el("h1", {}, "Kura Studio"));
+        showError(main, error);
+      }
+    }
+
+    function drawOverview(main) {
+      const store = state.store;
+      const history = store.history;
+      const facts = el("dl", { className: "facts" },
+        el("dt", {}, "Engine"), el("dd", {}, store.engine === "sqlite" ? "SQLite" : "PostgreSQL"),
+        el("dt", {}, "Location"), el("dd", { className: "mono" }, store.location),
+        el("dt", {}, "Size"), el("dd", {}, store.sizeBytes.toLocaleString() + " bytes"),
+        el("dt", {}, "Schema version"), el("dd", { id: "schema-version" }, store.schemaVersion === null || store.schemaVersion === undefined ? "none (not made by Kura)" : String(store.schemaVersion)),
+        el("dt", {}, "History"), el("dd", { id: "history-summary" }, history
+          ? history.count.toLocaleString() + " change sets kept (tokens " + (history.oldest ?? "–") + "–" + history.latest + ")"
+            + (history.trimmedThrough > 0 ? "; trimmed through token " + history.trimmedThrough : "; never trimmed")
+            + (history.oldestDate ? "; oldest saved " + new Date(history.oldestDate * 1000).toLocaleString() : "")
+            + ". Each app keeps what its historyRetention says (by default 7 days, at most 10,000 saves)."
+          : "none"),
+        el("dt", {}, "Integrity"), el("dd", {}, el("button", { id: "check", onclick: runCheck }, "Check"), " ", el("span", { id: "check-result" })));
+      main.replaceChildren(el("h1", {}, "Models"), el("div", { className: "card" }, facts),
+        ...state.models.map(drawModelCard));
+    }
+
+    async function runCheck() {
+      const result = document.getElementById("check-result");
+      result.textContent = "checking…";
+      try {
+        const answer = await api("/api/check");
+        result.textContent = answer.problems.length === 0 ? "ok: no problem found" : answer.problems.join(" · ");
+        result.className = answer.problems.length === 0 ? "" : "error";
+      } catch (error) {
+        result.textContent = error.message;
+        result.className = "error";
+      }
+    }
+
+    function drawModelCard(model) {
+      const rows = model.columns.map((column) => el("tr", {},
+        el("td", { className: "mono" }, column.name),
+        el("td", {}, column.kind), el("td", { className: "mono" }, column.type),
+        el("td", {}, column.isOptional ? "optional" : "required"),
+        el("td", {}, column.isPrimaryKey ? "primary key" : column.isUnique ? "unique" : "")));
+      return el("section", { className: "card", id: "model-" + model.name },
+        el("h2", {}, el("a", { href: routeLink(["rows", model.name]) }, model.name), " ",
+          el("span", { className: "kind" }, "table " + model.table + " · " + model.rows.toLocaleString() + (model.rows === 1 ? " row" : " rows"))),
+        el("table", { className: "schema" },
+          el("thead", {}, el("tr", {}, ["Property", "Kind", "Type", "Optionality", "Key"].map((name) => el("th", {}, name)))),
+          el("tbody", {}, rows)),
+        model.indexes.length ? el("p", {}, "Indexes: ", model.indexes.map((index, number) =>
+          el("span", { className: "mono" }, (number ? ", " : "") + index.name + " (" + index.columns.join(", ") + ")" + (index.unique ? " unique" : "")))) : null,
+        model.searchable.length ? el("p", {}, "Full-text search on " + model.searchable.join(", ")) : null,
+        model.references.length ? el("p", {}, "References: ", model.references.map((reference) =>
+          el("span", {}, reference.property + " → ", el("a", { href: routeLink(["rows", reference.model]) }, reference.model), " ",
+            el("span", { className: "rule " + reference.deleteRule }, "on delete: " + reference.deleteRule), " "))) : null,
+        model.referrers.length ? el("p", {}, "Referred to by: ", model.referrers.map((referrer) =>
+          el("span", {}, el("a", { href: routeLink(["rows", referrer.model]) }, referrer.model), "." + referrer.property + " ",
+            el("span", { className: "rule " + referrer.deleteRule }, referrer.deleteRule), " "))) : null);
+    }
+
+    // The rows view: its query lives in the address (sort, desc, q, f, after), so it can be
+    // linked, reloaded and gone back to.
+    async function drawRows(main, name, parameters) {
+      const model = modelNamed(name);
+      if (!model) throw new Error("The store has no model " + name + ".");
+      const filters = parameters.f ? JSON.parse(parameters.f) : [];
+      const view = { model: name, parameters, filters };
+      state.view = view;
+      const page = await api("/api/rows", { model: name, sort: parameters.sort, desc: parameters.desc,
+        q: parameters.q, f: parameters.f, after: parameters.after, limit: parameters.limit });
+      if (state.view !== view) return;
+      view.page = page;
+      const filterList = el("div", { id: "filters" });
+      for (const filter of filters) filterList.append(filterRow(model, filter));
+      const search = model.searchable.length ? el("input", { id: "search", type: "search",
+        placeholder: "Search " + model.searchable.join(", "), value: parameters.q || "" }) : null;
+      const apply = () => {
+        const chosen = [...filterList.querySelectorAll(".filter")].map((row) => ({
+          property: row.querySelector(".filter-property").value, op: row.querySelector(".filter-op").value,
+          value: row.querySelector(".filter-value").value }));
+        location.hash = routeLink(["rows", name], { sort: parameters.sort, desc: parameters.desc,
+          q: search ? search.value : undefined, f: chosen.length ? JSON.stringify(chosen) : undefined });
+      };
+      const exportLink = (format) => "/api/export?" + new URLSearchParams(Object.entries({ model: name,
+        sort: parameters.sort, desc: parameters.desc, q: parameters.q, f: parameters.f, format })
+        .filter(([, value]) => value !== undefined && value !== "")).toString();
+      const toolbar = el("div", { className: "toolbar" },
+        search,
+        el("button", { id: "add-filter", onclick: () => filterList.append(filterRow(model, { property: model.columns[0].name, op: "==", value: "" })) }, "Add filter"),
+        el("button", { id: "apply-filter", className: "primary", onclick: apply }, "Apply"),
+        el("a", { id: "export-csv", href: exportLink("csv") }, "Export CSV"),
+        el("a", { id: "export-json", href: exportLink("json") }, "Export JSON"));
+      if (search) search.onkeydown = (event) => { if (event.key === "Enter") apply(); };
+      const status = el("div", { id: "query-status", className: "status" + (page.inMemory.length ? " memory" : "") },
+        page.condition ? "Filter ran in SQL: " + page.condition : "No filter: every row, by key.");
+      if (page.inMemory.length) {
+        status.append(el("div", { id: "in-memory" }, "In memory (on the rows SQL returned): " + page.inMemory.join("; ")
+          + " — read " + page.scanned.toLocaleString() + " rows for this page" + (page.stoppedAtScanLimit ? ", stopped early: Next continues" : "") + "."));
+      }
+      const sort = parameters.sort || "";
+      const headers = page.columns.map((column) => {
+        const sorted = sort === column.name || (!sort && column.isPrimaryKey);
+        const arrow = sorted ? (parameters.desc === "1" ? " ▼" : " ▲") : "";
+        return el("th", { className: "sortable", "data-column": column.name, title: "Sort by " + column.name,
+          onclick: () => { location.hash = routeLink(["rows", name], { sort: column.name,
+            desc: sorted && parameters.desc !== "1" ? "1" : undefined, q: parameters.q, f: parameters.f }); } },
+          column.name, el("span", { className: "arrow" }, arrow), el("div", { className: "kind" }, column.kind + (column.isOptional ? "?" : "")));
+      });
+      const body = el("tbody", {}, page.rows.map((row) => rowLine(model, page.columns, row)));
+      const start = Number(parameters.start || 1);
+      const pager = el("div", { className: "toolbar" },
+        el("button", { id: "first-page", disabled: !parameters.after, onclick: () => {
+          location.hash = routeLink(["rows", name], { sort: parameters.sort, desc: parameters.desc, q: parameters.q, f: parameters.f }); } }, "First page"),
+        el("button", { id: "next-page", disabled: !page.next, onclick: () => {
+          location.hash = routeLink(["rows", name], { sort: parameters.sort, desc: parameters.desc, q: parameters.q, f: parameters.f,
+            after: page.next, start: start + page.rows.length }); } }, "Next page"),
+        el("span", { id: "page-info", className: "status" }, page.rows.length
+          ? "Rows " + start.toLocaleString() + "–" + (start + page.rows.length - 1).toLocaleString()
+            + (parameters.f || parameters.q ? " that match" : " of " + model.rows.toLocaleString())
+          : "No rows."));
+      main.replaceChildren(el("h1", {}, name), toolbar, filterList, status,
+        el("table", { id: "rows", "data-model": name }, el("thead", {}, el("tr", {}, headers)), body), pager);
+    }
+
+    function rowLine(model, columns, row) {
+      const keyIndex = columns.findIndex((column) => column.isPrimaryKey);
+      const tr = el("tr", { "data-key": row.key, "data-id": keyText(row.cells[keyIndex] || {}) });
+      columns.forEach((column, index) => {
+        const td = valueCell(row.cells[index], column, model);
+        if (index === keyIndex) {
+          const link = el("a", { href: routeLink(["row", model.name, row.key]), className: "row-link" });
+          link.append(...td.childNodes);
+          td.append(link);
+        }
+        tr.append(td);
+      });
+      if (state.live.has(model.name + "\u0000" + keyText(row.cells[keyIndex] || {}))) tr.classList.add("changed");
+      return tr;
+    }
+
+    function filterRow(model, filter) {
+      const property = el("select", { className: "filter-property" },
+        model.columns.map((column) => el("option", { value: column.name }, column.name)));
+      property.value = filter.property;
+      const op = el("select", { className: "filter-op" }, OPERATORS.map((name) => el("option", { value: name }, name)));
+      op.value = filter.op;
+      const value = el("input", { className: "filter-value", type: "text", value: filter.value || "", placeholder: "value" });
+      const line = el("div", { className: "filter" }, property, op, value);
+      line.append(el("button", { className: "remove-filter", title: "Remove", onclick: () => line.remove() }, "×"));
+      return line;
+    }
+
+    async function drawRow(main, name, token) {
+      const model = modelNamed(name);
+      if (!model) throw new Error("The store has no model " + name + ".");
+      const view = { row: name, token };
+      state.view = view;
+      const row = await api("/api/row", { model: name, key: token });
+      if (state.view !== view) return;
+      const keyIndex = row.columns.findIndex((column) => column.isPrimaryKey);
+      const lines = row.columns.map((column, index) => el("tr", { "data-column": column.name },
+        el("th", {}, column.name, el("div", { className: "kind" }, column.kind + (column.isOptional ? "?" : ""))),
+        valueCell(row.cells[index], column, model)));
+      const referrers = row.referrers.map((group) => el("li", { className: "referrers", "data-model": group.model, "data-property": group.property },
+        el("a", { href: routeLink(["rows", group.model], { f: JSON.stringify([{ property: group.property, op: "==", value: keyText(row.cells[keyIndex]) }]) }) },
+          group.model + "." + group.property),
+        ": " + group.count + (group.count === 1 ? " row " : " rows "),
+        el("span", { className: "rule " + group.deleteRule }, "on delete: " + group.deleteRule), " ",
+        group.keys.map((key, number) => el("a", { href: routeLink(["row", group.model, key]), className: "referrer-link mono" }, group.shown[number])), " "));
+      main.replaceChildren(
+        el("h1", {}, el("a", { href: routeLink(["rows", name]) }, name), " ", el("span", { className: "mono" }, keyText(row.cells[keyIndex] || {}))),
+        el("table", { id: "row" }, el("tbody", {}, lines)),
+        el("h2", {}, "Referred to by"),
+        referrers.length ? el("ul", { className: "plain", id: "referrers" }, referrers) : el("p", { className: "muted", id: "referrers" }, "No model refers to " + name + "."));
+      const preview = await api("/api/delete-preview", { model: name, key: token });
+      if (state.view !== view) return;
+      main.append(el("h2", {}, "Deleting this row"),
+        el("p", { id: "delete-preview", className: preview.refusals.length ? "refused" : "" }, preview.summary),
+        el("p", { className: "status" }, "The studio is read-only: this says what a delete would do, by the delete rules, and deletes nothing."));
+    }
+
+    async function drawHistory(main) {
+      const view = { history: true };
+      state.view = view;
+      const history = await api("/api/history", { limit: 100 });
+      if (state.view !== view) return;
+      const entries = history.changeSets.map(historyEntry);
+      main.replaceChildren(el("h1", {}, "History"),
+        el("p", { className: "status" }, "The latest change sets saved to the store, newest first (live)."),
+        el("div", { id: "history" }, entries.length ? entries : el("p", {}, "No change set yet.")));
+    }
+
+    function historyEntry(entry) {
+      const lines = Object.keys(entry.changes).sort().map((name) => {
+        const changes = entry.changes[name];
+        const ids = (list, className, label) => list.length ? el("div", { className: "ids " + className }, label + ": ",
+          list.map((id) => {
+            const token = "t" + btoa(unescape(encodeURIComponent(id))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+            const model = modelNamed(name);
+            const integerKey = model && model.columns.find((column) => column.isPrimaryKey && column.kind === "integer");
+            return className === "del" ? el("span", { className: "mono" }, id + " ")
+              : el("a", { href: routeLink(["row", name, integerKey ? "i" + id : token]) }, id);
+          })) : null;
+        return el("div", { className: "model-changes", "data-model": name }, el("strong", {}, name),
+          ids(changes[0] || changes.inserted || [], "ins", "inserted"),
+          ids(changes[1] || changes.updated || [], "upd", "updated"),
+          ids(changes[2] || changes.deleted || [], "del", "deleted"));
+      });
+      return el("div", { className: "history-entry", "data-token": entry.token },
+        el("div", {}, el("span", { className: "mono" }, "#" + entry.token), " · ", new Date(entry.date * 1000).toLocaleString()), lines);
+    }
+
+    // Live: each change set saved by any process marks its rows and refreshes the view.
+    function connectLive() {
+      const badge = document.getElementById("live");
+      const events = new EventSource("/api/events");
+      events.addEventListener("hello", () => { badge.textContent = "live"; badge.className = "badge on"; });
+      events.addEventListener("change", async (message) => {
+        const entry = JSON.parse(message.data);
+        state.token = entry.token;
+        for (const [name, changes] of Object.entries(entry.changes)) {
+          const lists = Array.isArray(changes) ? changes : [changes.inserted || [], changes.updated || [], []];
+          for (const id of [...(lists[0] || []), ...(lists[1] || [])]) state.live.add(name + "\u0000" + id);
+        }
+        badge.textContent = "live · saved #" + entry.token;
+        try {
+          await loadStore();
+          if (!state.view || state.view.model || state.view.row || state.view.history) await render();
+        } catch (error) { /* the next change tries again */ }
+      });
+      events.onerror = () => { badge.textContent = "reconnecting…"; badge.className = "badge off"; };
+    }
+
+    window.addEventListener("hashchange", render);
+    window.addEventListener("DOMContentLoaded", async () => {
+      try {
+        await loadStore();
+        await render();
+        connectLive();
+      } catch (error) {
+        showError(document.getElementById("main"), error);
+      }
+    });
+    """#
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Kura
+import KuraStoreCLI
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
+import KuraCLI
+import KuraStudio
+
+/// `kura studio <store>`: a local web page on a model store, read-only.
+let studioCommand = Command(
+  name: "studio",
+  abstract: "Opens a local web page on a model store: its models, rows, relations and history.",
+  discussion: """
+    Serves the page on 127.0.0.1 and prints its URL, which holds a random secret: open it in a \
+    browser on this computer (the secret becomes a cookie; a request without it is refused). \
+    The store is opened read-only and nothing is written or created. The page updates live \
+    when any process saves. Stop it with Ctrl-C.
+    """,
+  arguments: [storeArgument],
+  options: [
+    Option(
+      "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port")
+  ],
+  flags: [Flag("open", help: "Open the page in the default browser, where there is one.")],
+  run: { invocation in
+    let command = invocation.commandPath
+    let location = try storeLocation(invocation)
+    let port: Int = try invocation.option("port", in: 0...) ?? 0
+    guard port <= Int(UInt16.max) else {
+      throw UsageError(
+        "`\(port)` is not a valid value for --port: give a port from 0 to 65535.", command: command)
+    }
+    #if canImport(Glibc)
+      let studio = try Studio(store: location.configuration, storeName: location.description)
+      let server = try StudioServer(studio: studio, port: UInt16(port))
+      // Written straight to the file descriptor: a test or script reading the URL waits for it.
+      FileHandle.standardOutput.write(
+        Data(("Kura Studio on \(location.description) (read-only): \(studio.url)\n").utf8))
+      if invocation.flag("open") { openInBrowser(studio.url) }
+      _ = server
+      // Ctrl-C and SIGTERM end the process (their default action).
+      while true { pause() }
+    #else
+      throw UsageError(
+        "`kura studio` is not available on this platform (it needs libmicrohttpd, on Linux).",
+        command: command)
+    #endif
+  })
+
+/// Opens `url` with the desktop's opener (`xdg-open`, `open`), or says there is none.
+private func openInBrowser(_ url: String) {
+  let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+  for opener in ["xdg-open", "open"] {
+    for folder in path.split(separator: ":") {
+      let candidate = "\(folder)/\(opener)"
+      guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: candidate)
+      process.arguments = [url]
+      if (try? process.run()) != nil { return }
+    }
+  }
+  FileHandle.standardError.write(
+    Data("No browser to open here (no xdg-open): open the URL above in a browser.\n".utf8))
+}

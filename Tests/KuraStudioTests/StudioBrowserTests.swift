@@ -1,0 +1,275 @@
+import Foundation
+import Kura
+import KuraPostgreSQL
+import KuraTestSupport
+import KuraEngineTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `kura studio` (the real executable, in its own process) in a real headless Chromium, driven
+/// over WebDriver: what a person sees and does on the page.
+///
+/// With `KURA_STUDIO_SCREENSHOTS=<folder>` the tests save the article's screenshots there
+/// (the article "Browsing a Store" shows the ones taken into `Sources/Kura/Kura.docc/Resources`).
+@Suite("Studio in a browser", .serialized, .enabled(if: WebDriver.isAvailable))
+struct StudioBrowserTests {
+  /// A `kura studio` process on `store`, and its URL.
+  final class StudioProcess: Sendable {
+    let child: ChildLine
+    let url: String
+    let origin: String
+
+    init(_ store: URL) throws {
+      child = try ChildLine(
+        try kuraExecutable(), ["studio", store.path], until: { $0.contains("?secret=") })
+      let line = try #require(child.line)
+      url = try #require(line.split(separator: " ").last.map(String.init))
+      origin = String(url.prefix { $0 != "?" }.dropLast())
+    }
+  }
+
+  /// Trips with activities and a booking, and the hostile names of ``seededStore(_:)``.
+  func tourStore(_ folder: StudioFolder) throws -> URL {
+    let url = try seededStore(folder)
+    let context = ModelContext(try ModelContainer(for: studioModels, configurations: .url(url)))
+    let places = [
+      "Sapporo", "Hakodate", "Sendai", "Nikko", "Kamakura", "Hakone", "Kanazawa", "Takayama",
+      "Nagoya", "Ise", "Osaka", "Kobe", "Himeji", "Hiroshima", "Miyajima", "Matsuyama",
+      "Fukuoka", "Nagasaki", "Kagoshima", "Naha",
+    ]
+    for id in 5...130 {
+      let start = Date(timeIntervalSince1970: 1_796_000_000 + Double(id) * 86_400)
+      try context.insert(
+        Trip(
+          id: id, name: places[id % places.count] + (id > 20 ? " \(id / 20)" : ""), start: start,
+          budget: id % 4 == 0 ? nil : Double(id * 25), notes: id % 3 == 0 ? "with friends" : nil))
+    }
+    try context.save()
+    return url
+  }
+
+  func saveScreenshot(_ driver: WebDriver, _ name: String) async throws {
+    let png = try await driver.screenshot()
+    #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    guard let folder = ProcessInfo.processInfo.environment["KURA_STUDIO_SCREENSHOTS"] else {
+      return
+    }
+    try png.write(to: URL(fileURLWithPath: folder).appendingPathComponent(name))
+  }
+
+  @Test func pagesSortsFiltersAndFollowsRelationsBothWays() async throws {
+    let folder = StudioFolder()
+    let studio = try StudioProcess(try tourStore(folder))
+    let driver = try await WebDriver.start(folder: folder.url)
+    do {
+      try await driver.open(studio.url)
+      // The secret left the address bar for a cookie.
+      #expect(try await driver.run("return location.href") as? String == studio.origin + "/")
+      #expect(try await driver.wait(for: "document.querySelector('#model-Trip')") != nil)
+      #expect(
+        try await driver.run("return document.getElementById('schema-version').textContent")
+          as? String == "1")
+      try await saveScreenshot(driver, "studio-models.png")
+
+      try await driver.click("nav a[data-model='Trip']")
+      #expect(
+        try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 50")
+          != nil)
+      #expect(try await ids(driver).prefix(3) == ["1", "2", "3"])
+      #expect(try await text(driver, "#page-info") == "Rows 1–50 of 130")
+      try await driver.click("#next-page")
+      #expect(
+        try await driver.wait(
+          for: "document.querySelector('#page-info').textContent === 'Rows 51–100 of 130'") != nil)
+      #expect(try await ids(driver).first == "51")
+      try await driver.click("#next-page")
+      #expect(
+        try await driver.wait(
+          for: "document.querySelector('#page-info').textContent === 'Rows 101–130 of 130'") != nil)
+      #expect(
+        try await driver.run("return document.getElementById('next-page').disabled") as? Bool
+          == true)
+
+      // Sort by budget, descending (nil last).
+      try await driver.click("#first-page")
+      try await driver.wait(
+        for: "document.querySelector('#page-info').textContent === 'Rows 1–50 of 130'")
+      try await driver.click("th[data-column='budget']")
+      try await driver.wait(
+        for: "document.querySelector(\"th[data-column='budget'] .arrow\").textContent === ' ▲'")
+      #expect(try await ids(driver).prefix(3) == ["2", "8", "12"])  // nil first
+      try await driver.click("th[data-column='budget']")
+      try await driver.wait(
+        for: "document.querySelector(\"th[data-column='budget'] .arrow\").textContent === ' ▼'")
+      #expect(try await ids(driver).prefix(2) == ["130", "129"])
+
+      // A filter through the store's translation: budget > 3000 and notes contains "friends".
+      try await driver.click("#add-filter")
+      try await driver.run(
+        "const row = document.querySelectorAll('.filter')[0];"
+          + "row.querySelector('.filter-property').value = 'budget';"
+          + "row.querySelector('.filter-op').value = '>';")
+      try await driver.type("3000", into: ".filter .filter-value")
+      try await driver.click("#add-filter")
+      try await driver.run(
+        "const row = document.querySelectorAll('.filter')[1];"
+          + "row.querySelector('.filter-property').value = 'notes';"
+          + "row.querySelector('.filter-op').value = 'contains';")
+      try await driver.type("friends", into: ".filter:nth-of-type(2) .filter-value")
+      try await driver.click("#apply-filter")
+      try await driver.wait(
+        for: "document.querySelector('#query-status').textContent.includes('kura_contains')")
+      #expect(try await ids(driver) == ["129", "126", "123"])
+      try await saveScreenshot(driver, "studio-rows.png")
+
+      // A reference links to its row; the row lists what refers to it.
+      try await driver.open(studio.origin + "/#/rows/Activity")
+      try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 4")
+      try await driver.click("#rows tbody tr[data-id='2'] a.reference")
+      try await driver.wait(for: "document.querySelector('#referrers')")
+      #expect(try await driver.run("return location.hash") as? String == "#/row/Trip/i1")
+      #expect(
+        try await driver.run(
+          "return [...document.querySelectorAll('#referrers li')].map((li) => li.dataset.model + ' ' + li.textContent.split(':')[1].trim().split(' ')[0])"
+        )
+          as? [String] == ["Activity 3", "Booking 1"])
+      try await saveScreenshot(driver, "studio-row.png")
+      try await driver.click("#referrers li[data-model='Activity'] a.referrer-link")
+      try await driver.wait(for: "location.hash === '#/row/Activity/i1'")
+      #expect(
+        try await driver.wait(
+          for: "document.querySelector(\"#row tr[data-column='name'] td\").textContent")
+          as? String == "Temple")
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
+  }
+
+  @Test func storedMarkupIsShownAsText() async throws {
+    let folder = StudioFolder()
+    let studio = try StudioProcess(try seededStore(folder))
+    let driver = try await WebDriver.start(folder: folder.url)
+    do {
+      try await driver.open(studio.url)
+      try await driver.open(studio.origin + "/#/rows/Trip")
+      try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 4")
+      let names = try await driver.run(
+        "return [...document.querySelectorAll(\"#rows td[data-column='name']\")].map((td) => td.textContent)"
+      )
+      #expect(
+        names as? [String]
+          == ["Kyoto", "Nara", "<script>alert(1)</script>", "<img src=x onerror=alert(2)>"])
+      #expect(
+        try await driver.run("return document.querySelectorAll('#rows img, #rows script').length")
+          as? Int == 0)
+      #expect(try await driver.alertText() == nil)
+      // nil and empty text look different.
+      let notes = try await driver.run(
+        "return [...document.querySelectorAll(\"#rows td[data-column='notes']\")].map((td) => td.firstElementChild ? td.firstElementChild.className : td.textContent)"
+      )
+      #expect(notes as? [String] == ["temples", "nil", "empty", "Café"])
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
+  }
+
+  @Test func aSaveByAnotherProcessAppearsMarked() async throws {
+    let folder = StudioFolder()
+    let store = try seededStore(folder)
+    let studio = try StudioProcess(store)
+    let driver = try await WebDriver.start(folder: folder.url)
+    do {
+      try await driver.open(studio.url)
+      try await driver.open(studio.origin + "/#/rows/Trip")
+      try await driver.wait(for: "document.getElementById('live').textContent === 'live'")
+      try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 4")
+      // This test process saves; the studio process sees it through the store's change feed.
+      let context = ModelContext(try ModelContainer(for: studioModels, configurations: .url(store)))
+      try context.insert(
+        Trip(id: 5, name: "Okinawa", start: Date(timeIntervalSince1970: 1_797_000_000)))
+      var nara = try #require(try context.model(for: 2, as: Trip.self))
+      nara.notes = "deer park"
+      try context.insert(nara)
+      try context.save()
+      #expect(
+        try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 5")
+          != nil)
+      let changed = try await driver.run(
+        "return [...document.querySelectorAll('#rows tbody tr.changed')].map((tr) => tr.dataset.id)"
+      )
+      #expect(changed as? [String] == ["2", "5"])
+      #expect(
+        try await text(driver, "nav a[data-model='Trip'] .count") == "5")
+      try await driver.open(studio.origin + "/#/history")
+      try await driver.wait(for: "document.querySelectorAll('.history-entry').length === 2")
+      let newest = try await driver.run(
+        "return document.querySelector('.history-entry .model-changes').textContent")
+      #expect(newest as? String == "Tripinserted: 5updated: 2")
+      try await saveScreenshot(driver, "studio-history.png")
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
+  }
+
+  @Test func aRequestWithoutTheSecretIsRefused() async throws {
+    let folder = StudioFolder()
+    let studio = try StudioProcess(try seededStore(folder))
+    // Without the cookie: the page and the API are refused.
+    let driver = try await WebDriver.start(folder: folder.url)
+    do {
+      try await driver.open(studio.origin + "/")
+      let body = try await driver.run("return document.body.textContent") as? String
+      #expect(
+        body
+          == "Kura Studio refused the request: it carries no secret. Open the URL `kura studio` "
+          + "printed (with ?secret=…) in this browser.")
+      try await driver.open(studio.origin + "/api/rows?model=Trip")
+      #expect(
+        try await driver.run("return document.body.textContent.includes('Kyoto')") as? Bool == false
+      )
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
+    let request = URLRequest(url: try #require(URL(string: studio.origin + "/api/models")))
+    let (_, refused) = try await URLSession.shared.data(for: request)
+    #expect((refused as? HTTPURLResponse)?.statusCode == 403)
+  }
+
+  func ids(_ driver: WebDriver) async throws -> [String] {
+    try await driver.run(
+      "return [...document.querySelectorAll('#rows tbody tr')].map((tr) => tr.dataset.id)")
+      as? [String] ?? []
+  }
+
+  func text(_ driver: WebDriver, _ selector: String) async throws -> String? {
+    try await driver.run("return document.querySelector(arguments[0]).textContent", [selector])
+      as? String
+  }
+}
+
+/// The `kura` executable built beside the tests.
+func kuraExecutable() throws -> URL {
+  let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  var directory = executable.deletingLastPathComponent()
+  while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("kura").path),
+    directory.path != "/"
+  {
+    directory = directory.deletingLastPathComponent()
+  }
+  let url = directory.appendingPathComponent("kura")
+  try #require(
+    FileManager.default.isExecutableFile(atPath: url.path),
+    "`kura` is not built at \(url.path); run `swift build` first")
+  return url
+}
