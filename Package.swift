@@ -52,7 +52,9 @@ let package = Package(
     // The SQLite driver: connections, statements, pools (the only code calling SQLite's C API).
     .target(
       name: "KuraSQLite",
-      dependencies: ["KuraBase", .target(name: "CSQLite", condition: .when(platforms: [.linux]))]
+      dependencies: [
+        "KuraBase", "CKuraSupport", .target(name: "CSQLite", condition: .when(platforms: [.linux])),
+      ]
     ),
     // `@AppStorage`-style preferences and App Group suites.
     .target(name: "KuraPreferences", dependencies: ["KuraBase", "KuraSQLite"]),
@@ -177,7 +179,8 @@ let package = Package(
     // One test target per layer: a change to preferences builds and runs their tests alone.
     .testTarget(name: "KuraSQLiteTests", dependencies: ["Kura", "KuraTestSupport"]),
     .testTarget(name: "KuraPreferencesTests", dependencies: ["Kura", "KuraTestSupport"]),
-    .testTarget(name: "KuraDocumentsTests", dependencies: ["Kura", "KuraTestSupport"]),
+    .testTarget(
+      name: "KuraDocumentsTests", dependencies: ["Kura", "KuraTestSupport", "WarikanKit"]),
     .testTarget(
       name: "KuraStoreTests",
       dependencies: [
@@ -188,7 +191,7 @@ let package = Package(
       name: "KuraSyncTests",
       dependencies: [
         "Kura", "KuraPostgreSQL", "KuraSync", "KuraSyncCore", "KuraSyncServer", "KuraTestSupport",
-        "KuraEngineTestSupport", "KuraCLI",
+        "KuraEngineTestSupport", "KuraCLI", "KuraStoreCLI",
       ]),
     // End to end: the apps and the `kura` tool as a person runs them.
     .testTarget(

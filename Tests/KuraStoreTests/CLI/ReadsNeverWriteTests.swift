@@ -5,9 +5,7 @@ import Testing
 
 import KuraPostgreSQL
 
-import KuraSync
 
-import KuraSyncCore
 
 import KuraStoreCLI
 
