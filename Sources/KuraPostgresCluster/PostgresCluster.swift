@@ -244,7 +244,7 @@
     ) throws {
       let options =
         "-c listen_addresses='' -c unix_socket_directories='\(folder)' -c port=5432"
-        + (fsync ? "" : " -c fsync=off") + " -c max_connections=200"
+        + (fsync ? "" : " -c fsync=off") + " -c max_connections=600"
       try run(
         owner,
         [
