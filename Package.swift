@@ -75,7 +75,8 @@ let package = Package(
     // What the sync client and server share: the wire format, stamps, the merge core.
     .target(name: "KuraSyncCore", dependencies: ["KuraBase", "KuraStore"]),
     // The sync client: a replica's local store and its engine (URLSession).
-    .target(name: "KuraSync", dependencies: ["KuraBase", "KuraSQLite", "KuraStore", "KuraSyncCore"]),
+    .target(
+      name: "KuraSync", dependencies: ["KuraBase", "KuraSQLite", "KuraStore", "KuraSyncCore"]),
     // The sync server: its logic on PostgreSQL and its HTTP transport (libmicrohttpd).
     .target(
       name: "KuraSyncServer",

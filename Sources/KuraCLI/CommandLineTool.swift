@@ -106,7 +106,8 @@ public enum CommandLineTool {
   /// the `--store` argument or `KURA_STORE_URL`, not a server that can't be reached.
   static func isInvalidStoreLocation(_ error: any Error) -> Bool {
     let refusal =
-      error as? any LocationInputError ?? (error as? StoreError)?.underlying as? any LocationInputError
+      error as? any LocationInputError ?? (error as? StoreError)?.underlying
+      as? any LocationInputError
     return refusal?.isInvalidLocationInput == true
   }
 

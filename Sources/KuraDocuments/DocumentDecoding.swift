@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 /// Decodes a document's bytes, turning every failure into a ``DocumentError`` that names the
 /// line, column and reason.
@@ -16,7 +16,8 @@ package enum DocumentDecoding {
   /// Decodes `data` as `Value`.
   ///
   /// - Throws: ``DocumentError`` with code ``DocumentError/Code/damaged``.
-  package static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, file: URL) throws
+  package static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, file: URL)
+    throws
     -> Value
   {
     if data.isEmpty {

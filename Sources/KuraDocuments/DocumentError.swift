@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 /// An error raised while opening, reading or saving a ``DocumentStore``.
 ///

@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 #if canImport(Glibc)
   import Glibc
@@ -77,7 +77,9 @@ package enum DocumentFile {
   }
 
   /// Reads from an offset to the end of an open file.
-  package static func readAll(_ fd: Int32, path: String, from offset: Int, sizeHint: Int) throws -> Data {
+  package static func readAll(_ fd: Int32, path: String, from offset: Int, sizeHint: Int) throws
+    -> Data
+  {
     // One byte more than expected, so reading a file of the expected size needs no regrowth.
     var data = Data(count: max(sizeHint - offset, 0) + 1)
     var filled = 0

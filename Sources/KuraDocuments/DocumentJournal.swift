@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 /// The journal kept beside a collection document (`.<name>.journal`): a header tying it to one
 /// version of the JSON file, then one framed record per change.

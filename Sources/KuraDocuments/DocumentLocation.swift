@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 /// Where a ``DocumentStore`` keeps its file: the app's Documents folder, an App Group container,
 /// or any file URL.

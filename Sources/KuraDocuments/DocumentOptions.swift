@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 /// How a ``DocumentStore`` saves, recovers and watches its file.
 ///

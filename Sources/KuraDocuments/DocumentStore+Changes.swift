@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 #if canImport(Glibc)
   import Glibc
@@ -142,8 +142,9 @@ package struct DocumentPin: ~Copyable {
   }
 
   /// Pins the files `state` was loaded from (and unpins the previous ones).
-  package mutating func follow<Value>(_ state: DocumentEngine<Value>.State, _ engine: DocumentEngine<Value>)
-  {
+  package mutating func follow<Value>(
+    _ state: DocumentEngine<Value>.State, _ engine: DocumentEngine<Value>
+  ) {
     file.follow(state.file, path: engine.path)
     journal.follow(state.journal, path: engine.journalPath)
   }

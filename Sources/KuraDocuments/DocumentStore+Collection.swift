@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 extension DocumentStore {
   /// Appends an element, saved (as one journal record, not a rewrite of the file) when the call

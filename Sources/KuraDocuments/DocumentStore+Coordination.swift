@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 import Observation
 import Synchronization
 
@@ -21,7 +21,8 @@ extension DocumentStore {
   /// Runs a change under the mutex and the exclusive file lock, after loading other processes'
   /// changes; records the stamp the write left (no system call: the engine knows the file and
   /// journal it wrote) and notifies observers when `body` says it changed.
-  package func write<T>(_ body: (inout DocumentEngine<Value>.State) throws -> (T, Bool)) throws -> T {
+  package func write<T>(_ body: (inout DocumentEngine<Value>.State) throws -> (T, Bool)) throws -> T
+  {
     let (result, changed) = try withState { state -> (T, Bool) in
       changingThread.store(CurrentThread.identifier, ordering: .relaxed)
       defer { changingThread.store(0, ordering: .relaxed) }

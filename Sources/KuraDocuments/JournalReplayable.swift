@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 /// A collection whose changes can be kept in a document's journal and replayed on open.
 package protocol JournalReplayable {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A property that reads and writes one preference, like SwiftUI's `@AppStorage`; usable in any
 /// struct or class.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// How a key's values convert to and from stored ``PreferenceValue``s (chosen by the key's
 /// initializer from its value type). Implemented by caseless enums so that a key holds only a

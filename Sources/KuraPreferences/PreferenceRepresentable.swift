@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A type whose values convert to and from one ``PreferenceValue`` without loss.
 ///

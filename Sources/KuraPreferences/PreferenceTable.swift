@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The SQL of a suite file: one row per key with its type, its value and the version of the write
 /// transaction that last changed it. A removed key keeps its row with a NULL type (a tombstone) so
@@ -137,7 +137,9 @@ package enum PreferenceTable {
   }
 
   /// Stores a value under a key.
-  package static func put(_ db: Connection, name: String, value: PreferenceValue, version: Int64) throws {
+  package static func put(_ db: Connection, name: String, value: PreferenceValue, version: Int64)
+    throws
+  {
     let (type, storage) = try value.storageColumns()
     let statement = try db.cachedStatement(
       """

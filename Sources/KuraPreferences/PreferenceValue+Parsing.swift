@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension PreferenceValue {
   /// The types text can be read as (`kura defaults write` flags).

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // How a PreferenceValue is kept in a suite's SQLite file: a `type` column naming its type and a
 // `value` column in the matching SQLite storage class. Arrays and dictionaries are kept as a

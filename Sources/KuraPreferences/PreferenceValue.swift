@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// One stored preference value, typed: text, a whole number, a floating-point number, a Boolean,
 /// a date, bytes, or an array or dictionary of these.

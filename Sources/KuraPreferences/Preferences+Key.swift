@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension Preferences {
   /// A typed preference: its name in the suite and the value read when none is stored.

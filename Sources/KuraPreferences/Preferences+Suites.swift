@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension Preferences {
   /// The current app's own suite (`KURA_APP_ID` or the executable's name), like

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 import Synchronization
 
 // Keeping the in-memory copy in step with the file: a read first compares the shared change

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Reads and writes inside one write transaction of a suite: see ``Preferences/batch(_:)``.
 ///

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 import Synchronization
 
 /// The standard suite of an app whose file could not be opened when ``Preferences/standard`` was
@@ -25,7 +25,8 @@ package final class PreferencesDeferredOpen: Sendable {
   ///
   /// - Throws: ``PreferencesError/Code/cannotOpen`` when it still can't be opened (or
   ///   ``PreferencesError/Code/invalidSuiteName`` for an unusable app identifier).
-  package func suiteForWriting(registeredDefaults: [String: PreferenceValue]) throws -> Preferences {
+  package func suiteForWriting(registeredDefaults: [String: PreferenceValue]) throws -> Preferences
+  {
     if let suite = opened.withLock({ $0 }) { return suite }
     return try open(registeredDefaults: registeredDefaults)
   }

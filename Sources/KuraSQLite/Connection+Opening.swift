@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 #if canImport(CSQLite)
   internal import CSQLite

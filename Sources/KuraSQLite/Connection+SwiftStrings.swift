@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 #if canImport(CSQLite)
   internal import CSQLite
@@ -158,7 +158,9 @@ extension SwiftStringSQL {
   }
 
   /// ``order(_:_:)`` for two UTF-8 byte sequences.
-  package static func order(utf8 left: UnsafeRawBufferPointer, utf8 right: UnsafeRawBufferPointer) -> Int {
+  package static func order(utf8 left: UnsafeRawBufferPointer, utf8 right: UnsafeRawBufferPointer)
+    -> Int
+  {
     // Text already in NFC (recognised for the common scripts) is its own NFC form, and UTF-8
     // byte order is scalar order.
     if isKnownNFC(left) && isKnownNFC(right) {

@@ -1,4 +1,5 @@
 import KuraBase
+
 extension Connection {
   /// How a transaction takes its lock.
   ///

@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 #if canImport(CSQLite)
   internal import CSQLite
@@ -34,7 +34,8 @@ public final class Connection: @unchecked Sendable {
   @exclusivity(unchecked) private var statementCache = StatementCache<Statement>()
   package var savepointDepth = 0
   /// BEGIN/COMMIT/ROLLBACK statements, kept apart so a transaction costs no dictionary lookups.
-  @exclusivity(unchecked) package var transactionStatements: [Statement?] = Array(repeating: nil, count: 5)
+  @exclusivity(unchecked) package var transactionStatements: [Statement?] = Array(
+    repeating: nil, count: 5)
   /// The object a layer above works with this connection through (the SQLite store engine's
   /// ``StoreConnection``), made once and kept as long as the connection: it refers back to the
   /// connection without keeping it alive.

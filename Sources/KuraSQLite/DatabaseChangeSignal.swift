@@ -1,6 +1,6 @@
-import KuraBase
 import CKuraSupport
 import Foundation
+import KuraBase
 import Synchronization
 
 #if canImport(CSQLite)

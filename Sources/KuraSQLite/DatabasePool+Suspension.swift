@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 
 /// The writer connection of a pool, closed while the process is suspended and opened again by the
 /// next write.

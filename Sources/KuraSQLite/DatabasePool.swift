@@ -1,5 +1,5 @@
-import KuraBase
 import Foundation
+import KuraBase
 import Synchronization
 
 /// One SQLite file shared by one serialized writer and several concurrent readers (WAL mode).
@@ -238,7 +238,8 @@ public final class DatabasePool: Sendable {
   /// be reported once; the handler is given the ``changeCount`` it saw. Keep it short: one thread
   /// serves every observer of the process. (The layers above turn this wake-up into their
   /// `AsyncStream`s and Observation changes; it is not public API.)
-  package func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
+  package func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation
+  {
     guard let (folder, names) = signal.watchedNames else { return ChangeObservation {} }
     return observers.add(handler) {
       lastSeen.withLock { $0 = signal.stamp }

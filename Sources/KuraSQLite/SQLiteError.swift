@@ -1,4 +1,5 @@
 import KuraBase
+
 #if canImport(CSQLite)
   internal import CSQLite
 #else

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraPreferences
-import Foundation
 
 /// The state of one scene (one window of an app), like SwiftUI's `@SceneStorage`: every part of
 /// the scene shares it, reopening the same scene identifier restores it, and ``discard()`` deletes

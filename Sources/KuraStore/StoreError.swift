@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// An error of the model store: a model Kura cannot store, a store file that does not match the
 /// models or is not a store at all, or a failure reading or writing it.
@@ -271,4 +271,3 @@ package func storeLabel(_ url: URL?, inMemory: String = "the in-memory store") -
   if let name = StoreLabels.name(for: url) { return "`\(name)`" }
   return "`\(url.lastPathComponent)`"
 }
-

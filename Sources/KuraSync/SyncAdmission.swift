@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// The check of each pulled change against this replica's own schema, before it is merged:
 /// another device (a buggy app version, a leaked token) can send anything the server takes,

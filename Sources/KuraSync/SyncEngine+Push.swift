@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Pushing the outbox: saves in sequence order with their models' unique attributes, the
 /// server's answer taken in (acknowledged saves dropped, lost unique values settled), and a save

@@ -1,9 +1,9 @@
+import Dispatch
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Dispatch
-import Foundation
 import Synchronization
 
 /// A replica's first pull of its space (and a rebase from a snapshot, which is a first pull

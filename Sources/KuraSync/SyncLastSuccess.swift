@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 import Synchronization
 
 /// When a replica's exchanges with its server last succeeded, kept in the store's sync state

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Rows saved before sync was turned on for a store: a sync engine starting on the store stamps
 /// them (at that moment) and adds them to the outbox, once — a row that has a sync record (saved
@@ -19,7 +19,8 @@ extension SyncLocalStore {
   ///
   /// - Returns: How many rows were added to the outbox.
   @discardableResult
-  package static func uploadRowsSavedBeforeSync(container: ModelContainer, db: StoreConnection) throws
+  package static func uploadRowsSavedBeforeSync(container: ModelContainer, db: StoreConnection)
+    throws
     -> Int
   {
     var total = 0

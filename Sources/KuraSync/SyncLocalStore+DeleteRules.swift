@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Delete rules after a pull. Every replica applies a model's delete rules to its own rows when
 /// a pulled change deletes the model, as a local delete would, and sends what the rules did as
@@ -50,7 +50,9 @@ extension SyncLocalStore {
     }
   }
 
-  package static func setParked(_ key: SyncMergeState.Key, _ parked: Bool, _ db: StoreConnection) throws {
+  package static func setParked(_ key: SyncMergeState.Key, _ parked: Bool, _ db: StoreConnection)
+    throws
+  {
     try db.run(
       parked
         ? "INSERT OR IGNORE INTO kura_sync_parked (model, id) VALUES (?, ?)"
@@ -166,7 +168,8 @@ extension SyncLocalStore {
   }
 
   /// A stored row's values by column, or `nil` when there is no such row.
-  package static func rowValues(_ schema: ModelSchema, id: DatabaseValue, _ db: StoreConnection) throws
+  package static func rowValues(_ schema: ModelSchema, id: DatabaseValue, _ db: StoreConnection)
+    throws
     -> [String: SyncValue]?
   {
     let select = try db.cachedStatement(

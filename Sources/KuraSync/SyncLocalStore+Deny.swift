@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// A replica's side of the server's `.deny` enforcement (SyncService+Deny.swift): naming its
 /// models' `.deny` references in a push, and taking back the deletes the server denied — each

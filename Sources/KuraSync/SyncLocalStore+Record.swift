@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Recording a local save with sync on: runs inside every save of such a container (through
 /// ``SaveParticipant``), so it is written for its cost — each statement from the connection's
@@ -40,7 +40,9 @@ extension SyncLocalStore {
   /// save's stamp (an unchanged save adds nothing); a deleted id gets a tombstone; inserting an
   /// id whose last state is deleted starts its next incarnation. Models, ids and properties go
   /// into the outbox in order (by name, by id text, by property name).
-  package static func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection)
+  package static func recordSave(
+    _ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection
+  )
     throws
   {
     guard !changeSet.isEmpty else { return }

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// The registers' layout of stores made by earlier versions: a row per property in
 /// `kura_sync_registers` (each save wrote, and each save with a live id read, a row per

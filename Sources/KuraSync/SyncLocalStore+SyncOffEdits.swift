@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Edits made with sync off to rows that were synced before: a container opened without sync
 /// settings saves (its store history records the save, no sync bookkeeping), and later the
@@ -23,7 +23,8 @@ extension SyncLocalStore {
   ///
   /// - Returns: Whether a save was added to the outbox (`false` when nothing had changed).
   @discardableResult
-  package static func enqueueEditsMadeWithSyncOff(container: ModelContainer, db: StoreConnection) throws
+  package static func enqueueEditsMadeWithSyncOff(container: ModelContainer, db: StoreConnection)
+    throws
     -> Bool
   {
     let latest = try ChangeHistory.latestToken(db)

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// A replica's side of the server's unique arbitration: naming its models' unique attributes in
 /// a push, and settling the values it lost — a row the server never accepted is set aside (moved

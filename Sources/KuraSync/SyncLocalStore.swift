@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// The sync bookkeeping inside a replica's SQLite store, written in the same transactions as
 /// the models: the replica's id and clock, each id's incarnation with each of its synced
@@ -76,7 +76,9 @@ package enum SyncLocalStore {
   }
 
   /// What the replica knows of one id.
-  package static func record(_ key: SyncMergeState.Key, _ db: StoreConnection) throws -> SyncRecordState {
+  package static func record(_ key: SyncMergeState.Key, _ db: StoreConnection) throws
+    -> SyncRecordState
+  {
     var record = SyncRecordState()
     guard
       let row = try db.queryFirst(
@@ -163,7 +165,9 @@ package enum SyncLocalStore {
 
   /// Drops the saves the server acknowledged from the outbox; `latest` is the highest stamp
   /// among them.
-  package static func acknowledge(through sequence: Int64, latest: SyncStamp?, _ db: StoreConnection)
+  package static func acknowledge(
+    through sequence: Int64, latest: SyncStamp?, _ db: StoreConnection
+  )
     throws
   {
     try db.run("DELETE FROM kura_sync_outbox WHERE sequence <= ?", [.integer(sequence)])

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 extension SyncModelDeclaration {
   /// The declarations of a container's models, as its replica sends them in a push.

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// The last step of an initial sync without a server, for `kura-bench sync --profile pull`
 /// (scripts/check-speed counts its instructions): pages of pulled saves staged as the engine

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 import Synchronization
 
 /// How a caught-up device learns of other devices' saves: a pull that waits on the server (a

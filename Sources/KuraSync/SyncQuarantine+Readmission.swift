@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 extension SyncQuarantine {
   /// Tries the refused changes again when this app's schema is not the one that refused them

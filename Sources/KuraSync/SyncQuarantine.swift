@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// The quarantine of a replica's store: the pulled changes it could not store, kept (and
 /// listed by ``SyncEngine/quarantine()``) instead of stopping the pull.

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// A change another device sent that this store could not hold, kept in the store's quarantine
 /// instead of stopping the pull: a value that doesn't fit this app's schema (a `null` for a

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// A replica's rebase from the server's snapshot, when the server no longer keeps the log it
 /// would pull (it was away longer than the space's retention window, or it is new to a space
@@ -73,7 +73,8 @@ package enum SyncRebase {
   }
 
   /// Keeps one snapshot page; after the last one, the log is pulled after its position.
-  package static func stage(_ page: SyncSnapshotResponse, body: Data, _ db: StoreConnection) throws {
+  package static func stage(_ page: SyncSnapshotResponse, body: Data, _ db: StoreConnection) throws
+  {
     if try SyncLocalStore.state("snapshotPosition", db) == nil {
       try SyncLocalStore.setState("snapshotPosition", String(page.position), db)
       try SyncLocalStore.setState("snapshotAcknowledged", String(page.acknowledged), db)

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// A local save the sync server refused for a reason that sending it again can't change (a
 /// save too large to send, a malformed one): set aside out of the outbox, with the reason, so

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Where a local store syncs: the Kura sync server (`kura sync serve`), the space, and the
 /// token that grants it. Set it on ``ModelConfiguration/sync`` to turn sync on.
@@ -81,7 +81,9 @@ extension ModelConfiguration {
 
 extension SyncSettings: SaveParticipant {
   /// Stamps the save's changed properties and adds its outbox entry, in the save's transaction.
-  package func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection) throws {
+  package func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection)
+    throws
+  {
     try SyncLocalStore.recordSave(changeSet, container: container, db: db)
   }
 

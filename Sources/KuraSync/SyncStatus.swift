@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Where a ``SyncEngine`` stands: what it is doing, how many local saves the server has not
 /// acknowledged yet, and when an exchange last succeeded.

@@ -1,8 +1,8 @@
+import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
 import KuraSyncCore
-import Foundation
 
 /// Replicas on different versions of an app's models, syncing one space.
 ///
@@ -48,7 +48,8 @@ package enum SyncVersions {
   }
 
   /// Why a pulled model its table refused waits.
-  package static func refusedReason(_ schema: ModelSchema, id: String, _ error: any Error) -> String {
+  package static func refusedReason(_ schema: ModelSchema, id: String, _ error: any Error) -> String
+  {
     "Can't store the pulled `\(schema.modelName)` `\(id)`: its table refused it (\(error)). "
       + "It waits in the quarantine and is tried again when a later change of it arrives."
   }

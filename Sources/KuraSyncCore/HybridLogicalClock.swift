@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// Issues ``SyncStamp``s for one replica: never one lower than or equal to a stamp it issued
 /// or received before, and close to the wall clock (Kulkarni et al., "Logical Physical Clocks",

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 /// SHA-256 (FIPS 180-4, §6.2), for the sync server's token hashes: Foundation on Linux has no
 /// CryptoKit, and a token is hashed on every request, without a round trip to PostgreSQL.
 package struct SHA256 {

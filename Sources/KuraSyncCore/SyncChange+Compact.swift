@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// The compact form of one save's changes that the outbox keeps (a BLOB; earlier versions kept
 /// the JSON of ``SyncChange``, a TEXT, which is still read): every save with sync on writes

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// One change of one model that travels between replicas: a property's new value, or the
 /// model's delete, each with its ``SyncStamp`` and the model's incarnation.

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 /// A `.deny` reference of a model, as a push names it for the server to enforce: the
 /// referring model's stored name, its property (column) holding the target's id, and the
 /// target model's stored name. JSON: `{"model":"Booking","property":"trip","target":"Trip"}`.

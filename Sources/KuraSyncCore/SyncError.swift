@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// Why syncing failed: the server can't be reached, refused the token or the changes, or
 /// answered something that is not the sync protocol.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// A byte-level reader for the sync protocol's hottest JSON bodies — a pull's page
 /// (``SyncPullResponse``) and a save's changes (`[SyncChange]`) — that makes no intermediate

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 // A device declares its models' schema in each push (`SyncPushRequest.schema`); the server keeps
 // what the devices of a space declared as the space's catalogue (SyncService+Catalog.swift) and
@@ -34,7 +34,10 @@ package struct SyncModelDeclaration: Sendable, Hashable, Codable {
     package var isRequired: Bool { !optional && defaulted != true }
 
     /// A value of each stored property.
-    package init(name: String, kind: String, optional: Bool, defaulted: Bool? = nil, target: String? = nil, rule: String? = nil) {
+    package init(
+      name: String, kind: String, optional: Bool, defaulted: Bool? = nil, target: String? = nil,
+      rule: String? = nil
+    ) {
       self.name = name
       self.kind = kind
       self.optional = optional

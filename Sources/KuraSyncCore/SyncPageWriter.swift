@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// A pull's answer as the server writes it: each logged save's changes spliced in as the JSON
 /// the log keeps, and the page starting `{"head":H,"last":P,` (`last` left out of an empty

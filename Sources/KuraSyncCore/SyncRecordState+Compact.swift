@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// The compact form of an id's registers (each property's value and stamp) that the `registers`
 /// BLOB of its `kura_sync_records` row keeps: one row per id, read and written in one step by
@@ -16,7 +16,9 @@ extension SyncRecordState {
   private static let compactVersion: UInt8 = 1
 
   /// The compact form of `registers`, given in property order.
-  package static func compactRegisters(_ registers: [(property: String, register: Register)]) -> [UInt8] {
+  package static func compactRegisters(_ registers: [(property: String, register: Register)])
+    -> [UInt8]
+  {
     var writer = SyncChange.CompactWriter()
     writer.bytes.reserveCapacity(8 + registers.count * 32)
     writer.bytes.append(compactVersion)

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// What a replica knows of one model id: which incarnation it is in, whether that incarnation is
 /// deleted, and each property's winning value and stamp — and the merge rule that every replica
@@ -69,7 +69,9 @@ package struct SyncRecordState: Sendable, Hashable {
   }
 
   /// A value of each stored property.
-  package init(incarnation: Int64 = 0, deleted: SyncStamp? = nil, properties: [String: Register] = [:]) {
+  package init(
+    incarnation: Int64 = 0, deleted: SyncStamp? = nil, properties: [String: Register] = [:]
+  ) {
     self.incarnation = incarnation
     self.deleted = deleted
     self.properties = properties

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// When and where one property value (or one delete) was written: a hybrid-logical-clock time
 /// (wall milliseconds and a counter) and the replica that wrote it.

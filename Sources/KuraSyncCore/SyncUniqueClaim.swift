@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 // The server arbitrates unique attributes (`.unique(\.name)`): a local unique index can only
 // keep one store from holding a value twice, not two devices that saved offline. The client
@@ -68,7 +68,11 @@ package struct SyncUniqueConflict: Sendable, Hashable, Codable {
   package var referrer: String? = nil
 
   /// A value of each stored property.
-  package init(sequence: Int64, model: String, id: String, incarnation: Int64, properties: [String], values: [SyncValue], existingID: String, restored: [SyncChange]?, kind: String? = nil, referrer: String? = nil) {
+  package init(
+    sequence: Int64, model: String, id: String, incarnation: Int64, properties: [String],
+    values: [SyncValue], existingID: String, restored: [SyncChange]?, kind: String? = nil,
+    referrer: String? = nil
+  ) {
     self.sequence = sequence
     self.model = model
     self.id = id

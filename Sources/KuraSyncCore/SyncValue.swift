@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// One stored column value as it travels between replicas and the sync server, losslessly:
 /// integers as decimal text (JSON numbers lose digits past 2^53 in many readers), doubles by

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 // The sync protocol's JSON bodies (version 1, under `/v1/`). JSON rather than a binary format:
 // every value already has a lossless text form (see SyncValue), the bodies are read by
@@ -23,9 +23,11 @@ package struct SyncSave: Sendable, Hashable, Codable {
   /// with the push, like `unique`; see `SyncDenyReference`).
   package var deny: [SyncDenyReference]? = nil
 
-
   /// A value of each stored property.
-  package init(sequence: Int64, changes: [SyncChange], unique: [SyncUniqueConstraint]? = nil, deny: [SyncDenyReference]? = nil) {
+  package init(
+    sequence: Int64, changes: [SyncChange], unique: [SyncUniqueConstraint]? = nil,
+    deny: [SyncDenyReference]? = nil
+  ) {
     self.sequence = sequence
     self.changes = changes
     self.unique = unique
@@ -62,7 +64,6 @@ package struct SyncPushResponse: Sendable, Hashable, Codable {
   /// saves of this push new and resent alike.
   package var conflicts: [SyncUniqueConflict]? = nil
 
-
   /// A value of each stored property.
   package init(acknowledged: Int64, head: Int64, conflicts: [SyncUniqueConflict]? = nil) {
     self.acknowledged = acknowledged
@@ -81,7 +82,6 @@ package struct SyncLoggedSave: Sendable, Hashable, Codable {
   package var sequence: Int64
   /// What the save changed.
   package var changes: [SyncChange]
-
 
   /// A value of each stored property.
   package init(position: Int64, replica: String, sequence: Int64, changes: [SyncChange]) {
@@ -111,7 +111,6 @@ package struct SyncPullResponse: Sendable, Hashable, Codable {
   /// single larger save is sent whole), so a page of large saves stays a few megabytes.
   package static let maximumChanges = 10_000
 
-
   /// A value of each stored property.
   package init(saves: [SyncLoggedSave], head: Int64, longPoll: Bool? = nil, last: Int64? = nil) {
     self.saves = saves
@@ -138,7 +137,10 @@ package struct SyncErrorResponse: Sendable, Hashable, Codable {
   package var property: String? = nil
 
   /// A value of each stored property.
-  package init(error: String, message: String, expected: Int64? = nil, model: String? = nil, property: String? = nil) {
+  package init(
+    error: String, message: String, expected: Int64? = nil, model: String? = nil,
+    property: String? = nil
+  ) {
     self.error = error
     self.message = message
     self.expected = expected
@@ -197,9 +199,11 @@ package struct SyncSnapshotRow: Sendable, Hashable, Codable {
     return changes
   }
 
-
   /// A value of each stored property.
-  package init(model: String, id: String, incarnation: Int64, deleted: String? = nil, properties: [String: Register]) {
+  package init(
+    model: String, id: String, incarnation: Int64, deleted: String? = nil,
+    properties: [String: Register]
+  ) {
     self.model = model
     self.id = id
     self.incarnation = incarnation
@@ -225,7 +229,6 @@ package struct SyncSnapshotResponse: Sendable, Hashable, Codable {
 
   /// The most rows one snapshot page returns.
   package static let maximumRows = 5_000
-
 
   /// A value of each stored property.
   package init(rows: [SyncSnapshotRow], more: Bool, position: Int64, acknowledged: Int64) {

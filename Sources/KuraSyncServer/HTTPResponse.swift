@@ -1,7 +1,8 @@
 import KuraBase
-import KuraStore
 import KuraPostgreSQL
+import KuraStore
 import KuraSyncCore
+
 #if canImport(CMicroHTTPD)
   import Foundation
 

@@ -1,7 +1,8 @@
 import KuraBase
-import KuraStore
 import KuraPostgreSQL
+import KuraStore
 import KuraSyncCore
+
 #if canImport(CMicroHTTPD)
   /// What an ``HTTPServer`` allows a client: how many connections, how long it may take to
   /// send a request, how large a body is read. A client over a limit is answered (413) or

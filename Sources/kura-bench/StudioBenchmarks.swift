@@ -1,10 +1,10 @@
 import Foundation
 import Kura
 import KuraPostgreSQL
+import KuraStudio
 import KuraSync
 import KuraSyncCore
 import KuraSyncServer
-import KuraStudio
 
 /// A trip of the studio benchmark's 1,000,000-row model.
 struct StudioBenchTrip: PersistentModel {

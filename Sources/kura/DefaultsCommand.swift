@@ -1,12 +1,12 @@
 import Dispatch
 import Foundation
 import Kura
-import KuraStoreCLI
+import KuraCLI
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
 import KuraSyncServer
-import KuraCLI
 
 /// `kura defaults …`: reads and writes preference suites, like macOS `defaults`.
 let defaultsCommand = Command(

@@ -1,11 +1,11 @@
 import Foundation
 import Kura
-import KuraStoreCLI
+import KuraCLI
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
 import KuraSyncServer
-import KuraCLI
 
 /// `kura paths [--app ID] [--group ID]`: prints where an app's files live.
 let pathsCommand = Command(

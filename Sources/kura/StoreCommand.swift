@@ -1,11 +1,11 @@
 import Foundation
 import Kura
-import KuraStoreCLI
+import KuraCLI
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
 import KuraSyncServer
-import KuraCLI
 
 /// `kura store info|schema|dump|check`: inspects a model store (read-only), in an SQLite file or
 /// a PostgreSQL database; `kura store migrate` (StoreMigrateCommand.swift) migrates one.

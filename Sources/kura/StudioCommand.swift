@@ -1,12 +1,12 @@
 import Foundation
 import Kura
-import KuraStoreCLI
+import KuraCLI
 import KuraPostgreSQL
+import KuraStoreCLI
+import KuraStudio
 import KuraSync
 import KuraSyncCore
 import KuraSyncServer
-import KuraCLI
-import KuraStudio
 
 /// `kura studio <store>`: a local web page on a model store, read-only.
 let studioCommand = Command(

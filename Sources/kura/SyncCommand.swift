@@ -1,10 +1,10 @@
 import Foundation
 import Kura
-import KuraStoreCLI
+import KuraCLI
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 
 #if canImport(KuraSyncServer) && canImport(Glibc)
   import Glibc

@@ -1,11 +1,11 @@
 import Foundation
 import Kura
-import KuraStoreCLI
+import KuraCLI
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
 import KuraSyncServer
-import KuraCLI
 
 /// `kura sync soak`: sync's guarantee of no silent loss under faults, run outside the tests.
 let syncSoakCommand = Command(

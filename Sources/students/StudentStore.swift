@@ -1,7 +1,7 @@
 import Foundation
 import Kura
-import KuraStoreCLI
 import KuraCLI
+import KuraStoreCLI
 
 /// The app's store: `Documents/SQlite3/SwiftUICDSave2.sqlite` in the app's Documents folder (the
 /// `SQlite3` folder is created when missing), as in the seed app, unless `--store` or

@@ -1,7 +1,7 @@
 import Foundation
 import Kura
-import KuraStoreCLI
 import KuraCLI
+import KuraStoreCLI
 
 // `students`: the seed's Core Data "students" app on Kura's model store.
 

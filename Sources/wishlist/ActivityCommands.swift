@@ -1,9 +1,9 @@
 import Foundation
 import Kura
+import KuraCLI
 import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 
 /// `wishlist activity add|done|rename|delete|list`.
 let activityCommand = Command(

@@ -1,10 +1,10 @@
 import Dispatch
 import Foundation
 import Kura
+import KuraCLI
 import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 import Observation
 import Synchronization
 

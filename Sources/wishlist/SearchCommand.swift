@@ -1,9 +1,9 @@
 import Foundation
 import Kura
+import KuraCLI
 import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 
 /// `wishlist search <text>`: trips and activities whose names contain the words.
 let searchCommand = Command(

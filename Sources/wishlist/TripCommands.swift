@@ -1,9 +1,9 @@
 import Foundation
 import Kura
+import KuraCLI
 import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 
 /// `wishlist trip add|list|rename|delete`.
 let tripCommand = Command(

@@ -1,9 +1,9 @@
 import Foundation
 import Kura
+import KuraCLI
 import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 
 /// The app's one model container (the seed's "set up once for the app"): the default store in
 /// the app's data folder, `<data>/default.store`, unless `--store` or `KURA_STORE_URL` names

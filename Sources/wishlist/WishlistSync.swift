@@ -1,10 +1,10 @@
 import Dispatch
 import Foundation
 import Kura
+import KuraCLI
 import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 import Synchronization
 
 /// Syncing the wish list through a Kura sync server (`kura sync serve`): `--sync <url>` with

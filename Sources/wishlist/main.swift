@@ -1,9 +1,9 @@
 import Foundation
 import Kura
+import KuraCLI
 import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraCLI
 
 // `wishlist`: seed §3's travel wish list on Kura's model store — trips with activities
 // (cascade on delete), a live "recent trips" query, full-text search, and the activity sort

@@ -13,6 +13,7 @@ package func studentsStore(_ engine: TestEngine, _ testName: String = #function)
 
 /// A fresh store for the `wishlist` app on `engine` (on SQLite, the app's default store in the
 /// folder's `KURA_HOME`, which the app creates).
-package func wishlistStore(_ engine: TestEngine, _ testName: String = #function) throws -> TestStore {
+package func wishlistStore(_ engine: TestEngine, _ testName: String = #function) throws -> TestStore
+{
   try freshStore(engine, sqlite: .file("kura-home/apps/wishlist/Data/default.store"), testName)
 }

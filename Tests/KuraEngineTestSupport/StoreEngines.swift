@@ -1,13 +1,10 @@
 import Foundation
+import KuraPostgreSQL
+import KuraSyncCore
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraSyncCore
 
 // Every model-store test about behaviour runs once per engine in `TestEngine.enabled`:
 //

@@ -1,7 +1,7 @@
 import Foundation
+import KuraPostgreSQL
 
 @testable import Kura
-import KuraPostgreSQL
 
 /// A model with one property of every storable type.
 package struct Everything: PersistentModel, Equatable {
@@ -10,7 +10,6 @@ package struct Everything: PersistentModel, Equatable {
   package struct Address: Codable, Sendable, Equatable {
     package var city: String
     package var lines: [String]
-
 
     /// A value of each stored property.
     package init(city: String, lines: [String]) {
@@ -52,9 +51,21 @@ package struct Everything: PersistentModel, Equatable {
   package var optionalAddress: Address? = nil
   package var optionalData: Data? = Data()
 
-
   /// A value of each stored property.
-  package init(id: UUID = UUID(), int: Int = -7, int8: Int8 = -8, int16: Int16 = 16, int32: Int32 = -32, int64: Int64 = .min, uint: UInt = 7, uint8: UInt8 = 255, uint16: UInt16 = 65535, uint32: UInt32 = 4_294_967_295, uint64: UInt64 = UInt64(Int64.max), double: Double = 2.5, float: Float = -1.25, bool: Bool = true, string: String = "高速代金 'quoted' \"double\"", empty: String = "", date: Date = Date(timeIntervalSince1970: 1_700_000_000.25), uuid: UUID = UUID(), url: URL = URL(string: "https://example.com/a%20b?q=1") ?? URL(fileURLWithPath: "/"), data: Data = Data([0, 1, 0, 255]), mood: Mood = .sad, level: Level = .high, address: Address = Address(city: "Kyoto", lines: ["1-2", "Gion"]), tags: [String] = ["a", "b"], optionalInt: Int? = nil, optionalString: String? = "x", optionalDate: Date? = nil, optionalUUID: UUID? = UUID(), optionalBool: Bool? = false, optionalMood: Mood? = nil, optionalAddress: Address? = nil, optionalData: Data? = Data()) {
+  package init(
+    id: UUID = UUID(), int: Int = -7, int8: Int8 = -8, int16: Int16 = 16, int32: Int32 = -32,
+    int64: Int64 = .min, uint: UInt = 7, uint8: UInt8 = 255, uint16: UInt16 = 65535,
+    uint32: UInt32 = 4_294_967_295, uint64: UInt64 = UInt64(Int64.max), double: Double = 2.5,
+    float: Float = -1.25, bool: Bool = true, string: String = "高速代金 'quoted' \"double\"",
+    empty: String = "", date: Date = Date(timeIntervalSince1970: 1_700_000_000.25),
+    uuid: UUID = UUID(),
+    url: URL = URL(string: "https://example.com/a%20b?q=1") ?? URL(fileURLWithPath: "/"),
+    data: Data = Data([0, 1, 0, 255]), mood: Mood = .sad, level: Level = .high,
+    address: Address = Address(city: "Kyoto", lines: ["1-2", "Gion"]), tags: [String] = ["a", "b"],
+    optionalInt: Int? = nil, optionalString: String? = "x", optionalDate: Date? = nil,
+    optionalUUID: UUID? = UUID(), optionalBool: Bool? = false, optionalMood: Mood? = nil,
+    optionalAddress: Address? = nil, optionalData: Data? = Data()
+  ) {
     self.id = id
     self.int = int
     self.int8 = int8
@@ -97,7 +108,6 @@ package struct UniqueStudent: PersistentModel, Equatable {
   package var year: Int
   package static var schema: Schema<UniqueStudent> { Schema(.unique(\.name), .index(\.year)) }
 
-
   /// A value of each stored property.
   package init(id: UUID = UUID(), name: String, year: Int) {
     self.id = id
@@ -111,7 +121,6 @@ package struct Counter: PersistentModel, Equatable {
   package var id: Int
   package var value: Double
 
-
   /// A value of each stored property.
   package init(id: Int, value: Double) {
     self.id = id
@@ -124,7 +133,6 @@ package struct Tag: PersistentModel, Equatable {
   package var id: String
   package var color: String?
   package static var schemaName: String { "tags" }
-
 
   /// A value of each stored property.
   package init(id: String, color: String? = nil) {

@@ -1,8 +1,8 @@
 import Foundation
 import Kura
+import KuraEngineTestSupport
 import KuraPostgreSQL
 import KuraTestSupport
-import KuraEngineTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

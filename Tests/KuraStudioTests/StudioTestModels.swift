@@ -1,8 +1,8 @@
 import Foundation
 import Kura
+import KuraEngineTestSupport
 import KuraPostgreSQL
 import KuraTestSupport
-import KuraEngineTestSupport
 
 /// A trip: text, a date, optional numbers and text, bytes, a nested value (stored as JSON), a
 /// search index.

@@ -1,9 +1,9 @@
 import Foundation
 import Kura
-import KuraPostgreSQL
-import KuraTestSupport
 import KuraEngineTestSupport
+import KuraPostgreSQL
 import KuraStudio
+import KuraTestSupport
 import Testing
 
 /// The studio's answers, asked directly (the transport is tested in the browser tests).

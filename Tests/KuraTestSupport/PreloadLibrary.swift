@@ -8,7 +8,8 @@ package let cCompiler: String? = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", 
 /// Compiles C `source` into a shared library in `folder`, for a child's `LD_PRELOAD`: the
 /// functions it defines replace the C library's in that child. Fails the test, naming the
 /// command that installs one, when there is no C compiler.
-package func preloadLibrary(_ source: String, named name: String, in folder: TemporaryDirectory) throws
+package func preloadLibrary(_ source: String, named name: String, in folder: TemporaryDirectory)
+  throws
   -> URL
 {
   let compiler = try #require(

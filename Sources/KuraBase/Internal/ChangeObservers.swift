@@ -27,7 +27,9 @@ package final class ChangeObservers: Sendable {
   ///   - start: Starts what wakes the handlers; `nil` when nothing can (the observation then
   ///     only holds the handler).
   /// - Returns: The observation that removes `handler`.
-  package func add(_ handler: @escaping Handler, start: () -> ChangeObservation?) -> ChangeObservation {
+  package func add(_ handler: @escaping Handler, start: () -> ChangeObservation?)
+    -> ChangeObservation
+  {
     let (token, first) = state.withLock { state -> (Int, Bool) in
       state.next += 1
       state.handlers[state.next] = handler

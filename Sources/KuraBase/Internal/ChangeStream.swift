@@ -23,7 +23,9 @@ package final class ChangeStream<Element: Sendable>: Sendable {
   package init() { merge = { _, newer in newer } }
 
   /// A stream whose pending element absorbs each newer one through `merge`.
-  package init(merging merge: @escaping @Sendable (Element, Element) -> Element) { self.merge = merge }
+  package init(merging merge: @escaping @Sendable (Element, Element) -> Element) {
+    self.merge = merge
+  }
 
   deinit { finish() }
 

@@ -299,7 +299,9 @@ package struct LocationEnvironment: Sendable, Equatable {
 
   #if canImport(Darwin)
     /// A folder FileManager knows for the user domain, else `$HOME/<fallback>`.
-    package func appleFolder(_ directory: FileManager.SearchPathDirectory, orHome fallback: String) -> URL {
+    package func appleFolder(_ directory: FileManager.SearchPathDirectory, orHome fallback: String)
+      -> URL
+    {
       FileManager.default.urls(for: directory, in: .userDomainMask).first
         ?? home.appendingPathComponent(fallback, isDirectory: true)
     }

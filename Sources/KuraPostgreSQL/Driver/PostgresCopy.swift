@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
   internal import CLibPQ
@@ -70,7 +71,8 @@ import KuraStore
     }
 
     /// Calls `body` with the whole stream, its trailer included.
-    package func withFinishedBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows
+    package func withFinishedBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result)
+      rethrows
       -> Result
     {
       if byteCount + 2 > capacity { grow(toHold: byteCount + 2) }

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 /// An error reported by PostgreSQL or by libpq: what kind of failure it is, the server's SQLSTATE
 /// and message, the server and database it concerns, and the SQL that failed.
 ///

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 /// PostgreSQL's names that fit: the server keeps identifiers of at most 63 bytes
 /// (`NAMEDATALEN - 1`) and cuts longer ones, so two long names equal in their first 63 bytes
 /// would be one. A quoted identifier longer than that is sent as its *fitted* form instead: its

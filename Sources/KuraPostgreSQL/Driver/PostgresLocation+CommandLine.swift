@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 extension PostgresLocation {
   /// `text` with every password it holds replaced by `•••`: the password of a URL's user

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 #if canImport(CLibPQ)
   internal import CLibPQ

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 /// Rewrites SQLite's parameter placeholders (`?` and `?N`) as PostgreSQL's (`$N`), so the store's
 /// shared SQL runs on both engines.
 ///

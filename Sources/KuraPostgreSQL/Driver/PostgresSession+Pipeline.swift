@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
   internal import CLibPQ
@@ -19,7 +20,9 @@ import KuraStore
 
     /// Calls `body` with the C string.
     @inline(__always)
-    package func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+    package func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows
+      -> Result
+    {
       try cString.withUnsafeBufferPointer { buffer in
         guard let base = buffer.baseAddress else { return try "".withCString(body) }
         return try body(base)

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 /// How a PostgreSQL store's container uses the server: how many connections it opens, how long
 /// callers wait for one, how long finding out an interrupted commit's outcome may take, and how
 /// quickly its change listener notices a dead connection (``ModelConfiguration/postgresSettings``).

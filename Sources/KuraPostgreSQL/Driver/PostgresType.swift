@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraStore
-import Foundation
 
 /// PostgreSQL's built-in type numbers (OIDs) that statements bind and read specially, and the
 /// conversions between their text forms and Swift values.

@@ -30,7 +30,8 @@ extension ModelConfiguration {
   /// - Returns: The configuration; a URL libpq can't read is reported when the container opens.
   public static func postgres(_ url: URL) -> ModelConfiguration {
     do {
-      return ModelConfiguration(storage: .external(ExternalStoreReference(try PostgresLocation(url: url))))
+      return ModelConfiguration(
+        storage: .external(ExternalStoreReference(try PostgresLocation(url: url))))
     } catch {
       return ModelConfiguration(
         storage: .invalidExternal(engine: "PostgreSQL", why: String(describing: error)))

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -75,7 +76,8 @@ import KuraStore
 
     /// `kura_real_add(a, b)` and so on: IEEE's result (±infinity on overflow, ±0 on underflow,
     /// which PostgreSQL reports as errors), NaN as NULL.
-    package func floatingArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String {
+    package func floatingArithmetic(_ op: IntegerOperation, _ lhs: String, _ rhs: String) -> String
+    {
       "kura_real_\(op.rawValue)(\(lhs), \(rhs))"
     }
 

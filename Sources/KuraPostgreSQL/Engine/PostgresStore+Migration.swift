@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -23,7 +24,9 @@ import KuraStore
     /// A connection that reads the store at `location` as found: every transaction on it is
     /// read-only (`default_transaction_read_only`), so nothing on the server can be created or
     /// changed (for the store's inspector).
-    package static func openForInspection(_ location: PostgresLocation) throws -> any StoreConnection {
+    package static func openForInspection(_ location: PostgresLocation) throws
+      -> any StoreConnection
+    {
       do {
         let connection = try PostgresConnection(location: location.readingOnly)
         return PostgresStoreConnection(connection: connection, channel: "")

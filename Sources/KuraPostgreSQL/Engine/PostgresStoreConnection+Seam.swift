@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -168,7 +169,9 @@ import KuraStore
       Self.cast(expression, to: kind)
     }
 
-    package func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String {
+    package func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind)
+      -> String
+    {
       if source == .bool {
         return "CAST(CAST(\(expression) AS INTEGER) AS \(columnType(target)))"
       }

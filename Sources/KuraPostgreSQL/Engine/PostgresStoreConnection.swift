@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -46,7 +47,8 @@ import KuraStore
 
     /// Runs `body` in a transaction: `.write` takes the store's lock exclusively (``lockSQL``),
     /// `.read` is `REPEATABLE READ`; inside a transaction, a savepoint.
-    package func transaction<Result>(_ kind: StoreTransactionKind, _ body: () throws -> Result) throws
+    package func transaction<Result>(_ kind: StoreTransactionKind, _ body: () throws -> Result)
+      throws
       -> Result
     {
       if connection.isInTransaction { return try connection.savepoint(body) }

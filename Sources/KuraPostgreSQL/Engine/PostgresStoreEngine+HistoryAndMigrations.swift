@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -52,7 +53,8 @@ import KuraStore
       + "ON true"
 
     /// The model names of the history rows after `after` up to `through`.
-    package static func changedModelNames(after: Int64, through: Int64, _ db: PostgresConnection) throws
+    package static func changedModelNames(after: Int64, through: Int64, _ db: PostgresConnection)
+      throws
       -> [String]
     {
       try db.query(
@@ -104,7 +106,9 @@ import KuraStore
     /// Replaces `table` with `temporary`: the foreign keys of other tables that point at
     /// `table` are dropped, `table` is dropped, `temporary` renamed, and those keys made again
     /// (checked at commit, as they are deferred).
-    package static func replaceTable(_ table: String, with temporary: String, _ db: PostgresConnection)
+    package static func replaceTable(
+      _ table: String, with temporary: String, _ db: PostgresConnection
+    )
       throws
     {
       var referring: [(table: String, name: String, definition: String)] = []

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -24,7 +25,9 @@ import KuraStore
     }
 
     /// Tables, views, sequences and the indexes not made by a constraint, by their full names.
-    package static func schemaObjects(_ db: PostgresConnection) throws -> [(kind: String, name: String)] {
+    package static func schemaObjects(_ db: PostgresConnection) throws -> [(
+      kind: String, name: String
+    )] {
       let objects = try db.query(
         "SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'i' THEN "
           + "'index' ELSE 'view' END, c.relname, obj_description(c.oid, 'pg_class') "
@@ -112,7 +115,9 @@ import KuraStore
       }
     }
 
-    package static func foreignKeys(_ table: String, _ db: PostgresConnection) throws -> [StoreForeignKey] {
+    package static func foreignKeys(_ table: String, _ db: PostgresConnection) throws
+      -> [StoreForeignKey]
+    {
       try foreignKeyConstraints(of: table, db).map(\.key)
     }
 
@@ -124,7 +129,9 @@ import KuraStore
 
     /// The indexes of `table` but its primary key's; a column indexed as `kura_key(column)` is
     /// reported as the column.
-    package static func indexes(_ table: String, _ db: PostgresConnection) throws -> [StoreIndexInfo] {
+    package static func indexes(_ table: String, _ db: PostgresConnection) throws
+      -> [StoreIndexInfo]
+    {
       let list = try db.query(
         "SELECT ic.relname, i.indisunique, i.indexrelid::bigint, i.indnatts, "
           + "obj_description(ic.oid, 'pg_class') "
@@ -268,14 +275,17 @@ import KuraStore
     }
 
     /// Whether the key column of `table` has the Swift collation.
-    package static func textKeyComparesLikeSwift(table: String, _ db: PostgresConnection) throws -> Bool {
+    package static func textKeyComparesLikeSwift(table: String, _ db: PostgresConnection) throws
+      -> Bool
+    {
       let key = try tableColumns(table, db).first { $0.primaryKey }
       guard let key, key.type.hasPrefix("TEXT") else { return true }
       return key.type == columnType(.text)
     }
 
     /// Up to 10 values of `key` that Swift's `==` calls equal to another.
-    package static func equivalentTextKeys(table: String, key: String, _ db: PostgresConnection) throws
+    package static func equivalentTextKeys(table: String, key: String, _ db: PostgresConnection)
+      throws
       -> [String]
     {
       let column = quoteIdentifier(key)

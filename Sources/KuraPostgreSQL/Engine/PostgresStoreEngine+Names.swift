@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -11,7 +12,9 @@ import KuraStore
 
     /// `name` as the catalog holds it (a name compared with `pg_class.relname` or
     /// `pg_attribute.attname`).
-    package static func stored(_ name: String) -> DatabaseValue { .text(PostgresIdentifier.fitted(name)) }
+    package static func stored(_ name: String) -> DatabaseValue {
+      .text(PostgresIdentifier.fitted(name))
+    }
 
     /// Runs SQL without parameters; a `CREATE [UNIQUE] INDEX` also records its own text as the
     /// index's comment (what ``StoreConnection/kuraIndexDefinitions(of:)`` compares, and where

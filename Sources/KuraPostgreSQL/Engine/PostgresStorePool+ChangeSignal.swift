@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
   import Synchronization
@@ -12,7 +13,9 @@ import KuraStore
 
     /// Calls `handler` after commits by any process (each notification on the store's channel)
     /// and after the listener connected again, until the observation is cancelled.
-    package func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
+    package func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void)
+      -> ChangeObservation
+    {
       observers.add(handler) {
         let loop = ListenLoop(
           location: location, channel: channel, heartbeat: settings.listenerHeartbeat

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
   import Synchronization
@@ -65,7 +66,9 @@ import KuraStore
     /// the transaction's own commit id there means it committed, anything else that it did
     /// not. Undecidable within ``PostgresStoreSettings/commitOutcomeWait`` (the server stays
     /// unreachable): ``StoreError/Code/commitOutcomeUnknown``.
-    package func committed(_ writer: PostgresStoreConnection, after error: PostgresError) throws -> Bool {
+    package func committed(_ writer: PostgresStoreConnection, after error: PostgresError) throws
+      -> Bool
+    {
       guard let pending = writer.pendingTransaction else {
         throw outcomeUnknown(error, because: "no transaction id was taken before the commit")
       }

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
   import Synchronization
@@ -17,7 +18,9 @@ import KuraStore
     /// for each other, in every process (see ``beginSerializedSQL``); run once.
     /// A conflict with a concurrent save (``isConflict(_:)``) is
     /// ``StoreError/Code/writeConflict``, nothing written.
-    package func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    package func writeSerialized<Result>(_ body: (StoreConnection) throws -> Result) throws
+      -> Result
+    {
       do {
         return try writeTransaction(begin: Self.beginSerializedSQL, retries: 0, body)
       } catch let error where Self.isConflict(error) {
@@ -48,7 +51,9 @@ import KuraStore
 
     /// A write transaction that changes tables: prepared statements of every connection are
     /// dropped afterwards (their tables may have changed).
-    package func writeSchemaChanges<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    package func writeSchemaChanges<Result>(_ body: (StoreConnection) throws -> Result) throws
+      -> Result
+    {
       try lockWriter()
       defer { writerLock.unlock() }
       let writer = try writerConnection()

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraStore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -27,19 +28,25 @@ import KuraStore
 
     package func bind(_ value: Int, at index: Int) throws { try statement.bind(value, at: index) }
 
-    package func bind(_ value: Double, at index: Int) throws { try statement.bind(value, at: index) }
+    package func bind(_ value: Double, at index: Int) throws {
+      try statement.bind(value, at: index)
+    }
 
     package func bindExact(_ value: Double, at index: Int) throws {
       try statement.bindExact(value, at: index)
     }
 
-    package func bind(_ value: String, at index: Int) throws { try statement.bind(value, at: index) }
+    package func bind(_ value: String, at index: Int) throws {
+      try statement.bind(value, at: index)
+    }
 
     package func bind(_ value: Data, at index: Int) throws { try statement.bind(value, at: index) }
 
     package func bindNull(at index: Int) throws { try statement.bindNull(at: index) }
 
-    package func bind(_ value: DatabaseValue, at index: Int) throws { try statement.bind(value, at: index) }
+    package func bind(_ value: DatabaseValue, at index: Int) throws {
+      try statement.bind(value, at: index)
+    }
 
     package func bind(_ values: [DatabaseValue]) throws { try statement.bind(values) }
 

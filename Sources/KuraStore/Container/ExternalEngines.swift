@@ -28,7 +28,8 @@ package enum ExternalEngines {
         .cannotOpen,
         message:
           "Can't \(action) the PostgreSQL store: this program does not link Kura's PostgreSQL "
-          + "engine. Add the KuraPostgreSQL product to its dependencies and `import KuraPostgreSQL`.")
+          + "engine. Add the KuraPostgreSQL product to its dependencies and `import KuraPostgreSQL`."
+      )
     }
     return factory.configuration(for: url)
   }

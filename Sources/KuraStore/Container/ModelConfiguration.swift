@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Where a ``ModelContainer`` keeps its store: the app's default store file, a file you name, or
 /// memory.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 import Synchronization
 
 /// The store of an app's models: one SQLite file (or memory) with a table per model type.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A part of Kura above the model store that records each save inside the save's own
 /// transaction (sync's outbox: ``SyncSettings``): it sees the save's change set and writes its
@@ -30,7 +30,9 @@ package struct ConfiguredSaveParticipant: Sendable, Hashable {
   /// The participant.
   package let participant: any SaveParticipant
 
-  package static func == (lhs: Self, rhs: Self) -> Bool { lhs.participant.isSame(as: rhs.participant) }
+  package static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.participant.isSame(as: rhs.participant)
+  }
 
   package func hash(into hasher: inout Hasher) { participant.hash(into: &hasher) }
 

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The checks that decide, on any engine and before anything is written, whether an existing
 /// store may be opened and what opening it takes: another program's database, a store written by

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Creates what issue 6 adds to a store, in the setup transaction: the change history table
 /// and, per model with searchable properties, its full-text index (``SearchIndex``).

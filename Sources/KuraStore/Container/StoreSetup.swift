@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Creates a store's metadata and model tables when missing, and checks that existing tables
 /// match the models (migrations are a later addition; until then a mismatch is an error).
@@ -199,7 +199,8 @@ package struct StoreSetup {
 
   /// The model's declared unique and plain indexes: name and `CREATE INDEX` statement. Two
   /// declarations whose generated names collide get distinct names (a number is added).
-  package func declaredIndexes(_ schema: ModelSchema) -> [(name: String, sql: String, unique: Bool)] {
+  package func declaredIndexes(_ schema: ModelSchema) -> [(name: String, sql: String, unique: Bool)]
+  {
     var result: [(name: String, sql: String, unique: Bool)] = []
     var used = Set<String>()
     let declared =

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Records what a save changes, inside its transaction: applies the delete rules before the
 /// pending changes are written (``init(order:container:db:)``), takes what each model's
@@ -87,7 +87,9 @@ package struct ChangeRecorder {
   /// pending changes are written.
   /// `scratch` is what the saving context keeps for its history rows (see
   /// ``ChangeHistory/record(_:date:in:scratch:)``).
-  package mutating func commit(_ db: StoreConnection, scratch: inout HistoryScratch) throws -> ChangeSet {
+  package mutating func commit(_ db: StoreConnection, scratch: inout HistoryScratch) throws
+    -> ChangeSet
+  {
     if let ruleOutcome, !ruleOutcome.denials.isEmpty {
       try DeleteRuleApplier(graph: container.graph, db: db).checkDenials(ruleOutcome)
     }

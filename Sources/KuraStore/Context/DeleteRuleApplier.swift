@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Applies the declared delete rules of a save, inside its write transaction and before its
 /// changes are written: finds the rows that refer to the deleted ones, level by level, deletes
@@ -25,7 +25,8 @@ package struct DeleteRuleApplier {
     var deleting: [String: Set<DatabaseValue>] = initial.mapValues { Set($0) }
     var queue: [(table: String, keys: [DatabaseValue])] = initial.map { ($0.key, $0.value) }
     var nullify: [(reference: ModelAttributes.Reference, keys: [DatabaseValue])] = []
-    var denied: [(reference: ModelAttributes.Reference, rows: [(DatabaseValue, DatabaseValue)])] = []
+    var denied: [(reference: ModelAttributes.Reference, rows: [(DatabaseValue, DatabaseValue)])] =
+      []
     var keyColumns: [String: String] = [:]
     while let (table, keys) = queue.popLast() {
       guard !keys.isEmpty, let references = graph.referencesByTarget[table] else { continue }
@@ -131,7 +132,9 @@ package struct DeleteRuleApplier {
 
 /// `column IN (…)` over stored `keys`, bound as one list when the dialect can (so the statement
 /// is the same however many keys), comparing text like Swift's `==` when `text` is set.
-package func storeKeyList(_ column: String, _ keys: [DatabaseValue], text: Bool, dialect: any SQLDialect)
+package func storeKeyList(
+  _ column: String, _ keys: [DatabaseValue], text: Bool, dialect: any SQLDialect
+)
   throws -> (String, [DatabaseValue])
 {
   guard let list = dialect.membership(column, in: keys, text: text, listAbove: 0) else {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The models a fetch returned, and what part of it (if any) ran in memory instead of SQL.
 ///

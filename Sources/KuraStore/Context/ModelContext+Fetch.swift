@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension ModelContext {
   /// The stored model with this id (with unsaved changes applied), or `nil`.
@@ -89,7 +89,8 @@ extension ModelContext {
 
   /// Runs `body` on a reader of the store (on the transaction's connection inside
   /// ``ModelContainer/write(_:)``), mapping engine errors to ``StoreError``.
-  package func read<Result>(_ schema: ModelSchema, _ body: (StoreConnection) throws -> Result) throws
+  package func read<Result>(_ schema: ModelSchema, _ body: (StoreConnection) throws -> Result)
+    throws
     -> Result
   {
     do {
@@ -232,7 +233,9 @@ extension ModelContext {
   /// those of a stored row or of an earlier unsaved model updates that row instead of adding one.
   /// The view replays the log the same way, so `fetch` and `fetchCount` count what the save will
   /// store. (A model merged into another row keeps its own id until it is saved.)
-  package func pendingView<Model: PersistentModel>(_ pending: PendingChanges<Model>, schema: ModelSchema)
+  package func pendingView<Model: PersistentModel>(
+    _ pending: PendingChanges<Model>, schema: ModelSchema
+  )
     throws -> (models: [Model], replaced: Set<Model.ID>)
   {
     guard !schema.uniqueConstraints.isEmpty else {

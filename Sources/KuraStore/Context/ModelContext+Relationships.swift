@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension FetchDescriptor {
   /// A descriptor for the models whose reference `keyPath` points at `target` (the inverse,

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A workspace on a ``ModelContainer``'s store: inserts, updates and deletes are kept here until
 /// ``save()`` writes them in one transaction (or ``rollback()`` drops them); fetches read the store
@@ -169,7 +169,8 @@ public final class ModelContext {
   package func hasPendingChanges(_ key: ObjectIdentifier) -> Bool { nonEmptyTable(key) != nil }
 
   /// The unsaved changes of one model type.
-  package func pendingChanges<Model: PersistentModel>(_ type: Model.Type) -> PendingChanges<Model>? {
+  package func pendingChanges<Model: PersistentModel>(_ type: Model.Type) -> PendingChanges<Model>?
+  {
     // Found before the cast: casting looks up `PendingChanges<Model>`'s type metadata, a cost
     // every read would pay when nothing is pending.
     guard let any = nonEmptyTable(ObjectIdentifier(type)),

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraSQLite
+
 /// The models a ``PendingChanges`` logs (or a fetch collects), in memory it owns: appending one
 /// costs no generic metadata lookup (an `Array` of an unspecialized generic type looks its type
 /// up on each append), and no model is ever moved once logged. The memory is a list of chunks,
@@ -91,7 +92,8 @@ package final class ModelLog<Element> {
   /// Appends the element `initialize` writes into the log's memory (no move of it from
   /// elsewhere); when it throws, it must leave that memory uninitialized, and nothing is
   /// appended.
-  package func appendInPlace(_ initialize: (UnsafeMutablePointer<Element>) throws -> Void) rethrows {
+  package func appendInPlace(_ initialize: (UnsafeMutablePointer<Element>) throws -> Void) rethrows
+  {
     if tailRoom == 0 { growTail() }
     let slot = tail.unsafelyUnwrapped
     try initialize(slot)

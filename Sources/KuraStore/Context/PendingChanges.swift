@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The unsaved changes of one model type in a ``ModelContext``: a log of upserts and deletions,
 /// replayed in order on save (so the last change of an id wins, as it would have had each change
@@ -440,13 +440,17 @@ package enum StoreSQL {
   /// Columns of an index or conflict target. String columns compare as the predicate
   /// translation compares strings (Swift's `==` and `<`, ``SQLDialect/swiftStringComparable(_:)``),
   /// so its comparisons use the index.
-  package static func indexedColumns(_ schema: ModelSchema, _ columns: [Int], dialect: any SQLDialect)
+  package static func indexedColumns(
+    _ schema: ModelSchema, _ columns: [Int], dialect: any SQLDialect
+  )
     -> String
   {
     indexedColumns(schema.columns, columns, dialect: dialect)
   }
 
-  package static func indexedColumns(_ all: [ColumnSchema], _ columns: [Int], dialect: any SQLDialect)
+  package static func indexedColumns(
+    _ all: [ColumnSchema], _ columns: [Int], dialect: any SQLDialect
+  )
     -> String
   {
     columns.map { index in

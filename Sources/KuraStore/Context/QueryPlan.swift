@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// How the context runs one fetch: the SQL parts (from the translation of a fetch descriptor)
 /// and what must happen in memory (the untranslated rest of a predicate, a sort SQL cannot do,

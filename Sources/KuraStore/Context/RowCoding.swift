@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // What the store's coders share: ``RowDecoder`` and ``RowEncoder`` (a model to and from a
 // statement's row) and the row plan's probe coders (`ProbeEncoder`, `ProbeDecoder`).

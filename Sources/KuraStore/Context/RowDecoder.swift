@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Decodes one model from the current row of a statement whose result columns are the model's
 /// columns in schema order. Reused for every row of a query.
@@ -54,7 +54,9 @@ package final class RowDecoder: Decoder, TopLevelCoder {
 
   /// Initializes `target` with the model in the statement's current row (read into it
   /// directly when the type has a row plan); on a failure `target` is left uninitialized.
-  package func decode<Model: PersistentModel>(_ type: Model.Type, into target: UnsafeMutablePointer<Model>)
+  package func decode<Model: PersistentModel>(
+    _ type: Model.Type, into target: UnsafeMutablePointer<Model>
+  )
     throws
   {
     if let plan = lastPlan.plan(for: Model.self, schema: schema) {
@@ -171,7 +173,9 @@ package final class RowDecoder: Decoder, TopLevelCoder {
 
   @exclusivity(unchecked) private var containers = RowCoderContainerCache()
 
-  package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+  package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<
+    Key
+  > {
     // The container only refers back to this decoder, so one per key type serves every row.
     containers.container(Key.self) {
       KeyedDecodingContainer(
@@ -181,7 +185,9 @@ package final class RowDecoder: Decoder, TopLevelCoder {
 
   package func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw shapeFailure() }
 
-  package func singleValueContainer() throws -> any SingleValueDecodingContainer { throw shapeFailure() }
+  package func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    throw shapeFailure()
+  }
 
   package func shapeFailure() -> StoreError {
     StoreError(
@@ -285,7 +291,8 @@ package struct RowKeyedDecodingContainer<Key: CodingKey>: IntegerColumnDecoding 
     }
   }
 
-  package func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+  package func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
+    throws
     -> KeyedDecodingContainer<NestedKey>
   { throw decoder.shapeFailure() }
   package func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Encodes one model straight into the bindings of a statement whose parameters are the model's
 /// columns in schema order (parameter `n + 1` is column `n`). Reused for every row of a batch.

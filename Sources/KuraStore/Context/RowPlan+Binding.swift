@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension RowPlan {
   /// Binds every column of `model` (parameter `n + 1` is column `n`).

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension RowPlan {
   /// The model in the statement's current row (columns in schema order), built in `scratch`
@@ -21,7 +21,9 @@ extension RowPlan {
   /// Initializes the model at `target` from the statement's current row; on a failure it is
   /// left uninitialized.
   @inline(__always)
-  package func initialize<Model>(_ target: UnsafeMutablePointer<Model>, from statement: StoreStatement)
+  package func initialize<Model>(
+    _ target: UnsafeMutablePointer<Model>, from statement: StoreStatement
+  )
     throws
   {
     try initialize(UnsafeMutableRawPointer(target), from: statement)

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 import Synchronization
 
 /// A model type's compiled row plan: where each column's stored property lives in the model's
@@ -37,7 +37,9 @@ package final class RowPlan: Sendable {
 
   /// The plan of `Model` read and written with `schema`'s columns, or `nil` when the model needs
   /// `Codable` (see the type's documentation). Built once per model type and schema.
-  package static func of<Model: PersistentModel>(_ model: Model.Type, schema: ModelSchema) -> RowPlan? {
+  package static func of<Model: PersistentModel>(_ model: Model.Type, schema: ModelSchema)
+    -> RowPlan?
+  {
     let plan = schema.rowPlans.object(for: ObjectIdentifier(Model.self)) {
       make(Model.self, schema: schema)
     }
@@ -122,8 +124,9 @@ package final class RowPlan: Sendable {
   }
 
   /// Initializes a property from a probe value.
-  private static func write(_ value: DatabaseValue?, _ column: Column, at p: UnsafeMutableRawPointer)
-  {
+  private static func write(
+    _ value: DatabaseValue?, _ column: Column, at p: UnsafeMutableRawPointer
+  ) {
     var integer: Int64 = 0
     var real = 0.0
     var text = ""

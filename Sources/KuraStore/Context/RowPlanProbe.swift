@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Thrown by the probe coders at a request a plan can't mirror.
 package struct UnusualCoding: Error {}
@@ -42,8 +42,12 @@ package final class ProbeEncoder: Encoder, TopLevelCoder {
     package mutating func encode(_ value: Bool, forKey key: Key) throws {
       try record(.integer(value ? 1 : 0), key)
     }
-    package mutating func encode(_ value: String, forKey key: Key) throws { try record(.text(value), key) }
-    package mutating func encode(_ value: Double, forKey key: Key) throws { try record(.real(value), key) }
+    package mutating func encode(_ value: String, forKey key: Key) throws {
+      try record(.text(value), key)
+    }
+    package mutating func encode(_ value: Double, forKey key: Key) throws {
+      try record(.real(value), key)
+    }
     package mutating func encode(_ value: Float, forKey key: Key) throws {
       try record(.real(Double(value)), key)
     }
@@ -86,7 +90,9 @@ package final class ProbeDecoder: Decoder, TopLevelCoder {
 
   package init(values: [String: DatabaseValue]) { self.values = values }
 
-  package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+  package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<
+    Key
+  > {
     KeyedDecodingContainer(Container<Key>(decoder: self))
   }
   package func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw refuse() }
@@ -129,7 +135,9 @@ package final class ProbeDecoder: Decoder, TopLevelCoder {
     }
     package func decode(_ type: String.Type, forKey key: Key) throws -> String { try text(key) }
     package func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try real(key) }
-    package func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try real(key)) }
+    package func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+      Float(try real(key))
+    }
     package func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
       let value: Any?
       switch T.self {
@@ -145,7 +153,9 @@ package final class ProbeDecoder: Decoder, TopLevelCoder {
       return typed
     }
 
-    package func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
+    package func nestedContainer<NestedKey: CodingKey>(
+      keyedBy type: NestedKey.Type, forKey key: Key
+    )
       throws -> KeyedDecodingContainer<NestedKey>
     { throw decoder.refuse() }
     package func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The container a ``RowEncoder`` hands out for shapes a row cannot hold (a model encoded as an
 /// array or a single value, or nested containers): every call throws a ``StoreError`` that names
@@ -28,7 +28,9 @@ package struct UnsupportedEncodingContainer<Key: CodingKey>: KeyedEncodingContai
   ) -> KeyedEncodingContainer<NestedKey> {
     KeyedEncodingContainer(UnsupportedEncodingContainer<NestedKey>(modelName: modelName))
   }
-  package mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { self }
+  package mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    self
+  }
   package mutating func superEncoder() -> any Encoder { UnsupportedEncoder(modelName: modelName) }
   package mutating func superEncoder(forKey key: Key) -> any Encoder {
     UnsupportedEncoder(modelName: modelName)

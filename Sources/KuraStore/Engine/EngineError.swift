@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// An error of a database driver under a store engine (``StoreEngine``): each engine conforms
 /// its driver's error type, in its own folder, saying which ``EngineFailure`` an error is, so

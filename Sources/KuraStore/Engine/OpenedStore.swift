@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A store an engine opened (``StoreEngine``): where it is, its connections, and what the
 /// engine found there, as the store's examination judged it before anything was written.

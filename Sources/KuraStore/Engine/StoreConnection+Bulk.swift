@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What a bulk upsert (``StoreConnection/bulkUpsert(_:rowCount:bindRow:)``) did.
 package enum StoreBulkOutcome: Sendable, Equatable {

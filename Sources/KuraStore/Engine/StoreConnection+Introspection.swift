@@ -1,5 +1,6 @@
 import KuraBase
 import KuraSQLite
+
 /// An engine's catalog reads, written once as statics over its driver's connection
 /// (`Driver`); a connection that names them as its ``IntrospectedConnection/Introspection``
 /// answers the seam's introspection requirements with them, with no forwarding of its own.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// One connection of a store's engine (see ``StoreEngine``): statements, transactions, schema
 /// introspection and the engine-specific steps of saves, migrations, history and search.
@@ -199,7 +199,9 @@ extension StoreConnection {
   }
 
   /// Runs a query without bound values and maps its first row, if any.
-  package func queryFirst<Row>(_ sql: String, row: (any StoreStatement) throws -> Row) throws -> Row? {
+  package func queryFirst<Row>(_ sql: String, row: (any StoreStatement) throws -> Row) throws
+    -> Row?
+  {
     try queryFirst(sql, [], row: row)
   }
 

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension StoreEngine {
   /// Whether a column of a Kura table declared `type` (as introspection reports it) holds

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension StoreEngine {
   /// The engine keeps names of any length: a name is its own identifier.

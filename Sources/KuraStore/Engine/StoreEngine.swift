@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The database engine under a model store: the one seam between everything the store shares
 /// (schema, context, predicate translation, migration planning, history, live queries, search,

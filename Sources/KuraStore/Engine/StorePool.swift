@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The connections of one store (see ``StoreEngine``): reads, write transactions and the signal
 /// that another process committed.

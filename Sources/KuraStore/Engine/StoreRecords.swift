@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Kura's own records in a store (`kura_metadata`'s format, `kura_models`' columns) as far as an
 /// engine reads them below the store (SQLite's format upgrade, ``SQLiteFormatUpgrade``), and the
@@ -19,7 +19,9 @@ package enum StoreRecords {
 
   /// The columns of a `kura_models` record (`text`, the record of `model`), or
   /// ``StoreError/Code/damaged`` naming the model when the record can't be read.
-  package static func columns(_ text: String, model: String, url: URL?, file: String) throws -> [Column] {
+  package static func columns(_ text: String, model: String, url: URL?, file: String) throws
+    -> [Column]
+  {
     do {
       return try JSONDecoder().decode([Column].self, from: Data(text.utf8))
     } catch {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A column of a stored table, as the engine reports it.
 package struct StoreColumnInfo: Equatable {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Where a model's stored properties lie in its memory, column by column, and how each is
 /// stored: what ``StoreStatement/readRow(_:into:)`` reads a row into and

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A prepared statement of a store's engine (see ``StoreEngine``): bind values, step through
 /// rows, read columns.

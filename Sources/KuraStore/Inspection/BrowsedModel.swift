@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A model of a store as found, without its Swift type: its table, properties and their kinds,
 /// indexes, references both ways and search index (`kura studio`'s models page and row queries).

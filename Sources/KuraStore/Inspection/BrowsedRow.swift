@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// One stored row of a model read without its Swift type: the column values as stored, and a
 /// typed view of each column through subscripts, so that a `Predicate<BrowsedRow>` can name a

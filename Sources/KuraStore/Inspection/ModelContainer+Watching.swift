@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension ModelContainer {
   /// A container of no model types on a store as found, that never writes it: for watching its

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// One condition of a filter on a model's rows read without its Swift type (`kura studio`'s
 /// filter builder): a property, an operator and the value as typed.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What page of a model's rows to read (`kura studio`'s rows table): the sort, the filter, a
 /// search, and where the previous page ended.

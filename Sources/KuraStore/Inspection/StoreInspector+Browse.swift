@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // Reading a store's models and rows without their Swift types, for `kura studio`: models with
 // their references both ways, pages of rows by key, one row and what refers to it.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // What deleting a row would do under the store's delete rules, read without writing: the rows
 // a cascade deletes, the references a nullify clears, and the rows a deny rule refuses for.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension StoreInspector {
   /// One value of a dumped row, typed by the column's recorded kind.

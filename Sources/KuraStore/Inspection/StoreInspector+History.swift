@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // The store's change history as found, for `kura studio`: what it keeps and its latest saves.
 

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension StoreInspector {
   /// A summary of a store: its engine and location, its models, their row counts, the schema
@@ -102,7 +102,6 @@ extension StoreInspector {
       ///
       /// For example: `print(value.unique)`.
       public var unique: Bool
-
 
       /// A value of each stored property.
       package init(name: String, columns: [String], unique: Bool) {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Reads a model store without its model types: what models and tables it holds, their
 /// columns, indexes and rows, and whether it is intact. `kura store` is built on it.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What a custom ``MigrationStage`` works with: the store's tables, read and rewritten with the
 /// old and new model types, inside the migration's transaction.
@@ -19,7 +19,9 @@ public final class MigrationContext {
   package let fileName: String
   package let progress: (@Sendable (MigrationProgress) -> Void)?
 
-  package init(db: StoreConnection, fileName: String, progress: (@Sendable (MigrationProgress) -> Void)?) {
+  package init(
+    db: StoreConnection, fileName: String, progress: (@Sendable (MigrationProgress) -> Void)?
+  ) {
     self.db = db
     self.fileName = fileName
     self.progress = progress

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// One version of an app's models, for a ``SchemaMigrationPlan`` (like SwiftData's
 /// `VersionedSchema`): the version number and the model types as they were in that version.

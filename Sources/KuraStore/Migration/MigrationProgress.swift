@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// How far a migration is: reported to the progress callback of
 /// ``ModelContainer/init(for:migrationPlan:configurations:progress:)`` while tables are copied.

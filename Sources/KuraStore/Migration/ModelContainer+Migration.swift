@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension ModelContainer {
   /// Opens (creating when missing) the store for the given model types, migrating it when the

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A model's table described as data (for tools that migrate a store without its model types,
 /// such as `kura store migrate`): the shape `kura store schema --json` prints, plus a default

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Migrates a store file to models described as data (``ModelDescription``), without the model
 /// types: what `kura store migrate` runs. It makes the same changes, with the same checks, as

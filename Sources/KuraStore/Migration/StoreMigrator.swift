@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Brings an existing store to the container's models inside the setup transaction: runs the
 /// migration plan's stages from the version recorded in the file, then the automatic changes

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What moving one existing table to its model's current schema takes: nothing, cheap
 /// `ALTER TABLE`s (renames and added columns), or a copy into a rebuilt table.

@@ -1,6 +1,6 @@
-import KuraSQLite
-import KuraBase
 import Foundation
+import KuraBase
+import KuraSQLite
 
 extension ChangeHistory {
   /// Runs `trim` (a save's history trim) inside ``ModelContainer/write(_:)``: in a savepoint,

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 import Synchronization
 
 /// The store's change history: one row per save in `kura_history` (its token, time, the names
@@ -221,7 +221,9 @@ package enum ChangeHistory {
   }
 
   /// The change sets after `token` below `horizon` (see ``horizon(_:)``), oldest first.
-  package static func changeSets(since token: HistoryToken, below horizon: Int64?, in db: StoreConnection)
+  package static func changeSets(
+    since token: HistoryToken, below horizon: Int64?, in db: StoreConnection
+  )
     throws -> [ChangeSet]
   {
     let below = below(horizon)

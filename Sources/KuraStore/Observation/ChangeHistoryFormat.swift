@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The compact form of a history row's change set (a BLOB in `changes`): a format byte, then
 /// per model its name and its inserted, updated and deleted id lists, each a count followed by

@@ -1,7 +1,7 @@
-import KuraBase
-import KuraSQLite
 import Dispatch
 import Foundation
+import KuraBase
+import KuraSQLite
 import Synchronization
 
 /// Tells a container's live queries and change-feed readers about saves, from this process

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What one save changed: the ids of the inserted, updated and deleted models of each type.
 ///

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// How much change history a store keeps: the saves of the last ``maximumAge`` seconds, at most
 /// ``maximumCount`` of them. Older history is deleted as part of normal saves; a reader asking for

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A position in a store's change history: the changes saved after it are read with
 /// ``ModelContainer/history(since:)``.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension ModelContainer {
   /// The token of the last save recorded in the store's history, by any process.
@@ -125,7 +125,8 @@ extension ModelContainer {
     ChangeSet.empty(at: try currentHistoryToken())
   }
 
-  package func readStore<Result>(_ action: String, _ body: (StoreConnection) throws -> Result) throws
+  package func readStore<Result>(_ action: String, _ body: (StoreConnection) throws -> Result)
+    throws
     -> Result
   {
     do {

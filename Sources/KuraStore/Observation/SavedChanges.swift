@@ -1,5 +1,6 @@
 import KuraBase
 import KuraSQLite
+
 /// What a save changed, by model, in the order the models were first changed: the first model
 /// held inline and any others in an array, so a save that changes one model (most do) allocates
 /// no list for it. Looked through without hashing (a save changes one or a few models).

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What to fetch: which models (a `#Predicate`), in which order, and how many.
 ///

@@ -1,5 +1,6 @@
 import KuraBase
 import KuraSQLite
+
 /// Which parts of a fetch ran in memory instead of in SQL, and why.
 ///
 /// For example:

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension SortDescriptor where Compared: PersistentModel {
   /// Sorts by a `Bool` property: `false` before `true` in the forward order.

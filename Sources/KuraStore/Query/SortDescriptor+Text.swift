@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension SortDescriptor {
   /// How this descriptor orders two models, with text (`String` and `String?` key paths without a

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A fetch descriptor translated to SQL, plus what the store must finish in memory.
 ///

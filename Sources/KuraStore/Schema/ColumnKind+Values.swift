@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The value stored in a column of kind `kind` for a Swift value, with the mappings of
 /// ``DatabaseValue`` (Bool INTEGER 0/1, Date its `timeIntervalSinceReferenceDate` as a `Double`, UUID uppercase TEXT, URL TEXT

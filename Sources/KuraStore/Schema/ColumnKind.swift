@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// How a stored property is kept in its column (the mappings of ``DatabaseValue``; the column
 /// types named below are SQLite's, see ``StoreEngine/columnType(_:)``).

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// One column of a model's table: the stored property it holds and how.
 // Safety: AnyKeyPath and metatypes are immutable values; they are only compared and applied.

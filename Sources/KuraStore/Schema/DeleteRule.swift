@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What deleting a model does to the models that refer to it through a declared reference.
 ///

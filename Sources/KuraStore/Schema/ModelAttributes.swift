@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What a model's ``Schema`` declares beyond unique attributes and indexes: references, default
 /// values, renamed properties and searchable text, resolved to column names.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 @_spi(Reflection) import Swift
 import Synchronization
 
@@ -82,7 +82,9 @@ package final class ModelSchema: Sendable {
   package var quotedTable: String { quoteIdentifier(tableName) }
 
   /// The quoted column names, comma separated, in column order.
-  package var quotedColumnList: String { columns.map { quoteIdentifier($0.name) }.joined(separator: ", ") }
+  package var quotedColumnList: String {
+    columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+  }
 
   /// A schema from explicit columns (tests of the translation layer build them this way); the
   /// primary key is the `id` column, else the first.

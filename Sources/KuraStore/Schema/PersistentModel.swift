@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A type whose values a ``ModelContainer`` stores: a plain `Codable` struct with an identifier.
 ///

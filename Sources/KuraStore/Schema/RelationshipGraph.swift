@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The declared attributes of every model in a container, with the references indexed by the
 /// table they point at (what a delete must look at).
@@ -14,7 +14,8 @@ package struct RelationshipGraph: Sendable {
   /// Whether any model declares a reference.
   package var isEmpty: Bool { referencesByTarget.isEmpty }
 
-  package init(models: [any PersistentModel.Type], schemas: [ObjectIdentifier: ModelSchema]) throws {
+  package init(models: [any PersistentModel.Type], schemas: [ObjectIdentifier: ModelSchema]) throws
+  {
     var attributes: [ObjectIdentifier: ModelAttributes] = [:]
     var byTable: [String: ModelAttributes] = [:]
     var byTarget: [String: [ModelAttributes.Reference]] = [:]

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What a model declares about its table beyond its columns: unique attributes and indexes.
 ///

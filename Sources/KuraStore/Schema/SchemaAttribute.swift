@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What an attribute declaration of a ``Schema`` says about one stored property.
 // Safety: the metatype and the default value are immutable values, only read.

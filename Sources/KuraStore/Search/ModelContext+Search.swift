@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension ModelContext {
   /// The models a fetch descriptor selects whose searchable properties contain every word of

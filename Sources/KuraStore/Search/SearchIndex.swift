@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A model's search index over its searchable text columns (``Schema/Declaration/searchable(_:)``):
 /// kept in step with the table by every writer, in the writer's transaction, and asked for the
@@ -30,7 +30,9 @@ package struct SearchIndex {
 
   /// The `ORDER BY` expression putting the best matches of `text` first, or `nil` when the text
   /// has no word or the engine does not rank.
-  package func order(for text: String, engine: StoreEngine) -> (sql: String, arguments: [DatabaseValue])? {
+  package func order(for text: String, engine: StoreEngine) -> (
+    sql: String, arguments: [DatabaseValue]
+  )? {
     let words = Self.words(of: text)
     guard !words.isEmpty else { return nil }
     return engine.searchOrder(self, words: words)

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // `+`, `-`, `*`, `/`, `%`, unary `-`. Integer overflow and division by zero trap in Swift; SQL
 // gives a value or NULL instead of crashing.

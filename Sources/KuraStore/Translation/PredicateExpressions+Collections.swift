@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // `[values].contains($0.x)` → IN with bound values. Closures over sequences (`contains(where:)`,
 // `allSatisfy`, `filter`, `min`, `max`) run in memory.

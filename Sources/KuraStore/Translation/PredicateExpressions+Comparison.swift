@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // `==`, `!=`, `<`, `<=`, `>`, `>=`.
 

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // `&&`, `||`, `!`. Every Boolean fragment is 0 or 1 (never NULL), so SQL's three-valued logic
 // never shows.

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // `(a...b).contains($0.x)` → BETWEEN; `(a..<b).contains($0.x)` → `>= AND <`; captured ranges and
 // partial ranges (`5...`, `..<5`, `...5`) too.

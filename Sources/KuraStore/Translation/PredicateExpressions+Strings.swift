@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 // `contains` and `starts(with:)` on text. Swift matches `Character`s (grapheme clusters under
 // canonical equivalence), which neither LIKE nor instr() does; the dialect supplies functions with

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Evaluates parts of a predicate, binding the original predicate's variable to the model.
 package struct ResidualExpression<Model: Sendable>: StandardPredicateExpression {

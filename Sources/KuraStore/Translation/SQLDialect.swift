@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The parts of SQL that differ between database engines, for the predicate translator and the
 /// store's own statements.

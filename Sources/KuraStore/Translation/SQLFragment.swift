@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A piece of SQL translated from one predicate expression, with the values it binds.
 ///
@@ -86,7 +86,9 @@ package struct SQLFragment {
   }
 
   /// A fragment of `type` built from `parts`: text and fragments, joined in order.
-  package static func combined(_ parts: [Part], type: ValueType, mayBeNaN: Bool = false) -> SQLFragment {
+  package static func combined(_ parts: [Part], type: ValueType, mayBeNaN: Bool = false)
+    -> SQLFragment
+  {
     var sql = ""
     var arguments: [DatabaseValue] = []
     for part in parts {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A predicate expression that can become SQL with Swift's exact semantics.
 ///

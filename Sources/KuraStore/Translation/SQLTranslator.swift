@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Translates predicate expressions of one model to SQL fragments.
 ///
@@ -12,8 +12,9 @@ package final class SQLTranslator {
   package let modelVariable: PredicateExpressions.VariableID
   private var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
 
-  package init(schema: ModelSchema, dialect: any SQLDialect, modelVariable: PredicateExpressions.VariableID)
-  {
+  package init(
+    schema: ModelSchema, dialect: any SQLDialect, modelVariable: PredicateExpressions.VariableID
+  ) {
     self.schema = schema
     self.dialect = dialect
     self.modelVariable = modelVariable
@@ -31,7 +32,9 @@ package final class SQLTranslator {
   }
 
   /// The fragment a `flatMap` variable stands for.
-  package func boundVariable(_ id: PredicateExpressions.VariableID) -> SQLFragment? { variables[id] }
+  package func boundVariable(_ id: PredicateExpressions.VariableID) -> SQLFragment? {
+    variables[id]
+  }
 
   /// Translates `body` with variable `id` standing for `fragment`.
   package func binding<Result>(
@@ -91,7 +94,8 @@ package final class SQLTranslator {
   }
 
   /// `l == r` (or `l != r` when `negated`) with Swift's semantics for optionals, NaN and text.
-  package func equality(_ lhs: SQLFragment, _ rhs: SQLFragment, negated: Bool) throws(TranslationFailure)
+  package func equality(_ lhs: SQLFragment, _ rhs: SQLFragment, negated: Bool)
+    throws(TranslationFailure)
     -> SQLFragment
   {
     let symbol = negated ? "!=" : "=="
@@ -132,7 +136,8 @@ package final class SQLTranslator {
   }
 
   /// `l op r` for an ordering operator (`<`, `<=`, `>`, `>=`).
-  package func ordering(_ lhs: SQLFragment, _ op: String, _ rhs: SQLFragment) throws(TranslationFailure)
+  package func ordering(_ lhs: SQLFragment, _ op: String, _ rhs: SQLFragment)
+    throws(TranslationFailure)
     -> SQLFragment
   {
     let type = lhs.type

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The ORDER BY clause for `sortBy`, or why it must be sorted in memory.
 ///

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Translates a fetch descriptor to SQL for `schema` in `dialect`.
 ///

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The Swift types a translated expression may produce, grouped by how SQL treats them.
 package enum ScalarType: Sendable, Hashable {

@@ -1,8 +1,8 @@
-import KuraBase
-import KuraStore
-import KuraPostgreSQL
-import KuraSyncCore
 import Foundation
+import KuraBase
+import KuraPostgreSQL
+import KuraStore
+import KuraSyncCore
 
 /// A space's catalogue: the models its devices declared (``SyncModelDeclaration``), merged under
 /// the version rule, which the server checks every pushed change against.
@@ -46,7 +46,9 @@ package struct SyncCatalog: Sendable, Hashable {
   ///
   /// - Returns: The models whose entry changed (to store).
   /// - Throws: ``Refusal`` for a declaration that is malformed or contradicts the catalogue.
-  package mutating func learn(_ declarations: [SyncModelDeclaration]) throws -> [SyncModelDeclaration] {
+  package mutating func learn(_ declarations: [SyncModelDeclaration]) throws
+    -> [SyncModelDeclaration]
+  {
     var changed: [String: SyncModelDeclaration] = [:]
     var seen: Set<String> = []
     for raw in declarations {

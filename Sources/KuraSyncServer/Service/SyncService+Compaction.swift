@@ -1,7 +1,8 @@
 import KuraBase
-import KuraStore
 import KuraPostgreSQL
+import KuraStore
 import KuraSyncCore
+
 #if canImport(CLibPQ)
   import Foundation
 
@@ -233,7 +234,9 @@ import KuraSyncCore
     /// Refuses a push or pull of a replica that must read the snapshot first: its `settled`
     /// position is below the space's folded position (it was retired, or it is new to a
     /// compacted space).
-    package func requireCurrent(replica: String, space: String, _ connection: PostgresConnection) throws {
+    package func requireCurrent(replica: String, space: String, _ connection: PostgresConnection)
+      throws
+    {
       let row = try connection.queryFirst(
         "SELECT s.compacted, r.settled, r.acknowledged FROM kura_sync_spaces s "
           + "LEFT JOIN kura_sync_replicas r ON r.replica = ? AND r.space = s.space "

@@ -1,8 +1,8 @@
-import KuraBase
-import KuraStore
-import KuraPostgreSQL
-import KuraSyncCore
 import Foundation
+import KuraBase
+import KuraPostgreSQL
+import KuraStore
+import KuraSyncCore
 
 /// A new random token for a space, and its line for the sync server's tokens file (which keeps
 /// only the token's SHA-256).

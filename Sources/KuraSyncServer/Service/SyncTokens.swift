@@ -1,8 +1,8 @@
-import KuraBase
-import KuraStore
-import KuraPostgreSQL
-import KuraSyncCore
 import Foundation
+import KuraBase
+import KuraPostgreSQL
+import KuraStore
+import KuraSyncCore
 
 /// The sync server's tokens file: which token hash grants which space, until when.
 ///
@@ -31,7 +31,9 @@ package struct SyncTokens: Sendable {
     package var credential: String = ""
 
     /// A value of each stored property.
-    package init(space: String, expires: Date? = nil, device: String? = nil, credential: String = "") {
+    package init(
+      space: String, expires: Date? = nil, device: String? = nil, credential: String = ""
+    ) {
       self.space = space
       self.expires = expires
       self.device = device

@@ -1,10 +1,9 @@
 import Foundation
+import KuraTestSupport
 import Testing
 import WarikanKit
 
 @testable import Kura
-
-import KuraTestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 /// A seed-format entry, as the seed app declares it.
 private struct Entry: Codable, Identifiable, Sendable, Equatable {

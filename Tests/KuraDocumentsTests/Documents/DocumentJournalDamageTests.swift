@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 /// A document and its journal as a writer left them: `notes.json` and `.notes.json.journal`
 /// holding `count` appended notes (the store is closed after the bytes are taken, then they are

@@ -1,18 +1,15 @@
 import Foundation
+import KuraTestSupport
 import Observation
 import Testing
 import WarikanKit
 
 @testable import Kura
 
-import KuraTestSupport
-
 /// A whole-value counter document, as `kura-testhelper document-increment` writes it.
 private struct CounterDocument: Codable, Sendable, Equatable {
   var count = 0
 }
-
-
 
 @Suite("Documents shared by processes")
 struct DocumentSharingTests {

@@ -1,11 +1,10 @@
 import Foundation
+import KuraTestSupport
 import Observation
 import Synchronization
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 /// Whether `store.value` changes (for Observation observers) while `body` runs.
 private func observesChange(_ store: DocumentStore<[Note]>, _ body: () throws -> Void) rethrows

@@ -1,13 +1,10 @@
 import Foundation
+import KuraTestSupport
 import Observation
 import Synchronization
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
-
-
 
 /// A whole-value document.
 struct ThemeSettings: Codable, Sendable, Equatable {
@@ -24,8 +21,6 @@ func noteStore(_ url: URL, threshold: Int = 64 * 1024, watch: Bool = false) thro
     .url(url),
     options: DocumentOptions(observesOtherProcesses: watch, compactionThreshold: threshold))
 }
-
-
 
 @Suite("DocumentStore")
 struct DocumentStoreTests {

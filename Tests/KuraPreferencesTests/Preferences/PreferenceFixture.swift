@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 // The every-type fixture, identical to kura-testhelper's PreferencesHelpers.swift, so a value
 // written by one process is checked by the other.

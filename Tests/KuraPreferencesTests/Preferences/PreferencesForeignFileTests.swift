@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 @Suite("Preferences on a file that is not a suite")
 struct PreferencesForeignFileTests {

@@ -1,11 +1,10 @@
 import Foundation
+import KuraTestSupport
 import Observation
 import Synchronization
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 /// Counts the times an observation fired.
 private final class FireCount: Sendable {

@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 extension Preferences.Key {
   fileprivate static var launchCount: Preferences.Key<Int> { .init("launchCount", default: 0) }

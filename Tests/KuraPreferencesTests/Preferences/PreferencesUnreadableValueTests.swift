@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 extension Preferences.Key {
   fileprivate static var names: Preferences.Key<[String]> { .init("names", default: []) }
@@ -24,8 +23,13 @@ private func storeRaw(_ url: URL, key: String, type: String, value: DatabaseValu
 @Suite("Preference values this version can't read")
 struct PreferencesUnreadableValueTests {
   @Test(arguments: [
-    ("futuretype9", DatabaseValue.text("{\"z\":1}"), "`futuretype9` is a type this version of Kura"),
-    ("array", DatabaseValue.text("{\"a\":[{\"s\":\"Ta"), "its stored array value can't be read back"),
+    (
+      "futuretype9", DatabaseValue.text("{\"z\":1}"), "`futuretype9` is a type this version of Kura"
+    ),
+    (
+      "array", DatabaseValue.text("{\"a\":[{\"s\":\"Ta"),
+      "its stored array value can't be read back"
+    ),
   ])
   func noWritePathThatReadsFirstReplacesIt(type: String, value: DatabaseValue, reason: String)
     throws

@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 @Suite("Preferences.standard when its file can't be opened")
 struct StandardPreferencesTests {

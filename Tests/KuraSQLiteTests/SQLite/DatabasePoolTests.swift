@@ -1,10 +1,9 @@
 import Foundation
+import KuraTestSupport
 import Synchronization
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 @Suite("DatabasePool")
 struct DatabasePoolTests {

@@ -1,9 +1,8 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraTestSupport
 
 @Suite("Row change tracking")
 struct RowChangeTrackingTests {

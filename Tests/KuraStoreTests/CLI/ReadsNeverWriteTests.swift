@@ -1,17 +1,11 @@
 import Foundation
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-
-
-import KuraStoreCLI
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
 
 /// The tools' read-only commands, each run between two listings of the whole file tree
 /// (KURA_HOME, HOME and any store named): a read of something that doesn't exist says so and

@@ -1,17 +1,11 @@
 import Foundation
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-
-
-import KuraStoreCLI
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
 
 @Suite("kura store migrate")
 struct StoreMigrateCommandTests {

@@ -1,17 +1,12 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
 
 /// The model as the earlier app version wrote it (the helper migrates it to `CrashNote` with
 /// `extra` optional; see Sources/kura-testhelper/RelationHelpers.swift).

@@ -1,16 +1,11 @@
 import Foundation
-
-@testable import Kura
-
+import KuraCLI
+import KuraEngineTestSupport
 import KuraPostgreSQL
-
+import KuraStoreCLI
 import KuraTestSupport
 
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
+@testable import Kura
 
 /// The first version of the models, as an earlier app wrote them.
 enum TripsV1: VersionedSchema {

@@ -1,19 +1,14 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Observation
 import Synchronization
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
 
 @Suite("Live queries")
 struct LiveQueryTests {

@@ -1,17 +1,12 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
 
 /// The rules every layer's `AsyncStream` follows: the current value first, then the newest value
 /// after changes (several changes while the reader is busy arrive as one), and the end when the

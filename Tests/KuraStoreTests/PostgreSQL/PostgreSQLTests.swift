@@ -1,9 +1,9 @@
-import Testing
-import KuraPostgreSQL
-import KuraTestSupport
-import KuraEngineTestSupport
 import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
 import KuraStoreCLI
+import KuraTestSupport
+import Testing
 
 /// The PostgreSQL engine's tests, grouped so that `swift test --filter PostgreSQL` runs them all.
 @Suite("PostgreSQL")

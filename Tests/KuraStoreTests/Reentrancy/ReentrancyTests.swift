@@ -1,9 +1,9 @@
 import Foundation
-import KuraPostgreSQL
-import KuraTestSupport
-import KuraEngineTestSupport
 import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
 import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 /// Runs a `kura-testhelper` command in a child process with a bound, so a deadlock or a trap

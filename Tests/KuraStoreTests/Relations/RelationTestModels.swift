@@ -1,16 +1,11 @@
 import Foundation
-
-@testable import Kura
-
+import KuraCLI
+import KuraEngineTestSupport
 import KuraPostgreSQL
-
+import KuraStoreCLI
 import KuraTestSupport
 
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
+@testable import Kura
 
 /// A trip (the target of every reference below).
 struct RTrip: PersistentModel, Equatable {

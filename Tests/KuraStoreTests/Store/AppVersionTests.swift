@@ -1,17 +1,12 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
 
 /// `Memo` as version 1 of the app stores it (version 2, in `kura-testhelper`, adds `body`).
 private struct MemoV1: PersistentModel, Equatable {

@@ -1,10 +1,10 @@
 import Foundation
 import Kura
-import KuraPostgreSQL
-import KuraTestSupport
-import KuraEngineTestSupport
 import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
 import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -67,7 +67,7 @@
       try await syncA.syncNow()
       let hostile = HostileReplica(
         server: world.server.url, space: "family", token: world.token.token,
-          database: world.database)
+        database: world.database)
       let delete = hostile.delete(
         "GuardedTrip", id: trip.id.uuidString, incarnation: .max, tick: 60_000)
       #expect(try await hostile.push(sequence: 1, [delete]) == 200)
@@ -255,7 +255,8 @@
       try await syncB.syncNow()
       // 2,000 pushes from 8 hostile replicas at once (each in its own order).
       let hostiles = (0..<8).map { _ in
-        HostileReplica(server: world.server.url, space: "family", token: world.token.token,
+        HostileReplica(
+          server: world.server.url, space: "family", token: world.token.token,
           database: world.database)
       }
       var plans: [[Attack]] = Array(repeating: [], count: hostiles.count)

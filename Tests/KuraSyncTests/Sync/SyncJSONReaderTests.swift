@@ -1,21 +1,14 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraSyncServer
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
 
 /// The sync protocol's fast JSON reader against Foundation's `JSONDecoder`: on every body it
 /// reads it must give what `JSONDecoder` gives, and it must read none that `JSONDecoder`

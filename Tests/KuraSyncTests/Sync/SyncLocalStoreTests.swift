@@ -1,21 +1,14 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraSyncServer
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
 
 /// A model of the local bookkeeping tests (and of SyncOutboxTests).
 struct LocalTrip: PersistentModel, Equatable {

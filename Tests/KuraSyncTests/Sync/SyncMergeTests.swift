@@ -1,22 +1,15 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
+import KuraTestSupport
 import Synchronization
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraSyncServer
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
 
 /// A replica in the convergence simulations: its clock (skewed), its merged state, and the
 /// changes it made.

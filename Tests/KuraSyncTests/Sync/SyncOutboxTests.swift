@@ -1,21 +1,14 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraSyncServer
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
 
 /// What a save with sync on writes: the outbox entry's compact form (and the JSON rows of
 /// earlier versions, still read), the registers it stamps, and the clock and outbox number it

@@ -1,22 +1,15 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
+import KuraSyncServer
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-import KuraStoreCLI
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraSyncServer
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
 
 @Suite("Sync tokens")
 struct SyncTokensTests {

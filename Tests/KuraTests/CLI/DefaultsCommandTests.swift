@@ -1,19 +1,13 @@
 import Foundation
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraStoreCLI
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
 
 @Suite("kura defaults")
 struct DefaultsCommandTests {

@@ -1,20 +1,14 @@
 import Foundation
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
+import KuraTestSupport
 import TerminalUI
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraStoreCLI
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
 @testable import KuraCLI
 
 /// Stored text holding escape sequences, control characters and bidi overrides: every

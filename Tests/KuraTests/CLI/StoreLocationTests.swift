@@ -1,20 +1,14 @@
 import Foundation
 import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraStoreCLI
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
 
 @Suite("--store and KURA_STORE_URL")
 struct StoreLocationTests {

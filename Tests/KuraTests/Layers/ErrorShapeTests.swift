@@ -1,19 +1,14 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-import KuraSync
-import KuraSyncCore
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
 
 private struct Ledger: PersistentModel {
   var id = UUID()

@@ -1,17 +1,14 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-import KuraSync
-import KuraSyncCore
-import KuraPostgreSQL
-import KuraEngineTestSupport
-import KuraCLI
-import KuraStoreCLI
-
-import KuraTestSupport
-
-
 
 /// Opening to read never creates or writes, at every layer: each test lists the whole file tree
 /// before and after (``fileTree(_:)``).

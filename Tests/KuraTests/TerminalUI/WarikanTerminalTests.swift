@@ -1,10 +1,10 @@
 import Foundation
+import KuraEngineTestSupport
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraStoreCLI
 import KuraTestSupport
-import KuraEngineTestSupport
 import Testing
 
 /// The `warikan` app driven in a real terminal: each test starts the built executable in a tmux

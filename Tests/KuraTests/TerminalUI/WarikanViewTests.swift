@@ -1,10 +1,10 @@
 import Foundation
+import KuraEngineTestSupport
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraStoreCLI
 import KuraTestSupport
-import KuraEngineTestSupport
 import Testing
 import WarikanKit
 

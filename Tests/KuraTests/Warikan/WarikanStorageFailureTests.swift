@@ -1,11 +1,11 @@
 import Foundation
 import Kura
+import KuraEngineTestSupport
 import KuraPostgreSQL
+import KuraStoreCLI
 import KuraSync
 import KuraSyncCore
-import KuraStoreCLI
 import KuraTestSupport
-import KuraEngineTestSupport
 import Testing
 import WarikanKit
 

@@ -1,21 +1,13 @@
 import Foundation
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraSync
+import KuraSyncCore
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraSync
-
-import KuraSyncCore
-
-import KuraStoreCLI
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-
 
 /// A text listing without the short ids that end its activity lines (`  (1A2B3C4D)`).
 private func withoutIDs(_ listing: String) -> String {

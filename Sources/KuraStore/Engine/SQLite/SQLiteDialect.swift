@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// SQLite's SQL: `"quoted"` identifiers, `?` parameters, integer booleans, and the Swift string
 /// collation and functions every Kura ``Connection`` registers (``SwiftStringSQL``).

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The one-time upgrade of a store written in format 1 to format 2, run inside the transaction
 /// that opens the store. Format 1 only ever existed on SQLite: this is part of the SQLite engine
@@ -131,7 +131,9 @@ package enum SQLiteFormatUpgrade {
 
   /// Up to 10 values of the text column `key` that `kura_unicode` calls equal to another value
   /// of it (the first such group).
-  package static func equivalentKeys(table: String, key: String, _ db: Connection) throws -> [String] {
+  package static func equivalentKeys(table: String, key: String, _ db: Connection) throws
+    -> [String]
+  {
     let column = quoteIdentifier(key)
     let equal = try db.queryFirst(
       "SELECT json_group_array(\(column)) FROM (SELECT \(column) FROM \(quoteIdentifier(table)) "

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// A model's full-text indexes on SQLite (the SQLite engine's part of ``SearchIndex``), kept in
 /// step by triggers so every writer — any context, any process — updates them in the same

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Opens a model store in an SQLite file or in memory: the file-level part of opening a store
 /// (what is at the path, the read-only look of ``StoreProbe``, a file or folder that can't be
@@ -129,7 +129,8 @@ extension SQLiteStore {
 extension SQLiteStore {
   /// The store file at `url` opened for migrating it, after `check`, run on a read-only look,
   /// refused a file that is damaged, not a Kura store or written by a newer Kura.
-  package static func openForMigration(_ url: URL, check: (any StoreConnection) throws -> Void) throws
+  package static func openForMigration(_ url: URL, check: (any StoreConnection) throws -> Void)
+    throws
     -> any StorePool
   {
     try StoreProbe.checkWritable(url, check: check)

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// One connection of an SQLite store (the SQLite engine's ``StoreConnection``): the driver's
 /// ``Connection``, with the engine's introspection, history, migration and search steps

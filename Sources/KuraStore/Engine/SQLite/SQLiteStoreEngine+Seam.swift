@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 extension SQLiteStoreEngine {
   package var dialect: any SQLDialect { SQLiteDialect() }
@@ -20,7 +20,8 @@ extension SQLiteStoreEngine {
     "CAST(\(expression) AS \(columnType(kind)))"
   }
 
-  package func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String {
+  package func widen(_ expression: String, from source: ColumnKind, to target: ColumnKind) -> String
+  {
     let real = columnType(.real)
     if columnType(target) == real && columnType(source) != real {
       return cast(expression, to: .real)

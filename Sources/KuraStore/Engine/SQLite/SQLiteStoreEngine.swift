@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The SQLite engine of the model store: the SQL and the steps only SQLite has, behind
 /// ``StoreEngine``, ``StoreConnection`` and ``StorePool`` (see ``StoreEngine`` for the contract).
@@ -199,7 +199,9 @@ package struct SQLiteStoreEngine: SearchingEngine, StaticEngineSQL, EngineIntros
   // MARK: History
 
   /// Inserts the row; its token is the rowid SQLite gave it.
-  package static func appendHistory(time: Double, models: String, changes: [UInt8], _ db: Connection)
+  package static func appendHistory(
+    time: Double, models: String, changes: [UInt8], _ db: Connection
+  )
     throws -> Int64
   {
     // Every parameter is bound below: the statement keeps its bindings' memory.

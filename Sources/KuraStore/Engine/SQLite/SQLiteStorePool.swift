@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// The connections of one SQLite store (the SQLite engine's ``StorePool``): the driver's
 /// ``DatabasePool`` (one writer, idle readers, the change signal of the file), each connection
@@ -24,7 +24,8 @@ package final class SQLiteStorePool: StorePool {
     try pool.read { try body(SQLiteStoreConnection.of($0)) }
   }
 
-  package func readSnapshot<Result>(_ body: (any StoreConnection) throws -> Result) throws -> Result {
+  package func readSnapshot<Result>(_ body: (any StoreConnection) throws -> Result) throws -> Result
+  {
     try pool.readSnapshot { try body(SQLiteStoreConnection.of($0)) }
   }
 
@@ -33,12 +34,16 @@ package final class SQLiteStorePool: StorePool {
   }
 
   /// Any SQLite write transaction waits for every other (`BEGIN IMMEDIATE`).
-  package func writeSerialized<Result>(_ body: (any StoreConnection) throws -> Result) throws -> Result {
+  package func writeSerialized<Result>(_ body: (any StoreConnection) throws -> Result) throws
+    -> Result
+  {
     try write(body)
   }
 
   /// `PRAGMA foreign_keys` is off around the transaction (it can't change inside one).
-  package func writeSchemaChanges<Result>(_ body: (any StoreConnection) throws -> Result) throws -> Result {
+  package func writeSchemaChanges<Result>(_ body: (any StoreConnection) throws -> Result) throws
+    -> Result
+  {
     try pool.writeWithoutTransaction { connection in
       try connection.execute("PRAGMA foreign_keys = OFF")
       defer { try? connection.execute("PRAGMA foreign_keys = ON") }
@@ -50,7 +55,8 @@ package final class SQLiteStorePool: StorePool {
 
   package var changeCount: UInt64 { pool.changeCount }
 
-  package func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation {
+  package func observeChanges(_ handler: @escaping @Sendable (UInt64) -> Void) -> ChangeObservation
+  {
     pool.observeChanges(handler)
   }
 }

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// What is at a store's path before it is opened.
 package enum StoreFile {

@@ -1,6 +1,6 @@
+import Foundation
 import KuraBase
 import KuraSQLite
-import Foundation
 
 /// Looks at a store file before anything may write to it, on a connection that leaves the file,
 /// its `-wal` and its `-shm` exactly as found (``Connection/OpenMode/inspect``), and runs the
@@ -65,7 +65,8 @@ package struct StoreProbe {
 
   /// Runs `check` (which refuses a file that is damaged, not a Kura store or written by a newer
   /// Kura) on a connection that leaves the file as found (for `kura store migrate`).
-  package static func checkWritable(_ url: URL, check: (any StoreConnection) throws -> Void) throws {
+  package static func checkWritable(_ url: URL, check: (any StoreConnection) throws -> Void) throws
+  {
     guard try StoreFile.state(of: url) == .present else { return }
     do {
       let db = SQLiteStoreConnection.standalone(try Connection(path: url.path, mode: .inspect))

@@ -1,17 +1,12 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
 
 /// Text that tells byte comparison from Swift's: canonical equivalents (é, K/Kelvin sign, Ω/Ohm
 /// sign, Å/Angstrom sign), combining marks, CR LF, flags, LIKE wildcards, case pairs, empty text.

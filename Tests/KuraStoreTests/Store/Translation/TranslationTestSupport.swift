@@ -1,17 +1,12 @@
 import Foundation
+import KuraCLI
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraStoreCLI
+import KuraTestSupport
 import Testing
 
 @testable import Kura
-
-import KuraPostgreSQL
-
-import KuraTestSupport
-
-import KuraEngineTestSupport
-
-import KuraCLI
-
-import KuraStoreCLI
 
 /// The model the translation tests query: one property per kind of column.
 struct Item: PersistentModel, Equatable {
