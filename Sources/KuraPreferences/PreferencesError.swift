@@ -18,10 +18,7 @@ import KuraSQLite
 /// }
 /// ```
 ///
-/// In earlier versions this was an enum; each former case is now a ``Code`` and a static function of
-/// the same name builds the error, so `throw PreferencesError.keyNotFound(key:suite:)` still
-/// compiles, but a `case .keyNotFound(let key, _)` pattern becomes
-/// `where error.code == .keyNotFound` and reads ``key``.
+/// <doc:HandlingErrors> lists the codes that replaced this type's former enum cases.
 public struct PreferencesError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of failure this is.
   ///

@@ -226,8 +226,8 @@ public final class Connection: @unchecked Sendable {
   }
 
   /// ``cachedStatement(_:)`` for a caller that binds every parameter again: the bindings are
-  /// kept, not cleared (clearing frees each bound text and blob, which binding anew then
-  /// allocates again: about 1,000 instructions per save's upsert and history row).
+  /// kept, not cleared (clearing frees each bound text and blob, which binding anew would
+  /// allocate again).
   package func cachedStatementToRebind(_ sql: String) throws -> Statement {
     try cachedStatement(sql, clearingBindings: false)
   }

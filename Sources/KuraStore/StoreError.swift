@@ -6,8 +6,8 @@ import KuraSQLite
 /// models or is not a store at all, or a failure reading or writing it.
 ///
 /// Match on ``code``; the other properties carry the context (model, property, column, file, SQL)
-/// and ``underlying`` the engine's error, when there is one (an ``SQLiteError`` or a
-/// ``PostgresError``). The description follows Kura's pattern: what failed, the item in
+/// and ``underlying`` the engine's error, when there is one (an ``SQLiteError`` on SQLite, the
+/// PostgreSQL engine's own on PostgreSQL). The description follows Kura's pattern: what failed, the item in
 /// backticks, why, what to do.
 ///
 /// For example:
@@ -60,7 +60,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     case negativeLimit
     /// The engine (SQLite, PostgreSQL) reported an error that no other code classifies, such as
     /// a full disk or a conflict the server ended the transaction for; the engine's own error
-    /// is ``StoreError/underlying`` (an ``SQLiteError`` or a ``PostgresError``).
+    /// is ``StoreError/underlying`` (an ``SQLiteError`` on SQLite).
     case engine
     /// The connection to the PostgreSQL server broke before the work committed: nothing of it
     /// was written. Connect again (the next call does) and retry it.
@@ -100,17 +100,6 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// writer.
     case writeConflict
 
-    /// The former name of ``engine`` for an SQLite store's error.
-    ///
-    /// For example: `if error.code == .engine, error.underlying is SQLiteError { … }`.
-    @available(*, deprecated, renamed: "engine")
-    public static var sqlite: Code { .engine }
-
-    /// The former name of ``engine`` for a PostgreSQL store's error.
-    ///
-    /// For example: `if error.code == .engine, error.underlying is PostgresError { … }`.
-    @available(*, deprecated, renamed: "engine")
-    public static var postgres: Code { .engine }
   }
 
   /// What kind of failure this is, such as ``Code/schemaMismatch``.
@@ -137,8 +126,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   ///
   /// For example: `print(error.sql ?? "")`.
   public let sql: String?
-  /// The error underneath, when there is one: the engine's (an ``SQLiteError`` or a
-  /// ``PostgresError``, which never holds a password), or the error a migration stage threw.
+  /// The error underneath, when there is one: the engine's (an ``SQLiteError`` on SQLite;
+  /// on PostgreSQL the engine's own error, which never holds a password), or the error a migration stage threw.
   ///
   /// For example:
   ///

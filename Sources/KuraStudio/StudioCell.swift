@@ -62,7 +62,7 @@ struct StudioCell: Encodable {
   }
 
   /// The number a REAL column holds (its `-0.0` is stored as an exact blob of 8 bytes).
-  static func number(_ value: DatabaseValue) -> Double? { Double(sqliteValue: value) }
+  static func number(_ value: DatabaseValue) -> Double? { Double(databaseValue: value) }
 
   /// A date stored as seconds since 2001 in ISO 8601 (UTC), or the number when it is none.
   static func iso(_ seconds: Double) -> String {

@@ -183,9 +183,8 @@ package enum SyncInitialSync {
   }
 
   /// Decodes the staged pages (`number`, `page` rows), several at once on as many threads as
-  /// there are cores, in their order: each page decodes by itself, and decoding was most of an
-  /// initial sync (55% of `perf record`'s samples of `kura-bench sync --sync-rows 100000` while
-  /// it pulled, with `JSONDecoder`; log pages are read by ``SyncJSONReader`` now).
+  /// there are cores, in their order: each page decodes by itself, and decoding is the largest part
+  /// of an initial sync.
   ///
   /// - Throws: ``SyncError`` naming the first staged page that isn't one.
   private static func decodeStaged(_ pages: [(Int64, DatabaseValue)]) throws -> [StagedPage] {

@@ -76,14 +76,14 @@ extension SyncLocalStore {
         let target = container.schemas.values.first(where: { $0.tableName == reference.targetTable }
         )
       else { continue }
-      let targetKey = SyncMergeState.Key(model: target.storedName, id: idText(value.sqliteValue))
+      let targetKey = SyncMergeState.Key(model: target.storedName, id: idText(value.databaseValue))
       // A target this page makes live is written before the dependent's commit — unless it
       // waits in the quarantine (a property missing): then the dependent is parked too.
       if let pulled = records[targetKey], pulled.isLive {
         let complete = SyncVersions.defaults(target, missingFrom: pulled, container: container)
           .missing.isEmpty
         if complete { continue }
-        if try db.queryFirst(target.existsByIDSQL, [value.sqliteValue], row: { _ in true }) ?? false
+        if try db.queryFirst(target.existsByIDSQL, [value.databaseValue], row: { _ in true }) ?? false
         {
           continue
         }
@@ -92,7 +92,7 @@ extension SyncLocalStore {
       let exists =
         try db.queryFirst(
           "SELECT 1 FROM \(target.quotedTable) WHERE \(quoteIdentifier(reference.targetKey)) = ?",
-          [value.sqliteValue]
+          [value.databaseValue]
         ) { _ in true } ?? false
       if exists, records[targetKey] == nil { continue }
       let known = try records[targetKey] ?? self.record(targetKey, db)

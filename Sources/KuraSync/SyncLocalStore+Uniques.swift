@@ -57,7 +57,7 @@ extension SyncLocalStore {
           "UPDATE \(schema.quotedTable) SET "
             + columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
             + " WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?",
-          restored.map { ($0.value ?? .null).sqliteValue } + [id])
+          restored.map { ($0.value ?? .null).databaseValue } + [id])
         try addConflict(
           kind: "uniqueValue", model: conflict.model, id: conflict.id,
           properties: conflict.properties, lost: conflict.values, existingID: conflict.existingID,
@@ -125,7 +125,7 @@ extension SyncLocalStore {
           column.valueType == String.self
           ? db.dialect.swiftStringComparison(name, "=", "?") ?? "\(name) = ?" : "\(name) = ?"
         conditions.append(condition)
-        arguments.append(value.sqliteValue)
+        arguments.append(value.databaseValue)
         values.append(value)
       }
       guard conditions.count == columns.count else { continue }

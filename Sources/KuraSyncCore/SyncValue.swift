@@ -27,7 +27,7 @@ package enum SyncValue: Sendable, Hashable {
   }
 
   /// The value to bind in SQL.
-  package var sqliteValue: DatabaseValue {
+  package var databaseValue: DatabaseValue {
     switch self {
     case .null: return .null
     case .integer(let integer): return .integer(integer)

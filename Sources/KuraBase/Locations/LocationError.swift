@@ -15,10 +15,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// In earlier versions this was an enum; each former case is now a ``Code`` and a static
-/// function of the same name builds the error, so `throw LocationError.cannotCreate(path:reason:)`
-/// still compiles, but a `case .invalidIdentifier(_, let identifier, _)` pattern becomes
-/// `where error.code == .invalidIdentifier` and reads ``identifier``.
+/// <doc:HandlingErrors> lists the codes that replaced this type's former enum cases.
 public struct LocationError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of failure this is.
   ///

@@ -19,7 +19,7 @@ public protocol DatabaseValueBinding: AnyObject {
   /// - Parameters:
   ///   - value: The value.
   ///   - index: The parameter number, from 1.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``), such as for a bad index.
+  /// - Throws: The driver's error (such as an ``SQLiteError``), such as for a bad index.
   func bind(_ value: Int64, at index: Int) throws
   /// Binds a floating-point number to parameter `index` (from 1).
   ///
@@ -28,7 +28,7 @@ public protocol DatabaseValueBinding: AnyObject {
   /// - Parameters:
   ///   - value: The value.
   ///   - index: The parameter number, from 1.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``).
+  /// - Throws: The driver's error (such as an ``SQLiteError``).
   func bind(_ value: Double, at index: Int) throws
   /// Binds text to parameter `index` (from 1).
   ///
@@ -37,7 +37,7 @@ public protocol DatabaseValueBinding: AnyObject {
   /// - Parameters:
   ///   - value: The value.
   ///   - index: The parameter number, from 1.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``).
+  /// - Throws: The driver's error (such as an ``SQLiteError``).
   func bind(_ value: String, at index: Int) throws
   /// Binds bytes to parameter `index` (from 1).
   ///
@@ -46,14 +46,14 @@ public protocol DatabaseValueBinding: AnyObject {
   /// - Parameters:
   ///   - value: The value.
   ///   - index: The parameter number, from 1.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``).
+  /// - Throws: The driver's error (such as an ``SQLiteError``).
   func bind(_ value: Data, at index: Int) throws
   /// Binds NULL to parameter `index` (from 1).
   ///
   /// For example: `try statement.bindNull(at: 5)`.
   ///
   /// - Parameter index: The parameter number, from 1.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``).
+  /// - Throws: The driver's error (such as an ``SQLiteError``).
   func bindNull(at index: Int) throws
 }
 
@@ -65,7 +65,7 @@ extension DatabaseValueBinding {
   /// - Parameters:
   ///   - value: The value.
   ///   - index: The parameter number, from 1.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``).
+  /// - Throws: The driver's error (such as an ``SQLiteError``).
   @inlinable
   public func bind(_ value: DatabaseValue, at index: Int) throws {
     switch value {
@@ -85,10 +85,10 @@ extension DatabaseValueBinding {
   /// - Parameters:
   ///   - value: The value.
   ///   - index: The parameter number, from 1.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``).
+  /// - Throws: The driver's error (such as an ``SQLiteError``).
   @inlinable
-  public func bind<Value: SQLiteValueConvertible>(value: Value, at index: Int) throws {
-    try bind(value.sqliteValue, at: index)
+  public func bind<Value: DatabaseValueConvertible>(value: Value, at index: Int) throws {
+    try bind(value.databaseValue, at: index)
   }
 
   /// Binds values to parameters 1, 2, 3… in order.
@@ -96,7 +96,7 @@ extension DatabaseValueBinding {
   /// For example: `try statement.bind([.text("A"), .integer(1)])`.
   ///
   /// - Parameter values: One value per parameter.
-  /// - Throws: The driver's error (``SQLiteError`` or ``PostgresError``).
+  /// - Throws: The driver's error (such as an ``SQLiteError``).
   @inlinable
   public func bind(_ values: [DatabaseValue]) throws {
     for (offset, value) in values.enumerated() { try bind(value, at: offset + 1) }

@@ -13,7 +13,7 @@ import KuraStore
   ///
   /// The stream is written into memory it owns, a row at a time with plain stores: a row is
   /// measured first (``reserveRow(bytes:)``), so each value costs a copy and no capacity check
-  /// of its own (appending to an `Array` per value cost some 80 instructions each).
+  /// of its own.
   package final class PostgresCopyRows {
     /// The stream's memory: `byteCount` bytes written of `capacity`.
     private var base: UnsafeMutableRawPointer

@@ -19,7 +19,7 @@ import KuraStore
 ///   print(error.constraint ?? "")  // trip_name_key
 /// }
 /// ```
-public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What kind of failure an error is, for deciding what to do about it.
   ///
   /// For example:
@@ -27,7 +27,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   /// ```swift
   /// if error.code == .serializationFailure || error.code == .deadlock { /* retry */ }
   /// ```
-  public enum Code: String, Sendable, Hashable, CustomStringConvertible {
+  package enum Code: String, Sendable, Hashable, CustomStringConvertible {
     /// The server could not be reached: not running, wrong host, socket or port, or it refused
     /// the connection (too many connections, starting up, shutting down).
     case connectionFailed
@@ -80,7 +80,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The kind in words, such as `unique violation`.
-    public var description: String {
+    package var description: String {
       switch self {
       case .connectionFailed: return "connection failed"
       case .authenticationFailed: return "authentication failed"
@@ -102,37 +102,37 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   /// What kind of failure this is, such as ``Code/uniqueViolation``.
   ///
   /// For example: `catch let error as PostgresError where error.code == .deadlock { … }`.
-  public var code: Code
+  package var code: Code
   /// The five-character SQLSTATE the server reported, such as `23505`; `nil` for failures
   /// found by libpq itself (no server reached, connection broken).
-  public var sqlState: String?
+  package var sqlState: String?
   /// The server's (or libpq's) primary message, such as
   /// `duplicate key value violates unique constraint "trip_name_key"`.
-  public var message: String
+  package var message: String
   /// The server's detail line, which may quote the values of a row: kept for the caller, never
   /// printed in ``description``.
-  public var detail: String?
+  package var detail: String?
   /// The server's hint, such as what to write instead.
-  public var hint: String?
+  package var hint: String?
   /// The server, database and user concerned (never a password), such as: database `app` on
   /// `db.example.com:5432` as user `alice`.
-  public var server: String
+  package var server: String
   /// The SQL being executed, when there was one (with its placeholders, never the values).
-  public var sql: String?
+  package var sql: String?
   /// The constraint that failed, for constraint violations.
-  public var constraint: String?
+  package var constraint: String?
   /// The table the error concerns, when the server names one.
-  public var table: String?
+  package var table: String?
   /// The column the error concerns, when the server names one.
-  public var column: String?
+  package var column: String?
   /// Whether the connection broke after a statement that commits on its own had been sent — a
   /// `COMMIT`, or any statement run outside a transaction — so it may or may not have taken
   /// effect: read the data back to find out; don't assume either.
-  public var isCommitOutcomeUnknown: Bool
+  package var isCommitOutcomeUnknown: Bool
   /// The error underneath, when there is one (not compared by `==`, not hashed).
   ///
   /// For example: `print(error.underlying.map { "\($0)" } ?? "none")`.
-  public var underlying: (any Error)?
+  package var underlying: (any Error)?
 
   /// Creates an error from its parts.
   ///
@@ -157,7 +157,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   ///   - column: The column concerned.
   ///   - isCommitOutcomeUnknown: Whether a commit may or may not have happened.
   ///   - underlying: The error underneath, if any.
-  public init(
+  package init(
     code: Code, sqlState: String? = nil, message: String, detail: String? = nil,
     hint: String? = nil, server: String, sql: String? = nil, constraint: String? = nil,
     table: String? = nil, column: String? = nil, isCommitOutcomeUnknown: Bool = false,
@@ -185,7 +185,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   ///   - lhs: An error.
   ///   - rhs: Another error.
   /// - Returns: Whether they are equal.
-  public static func == (lhs: PostgresError, rhs: PostgresError) -> Bool {
+  package static func == (lhs: PostgresError, rhs: PostgresError) -> Bool {
     lhs.code == rhs.code && lhs.sqlState == rhs.sqlState && lhs.message == rhs.message
       && lhs.detail == rhs.detail && lhs.hint == rhs.hint && lhs.server == rhs.server
       && lhs.sql == rhs.sql && lhs.constraint == rhs.constraint && lhs.table == rhs.table
@@ -197,7 +197,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   /// For example: `let seen: Set<PostgresError> = [error]`.
   ///
   /// - Parameter hasher: The hasher.
-  public func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     hasher.combine(code)
     hasher.combine(sqlState)
     hasher.combine(message)
@@ -209,12 +209,12 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   /// deadlock).
   ///
   /// For example: `if error.isRetryable { try save() }`.
-  public var isRetryable: Bool { code == .serializationFailure || code == .deadlock }
+  package var isRetryable: Bool { code == .serializationFailure || code == .deadlock }
 
   /// What failed, where, why, and what to do, such as "PostgreSQL error 23505 (unique violation)
   /// in database `app` on `/run/postgresql/.s.PGSQL.5432` as user `alice`: duplicate key value
   /// violates unique constraint "trip_name_key" — while executing `INSERT INTO trip …`".
-  public var description: String {
+  package var description: String {
     var text: String
     switch code {
     case .connectionFailed, .authenticationFailed, .databaseMissing:
@@ -272,55 +272,5 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
   private static func endsSentence(_ text: String) -> Bool {
     guard let last = text.last else { return true }
     return last == "." || last == "?" || last == "!"
-  }
-}
-
-extension PostgresError {
-  /// The former name of ``Code``.
-  ///
-  /// For example: `let code: PostgresError.Code = .deadlock`.
-  @available(*, deprecated, renamed: "Code")
-  public typealias Kind = Code
-
-  /// The former name of ``code``.
-  ///
-  /// For example: `if error.code == .deadlock { … }`.
-  @available(*, deprecated, renamed: "code")
-  public var kind: Code {
-    get { code }
-    set { code = newValue }
-  }
-
-  /// Creates an error from its parts: the former spelling of the initializer that takes
-  /// `code:`.
-  ///
-  /// For example:
-  ///
-  /// ```swift
-  /// let error = PostgresError(code: .deadlock, message: "deadlock detected", server: "app")
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - kind: What kind of failure it is.
-  ///   - sqlState: The server's SQLSTATE, if any.
-  ///   - message: The primary message.
-  ///   - detail: The server's detail line (not printed).
-  ///   - hint: The server's hint.
-  ///   - server: The server and database, without secrets.
-  ///   - sql: The SQL that failed.
-  ///   - constraint: The constraint that failed.
-  ///   - table: The table concerned.
-  ///   - column: The column concerned.
-  ///   - isCommitOutcomeUnknown: Whether a commit may or may not have happened.
-  @available(*, deprecated, message: "Pass `code:` instead of `kind:`.")
-  public init(
-    kind: Code, sqlState: String? = nil, message: String, detail: String? = nil,
-    hint: String? = nil, server: String, sql: String? = nil, constraint: String? = nil,
-    table: String? = nil, column: String? = nil, isCommitOutcomeUnknown: Bool = false
-  ) {
-    self.init(
-      code: kind, sqlState: sqlState, message: message, detail: detail, hint: hint,
-      server: server, sql: sql, constraint: constraint, table: table, column: column,
-      isCommitOutcomeUnknown: isCommitOutcomeUnknown)
   }
 }

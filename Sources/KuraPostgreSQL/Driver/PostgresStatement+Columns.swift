@@ -191,8 +191,8 @@ import KuraStore
     ///   - type: The type to read.
     ///   - index: The column number, from 0.
     /// - Returns: The value, or `nil` when the stored value does not fit the type.
-    package func value<Value: SQLiteValueConvertible>(_ type: Value.Type, at index: Int) -> Value? {
-      Value(sqliteValue: value(at: index))
+    package func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int) -> Value? {
+      Value(databaseValue: value(at: index))
     }
   }
 #endif

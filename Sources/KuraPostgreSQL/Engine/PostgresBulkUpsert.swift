@@ -32,8 +32,8 @@ import KuraStore
   ///   outcome rules (the copy runs inside the save's transaction).
   package enum PostgresBulkUpsert {
     /// The fewest rows a save writes this way. Below it, one upsert per row costs less than
-    /// the copy's fixed work (the staging table's `TRUNCATE`, a second statement); measured with
-    /// `kura-bench postgres --bulk-threshold` (see the article "Scaling Out with PostgreSQL").
+    /// the copy's fixed work (the staging table's `TRUNCATE`, a second statement); `kura-bench postgres --bulk-threshold`
+    /// finds the crossing point (see the article "Scaling Out with PostgreSQL").
     package static let minimumRows = 64
 
     /// Writes `rowCount` rows of `schema` (``StoreConnection/bulkUpsert(_:rowCount:bindRow:)``:

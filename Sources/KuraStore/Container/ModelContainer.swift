@@ -140,7 +140,7 @@ public final class ModelContainer: Sendable {
     let (url, pool, outcome) = (opened.url, opened.pool, opened.finding)
     if outcome != .current {
       var setup = StoreSetup(url: url, engine: pool.engine)
-      setup.graph = graph  // foreign keys, search indexes and migrations (issue 6)
+      setup.graph = graph  // foreign keys, search indexes and migrations
       setup.migration = migration
       try setup.prepare(pool, schemas: ordered)
     }

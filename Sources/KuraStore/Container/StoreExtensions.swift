@@ -2,7 +2,7 @@ import Foundation
 import KuraBase
 import KuraSQLite
 
-/// Creates what issue 6 adds to a store, in the setup transaction: the change history table
+/// Creates what the store adds beside the models' tables, in the setup transaction: the change history table
 /// and, per model with searchable properties, its full-text index (``SearchIndex``).
 package struct StoreExtensions {
   package let graph: RelationshipGraph

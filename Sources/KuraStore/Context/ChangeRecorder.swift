@@ -181,6 +181,6 @@ package protocol PendingKeyListing {
 extension PendingChanges: PendingKeyListing {
   package func pendingDeletedKeys(kind: ColumnKind) -> [DatabaseValue] {
     guard hasDeletions else { return [] }
-    return finalChanges.deleted.compactMap { sqliteValue(for: $0, kind: kind) }
+    return finalChanges.deleted.compactMap { databaseValue(for: $0, kind: kind) }
   }
 }

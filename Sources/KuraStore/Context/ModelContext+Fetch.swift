@@ -313,7 +313,7 @@ extension ModelContext {
       for index in columns {
         let column = schema.columns[index]
         guard let raw = model[keyPath: column.keyPath],
-          let value = sqliteValue(for: raw, kind: column.kind), !value.isNull
+          let value = databaseValue(for: raw, kind: column.kind), !value.isNull
         else { break }
         let name = quoteIdentifier(column.name)
         guard
@@ -349,7 +349,7 @@ private struct UniqueKey: Hashable {
     for index in columns {
       let column = schema.columns[index]
       guard let raw = model[keyPath: column.keyPath],
-        var value = sqliteValue(for: raw, kind: column.kind), !value.isNull
+        var value = databaseValue(for: raw, kind: column.kind), !value.isNull
       else { return nil }
       if case .text(let text) = value, column.valueType == String.self {
         value = .text(String(decoding: nfcUTF8(text), as: UTF8.self))

@@ -141,7 +141,7 @@ package final class RowEncoder: Encoder, TopLevelCoder {
     case .integer, .text, .real, .bool:
       break
     }
-    if let sqlite = sqliteValue(for: value, kind: kind) {
+    if let sqlite = databaseValue(for: value, kind: kind) {
       return try statement.bind(sqlite, at: parameter)
     }
     let column = schema.columns[index]

@@ -101,7 +101,7 @@ package final class RowPlan: Sendable {
   /// The values a model's stored properties hold, as column values.
   private func stored<Model>(_ model: Model) -> [DatabaseValue?] {
     schema.columns.map { column in
-      model[keyPath: column.keyPath].flatMap { sqliteValue(for: $0, kind: column.kind) }
+      model[keyPath: column.keyPath].flatMap { databaseValue(for: $0, kind: column.kind) }
     }
   }
 

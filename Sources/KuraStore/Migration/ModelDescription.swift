@@ -105,7 +105,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
       }
     }
 
-    package var sqliteValue: DatabaseValue {
+    package var databaseValue: DatabaseValue {
       switch self {
       case .integer(let value): return .integer(value)
       case .real(let value): return .real(value)

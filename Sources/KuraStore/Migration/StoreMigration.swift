@@ -170,7 +170,7 @@ public enum StoreMigration {
     for (schema, model) in zip(schemas, models) {
       var declared = ModelAttributes()
       for column in model.columns {
-        if let value = column.default { declared.defaults[column.name] = value.sqliteValue }
+        if let value = column.default { declared.defaults[column.name] = value.databaseValue }
         if let old = column.renamedFrom { declared.renamedFrom[column.name] = old }
       }
       declared.references = try db.foreignKeys(of: schema.tableName).map { foreignKey in

@@ -169,8 +169,8 @@ public struct ChangeSet: Sendable, Hashable {
   }
 
   /// The changes as the save made them: a save of one model type (most saves) keeps its
-  /// changes without a dictionary, which would cost the save about 1,200 instructions (its
-  /// storage and the name's hash) whether or not anyone reads ``changes``.
+  /// changes without a dictionary, whose storage and hashing every save would pay whether or
+  /// not anyone reads ``changes``.
   private enum Storage: Sendable {
     case byModel([String: ModelChanges])
     case oneModel(String, ModelChanges)

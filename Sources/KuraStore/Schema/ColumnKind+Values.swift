@@ -8,10 +8,10 @@ import KuraSQLite
 /// Both rows and the values bound in translated predicates go through here, so they always agree.
 ///
 /// - Returns: The value, `.null` for `nil`, or `nil` when `value` does not fit the kind.
-package func sqliteValue(for value: Any, kind: ColumnKind) -> DatabaseValue? {
+package func databaseValue(for value: Any, kind: ColumnKind) -> DatabaseValue? {
   if let optional = value as? any OptionalValue {
     guard let wrapped = optional.wrappedValue else { return .null }
-    return sqliteValue(for: wrapped, kind: kind)
+    return databaseValue(for: wrapped, kind: kind)
   }
   switch kind {
   case .integer:
@@ -21,8 +21,8 @@ package func sqliteValue(for value: Any, kind: ColumnKind) -> DatabaseValue? {
     }
     return nil
   case .real:
-    if let double = value as? Double { return double.sqliteValue }
-    if let float = value as? Float { return Double(float).sqliteValue }
+    if let double = value as? Double { return double.databaseValue }
+    if let float = value as? Float { return Double(float).databaseValue }
     if let integer = integerValue(value) { return .real(Double(integer)) }
     return nil
   case .text:
@@ -36,7 +36,7 @@ package func sqliteValue(for value: Any, kind: ColumnKind) -> DatabaseValue? {
   case .bool:
     return (value as? Bool).map { .integer($0 ? 1 : 0) }
   case .date:
-    return (value as? Date).map { $0.timeIntervalSinceReferenceDate.sqliteValue }
+    return (value as? Date).map { $0.timeIntervalSinceReferenceDate.databaseValue }
   case .uuid:
     return (value as? UUID).map { .text($0.uuidString) }
   case .url:

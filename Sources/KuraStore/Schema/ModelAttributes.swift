@@ -53,7 +53,7 @@ package struct ModelAttributes: Sendable {
           attributes.references.append(
             try reference(schema, column: column, target: target, rule: rule, in: schemas))
         case .defaultValue(let value):
-          guard let stored = sqliteValue(for: value, kind: column.kind) else {
+          guard let stored = databaseValue(for: value, kind: column.kind) else {
             throw invalid(
               schema, column.name,
               "Can't use the default value of `\(schema.modelName).\(column.name)`: `\(value)` "

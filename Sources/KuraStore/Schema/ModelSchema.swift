@@ -67,7 +67,7 @@ package final class ModelSchema: Sendable {
     if ID.self == Int.self { return .integer(Int64(unsafeBitCast(id, to: Int.self))) }
     if ID.self == UUID.self { return .text(unsafeBitCast(id, to: UUID.self).uuidString) }
     if ID.self == String.self { return .text(unsafeBitCast(id, to: String.self)) }
-    return sqliteValue(for: id, kind: columns[primaryKeyIndex].kind)
+    return databaseValue(for: id, kind: columns[primaryKeyIndex].kind)
   }
 
   /// The primary-key column.

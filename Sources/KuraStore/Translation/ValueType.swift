@@ -112,7 +112,7 @@ package struct ValueType: Sendable, Hashable, CustomStringConvertible {
     case let url as URL where url.baseURL != nil: return nil
     default: break
     }
-    guard let kind = columnKind, let stored = sqliteValue(for: value, kind: kind),
+    guard let kind = columnKind, let stored = databaseValue(for: value, kind: kind),
       !stored.isNull
     else { return nil }
     // A constant compares as a number: -0.0 (stored as its exact BLOB) is SQL's 0.0, as Swift's

@@ -93,7 +93,7 @@ import KuraSyncCore
 
     /// Starts listening, on a thread of its own (once; later calls do nothing).
     ///
-    /// - Throws: ``PostgresError`` when the listening connection can't be made (pulls then
+    /// - Throws: `PostgresError` when the listening connection can't be made (pulls then
     ///   don't wait).
     package func start() throws {
       guard

@@ -103,7 +103,7 @@ import KuraSyncCore
     /// replica has; replicas not seen for `retireAfter` are retired.
     ///
     /// - Returns: What was folded, dropped and retired.
-    /// - Throws: ``PostgresError`` when the database can't be reached (nothing changed).
+    /// - Throws: `PostgresError` when the database can't be reached (nothing changed).
     package func compact(space: String, retireAfter: Duration) throws -> SyncCompaction {
       let seconds =
         Double(retireAfter.components.seconds)

@@ -56,7 +56,7 @@ import KuraSyncCore
         else { continue }
         let value = change.value ?? .null
         pointers["\(change.model)\u{0}\(change.id)\u{0}\(property)"] =
-          value == .null ? nil : "\(target)\u{0}\(idText(value.sqliteValue))"
+          value == .null ? nil : "\(target)\u{0}\(idText(value.databaseValue))"
       }
       var referrers: [SyncMergeState.Key: (model: String, id: String)] = [:]
       for change in deletes {

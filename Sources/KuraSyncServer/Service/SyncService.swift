@@ -76,7 +76,7 @@ import KuraSyncCore
     /// Connects to the database, creates the sync tables when they are missing and reads the
     /// tokens file.
     ///
-    /// - Throws: ``PostgresError`` when the database can't be reached; ``SyncTokensError``
+    /// - Throws: `PostgresError` when the database can't be reached; ``SyncTokensError``
     ///   for a tokens file that can't be read.
     package init(
       store location: PostgresLocation, tokens tokensFile: URL,

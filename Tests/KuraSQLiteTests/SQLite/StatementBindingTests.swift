@@ -48,10 +48,10 @@ struct StatementBindingTests {
       .leastNonzeroMagnitude, -.greatestFiniteMagnitude, 0.1, 1e300,
     ]
     for value in values {
-      let back = try #require(Double(sqliteValue: roundTrip(value.sqliteValue)))
+      let back = try #require(Double(databaseValue: roundTrip(value.databaseValue)))
       #expect(back.bitPattern == value.bitPattern, "\(value)")
     }
-    #expect(Double.nan.sqliteValue == .blob(Data([0x7f, 0xf8, 0, 0, 0, 0, 0, 0])))
+    #expect(Double.nan.databaseValue == .blob(Data([0x7f, 0xf8, 0, 0, 0, 0, 0, 0])))
   }
 
   @Test func everyDateRoundTripsBitForBit() throws {
@@ -59,7 +59,7 @@ struct StatementBindingTests {
     for _ in 0..<100 {
       let seconds = Double.random(in: -4e9...4e9, using: &random)
       let date = Date(timeIntervalSinceReferenceDate: seconds)
-      let back = try #require(Date(sqliteValue: roundTrip(date.sqliteValue)))
+      let back = try #require(Date(databaseValue: roundTrip(date.databaseValue)))
       #expect(
         back.timeIntervalSinceReferenceDate.bitPattern
           == date.timeIntervalSinceReferenceDate.bitPattern)
@@ -82,19 +82,19 @@ struct StatementBindingTests {
     let id = try #require(UUID(uuidString: "3f4d8393-8d86-4c81-afb9-1854a5e38bdc"))
     let date = Date(timeIntervalSince1970: 1_764_500_000.25)
     let url = try #require(URL(string: "https://example.com/a%20b?q=1"))
-    #expect(true.sqliteValue == .integer(1))
-    #expect(false.sqliteValue == .integer(0))
-    #expect(date.sqliteValue == .real(1_764_500_000.25 - 978_307_200))
-    #expect(id.sqliteValue == .text("3F4D8393-8D86-4C81-AFB9-1854A5E38BDC"))
-    #expect(url.sqliteValue == .text("https://example.com/a%20b?q=1"))
-    #expect(try Bool(sqliteValue: roundTrip(true.sqliteValue)) == true)
-    #expect(try Date(sqliteValue: roundTrip(date.sqliteValue)) == date)
-    #expect(try UUID(sqliteValue: roundTrip(id.sqliteValue)) == id)
-    #expect(try URL(sqliteValue: roundTrip(url.sqliteValue)) == url)
-    #expect(try Int(sqliteValue: roundTrip(Int.min.sqliteValue)) == Int.min)
-    #expect(try String?(sqliteValue: roundTrip(.null)) == .some(nil))
-    #expect(Int(sqliteValue: .text("1")) == nil)
-    #expect(UUID(sqliteValue: .text("not a uuid")) == nil)
+    #expect(true.databaseValue == .integer(1))
+    #expect(false.databaseValue == .integer(0))
+    #expect(date.databaseValue == .real(1_764_500_000.25 - 978_307_200))
+    #expect(id.databaseValue == .text("3F4D8393-8D86-4C81-AFB9-1854A5E38BDC"))
+    #expect(url.databaseValue == .text("https://example.com/a%20b?q=1"))
+    #expect(try Bool(databaseValue: roundTrip(true.databaseValue)) == true)
+    #expect(try Date(databaseValue: roundTrip(date.databaseValue)) == date)
+    #expect(try UUID(databaseValue: roundTrip(id.databaseValue)) == id)
+    #expect(try URL(databaseValue: roundTrip(url.databaseValue)) == url)
+    #expect(try Int(databaseValue: roundTrip(Int.min.databaseValue)) == Int.min)
+    #expect(try String?(databaseValue: roundTrip(.null)) == .some(nil))
+    #expect(Int(databaseValue: .text("1")) == nil)
+    #expect(UUID(databaseValue: .text("not a uuid")) == nil)
   }
 
   @Test func typedReadersReadEachColumn() throws {

@@ -77,18 +77,18 @@ struct ModelSchemaTests {
     }
   }
 
-  @Test func sqliteValueUsesTheDocumentedMappings() throws {
+  @Test func databaseValueUsesTheDocumentedMappings() throws {
     let id = try #require(UUID(uuidString: "3f4d8393-8d86-4c81-afb9-1854a5e38bdc"))
-    #expect(sqliteValue(for: id, kind: .uuid) == .text("3F4D8393-8D86-4C81-AFB9-1854A5E38BDC"))
-    #expect(sqliteValue(for: true, kind: .bool) == .integer(1))
-    #expect(sqliteValue(for: Date(timeIntervalSinceReferenceDate: 2.5), kind: .date) == .real(2.5))
-    #expect(sqliteValue(for: Everything.Mood.happy, kind: .text) == .text("happy"))
-    #expect(sqliteValue(for: Everything.Level.high, kind: .integer) == .integer(2))
-    #expect(sqliteValue(for: Int?.none as Any, kind: .integer) == .null)
+    #expect(databaseValue(for: id, kind: .uuid) == .text("3F4D8393-8D86-4C81-AFB9-1854A5E38BDC"))
+    #expect(databaseValue(for: true, kind: .bool) == .integer(1))
+    #expect(databaseValue(for: Date(timeIntervalSinceReferenceDate: 2.5), kind: .date) == .real(2.5))
+    #expect(databaseValue(for: Everything.Mood.happy, kind: .text) == .text("happy"))
+    #expect(databaseValue(for: Everything.Level.high, kind: .integer) == .integer(2))
+    #expect(databaseValue(for: Int?.none as Any, kind: .integer) == .null)
     #expect(
-      sqliteValue(for: Everything.Address(city: "K", lines: []), kind: .json)
+      databaseValue(for: Everything.Address(city: "K", lines: []), kind: .json)
         == .text(#"{"city":"K","lines":[]}"#))
-    #expect(sqliteValue(for: "text", kind: .integer) == nil)
+    #expect(databaseValue(for: "text", kind: .integer) == nil)
   }
 }
 
