@@ -83,7 +83,8 @@ extension SyncLocalStore {
         let complete = SyncVersions.defaults(target, missingFrom: pulled, container: container)
           .missing.isEmpty
         if complete { continue }
-        if try db.queryFirst(target.existsByIDSQL, [value.databaseValue], row: { _ in true }) ?? false
+        if try db.queryFirst(target.existsByIDSQL, [value.databaseValue], row: { _ in true })
+          ?? false
         {
           continue
         }

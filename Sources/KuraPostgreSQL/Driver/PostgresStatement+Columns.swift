@@ -191,7 +191,8 @@ import KuraStore
     ///   - type: The type to read.
     ///   - index: The column number, from 0.
     /// - Returns: The value, or `nil` when the stored value does not fit the type.
-    package func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int) -> Value? {
+    package func value<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int) -> Value?
+    {
       Value(databaseValue: value(at: index))
     }
   }

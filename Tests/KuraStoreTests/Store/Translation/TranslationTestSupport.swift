@@ -114,7 +114,8 @@ final class ItemTable {
         try connection.run("DELETE FROM item")
         for item in items {
           let values = try Item.schema.columns.map { column in
-            try #require(databaseValue(for: item[keyPath: column.keyPath] as Any, kind: column.kind))
+            try #require(
+              databaseValue(for: item[keyPath: column.keyPath] as Any, kind: column.kind))
           }
           try connection.run("INSERT INTO item (\(names)) VALUES (\(marks))", values)
         }
