@@ -6,7 +6,7 @@ import KuraStore
 /// the log keeps, and the page starting `{"head":H,"last":P,` (`last` left out of an empty
 /// page), so a replica staging it reads those two numbers without parsing the page
 /// (`SyncInitialSync.PageSummary`). The server's pulls write with it, and so does
-/// ``SyncPullBenchmark``, so the benchmark stages what a server sends.
+/// kura-bench's `SyncPullBenchmark`, so the benchmark stages what a server sends.
 package struct SyncPageWriter {
   private var body = Data()
   /// How many saves the page holds.

@@ -2,6 +2,7 @@ import Foundation
 import KuraBase
 import KuraSQLite
 import KuraStore
+import KuraSync
 import KuraSyncCore
 
 /// The last step of an initial sync without a server, for `kura-bench sync --profile pull`
@@ -14,7 +15,7 @@ import KuraSyncCore
 /// try SyncPullBenchmark.stage(model: "Trip", rows: rows, rowsPerSave: 10, in: container)
 /// try SyncPullBenchmark.applyStaged(in: container)
 /// ```
-package enum SyncPullBenchmark {
+enum SyncPullBenchmark {
   /// Stages the saves of another replica inserting `rows` models of `model` (`rowsPerSave` to
   /// a save), cut into pages as a server cuts them and written by its page writer
   /// (`SyncPageWriter`), in a synced store that has not pulled anything yet.
@@ -25,7 +26,7 @@ package enum SyncPullBenchmark {
   ///   - rowsPerSave: How many models each save inserts.
   ///   - container: A container of a synced SQLite store (no engine running).
   /// - Throws: ``StoreError`` when the store can't be written.
-  package static func stage(
+  static func stage(
     model: String, rows: [(id: String, values: [(String, DatabaseValue)])], rowsPerSave: Int,
     in container: ModelContainer
   ) throws {
@@ -87,7 +88,7 @@ package enum SyncPullBenchmark {
   ///
   /// - Parameter container: The container ``stage(model:rows:rowsPerSave:in:)`` staged in.
   /// - Throws: ``StoreError``, or ``SyncError`` for a staged page that doesn't decode.
-  package static func applyStaged(in container: ModelContainer) throws {
+  static func applyStaged(in container: ModelContainer) throws {
     let changes = try container.pool.write { db in
       try SyncInitialSync.applyStaged(container: container, db: db)
     }
