@@ -131,11 +131,11 @@ package struct SyncAdmission {
     guard let stored = SyncLocalStore.keyValue(id, kind: key.column.kind) else {
       return "it is not \(article(key.column.kind)) id"
     }
-    return problem(SyncValue(stored), key)
+    return problem(stored, key)
   }
 
   /// What is wrong with `value` as a value of `property`, or `nil`.
-  package static func problem(_ value: SyncValue, _ property: Property) -> String? {
+  package static func problem(_ value: DatabaseValue, _ property: Property) -> String? {
     let column = property.column
     var type: String { String(describing: column.valueType) }
     switch (column.kind, value) {
@@ -201,7 +201,7 @@ package struct SyncAdmission {
   }
 
   /// The kind of value, in words.
-  private static func name(_ value: SyncValue) -> String {
+  private static func name(_ value: DatabaseValue) -> String {
     switch value {
     case .null: return "null"
     case .integer: return "an integer"

@@ -76,14 +76,14 @@ extension SyncLocalStore {
         let target = container.schemas.values.first(where: { $0.tableName == reference.targetTable }
         )
       else { continue }
-      let targetKey = SyncMergeState.Key(model: target.storedName, id: idText(value.databaseValue))
+      let targetKey = SyncMergeState.Key(model: target.storedName, id: idText(value))
       // A target this page makes live is written before the dependent's commit — unless it
       // waits in the quarantine (a property missing): then the dependent is parked too.
       if let pulled = records[targetKey], pulled.isLive {
         let complete = SyncVersions.defaults(target, missingFrom: pulled, container: container)
           .missing.isEmpty
         if complete { continue }
-        if try db.queryFirst(target.existsByIDSQL, [value.databaseValue], row: { _ in true })
+        if try db.queryFirst(target.existsByIDSQL, [value], row: { _ in true })
           ?? false
         {
           continue
@@ -93,7 +93,7 @@ extension SyncLocalStore {
       let exists =
         try db.queryFirst(
           "SELECT 1 FROM \(target.quotedTable) WHERE \(quoteIdentifier(reference.targetKey)) = ?",
-          [value.databaseValue]
+          [value]
         ) { _ in true } ?? false
       if exists, records[targetKey] == nil { continue }
       let known = try records[targetKey] ?? self.record(targetKey, db)
@@ -171,7 +171,7 @@ extension SyncLocalStore {
   /// A stored row's values by column, or `nil` when there is no such row.
   package static func rowValues(_ schema: ModelSchema, id: DatabaseValue, _ db: StoreConnection)
     throws
-    -> [String: SyncValue]?
+    -> [String: DatabaseValue]?
   {
     let select = try db.cachedStatement(
       "SELECT * FROM \(schema.quotedTable) WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?")
@@ -179,9 +179,9 @@ extension SyncLocalStore {
     defer { select.reset() }
     try select.bind(id, at: 1)
     guard try select.step() else { return nil }
-    var values: [String: SyncValue] = [:]
+    var values: [String: DatabaseValue] = [:]
     for index in 0..<select.columnCount {
-      values[select.columnName(at: index)] = SyncValue(select.value(at: index))
+      values[select.columnName(at: index)] = select.value(at: index)
     }
     return values
   }

@@ -76,7 +76,7 @@ extension SyncLocalStore {
             + "(\(([schema.primaryKey.name] + columns).map(quoteIdentifier).joined(separator: ", ")))"
             + " VALUES (?" + String(repeating: ", ?", count: columns.count) + ")",
           [id]
-            + columns.compactMap { restored.properties[$0]?.value.databaseValue ?? defaults[$0] })
+            + columns.compactMap { restored.properties[$0]?.value ?? defaults[$0] })
         changes[key.model, default: .init()].inserted.append(key.id)
       }
       guard !deletes.isEmpty else { continue }

@@ -137,10 +137,10 @@ extension SyncLocalStore {
       select.rewind()
       return
     }
-    var values: [(property: String, value: SyncValue)] = []
+    var values: [(property: String, value: DatabaseValue)] = []
     values.reserveCapacity(schema.columnNames.count)
     for (index, column) in schema.columnNames.enumerated() where index != schema.primaryKeyIndex {
-      values.append((column, SyncValue(select.value(at: index))))
+      values.append((column, select.value(at: index)))
     }
     select.rewind()
     values.sort { $0.property < $1.property }

@@ -39,7 +39,7 @@ extension SyncLocalStore {
       while end < rows.count, rows[end].0 == rows[start].0, rows[end].1 == rows[start].1 {
         // A register whose stamp is not one (never written so) is dropped, as reading it was.
         if let stamp = SyncStamp(text: rows[end].4) {
-          registers.append((rows[end].2, .init(value: SyncValue(rows[end].3), stamp: stamp)))
+          registers.append((rows[end].2, .init(value: rows[end].3, stamp: stamp)))
         }
         end += 1
       }

@@ -57,7 +57,7 @@ extension SyncLocalStore {
           "UPDATE \(schema.quotedTable) SET "
             + columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
             + " WHERE \(quoteIdentifier(schema.primaryKey.name)) = ?",
-          restored.map { ($0.value ?? .null).databaseValue } + [id])
+          restored.map { ($0.value ?? .null) } + [id])
         try addConflict(
           kind: "uniqueValue", model: conflict.model, id: conflict.id,
           properties: conflict.properties, lost: conflict.values, existingID: conflict.existingID,
@@ -89,7 +89,7 @@ extension SyncLocalStore {
   /// - Returns: Whether the row was there to move.
   package static func setAside(
     _ schema: ModelSchema, key: SyncMergeState.Key, id: DatabaseValue, record: SyncRecordState,
-    winner: String, properties: [String], lost: [SyncValue], _ db: StoreConnection
+    winner: String, properties: [String], lost: [DatabaseValue], _ db: StoreConnection
   ) throws -> Bool {
     guard let values = try rowValues(schema, id: id, db) else { return false }
     try db.run(
@@ -110,13 +110,13 @@ extension SyncLocalStore {
   /// rows a pulled model collides with.
   package static func collidingRows(
     _ schema: ModelSchema, id: DatabaseValue, record: SyncRecordState, _ db: StoreConnection
-  ) throws -> [(id: DatabaseValue, properties: [String], values: [SyncValue])] {
-    var found: [(id: DatabaseValue, properties: [String], values: [SyncValue])] = []
+  ) throws -> [(id: DatabaseValue, properties: [String], values: [DatabaseValue])] {
+    var found: [(id: DatabaseValue, properties: [String], values: [DatabaseValue])] = []
     let primaryKey = quoteIdentifier(schema.primaryKey.name)
     for columns in schema.uniqueConstraints {
       var conditions: [String] = []
       var arguments: [DatabaseValue] = []
-      var values: [SyncValue] = []
+      var values: [DatabaseValue] = []
       for index in columns {
         let column = schema.columns[index]
         guard let value = record.properties[column.name]?.value, value != .null else { break }
@@ -125,7 +125,7 @@ extension SyncLocalStore {
           column.valueType == String.self
           ? db.dialect.swiftStringComparison(name, "=", "?") ?? "\(name) = ?" : "\(name) = ?"
         conditions.append(condition)
-        arguments.append(value.databaseValue)
+        arguments.append(value)
         values.append(value)
       }
       guard conditions.count == columns.count else { continue }
@@ -141,8 +141,8 @@ extension SyncLocalStore {
   }
 
   package static func addConflict(
-    kind: String, model: String, id: String, properties: [String], lost: [SyncValue],
-    existingID: String, kept: [String: SyncValue]?, _ db: StoreConnection
+    kind: String, model: String, id: String, properties: [String], lost: [DatabaseValue],
+    existingID: String, kept: [String: DatabaseValue]?, _ db: StoreConnection
   ) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys

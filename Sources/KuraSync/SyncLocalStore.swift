@@ -328,7 +328,7 @@ package enum SyncLocalStore {
           [id]
             + columns.compactMap {
               cleared.contains($0)
-                ? .null : record.properties[$0]?.value.databaseValue ?? defaults[$0]
+                ? .null : record.properties[$0]?.value ?? defaults[$0]
             })
       } catch let error where EngineFailure(of: error) == .constraintViolation {
         // A row its table refuses (a check the admission doesn't know): the statement wrote

@@ -135,7 +135,7 @@ extension SyncChange {
       bytes.append(contentsOf: text.utf8)
     }
 
-    package mutating func value(_ value: SyncValue) {
+    package mutating func value(_ value: DatabaseValue) {
       switch value {
       case .null: bytes.append(CompactKind.null.rawValue)
       case .integer(let integer):
@@ -210,7 +210,7 @@ extension SyncChange {
       return SyncStamp(wall: wall, counter: UInt16(counter), replica: replica)
     }
 
-    package mutating func value() -> SyncValue? {
+    package mutating func value() -> DatabaseValue? {
       guard let kind = byte().flatMap(CompactKind.init(rawValue:)) else { return nil }
       switch kind {
       case .null: return .null

@@ -22,13 +22,13 @@ package struct SyncChange: Sendable, Hashable, Codable {
   /// The property (column) set; `nil` for a delete.
   package var property: String?
   /// The property's new value; `nil` for a delete.
-  package var value: SyncValue?
+  package var value: DatabaseValue?
   /// Whether this is the model's delete.
   package var deleted: Bool
 
   /// A property set to a value.
   package static func set(
-    _ model: String, id: String, incarnation: Int64, property: String, to value: SyncValue,
+    _ model: String, id: String, incarnation: Int64, property: String, to value: DatabaseValue,
     stamp: SyncStamp
   ) -> SyncChange {
     SyncChange(
@@ -51,7 +51,7 @@ package struct SyncChange: Sendable, Hashable, Codable {
 
   package init(
     model: String, id: String, incarnation: Int64, stamp: SyncStamp, property: String?,
-    value: SyncValue?, deleted: Bool
+    value: DatabaseValue?, deleted: Bool
   ) {
     self.model = model
     self.id = id
@@ -87,7 +87,7 @@ package struct SyncChange: Sendable, Hashable, Codable {
       }
       value =
         try container.decodeNil(forKey: .value)
-        ? .null : try container.decode(SyncValue.self, forKey: .value)
+        ? .null : try container.decode(DatabaseValue.self, forKey: .value)
     }
     guard !model.isEmpty, !id.isEmpty, incarnation >= 1, property.map({ !$0.isEmpty }) ?? true
     else {

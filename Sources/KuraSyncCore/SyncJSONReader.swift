@@ -120,7 +120,7 @@ package struct SyncJSONReader {
     var incarnation: Int64?
     var stamp: SyncStamp?
     var property: String?
-    var value: SyncValue?
+    var value: DatabaseValue?
     var deleted: Bool?
     try object { reader, key in
       switch key {
@@ -145,11 +145,11 @@ package struct SyncJSONReader {
       model, id: id, incarnation: incarnation, property: property, to: value, stamp: stamp)
   }
 
-  /// A ``SyncValue``: `null`, or an object with exactly one of `integer`, `real`, `text`,
+  /// A ``DatabaseValue``: `null`, or an object with exactly one of `integer`, `real`, `text`,
   /// `blob` holding a string.
-  private mutating func value() throws -> SyncValue {
+  private mutating func value() throws -> DatabaseValue {
     if try null() { return .null }
-    var value: SyncValue?
+    var value: DatabaseValue?
     try object { reader, key in
       guard value == nil else { throw Unread() }
       let text = try reader.string()

@@ -21,11 +21,11 @@ import KuraStore
 package struct SyncRecordState: Sendable, Hashable {
   /// A property's winning value and when it was written.
   package struct Register: Sendable, Hashable {
-    package var value: SyncValue
+    package var value: DatabaseValue
     package var stamp: SyncStamp
 
     /// A value of each stored property.
-    package init(value: SyncValue, stamp: SyncStamp) {
+    package init(value: DatabaseValue, stamp: SyncStamp) {
       self.value = value
       self.stamp = stamp
     }

@@ -53,7 +53,7 @@ package struct SyncUniqueConflict: Sendable, Hashable, Codable {
   /// The unique attribute's properties.
   package var properties: [String]
   /// The values it wanted, one per property.
-  package var values: [SyncValue]
+  package var values: [DatabaseValue]
   /// The id of the model that holds the values.
   package var existingID: String
   /// The server's values of the properties, for a model it had accepted with other values;
@@ -70,7 +70,7 @@ package struct SyncUniqueConflict: Sendable, Hashable, Codable {
   /// A value of each stored property.
   package init(
     sequence: Int64, model: String, id: String, incarnation: Int64, properties: [String],
-    values: [SyncValue], existingID: String, restored: [SyncChange]?, kind: String? = nil,
+    values: [DatabaseValue], existingID: String, restored: [SyncChange]?, kind: String? = nil,
     referrer: String? = nil
   ) {
     self.sequence = sequence
@@ -86,16 +86,16 @@ package struct SyncUniqueConflict: Sendable, Hashable, Codable {
   }
 }
 
-extension SyncValue {
+extension DatabaseValue {
   /// The value as a unique attribute compares it: text in Unicode canonical composition (so
   /// strings Swift's `==` finds equal claim one value), everything else as it is.
-  package var uniqueForm: SyncValue {
+  package var uniqueForm: DatabaseValue {
     guard case .text(let text) = self else { return self }
     return .text(text.precomposedStringWithCanonicalMapping)
   }
 }
 
-extension Array where Element == SyncValue {
+extension Array where Element == DatabaseValue {
   /// The values' key in the server's claims table: their JSON, texts in canonical composition.
   package var claimKey: String {
     let encoder = JSONEncoder()

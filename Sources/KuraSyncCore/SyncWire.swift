@@ -3,7 +3,7 @@ import KuraBase
 import KuraStore
 
 // The sync protocol's JSON bodies (version 1, under `/v1/`). JSON rather than a binary format:
-// every value already has a lossless text form (see SyncValue), the bodies are read by
+// every value already has a lossless text form (see DatabaseValue), the bodies are read by
 // PostgreSQL tools and people debugging, and Foundation's coders exist on every platform Kura
 // runs on. The hottest bodies (pull pages, saves' changes) are read by `SyncJSONReader`, which
 // falls back to `JSONDecoder` for anything out of their usual shape. Documented in
@@ -154,12 +154,12 @@ package struct SyncErrorResponse: Sendable, Hashable, Codable {
 package struct SyncSnapshotRow: Sendable, Hashable, Codable {
   /// A property's winning value and its stamp's text.
   package struct Register: Sendable, Hashable, Codable {
-    package var value: SyncValue
+    package var value: DatabaseValue
     package var stamp: String
 
     private enum CodingKeys: String, CodingKey { case value, stamp }
 
-    package init(value: SyncValue, stamp: String) {
+    package init(value: DatabaseValue, stamp: String) {
       self.value = value
       self.stamp = stamp
     }
@@ -169,7 +169,7 @@ package struct SyncSnapshotRow: Sendable, Hashable, Codable {
       stamp = try container.decode(String.self, forKey: .stamp)
       value =
         try container.decodeNil(forKey: .value)
-        ? .null : try container.decode(SyncValue.self, forKey: .value)
+        ? .null : try container.decode(DatabaseValue.self, forKey: .value)
     }
 
   }

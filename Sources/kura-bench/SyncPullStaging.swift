@@ -41,7 +41,7 @@ enum SyncPullBenchmark {
         for (property, value) in row.values {
           changes.append(
             .set(
-              model, id: row.id, incarnation: 1, property: property, to: SyncValue(value),
+              model, id: row.id, incarnation: 1, property: property, to: value,
               stamp: stamp))
         }
       }

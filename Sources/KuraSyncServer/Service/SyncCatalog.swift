@@ -296,7 +296,7 @@ package struct SyncCatalog: Sendable, Hashable {
   }
 
   /// Why a value doesn't fit a kind, or `nil` when it does.
-  package static func misfit(_ value: SyncValue, kind: String) -> String? {
+  package static func misfit(_ value: DatabaseValue, kind: String) -> String? {
     switch (kind, value) {
     case ("integer", .integer): return nil
     case ("bool", .integer(let integer)):
@@ -335,7 +335,7 @@ package struct SyncCatalog: Sendable, Hashable {
   }
 
   /// Whether a reference's value is of the form of its target's ids.
-  package static func referenceFits(_ value: SyncValue, idKind: String) -> Bool {
+  package static func referenceFits(_ value: DatabaseValue, idKind: String) -> Bool {
     switch (idKind, value) {
     case ("integer", .integer), ("bool", .integer), ("blob", .blob): return true
     case ("real", .real(let real)), ("date", .real(let real)): return real.isFinite
@@ -371,7 +371,7 @@ package struct SyncCatalog: Sendable, Hashable {
   }
 }
 
-extension SyncValue {
+extension DatabaseValue {
   /// The value's kind as its wire form names it.
   package var kindName: String {
     switch self {

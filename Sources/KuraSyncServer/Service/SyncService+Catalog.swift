@@ -187,7 +187,7 @@ import KuraSyncCore
           let reference = catalog.models[change.model]?.property(name),
           let target = reference.target, reference.rule != "noAction"
         else { continue }
-        let key = SyncMergeState.Key(model: target, id: idText(value.databaseValue))
+        let key = SyncMergeState.Key(model: target, id: idText(value))
         guard latest[key] == nil, checked.insert(key).inserted else { continue }
         let exists =
           try connection.queryFirst(

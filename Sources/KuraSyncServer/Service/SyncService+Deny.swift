@@ -56,7 +56,7 @@ import KuraSyncCore
         else { continue }
         let value = change.value ?? .null
         pointers["\(change.model)\u{0}\(change.id)\u{0}\(property)"] =
-          value == .null ? nil : "\(target)\u{0}\(idText(value.databaseValue))"
+          value == .null ? nil : "\(target)\u{0}\(idText(value))"
       }
       var referrers: [SyncMergeState.Key: (model: String, id: String)] = [:]
       for change in deletes {

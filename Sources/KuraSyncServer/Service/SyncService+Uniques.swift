@@ -82,7 +82,7 @@ import KuraSyncCore
         ids[key] = entry
       }
       // Release what the ids no longer hold, then claim what they now hold.
-      var wanted: [(SyncMergeState.Key, SyncUniqueConstraint, [SyncValue])] = []
+      var wanted: [(SyncMergeState.Key, SyncUniqueConstraint, [DatabaseValue])] = []
       for key in order {
         guard let entry = ids[key] else { continue }
         for constraint in constraints[key.model] ?? [] {
@@ -208,10 +208,10 @@ import KuraSyncCore
 
     /// The constraint's values in a state, when the id is live and holds all of them non-null.
     private static func values(of constraint: SyncUniqueConstraint, in state: SyncRecordState)
-      -> [SyncValue]?
+      -> [DatabaseValue]?
     {
       guard state.isLive else { return nil }
-      var values: [SyncValue] = []
+      var values: [DatabaseValue] = []
       for property in constraint.properties {
         guard let value = state.properties[property]?.value, value != .null else { return nil }
         values.append(value)
@@ -253,7 +253,7 @@ import KuraSyncCore
       ) { ($0.string(at: 0), $0.string(at: 1), $0.string(at: 2)) }
       for (property, valueText, stampText) in registers {
         guard let stamp = SyncStamp(text: stampText),
-          let value = try? decoder.decode(SyncValue.self, from: Data(valueText.utf8))
+          let value = try? decoder.decode(DatabaseValue.self, from: Data(valueText.utf8))
         else { continue }
         state.properties[property] = .init(value: value, stamp: stamp)
       }

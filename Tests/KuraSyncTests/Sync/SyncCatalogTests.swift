@@ -146,13 +146,13 @@
         counter += 1
         return SyncStamp(wall: wall, counter: counter, replica: hostile)
       }
-      func set(_ model: String, _ id: String, _ property: String, _ value: SyncValue)
+      func set(_ model: String, _ id: String, _ property: String, _ value: DatabaseValue)
         -> SyncChange
       {
         .set(model, id: id, incarnation: 1, property: property, to: value, stamp: stamp())
       }
       let newID = UUID().uuidString
-      let date = SyncValue.real(100)
+      let date = DatabaseValue.real(100)
       let cases: [(name: String, changes: [SyncChange], model: String, property: String?)] = [
         (
           "a new trip without its start date", [set("CatalogTrip", newID, "name", .text("Nara"))],

@@ -39,10 +39,10 @@
         let stamp = SyncStamp(wall: wall, counter: UInt16(sequence), replica: replica)
         let name = SyncChange.set(
           "Trip", id: "t\(sequence)", incarnation: 1, property: "name",
-          to: SyncValue.text("Kyoto \(sequence)"), stamp: stamp)
+          to: DatabaseValue.text("Kyoto \(sequence)"), stamp: stamp)
         let budget = SyncChange.set(
           "Trip", id: "t\(sequence)", incarnation: 1, property: "budget",
-          to: SyncValue.integer(Int64(sequence * 100)), stamp: stamp)
+          to: DatabaseValue.integer(Int64(sequence * 100)), stamp: stamp)
         return SyncSave(sequence: Int64(sequence), changes: [name, budget])
       }
       let encoder = JSONEncoder()

@@ -40,7 +40,7 @@ struct SyncJSONReaderTests {
     if Int.random(in: 0..<6, using: &random) == 0 {
       return .delete(model, id: id, incarnation: incarnation, stamp: stamp)
     }
-    let value: SyncValue
+    let value: DatabaseValue
     switch Int.random(in: 0..<5, using: &random) {
     case 0: value = .null
     case 1: value = .integer(Int64(bitPattern: random.next()))

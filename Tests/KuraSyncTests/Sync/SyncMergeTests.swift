@@ -264,7 +264,7 @@ struct SyncMergeTests {
   }
 
   @Test func valuesTravelBitExactlyAsJSON() throws {
-    let values: [SyncValue] = [
+    let values: [DatabaseValue] = [
       .null, .integer(.max), .integer(.min), .real(-0.0), .real(.nan), .real(0.1 + 0.2),
       .real(.infinity), .real(.leastNonzeroMagnitude), .text("é\u{301}K\u{212A}\0"),
       .blob(Data([0, 1, 255])),
@@ -278,7 +278,7 @@ struct SyncMergeTests {
     let decoded = try JSONDecoder().decode([SyncChange].self, from: data)
     #expect(decoded == change)
     #expect(
-      String(decoding: try JSONEncoder().encode(SyncValue.real(1.5)), as: UTF8.self)
+      String(decoding: try JSONEncoder().encode(DatabaseValue.real(1.5)), as: UTF8.self)
         == #"{"real":"3ff8000000000000"}"#)
     for bad in [
       #"{"integer":"1.5"}"#, #"{"real":"3ff8"}"#, #"{"blob":"***"}"#,
@@ -286,7 +286,7 @@ struct SyncMergeTests {
       #"{}"#, #"3"#,
     ] {
       #expect(throws: DecodingError.self, "\(bad)") {
-        try JSONDecoder().decode(SyncValue.self, from: Data(bad.utf8))
+        try JSONDecoder().decode(DatabaseValue.self, from: Data(bad.utf8))
       }
     }
   }

@@ -29,7 +29,7 @@ struct SyncOutboxTests {
   /// stamp (which the form writes once) and their breaks.
   private static func changes(seed: UInt64) -> [SyncChange] {
     var random = SeededGenerator(seed: seed)
-    let values: [SyncValue] = [
+    let values: [DatabaseValue] = [
       .null, .integer(0), .integer(-1), .integer(.max), .integer(.min), .integer(300),
       .real(-0.0), .real(.nan), .real(.infinity), .real(0.1 + 0.2), .text(""),
       .text("é\u{301}K\u{212A}\0"), .text(String(repeating: "x", count: 200)),
@@ -168,7 +168,7 @@ struct SyncOutboxTests {
     let context = ModelContext(container)
     let file = try Connection(path: directory.file("replica.store").path)
     let key = SyncMergeState.Key(model: "LocalTrip", id: "1")
-    func registers() throws -> [String: (value: SyncValue, stamp: String)] {
+    func registers() throws -> [String: (value: DatabaseValue, stamp: String)] {
       try container.pool.read { try SyncLocalStore.record(key, $0) }.properties.mapValues {
         ($0.value, $0.stamp.text)
       }
