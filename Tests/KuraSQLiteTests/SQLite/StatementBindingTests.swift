@@ -141,4 +141,27 @@ struct StatementBindingTests {
       #expect(error.sql == "SELECT ?")
     }
   }
+
+  /// A value equals what was written, byte for byte: a NaN read back equals the NaN written,
+  /// `-0.0` is not `0.0`, and text compares by its UTF-8 bytes, as SQLite's binary comparison
+  /// does (a precomposed and a decomposed `é` are two values, and two rows of a unique column).
+  @Test func valuesAreEqualWhenTheyStoreTheSameBytes() throws {
+    #expect(DatabaseValue.real(.nan) == .real(.nan))
+    #expect(DatabaseValue.real(0) != .real(-0.0))
+    #expect(DatabaseValue.text("\u{E9}") != .text("e\u{301}"))
+    #expect(DatabaseValue.integer(1) != .real(1))
+    #expect(DatabaseValue.text("") != .null)
+    #expect(DatabaseValue.blob(Data()) != .text(""))
+    let set: Set<DatabaseValue> = [
+      .real(.nan), .real(.nan), .text("\u{E9}"), .text("e\u{301}"), .text("\u{E9}"),
+      .real(0), .real(-0.0), .null, .null,
+    ]
+    #expect(set.count == 6)
+    let connection = try connection()
+    try connection.execute("CREATE TABLE t (v TEXT UNIQUE)")
+    try connection.run("INSERT INTO t (v) VALUES (?)", [.text("\u{E9}")])
+    try connection.run("INSERT INTO t (v) VALUES (?)", [.text("e\u{301}")])
+    let stored = try connection.query("SELECT v FROM t ORDER BY rowid") { $0.value(at: 0) }
+    #expect(stored == [.text("\u{E9}"), .text("e\u{301}")])
+  }
 }

@@ -276,11 +276,10 @@ extension SyncOutboxTests {
     #expect(
       described[0] == [
         [
-          "1 1 budget integer(900)", "1 1 name text(\"Kyoto\")", "2 1 budget integer(100)",
-          "2 1 name text(\"Nara\")",
+          "1 1 budget 900", "1 1 name 'Kyoto'", "2 1 budget 100", "2 1 name 'Nara'",
         ],
-        ["1 1 budget integer(700)"], ["2 1 deleted null"],
-        ["2 2 budget integer(5)", "2 2 name text(\"Nara\")"],
+        ["1 1 budget 700"], ["2 1 deleted NULL"],
+        ["2 2 budget 5", "2 2 name 'Nara'"],
       ])
     #expect(withoutRowID == [0, 3])
   }
@@ -346,7 +345,7 @@ extension SyncOutboxTests {
     #expect(try Self.outbox(container).count == before + 1)
     #expect(
       last.changes.map { "\($0.id) \($0.incarnation) \($0.property ?? "") \($0.value ?? .null)" }
-        == ["2 3 budget integer(150)"])
+        == ["2 3 budget 150"])
     let edited = try container.pool.read {
       try SyncLocalStore.record(.init(model: "LocalTrip", id: "2"), $0)
     }
