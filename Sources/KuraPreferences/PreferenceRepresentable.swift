@@ -47,6 +47,8 @@ extension Bool: PreferenceRepresentable {
   /// ``PreferenceValue/bool(_:)``.
   public var preferenceValue: PreferenceValue { .bool(self) }
   /// Reads a Boolean, or the whole number 0 or 1.
+  ///
+  /// For example: `Bool(preferenceValue: .integer(1))` is `true`.
   public init?(preferenceValue: PreferenceValue) {
     switch preferenceValue {
     case .bool(let value): self = value
@@ -61,6 +63,8 @@ extension String: PreferenceRepresentable {
   /// ``PreferenceValue/string(_:)``.
   public var preferenceValue: PreferenceValue { .string(self) }
   /// Reads text.
+  ///
+  /// For example: `String(preferenceValue: .string("dark"))` is `"dark"`.
   public init?(preferenceValue: PreferenceValue) {
     guard case .string(let value) = preferenceValue else { return nil }
     self = value
@@ -71,6 +75,8 @@ extension Double: PreferenceRepresentable {
   /// ``PreferenceValue/double(_:)``.
   public var preferenceValue: PreferenceValue { .double(self) }
   /// Reads a floating-point or whole number.
+  ///
+  /// For example: `Double(preferenceValue: .integer(2))` is `2.0`.
   public init?(preferenceValue: PreferenceValue) {
     switch preferenceValue {
     case .double(let value): self = value
@@ -84,6 +90,8 @@ extension Float: PreferenceRepresentable {
   /// ``PreferenceValue/double(_:)``.
   public var preferenceValue: PreferenceValue { .double(Double(self)) }
   /// Reads a floating-point or whole number (rounded to `Float`).
+  ///
+  /// For example: `Float(preferenceValue: .double(0.5))` is `0.5`.
   public init?(preferenceValue: PreferenceValue) {
     guard let value = Double(preferenceValue: preferenceValue) else { return nil }
     self = Float(value)
@@ -94,6 +102,8 @@ extension Date: PreferenceRepresentable {
   /// ``PreferenceValue/date(_:)``.
   public var preferenceValue: PreferenceValue { .date(self) }
   /// Reads a date.
+  ///
+  /// For example: `Date(preferenceValue: .date(.distantPast))` is `.distantPast`.
   public init?(preferenceValue: PreferenceValue) {
     guard case .date(let value) = preferenceValue else { return nil }
     self = value
@@ -104,6 +114,8 @@ extension Data: PreferenceRepresentable {
   /// ``PreferenceValue/data(_:)``.
   public var preferenceValue: PreferenceValue { .data(self) }
   /// Reads bytes.
+  ///
+  /// For example: `Data(preferenceValue: .data(Data([1])))` is that byte.
   public init?(preferenceValue: PreferenceValue) {
     guard case .data(let value) = preferenceValue else { return nil }
     self = value
@@ -114,6 +126,8 @@ extension URL: PreferenceRepresentable {
   /// The `absoluteString` as ``PreferenceValue/string(_:)``.
   public var preferenceValue: PreferenceValue { .string(absoluteString) }
   /// Reads a URL string.
+  ///
+  /// For example: `URL(preferenceValue: .string("https://example.com"))` is that URL.
   public init?(preferenceValue: PreferenceValue) {
     guard case .string(let value) = preferenceValue, let url = URL(string: value) else {
       return nil
@@ -126,6 +140,8 @@ extension UUID: PreferenceRepresentable {
   /// The uppercase `uuidString` as ``PreferenceValue/string(_:)``.
   public var preferenceValue: PreferenceValue { .string(uuidString) }
   /// Reads a UUID string.
+  ///
+  /// For example: `UUID(preferenceValue: .string("3F4D8393-8D86-4C81-AFB9-1854A5E38BDC"))` is that UUID.
   public init?(preferenceValue: PreferenceValue) {
     guard case .string(let value) = preferenceValue, let uuid = UUID(uuidString: value) else {
       return nil
@@ -143,6 +159,8 @@ extension FixedWidthInteger where Self: PreferenceRepresentable {
     return .string(String(self))
   }
   /// Reads a whole number that fits this type.
+  ///
+  /// For example: `UInt8(preferenceValue: .integer(200))` is `200`; `.integer(300)` is `nil`.
   public init?(preferenceValue: PreferenceValue) {
     switch preferenceValue {
     case .integer(let value):
@@ -160,6 +178,8 @@ extension Int: PreferenceRepresentable {
   /// ``PreferenceValue/integer(_:)``.
   public var preferenceValue: PreferenceValue { .integer(Int64(self)) }
   /// Reads a whole number that fits `Int`.
+  ///
+  /// For example: `Int(preferenceValue: .integer(3))` is `3`.
   @inlinable
   public init?(preferenceValue: PreferenceValue) {
     guard case .integer(let value) = preferenceValue, let exact = Int(exactly: value) else {
@@ -175,6 +195,8 @@ extension Int64: PreferenceRepresentable {
   /// ``PreferenceValue/integer(_:)``.
   public var preferenceValue: PreferenceValue { .integer(self) }
   /// Reads a whole number.
+  ///
+  /// For example: `Int64(preferenceValue: .integer(3))` is `3`.
   @inlinable
   public init?(preferenceValue: PreferenceValue) {
     guard case .integer(let value) = preferenceValue else { return nil }
@@ -191,6 +213,8 @@ extension Array: PreferenceRepresentable where Element: PreferenceRepresentable 
   /// ``PreferenceValue/array(_:)`` of the elements.
   public var preferenceValue: PreferenceValue { .array(map(\.preferenceValue)) }
   /// Reads an array whose every element is of the element type.
+  ///
+  /// For example: `[Int](preferenceValue: .array([.integer(1), .integer(2)]))` is `[1, 2]`.
   public init?(preferenceValue: PreferenceValue) {
     guard case .array(let values) = preferenceValue else { return nil }
     var result: [Element] = []
@@ -207,6 +231,8 @@ extension Set: PreferenceRepresentable where Element: PreferenceRepresentable {
   /// ``PreferenceValue/array(_:)`` of the elements.
   public var preferenceValue: PreferenceValue { .array(map(\.preferenceValue)) }
   /// Reads an array whose every element is of the element type.
+  ///
+  /// For example: `Set<String>(preferenceValue: .array([.string("a")]))` is `["a"]`.
   public init?(preferenceValue: PreferenceValue) {
     guard let elements = [Element](preferenceValue: preferenceValue) else { return nil }
     self = Set(elements)
@@ -218,6 +244,8 @@ where Key == String, Value: PreferenceRepresentable {
   /// ``PreferenceValue/dictionary(_:)`` of the values.
   public var preferenceValue: PreferenceValue { .dictionary(mapValues(\.preferenceValue)) }
   /// Reads a dictionary whose every value is of the value type.
+  ///
+  /// For example: `[String: Int](preferenceValue: .dictionary(["a": .integer(1)]))` is `["a": 1]`.
   public init?(preferenceValue: PreferenceValue) {
     guard case .dictionary(let values) = preferenceValue else { return nil }
     var result: [String: Value] = [:]

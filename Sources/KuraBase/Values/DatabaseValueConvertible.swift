@@ -24,6 +24,8 @@ extension Int64: DatabaseValueConvertible {
   /// This integer as INTEGER.
   public var databaseValue: DatabaseValue { .integer(self) }
   /// Reads an INTEGER (or a REAL with no fraction).
+  ///
+  /// For example: `Int64(databaseValue: .integer(42))` is `42`.
   public init?(databaseValue: DatabaseValue) {
     switch databaseValue {
     case .integer(let value): self = value
@@ -39,6 +41,8 @@ extension Int: DatabaseValueConvertible {
   /// This integer as INTEGER.
   public var databaseValue: DatabaseValue { .integer(Int64(self)) }
   /// Reads an INTEGER that fits `Int`.
+  ///
+  /// For example: `Int(databaseValue: .integer(42))` is `42`.
   public init?(databaseValue: DatabaseValue) {
     guard let value = Int64(databaseValue: databaseValue), let exact = Int(exactly: value) else {
       return nil
@@ -51,6 +55,8 @@ extension Double: DatabaseValueConvertible {
   /// This number as REAL; NaN and `-0.0` as their exact 8-byte BLOB (``exactSQLiteBlob``).
   public var databaseValue: DatabaseValue { exactSQLiteBlob.map { .blob($0) } ?? .real(self) }
   /// Reads a REAL, an INTEGER, or the exact BLOB of NaN or `-0.0`.
+  ///
+  /// For example: `Double(databaseValue: .real(1.5))` is `1.5`.
   public init?(databaseValue: DatabaseValue) {
     switch databaseValue {
     case .real(let value): self = value
@@ -95,6 +101,8 @@ extension String: DatabaseValueConvertible {
   /// This string as TEXT.
   public var databaseValue: DatabaseValue { .text(self) }
   /// Reads TEXT.
+  ///
+  /// For example: `String(databaseValue: .text("Kyoto"))` is `"Kyoto"`.
   public init?(databaseValue: DatabaseValue) {
     guard case .text(let value) = databaseValue else { return nil }
     self = value
@@ -105,6 +113,8 @@ extension Data: DatabaseValueConvertible {
   /// These bytes as BLOB.
   public var databaseValue: DatabaseValue { .blob(self) }
   /// Reads a BLOB (or TEXT, as its UTF-8 bytes).
+  ///
+  /// For example: `Data(databaseValue: .blob(Data([1, 2])))` is those two bytes.
   public init?(databaseValue: DatabaseValue) {
     switch databaseValue {
     case .blob(let value): self = value
@@ -118,6 +128,8 @@ extension Bool: DatabaseValueConvertible {
   /// `1` or `0` as INTEGER.
   public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
   /// Reads an INTEGER: zero is false, anything else true.
+  ///
+  /// For example: `Bool(databaseValue: .integer(1))` is `true`.
   public init?(databaseValue: DatabaseValue) {
     guard let value = Int64(databaseValue: databaseValue) else { return nil }
     self = value != 0
@@ -128,6 +140,8 @@ extension Date: DatabaseValueConvertible {
   /// `timeIntervalSinceReferenceDate` stored as a `Double` (REAL, or its exact BLOB).
   public var databaseValue: DatabaseValue { timeIntervalSinceReferenceDate.databaseValue }
   /// Reads seconds since 2001-01-01 UTC (REAL, INTEGER or the exact BLOB of a `Double`).
+  ///
+  /// For example: `Date(databaseValue: .real(0))` is `Date(timeIntervalSinceReferenceDate: 0)`.
   public init?(databaseValue: DatabaseValue) {
     guard let seconds = Double(databaseValue: databaseValue) else { return nil }
     self = Date(timeIntervalSinceReferenceDate: seconds)
@@ -138,6 +152,8 @@ extension UUID: DatabaseValueConvertible {
   /// The uppercase `uuidString` as TEXT.
   public var databaseValue: DatabaseValue { .text(uuidString) }
   /// Reads a UUID string (any case) or a 16-byte BLOB.
+  ///
+  /// For example: `UUID(databaseValue: .text("3F4D8393-8D86-4C81-AFB9-1854A5E38BDC"))` is that UUID.
   public init?(databaseValue: DatabaseValue) {
     switch databaseValue {
     case .text(let value):
@@ -159,6 +175,8 @@ extension URL: DatabaseValueConvertible {
   /// The `absoluteString` as TEXT.
   public var databaseValue: DatabaseValue { .text(absoluteString) }
   /// Reads a URL string.
+  ///
+  /// For example: `URL(databaseValue: .text("https://example.com"))` is that URL.
   public init?(databaseValue: DatabaseValue) {
     guard case .text(let value) = databaseValue, let url = URL(string: value) else { return nil }
     self = url
@@ -169,6 +187,8 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
   /// The wrapped value, or NULL.
   public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
   /// NULL reads as `nil`; anything else as the wrapped type.
+  ///
+  /// For example: `Int?(databaseValue: .null)` is `.some(nil)`: a NULL read as `nil`.
   public init?(databaseValue: DatabaseValue) {
     if case .null = databaseValue {
       self = .none
