@@ -12,7 +12,7 @@ package struct SyncDenyReference: Sendable, Hashable, Codable {
   /// The target model's stored name.
   package var target: String
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(model: String, property: String, target: String) {
     self.model = model
     self.property = property

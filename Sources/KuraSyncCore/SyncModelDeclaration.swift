@@ -33,7 +33,7 @@ package struct SyncModelDeclaration: Sendable, Hashable, Codable {
     /// Whether a new model must carry a value of it.
     package var isRequired: Bool { !optional && defaulted != true }
 
-    /// A value of each stored property.
+    /// Creates the value from each of its stored properties.
     package init(
       name: String, kind: String, optional: Bool, defaulted: Bool? = nil, target: String? = nil,
       rule: String? = nil
@@ -72,7 +72,7 @@ package struct SyncModelDeclaration: Sendable, Hashable, Codable {
     return copy
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(model: String, id: String, properties: [Property], unique: [[String]]? = nil) {
     self.model = model
     self.id = id

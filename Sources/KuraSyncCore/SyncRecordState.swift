@@ -24,7 +24,7 @@ package struct SyncRecordState: Sendable, Hashable {
     package var value: DatabaseValue
     package var stamp: SyncStamp
 
-    /// A value of each stored property.
+    /// Creates the value from each of its stored properties.
     package init(value: DatabaseValue, stamp: SyncStamp) {
       self.value = value
       self.stamp = stamp
@@ -68,7 +68,7 @@ package struct SyncRecordState: Sendable, Hashable {
     return true
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(
     incarnation: Int64 = 0, deleted: SyncStamp? = nil, properties: [String: Register] = [:]
   ) {
@@ -89,7 +89,7 @@ package struct SyncMergeState: Sendable, Hashable {
       (left.model, left.id) < (right.model, right.id)
     }
 
-    /// A value of each stored property.
+    /// Creates the value from each of its stored properties.
     package init(model: String, id: String) {
       self.model = model
       self.id = id
@@ -112,7 +112,7 @@ package struct SyncMergeState: Sendable, Hashable {
     return changed
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(records: [Key: SyncRecordState] = [:]) {
     self.records = records
   }

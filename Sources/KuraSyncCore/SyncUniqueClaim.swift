@@ -22,7 +22,7 @@ package struct SyncUniqueConstraint: Sendable, Hashable, Codable {
   /// The constraint's name in the server's claims table: its properties joined by commas.
   package var name: String { properties.joined(separator: ",") }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(model: String, properties: [String]) {
     self.model = model
     self.properties = properties
@@ -67,7 +67,7 @@ package struct SyncUniqueConflict: Sendable, Hashable, Codable {
   /// The referring model's stored name, for a denied delete.
   package var referrer: String? = nil
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(
     sequence: Int64, model: String, id: String, incarnation: Int64, properties: [String],
     values: [DatabaseValue], existingID: String, restored: [SyncChange]?, kind: String? = nil,

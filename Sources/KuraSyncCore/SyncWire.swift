@@ -23,7 +23,7 @@ package struct SyncSave: Sendable, Hashable, Codable {
   /// with the push, like `unique`; see `SyncDenyReference`).
   package var deny: [SyncDenyReference]? = nil
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(
     sequence: Int64, changes: [SyncChange], unique: [SyncUniqueConstraint]? = nil,
     deny: [SyncDenyReference]? = nil
@@ -46,7 +46,7 @@ package struct SyncPushRequest: Sendable, Hashable, Codable {
   /// against what other devices declared; see SyncService+Catalog.swift).
   package var schema: [SyncModelDeclaration]? = nil
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(replica: String, saves: [SyncSave], schema: [SyncModelDeclaration]? = nil) {
     self.replica = replica
     self.saves = saves
@@ -64,7 +64,7 @@ package struct SyncPushResponse: Sendable, Hashable, Codable {
   /// saves of this push new and resent alike.
   package var conflicts: [SyncUniqueConflict]? = nil
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(acknowledged: Int64, head: Int64, conflicts: [SyncUniqueConflict]? = nil) {
     self.acknowledged = acknowledged
     self.head = head
@@ -83,7 +83,7 @@ package struct SyncLoggedSave: Sendable, Hashable, Codable {
   /// What the save changed.
   package var changes: [SyncChange]
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(position: Int64, replica: String, sequence: Int64, changes: [SyncChange]) {
     self.position = position
     self.replica = replica
@@ -111,7 +111,7 @@ package struct SyncPullResponse: Sendable, Hashable, Codable {
   /// single larger save is sent whole), so a page of large saves stays a few megabytes.
   package static let maximumChanges = 10_000
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(saves: [SyncLoggedSave], head: Int64, longPoll: Bool? = nil, last: Int64? = nil) {
     self.saves = saves
     self.head = head
@@ -136,7 +136,7 @@ package struct SyncErrorResponse: Sendable, Hashable, Codable {
   /// For `refused` and `schemaConflict`: the property it concerns, when it concerns one.
   package var property: String? = nil
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(
     error: String, message: String, expected: Int64? = nil, model: String? = nil,
     property: String? = nil
@@ -199,7 +199,7 @@ package struct SyncSnapshotRow: Sendable, Hashable, Codable {
     return changes
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(
     model: String, id: String, incarnation: Int64, deleted: String? = nil,
     properties: [String: Register]
@@ -230,7 +230,7 @@ package struct SyncSnapshotResponse: Sendable, Hashable, Codable {
   /// The most rows one snapshot page returns.
   package static let maximumRows = 5_000
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(rows: [SyncSnapshotRow], more: Bool, position: Int64, acknowledged: Int64) {
     self.rows = rows
     self.more = more

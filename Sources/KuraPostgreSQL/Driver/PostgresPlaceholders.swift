@@ -21,7 +21,7 @@ package enum PostgresPlaceholders {
     /// The largest parameter number used, 0 for none.
     package var parameterCount: Int
 
-    /// A value of each stored property.
+    /// Creates the value from each of its stored properties.
     package init(sql: String, parameterCount: Int) {
       self.sql = sql
       self.parameterCount = parameterCount

@@ -36,7 +36,7 @@ package struct ConfiguredSaveParticipant: Sendable, Hashable {
 
   package func hash(into hasher: inout Hasher) { participant.hash(into: &hasher) }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(participant: any SaveParticipant) {
     self.participant = participant
   }

@@ -364,7 +364,7 @@ package struct StoreSetup {
         + "Stores\"), or move the store file away to start a new one.")
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(
     url: URL?, engine: StoreEngine, graph: RelationshipGraph = RelationshipGraph(),
     migration: MigrationOptions? = nil

@@ -123,7 +123,7 @@ package struct DeleteRuleApplier {
         + "reassign \(rows.count == 1 ? "it" : "them") first; nothing was saved.")
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(graph: RelationshipGraph, db: StoreConnection) {
     self.graph = graph
     self.db = db

@@ -47,7 +47,7 @@ package struct QueryPlan<Model: PersistentModel> {
     return sql
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(
     whereClause: String? = nil, arguments: [DatabaseValue] = [], orderBy: String? = nil,
     limit: Int? = nil, offset: Int? = nil, residual: ((Model) throws -> Bool)? = nil,

@@ -17,7 +17,7 @@ package struct OpenedStore {
   /// What opening the store takes now: create it, nothing, or changes in one write transaction.
   package var finding: StoreFinding
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(url: URL?, pool: any StorePool, finding: StoreFinding) {
     self.url = url
     self.pool = pool

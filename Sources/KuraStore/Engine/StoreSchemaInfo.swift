@@ -13,7 +13,7 @@ package struct StoreColumnInfo: Equatable {
   /// Whether the column is (part of) the primary key.
   package var primaryKey: Bool
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(name: String, type: String, notNull: Bool, primaryKey: Bool) {
     self.name = name
     self.type = type
@@ -33,7 +33,7 @@ package struct StoreForeignKey: Equatable {
   /// The `ON DELETE` action, uppercased (`CASCADE`, `SET NULL`, `NO ACTION`…).
   package var onDelete: String
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(column: String, targetTable: String, targetColumn: String?, onDelete: String) {
     self.column = column
     self.targetTable = targetTable
@@ -51,7 +51,7 @@ package struct StoreIndexInfo: Equatable {
   /// Its columns, in order.
   package var columns: [String]
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(name: String, unique: Bool, columns: [String]) {
     self.name = name
     self.unique = unique
@@ -66,7 +66,7 @@ package struct StoreForeignKeyViolation: Equatable {
   /// The table referred to.
   package var target: String
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(table: String, target: String) {
     self.table = table
     self.target = target
@@ -81,7 +81,7 @@ package struct StoreDanglingReference: Equatable {
   package var target: String
   package var missing: DatabaseValue
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(key: DatabaseValue, column: String, target: String, missing: DatabaseValue) {
     self.key = key
     self.column = column

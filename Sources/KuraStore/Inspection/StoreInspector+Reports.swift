@@ -103,7 +103,7 @@ extension StoreInspector {
       /// For example: `print(value.unique)`.
       public var unique: Bool
 
-      /// A value of each stored property.
+      /// Creates the value from each of its stored properties.
       package init(name: String, columns: [String], unique: Bool) {
         self.name = name
         self.columns = columns

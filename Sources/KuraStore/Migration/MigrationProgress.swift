@@ -27,7 +27,7 @@ public struct MigrationProgress: Sendable, Hashable {
     totalRows == 0 ? 1 : Double(completedRows) / Double(totalRows)
   }
 
-  /// A value of each stored property.
+  /// Creates the value from each of its stored properties.
   package init(model: String, step: String, completedRows: Int, totalRows: Int) {
     self.model = model
     self.step = step

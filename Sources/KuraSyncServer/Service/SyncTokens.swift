@@ -30,7 +30,7 @@ package struct SyncTokens: Sendable {
     /// `token:<sha-256>`.
     package var credential: String = ""
 
-    /// A value of each stored property.
+    /// Creates the value from each of its stored properties.
     package init(
       space: String, expires: Date? = nil, device: String? = nil, credential: String = ""
     ) {
