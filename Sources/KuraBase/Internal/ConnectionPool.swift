@@ -20,8 +20,74 @@ package final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
     case open
   }
 
+  /// The pool itself, over `AnyObject`: the typed methods below are inlined into each engine,
+  /// so no generic type is looked up at run time when a connection is taken or given back.
+  @usableFromInline let core: ConnectionPoolCore
+
+  /// The most connections open at once, or `nil` for no most.
+  package var limit: Int? { core.limit }
+  /// The most idle connections kept; one more given back is closed.
+  package var maximumIdle: Int { core.maximumIdle }
+
+  /// Creates a pool with no idle connection.
+  ///
+  /// - Parameters:
+  ///   - limit: The most connections open at once (`nil`: no most).
+  ///   - maximumIdle: The most idle connections kept.
+  ///   - alreadyOpen: Connections open outside the pool that count towards `limit` (a writer).
+  package init(limit: Int?, maximumIdle: Int = .max, alreadyOpen: Int = 0) {
+    core = ConnectionPoolCore(limit: limit, maximumIdle: maximumIdle, alreadyOpen: alreadyOpen)
+  }
+
+  /// An idle connection, else the right to open one while fewer than ``limit`` are open, else
+  /// the first to come back (or a place freed by ``discard()``) within `wait`.
+  ///
+  /// - Parameters:
+  ///   - wait: How long to wait when ``limit`` connections are open and none is idle.
+  ///   - ignoringLimit: Whether to open one beyond ``limit`` rather than wait (a read nested in
+  ///     another one, which would wait for itself).
+  /// - Returns: What the caller got, or `nil` when the wait ran out.
+  @inlinable
+  package func checkOut(waiting wait: Duration, ignoringLimit: Bool = false) -> Checkout? {
+    switch core.checkOut(waiting: wait, ignoringLimit: ignoringLimit) {
+    case nil: return nil
+    case .open?: return .open
+    // Only `Pooled` values are ever given to the core (checkIn), so this is one.
+    case .idle(let connection)?: return .idle(unsafeDowncast(connection, to: Pooled.self))
+    }
+  }
+
+  /// Takes back a connection from ``checkOut(waiting:ignoringLimit:)``: kept idle when `keep`
+  /// and fewer than ``maximumIdle`` are, else closed (released by the caller).
+  @inlinable
+  package func checkIn(_ connection: Pooled, keep: Bool) {
+    core.checkIn(connection, keep: keep)
+  }
+
+  /// Counts a connection from ``checkOut(waiting:ignoringLimit:)`` that closed (or failed to
+  /// open), letting a waiting caller open one.
+  @inlinable
+  package func discard() { core.discard() }
+
+  /// Closes every idle connection (releases them), letting the waiting callers open theirs.
+  @inlinable
+  package func closeIdle() { core.closeIdle() }
+}
+
+/// The untyped pool behind ``ConnectionPool``; only ``ConnectionPool`` uses it, which gives it
+/// connections of one type.
+package final class ConnectionPoolCore: Sendable {
+  /// What a caller found when it asked for a connection.
+  package enum Checkout {
+    /// An idle connection, now the caller's.
+    case idle(any PooledConnection)
+    /// No idle one, and room for one more: the caller opens it (or ``discard()``s the place
+    /// when that fails).
+    case open
+  }
+
   private struct State {
-    var idle: [Pooled] = []
+    var idle: [any PooledConnection] = []
     /// The connections open: idle, in use, or being opened by a caller.
     var openCount: Int
     /// The callers waiting for a connection, first come first served.
@@ -30,7 +96,7 @@ package final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
 
   private let state: Mutex<State>
   /// The idle connection given back last, retained, while there is no ``limit``.
-  private let spare = Atomic<Unmanaged<Pooled>?>(nil)
+  private let spare = Atomic<Unmanaged<any PooledConnection>?>(nil)
   /// The most connections open at once, or `nil` for no most.
   package let limit: Int?
   /// The most idle connections kept; one more given back is closed.
@@ -92,7 +158,7 @@ package final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
 
   /// Takes back a connection from ``checkOut(waiting:ignoringLimit:)``: kept idle when `keep`
   /// and fewer than ``maximumIdle`` are, else closed (released by the caller).
-  package func checkIn(_ connection: Pooled, keep: Bool) {
+  package func checkIn(_ connection: any PooledConnection, keep: Bool) {
     // No caller ever waits without a most: the slot takes it when empty.
     if limit == nil && keep {
       let retained = Unmanaged.passRetained(connection)
@@ -155,3 +221,6 @@ package final class ConnectionPool<Pooled: AnyObject & Sendable>: Sendable {
     return .nanoseconds(Int(total.partialValue + attoseconds / 1_000_000_000))
   }
 }
+
+/// What ``ConnectionPoolCore`` holds: any connection that may cross threads.
+package typealias PooledConnection = AnyObject & Sendable

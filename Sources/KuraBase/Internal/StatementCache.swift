@@ -1,16 +1,20 @@
 /// A connection's prepared statements by their SQL (SQLite's and PostgreSQL's alike). The 16
 /// used last are looked for first, without hashing, those used most first: the store's SQL
 /// strings are built once per schema, so comparing one with itself is a pointer comparison.
+///
+/// Inlined into each engine (`@inlinable`), so that its generic code is specialized there and
+/// never looks a generic type up at run time.
 package struct StatementCache<Prepared: AnyObject> {
-  private var bySQL: [String: Prepared] = [:]
-  private var recent: [(sql: String, statement: Prepared)] = []
-  private var nextRecentSlot = 0
+  @usableFromInline var bySQL: [String: Prepared] = [:]
+  @usableFromInline var recent: [(sql: String, statement: Prepared)] = []
+  @usableFromInline var nextRecentSlot = 0
 
   /// An empty cache.
+  @inlinable
   package init() {}
 
   /// The statement prepared for `sql` before, if any; it becomes one of the recent ones.
-  @inline(__always)
+  @inlinable @inline(__always)
   package mutating func statement(for sql: String) -> Prepared? {
     // Looked through in place: iterating the array would copy each entry (a retain and a
     // release of its SQL and of its statement per entry passed). An entry found moves one place
@@ -32,28 +36,31 @@ package struct StatementCache<Prepared: AnyObject> {
   }
 
   /// Keeps `statement`, just prepared for `sql`.
+  @inlinable
   package mutating func insert(_ statement: Prepared, for sql: String) {
     bySQL[sql] = statement
     remember(sql, statement)
   }
 
   /// Every statement kept.
+  @inlinable
   package var statements: Dictionary<String, Prepared>.Values { bySQL.values }
 
   /// Forgets every statement.
+  @inlinable
   package mutating func removeAll() {
     bySQL.removeAll()
     recent.removeAll()
     nextRecentSlot = 0
   }
 
-  /// How many statements are kept among the recent ones. A save with sync on uses about a
-  /// dozen in turn: with 8 slots, replaced in turn, every one of them missed and was found by
-  /// hashing its SQL text (some 600 instructions each, 11 a save).
-  private static var recentCount: Int { 16 }
+  /// How many statements are kept among the recent ones: more than a save with sync on uses in
+  /// turn, so none of them is looked for by hashing its SQL text.
+  @usableFromInline static var recentCount: Int { 16 }
 
   /// Keeps a statement among the recent ones (``recentCount``, replaced in turn).
-  private mutating func remember(_ sql: String, _ statement: Prepared) {
+  @inlinable
+  mutating func remember(_ sql: String, _ statement: Prepared) {
     if recent.count < Self.recentCount {
       recent.append((sql, statement))
     } else {
