@@ -37,7 +37,7 @@ extension Studio {
     return .json(
       StoreSummary(
         name: storeName, engine: info.engine.rawValue, location: info.location,
-        sizeBytes: info.sizeBytes, schemaVersion: info.schemaVersion, writable: false,
+        sizeBytes: info.sizeBytes, schemaVersion: info.schemaVersion, writable: editor != nil,
         history: history, models: try inspector.browsedModels()))
   }
 

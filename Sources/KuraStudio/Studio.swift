@@ -13,7 +13,9 @@ import Synchronization
 /// (exchanged for a `SameSite=Strict`, `HttpOnly` cookie), then the cookie; and the `Host`
 /// header must name the loopback address the studio listens on (a page of another site that
 /// rebinds its name to 127.0.0.1 is refused). The store is opened read-only for every request
-/// and never written.
+/// and never written, unless the studio was made `writable` (`kura studio --write`): then a
+/// batch of edits posted with the secret in the `X-Kura-Secret` header is saved through
+/// ``ModelContainer/saveEdits(_:models:)``.
 package final class Studio: Sendable {
   /// Where the store is.
   package let store: ModelConfiguration
@@ -32,6 +34,8 @@ package final class Studio: Sendable {
   private let reader = Mutex<(freshness: Freshness, inspector: StoreInspector)?>(nil)
   /// Serializes the requests' use of the reader (one connection).
   private let reading = NSLock()
+  /// The container that saves edits, or `nil` for a read-only studio.
+  let editor: ModelContainer?
 
   /// What says that the store changed since a reader opened it: the latest save's token, and on
   /// SQLite the size and time of the file and its log (a reader of a file without a log reads
@@ -45,9 +49,12 @@ package final class Studio: Sendable {
   ///
   /// - Throws: ``StoreError`` when the store can't be opened to read (a missing file is an
   ///   error: nothing is created).
-  package init(store: ModelConfiguration, storeName: String, secret: String = Studio.newSecret())
-    throws
-  {
+  /// - Parameter writable: Whether the page may insert, edit and delete rows (`--write`).
+  ///   A store that syncs can't be written here: its edits would not reach the sync server.
+  package init(
+    store: ModelConfiguration, storeName: String, secret: String = Studio.newSecret(),
+    writable: Bool = false
+  ) throws {
     self.store = store
     self.secret = secret
     self.storeName = storeName
@@ -55,6 +62,19 @@ package final class Studio: Sendable {
     let inspector = try StoreInspector(configuration: store)
     _ = try inspector.info()
     file = inspector.url
+    if writable {
+      if try inspector.tableExists("kura_sync_outbox") {
+        throw StoreError(
+          .cannotOpen,
+          message:
+            "Can't edit \(storeName) in the studio: the store syncs, and an edit made here "
+            + "would not reach the sync server (it bypasses the app's sync outbox). Browse it "
+            + "read-only (without --write), and change its models through the app.")
+      }
+      editor = try ModelContainer.editing(store)
+    } else {
+      editor = nil
+    }
   }
 
   /// A random secret: 32 bytes from the system's secure generator, as hexadecimal.
@@ -139,7 +159,15 @@ package final class Studio: Sendable {
           "\(cookieName)=\(secret); Path=/; HttpOnly; SameSite=Strict"
         return response
       }
-      return .content(200, "text/html; charset=utf-8", Data(StudioAssets.page.utf8))
+      // A writable studio's page carries the secret for the header of its changes: only a
+      // page of this origin (holding the cookie) can read it.
+      let page =
+        editor == nil
+        ? StudioAssets.page
+        : StudioAssets.page.replacingOccurrences(
+          of: "<meta charset=\"utf-8\">",
+          with: "<meta charset=\"utf-8\">\n<meta name=\"kura-write-secret\" content=\"\(secret)\">")
+      return .content(200, "text/html; charset=utf-8", Data(page.utf8))
     case ("GET", "/studio.js"):
       return .content(200, "text/javascript; charset=utf-8", Data(StudioAssets.script.utf8))
     case ("GET", "/studio.css"):
@@ -152,12 +180,16 @@ package final class Studio: Sendable {
     case ("GET", "/api/history"): return answer { try history(request.query) }
     case ("GET", "/api/export"): return answer { try export(request.query) }
     case ("GET", "/api/events"): return events()
+    case ("POST", "/api/edits"): return answer { try edits(request) }
     case (_, let path) where path.hasPrefix("/api/"):
       if request.method != "GET" {
-        return .error(
-          403,
-          "This studio is read-only: it opened the store read-only and writes nothing. Editing "
-            + "rows from the page is not available in this version.")
+        guard editor != nil else {
+          return .error(
+            403,
+            "This studio is read-only: it opened the store read-only and writes nothing. Start "
+              + "it with `kura studio --write` to change rows.")
+        }
+        return .error(404, "Kura Studio changes rows only through POST /api/edits.")
       }
       return .error(404, "Kura Studio has no `\(path)`.")
     default:
@@ -176,6 +208,11 @@ package final class Studio: Sendable {
       return .error(error.code == .unsupportedQuery ? 400 : 500, error.message)
     } catch let error as StudioRequestError {
       return .error(400, error.message)
+    } catch let error as RowEditError {
+      return .json(
+        EditErrorAnswer(
+          error: error.message, edit: error.edit, model: error.model, property: error.property),
+        status: 409)
     } catch {
       return .error(500, "\(error)")
     }

@@ -241,7 +241,8 @@ extension StudioAssets {
         el("button", { id: "add-filter", onclick: () => filterList.append(filterRow(model, { property: model.columns[0].name, op: "==", value: "" })) }, "Add filter"),
         el("button", { id: "apply-filter", className: "primary", onclick: apply }, "Apply"),
         el("a", { id: "export-csv", href: exportLink("csv") }, "Export CSV"),
-        el("a", { id: "export-json", href: exportLink("json") }, "Export JSON"));
+        el("a", { id: "export-json", href: exportLink("json") }, "Export JSON"),
+        state.store.writable ? el("button", { id: "new-row", onclick: () => newRow(main, model) }, "New row") : null);
       if (search) search.onkeydown = (event) => { if (event.key === "Enter") apply(); };
       const status = el("div", { id: "query-status", className: "status" + (page.inMemory.length ? " memory" : "") },
         page.condition ? "Filter ran in SQL: " + page.condition : "No filter: every row, by key.");
@@ -328,7 +329,180 @@ extension StudioAssets {
       if (state.view !== view) return;
       main.append(el("h2", {}, "Deleting this row"),
         el("p", { id: "delete-preview", className: preview.refusals.length ? "refused" : "" }, preview.summary),
-        el("p", { className: "status" }, "The studio is read-only: this says what a delete would do, by the delete rules, and deletes nothing."));
+        state.store.writable
+          ? el("div", { className: "toolbar" },
+              el("button", { id: "edit-row", onclick: () => editRow(main, model, row, token) }, "Edit"),
+              el("button", { id: "delete-row", onclick: () => addEdit({ action: "delete", model: name, key: token,
+                label: "Delete " + name + " " + keyText(row.cells[keyIndex] || {}) }) }, "Delete…"))
+          : el("p", { className: "status" }, "The studio is read-only: this says what a delete would do, by the delete rules, and deletes nothing."));
+    }
+
+    // --write: edits gather in a batch, which is previewed (what each does, with the delete
+    // rules' cascades and refusals) and then saved at once. Each change carries the secret in
+    // a header (another site's page can't set one).
+    function secret() {
+      const meta = document.querySelector("meta[name=kura-write-secret]");
+      return meta ? meta.getAttribute("content") : "";
+    }
+
+    async function post(path, body) {
+      const response = await fetch(path, { method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "Accept": "application/json", "X-Kura-Secret": secret() },
+        body: JSON.stringify(body) });
+      const text = await response.text();
+      let answer;
+      try { answer = JSON.parse(text); } catch (error) { answer = { error: text }; }
+      answer.status = response.status;
+      return answer;
+    }
+
+    // The text an input starts with for a stored value (what the server reads back).
+    function editableText(cell) {
+      if (cell.nil) return null;
+      if ("text" in cell) return cell.text;
+      if ("int" in cell) return cell.int;
+      if ("real" in cell) return cell.real;
+      if ("bool" in cell) return String(cell.bool);
+      if ("date" in cell) return new Date(cell.date * 1000).toISOString();
+      if ("uuid" in cell) return cell.uuid;
+      if ("url" in cell) return cell.url;
+      if ("json" in cell) return cell.json;
+      if ("hex" in cell) return cell.bytes > 32 ? null : cell.hex;
+      return "";
+    }
+
+    function valueInput(column, text) {
+      const input = el("input", { type: "text", className: "edit-value", "data-column": column.name,
+        value: text === null ? "" : text, placeholder: column.kind === "date" ? "2026-12-06T09:30:00Z" : column.kind });
+      const nil = column.isOptional ? el("input", { type: "checkbox", className: "edit-nil", "data-column": column.name,
+        title: "nil", checked: text === null }) : null;
+      return el("span", { className: "edit-field" }, input, nil ? el("label", {}, nil, " nil") : null,
+        el("span", { className: "field-error", "data-column": column.name }));
+    }
+
+    function readValues(form, columns, original) {
+      const values = {};
+      for (const column of columns) {
+        const input = form.querySelector(".edit-value[data-column=\"" + CSS.escape(column.name) + "\"]");
+        if (!input) continue;
+        const nil = form.querySelector(".edit-nil[data-column=\"" + CSS.escape(column.name) + "\"]");
+        const value = nil && nil.checked ? null : input.value;
+        if (original && original[column.name] === value) continue;
+        if (!original && value === "" && column.isOptional) continue;
+        if (!original && value === "" && column.isPrimaryKey && (column.kind === "integer" || column.kind === "uuid")) continue;
+        values[column.name] = value;
+      }
+      return values;
+    }
+
+    function editRow(main, model, row, token) {
+      const original = {};
+      const lines = row.columns.map((column, index) => {
+        original[column.name] = editableText(row.cells[index]);
+        return el("tr", { "data-column": column.name },
+          el("th", {}, column.name, el("div", { className: "kind" }, column.kind + (column.isOptional ? "?" : ""))),
+          el("td", {}, column.isPrimaryKey ? el("span", { className: "mono" }, original[column.name] ?? "")
+            : valueInput(column, original[column.name])));
+      });
+      const form = el("table", { id: "edit-form" }, el("tbody", {}, lines));
+      const keyIndex = row.columns.findIndex((column) => column.isPrimaryKey);
+      main.replaceChildren(el("h1", {}, "Edit " + model.name + " " + keyText(row.cells[keyIndex] || {})), form,
+        el("div", { className: "toolbar" },
+          el("button", { id: "add-to-batch", className: "primary", onclick: () => {
+            const values = readValues(form, row.columns.filter((column) => !column.isPrimaryKey), original);
+            addEdit({ action: "update", model: model.name, key: token, values,
+              label: "Edit " + model.name + " " + keyText(row.cells[keyIndex] || {}) }, form);
+          } }, "Add to batch"),
+          el("a", { href: routeLink(["row", model.name, token]) }, "Cancel")));
+      state.view = { editing: true };
+    }
+
+    function newRow(main, model) {
+      const form = el("table", { id: "edit-form" }, el("tbody", {}, model.columns.map((column) => el("tr", { "data-column": column.name },
+        el("th", {}, column.name, el("div", { className: "kind" }, column.kind + (column.isOptional ? "?" : "")
+          + (column.isPrimaryKey && (column.kind === "integer" || column.kind === "uuid") ? " (empty: made for you)" : ""))),
+        el("td", {}, valueInput(column, column.isOptional ? null : ""))))));
+      main.replaceChildren(el("h1", {}, "New " + model.name), form,
+        el("div", { className: "toolbar" },
+          el("button", { id: "add-to-batch", className: "primary", onclick: () => {
+            addEdit({ action: "insert", model: model.name, values: readValues(form, model.columns, null),
+              label: "Insert a " + model.name }, form);
+          } }, "Add to batch"),
+          el("a", { href: routeLink(["rows", model.name]) }, "Cancel")));
+      state.view = { editing: true };
+    }
+
+    state.batch = [];
+    function addEdit(edit, form) {
+      state.batch.push({ edit, form });
+      drawBatch();
+    }
+
+    function drawBatch(preview, failure) {
+      let panel = document.getElementById("batch");
+      if (!panel) {
+        panel = el("aside", { id: "batch", className: "card" });
+        document.getElementById("layout").append(panel);
+      }
+      if (!state.batch.length && !failure) { panel.remove(); return; }
+      const items = state.batch.map(({ edit }, index) => {
+        const line = preview && preview.lines.find((item) => item.edit === index);
+        const errors = [...(preview ? preview.errors : []), ...(failure ? [failure] : [])].filter((item) => item.edit === index);
+        return el("li", { className: "batch-edit", "data-action": edit.action },
+          el("strong", {}, edit.label), " ",
+          el("button", { className: "remove-edit", title: "Remove from the batch", onclick: () => { state.batch.splice(index, 1); drawBatch(); } }, "×"),
+          line ? el("div", { className: "preview-line" + (line.refused ? " refused" : "") }, line.summary) : null,
+          errors.map((error) => el("div", { className: "edit-error error", "data-property": error.property || "" }, error.error)));
+      });
+      const general = failure && (failure.edit === undefined || failure.edit === null)
+        ? el("div", { className: "edit-error error" }, failure.error) : null;
+      const canSave = preview && !preview.refused && !preview.errors.length;
+      panel.replaceChildren(el("h2", {}, "Changes to save (" + state.batch.length + ")"),
+        el("ol", { id: "batch-edits" }, items), general,
+        el("div", { className: "toolbar" },
+          el("button", { id: "preview-batch", onclick: previewBatch }, "Preview"),
+          el("button", { id: "save-batch", className: "primary", disabled: !canSave, onclick: saveBatch }, "Save"),
+          el("button", { id: "discard-batch", onclick: () => { state.batch = []; drawBatch(); } }, "Discard")),
+        el("p", { className: "status" }, canSave ? "Saved at once, in one transaction." : "Preview the batch to save it."));
+      for (const { form } of state.batch) markErrors(form, []);
+      const all = [...(preview ? preview.errors : []), ...(failure ? [failure] : [])];
+      all.forEach((error) => { const entry = state.batch[error.edit]; if (entry) markErrors(entry.form, [error]); });
+    }
+
+    function markErrors(form, errors) {
+      if (!form) return;
+      for (const node of form.querySelectorAll(".field-error")) node.textContent = "";
+      for (const error of errors) {
+        if (!error.property) continue;
+        const node = form.querySelector(".field-error[data-column=\"" + CSS.escape(error.property) + "\"]");
+        if (node) node.textContent = error.error;
+      }
+    }
+
+    function batchBody(preview) {
+      return { preview, edits: state.batch.map(({ edit }) => ({ action: edit.action, model: edit.model, key: edit.key, values: edit.values })) };
+    }
+
+    async function previewBatch() {
+      const answer = await post("/api/edits", batchBody(true));
+      if (answer.status !== 200) { drawBatch(null, { error: answer.error, edit: answer.edit, property: answer.property }); return; }
+      drawBatch(answer);
+    }
+
+    async function saveBatch() {
+      const answer = await post("/api/edits", batchBody(false));
+      if (answer.status !== 200) { drawBatch(null, { error: answer.error, edit: answer.edit, property: answer.property }); return; }
+      state.batch = [];
+      drawBatch();
+      const panel = el("div", { id: "saved", className: "status" }, "Saved as change set #" + answer.token + ".");
+      await loadStore();
+      const route = parseRoute();
+      if (route.parts[0] === "row" && answer.changes[route.parts[1]] && (answer.changes[route.parts[1]].deleted || answer.changes[route.parts[1]][2] || []).length) {
+        location.hash = routeLink(["rows", route.parts[1]]);
+      } else {
+        await render();
+      }
+      document.getElementById("main").prepend(panel);
     }
 
     async function drawHistory(main) {
@@ -378,6 +552,7 @@ extension StudioAssets {
         try {
           await loadStore();
           if (!state.view || state.view.model || state.view.row || state.view.history) await render();
+          else drawNavigation();
         } catch (error) { /* the next change tries again */ }
       });
       events.onerror = () => { badge.textContent = "reconnecting…"; badge.className = "badge off"; };

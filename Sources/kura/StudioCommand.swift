@@ -8,22 +8,27 @@ import KuraSync
 import KuraSyncCore
 import KuraSyncServer
 
-/// `kura studio <store>`: a local web page on a model store, read-only.
+/// `kura studio <store>`: a local web page on a model store, read-only unless `--write`.
 let studioCommand = Command(
   name: "studio",
   abstract: "Opens a local web page on a model store: its models, rows, relations and history.",
   discussion: """
     Serves the page on 127.0.0.1 and prints its URL, which holds a random secret: open it in a \
     browser on this computer (the secret becomes a cookie; a request without it is refused). \
-    The store is opened read-only and nothing is written or created. The page updates live \
-    when any process saves. Stop it with Ctrl-C.
+    The store is opened read-only and nothing is written or created, unless --write: then \
+    the page inserts, edits and deletes rows, in batches previewed before one save (the \
+    delete rules, references and unique attributes apply, as in a save of the app). The page \
+    updates live when any process saves. Stop it with Ctrl-C.
     """,
   arguments: [storeArgument],
   options: [
     Option(
       "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port")
   ],
-  flags: [Flag("open", help: "Open the page in the default browser, where there is one.")],
+  flags: [
+    Flag("open", help: "Open the page in the default browser, where there is one."),
+    Flag("write", help: "Let the page insert, edit and delete rows (default: read-only)."),
+  ],
   run: { invocation in
     let command = invocation.commandPath
     let location = try storeLocation(invocation)
@@ -33,11 +38,15 @@ let studioCommand = Command(
         "`\(port)` is not a valid value for --port: give a port from 0 to 65535.", command: command)
     }
     #if canImport(Glibc)
-      let studio = try Studio(store: location.configuration, storeName: location.description)
+      let writable = invocation.flag("write")
+      let studio = try Studio(
+        store: location.configuration, storeName: location.description, writable: writable)
       let server = try StudioServer(studio: studio, port: UInt16(port))
       // Written straight to the file descriptor: a test or script reading the URL waits for it.
       FileHandle.standardOutput.write(
-        Data(("Kura Studio on \(location.description) (read-only): \(studio.url)\n").utf8))
+        Data(
+          ("Kura Studio on \(location.description) (\(writable ? "writable" : "read-only")): "
+            + "\(studio.url)\n").utf8))
       if invocation.flag("open") { openInBrowser(studio.url) }
       _ = server
       // Ctrl-C and SIGTERM end the process (their default action).
