@@ -111,6 +111,20 @@ extension Studio {
   {
     var lines: [EditPreviewAnswer.Line] = []
     var errors: [EditErrorAnswer] = []
+    // The rows the batch deletes, with its cascades: a `.deny` from one of them doesn't refuse.
+    var previews: [Int: StoreInspector.DeletePreview] = [:]
+    var deleted: Set<String> = []
+    for (position, edit) in edits.enumerated() where edit.action == .delete {
+      guard let key = edit.key, let model = models.first(where: { $0.name == edit.model }) else {
+        continue
+      }
+      let preview = try inspector.deletePreview(of: model, key: key, among: models)
+      previews[position] = preview
+      deleted.insert("\(model.name)\u{0}\(key)")
+      for rows in preview.deleted {
+        for found in rows.keys { deleted.insert("\(rows.model)\u{0}\(found)") }
+      }
+    }
     for (position, edit) in edits.enumerated() {
       guard let model = models.first(where: { $0.name == edit.model }) else {
         errors.append(
@@ -150,13 +164,18 @@ extension Studio {
             edit: position, action: "update", model: model.name,
             summary: "Sets \(values) on \(model.name) \(key).", refused: false))
       case .delete:
-        guard let keyValue = edit.key else { continue }
-        let preview = try inspector.deletePreview(of: model, key: keyValue, among: models)
+        guard let preview = previews[position] else { continue }
+        let blocking = preview.refusals.flatMap { rows in
+          rows.keys.filter { !deleted.contains("\(rows.model)\u{0}\($0)") }
+        }
+        var summary = Self.summary(of: preview, model: model.name, key: key)
+        if !preview.refusals.isEmpty && blocking.isEmpty {
+          summary += " This batch deletes those rows too, so the delete goes ahead."
+        }
         lines.append(
           .init(
-            edit: position, action: "delete", model: model.name,
-            summary: Self.summary(of: preview, model: model.name, key: key),
-            refused: !preview.refusals.isEmpty))
+            edit: position, action: "delete", model: model.name, summary: summary,
+            refused: !blocking.isEmpty))
       }
     }
     return EditPreviewAnswer(
