@@ -272,7 +272,9 @@ extension ModelContainer {
           if let index = values.firstIndex(where: { $0.0 == keyName }) {
             key = values[index].1
           } else {
-            key = try newKey(model, db: db)
+            // Above the keys this batch deletes: a change set doesn't delete and insert one key.
+            let deletedHere = (deleting[model.table] ?? []) + (rules.deleted[model.table] ?? [])
+            key = try newKey(model, above: deletedHere, db: db)
             values.append((keyName, key))
           }
           if key == .null {
@@ -384,7 +386,9 @@ extension ModelContainer {
   }
 
   /// A key for a new row: a new UUID, or one more than the largest integer key.
-  private static func newKey(_ model: BrowsedModel, db: StoreConnection) throws -> DatabaseValue {
+  private static func newKey(
+    _ model: BrowsedModel, above deleted: [DatabaseValue], db: StoreConnection
+  ) throws -> DatabaseValue {
     let key = model.primaryKey
     switch key.storedKind {
     case .uuid:
@@ -394,8 +398,9 @@ extension ModelContainer {
         "SELECT max(\(db.dialect.quoteIdentifier(key.name))) FROM "
           + db.dialect.quoteIdentifier(model.table)
       ) { $0.value(at: 0) }
-      if case .integer(let number)? = largest { return .integer(number + 1) }
-      return .integer(1)
+      var next: Int64 = 1
+      for case .integer(let number) in deleted + [largest ?? .null] { next = max(next, number + 1) }
+      return .integer(next)
     default:
       throw RowEditError(
         model: model.name, property: key.name,
