@@ -14,6 +14,8 @@ extension Studio {
     var sizeBytes: Int
     var schemaVersion: Int?
     var writable: Bool
+    /// The app of `--app`, whose preferences, scenes and documents `/api/app` shows.
+    var app: String?
     var history: History?
     var models: [BrowsedModel]
 
@@ -27,6 +29,13 @@ extension Studio {
   }
 
   func models() throws -> StudioResponse {
+    guard store != nil else {
+      return .json(
+        StoreSummary(
+          name: storeName, engine: "none", location: "no model store", sizeBytes: 0,
+          schemaVersion: nil, writable: false, app: app?.locations.appIdentifier, history: nil,
+          models: []))
+    }
     let inspector = try inspector()
     let info = try inspector.info()
     let history = try inspector.historySummary().map {
@@ -38,7 +47,7 @@ extension Studio {
       StoreSummary(
         name: storeName, engine: info.engine.rawValue, location: info.location,
         sizeBytes: info.sizeBytes, schemaVersion: info.schemaVersion, writable: editor != nil,
-        history: history, models: try inspector.browsedModels()))
+        app: app?.locations.appIdentifier, history: history, models: try inspector.browsedModels()))
   }
 
   func check() throws -> StudioResponse {
@@ -198,6 +207,13 @@ extension Studio {
   /// Server-sent events: `hello` with the latest token, then `change` with each change set
   /// saved (by any process), from the store's change feed.
   func events() -> StudioResponse {
+    if store == nil {
+      // No store to watch: the page is told so, and the stream stays open.
+      return .eventStream { send in
+        _ = send("hello", "{\"latest\":0}")
+        return {}
+      }
+    }
     let feed: ModelContainer
     let latest: Int64
     do {

@@ -17,8 +17,10 @@ import Synchronization
 /// batch of edits posted with the secret in the `X-Kura-Secret` header is saved through
 /// ``ModelContainer/saveEdits(_:models:)``.
 package final class Studio: Sendable {
-  /// Where the store is.
-  package let store: ModelConfiguration
+  /// Where the store is; `nil` for an app without a model store (`--app`).
+  package let store: ModelConfiguration?
+  /// The app whose preferences, scenes and documents the page shows (`--app`), if any.
+  package let app: StudioApp?
   /// The secret of the printed URL and of the cookie.
   package let secret: String
   /// How the page names the store.
@@ -52,12 +54,18 @@ package final class Studio: Sendable {
   /// - Parameter writable: Whether the page may insert, edit and delete rows (`--write`).
   ///   A store that syncs can't be written here: its edits would not reach the sync server.
   package init(
-    store: ModelConfiguration, storeName: String, secret: String = Studio.newSecret(),
-    writable: Bool = false
+    store: ModelConfiguration?, storeName: String, secret: String = Studio.newSecret(),
+    writable: Bool = false, app: StudioApp? = nil
   ) throws {
     self.store = store
+    self.app = app
     self.secret = secret
     self.storeName = storeName
+    guard let store else {
+      file = nil
+      editor = nil
+      return
+    }
     // Opened once now, so that a missing or foreign store is reported before serving.
     let inspector = try StoreInspector(configuration: store)
     _ = try inspector.info()
@@ -75,6 +83,21 @@ package final class Studio: Sendable {
     } else {
       editor = nil
     }
+  }
+
+  /// A studio on one app's data (`kura studio --app`): its model store (`default.store` in its
+  /// data folder) when it has one, its preference suites, scene states and documents, and the
+  /// App Group's suite and documents when the app names one. Nothing is created or written
+  /// (`writable` applies to the model store).
+  ///
+  /// - Throws: ``StoreError`` when the app's store can't be read.
+  package convenience init(
+    app: StudioApp, secret: String = Studio.newSecret(), writable: Bool = false
+  ) throws {
+    let url = app.locations.defaultStoreURL
+    try self.init(
+      store: FileManager.default.fileExists(atPath: url.path) ? .url(url) : nil,
+      storeName: app.locations.appIdentifier, secret: secret, writable: writable, app: app)
   }
 
   /// A random secret: 32 bytes from the system's secure generator, as hexadecimal.
@@ -180,6 +203,9 @@ package final class Studio: Sendable {
     case ("GET", "/api/history"): return answer { try history(request.query) }
     case ("GET", "/api/export"): return answer { try export(request.query) }
     case ("GET", "/api/events"): return events()
+    case ("GET", "/api/app"):
+      guard let app else { return .error(404, "This studio shows a store, not an app (--app).") }
+      return .json(appAnswer(app))
     case ("POST", "/api/edits"): return answer { try edits(request) }
     case (_, let path) where path.hasPrefix("/api/"):
       if request.method != "GET" {
@@ -234,17 +260,26 @@ package final class Studio: Sendable {
       token: try changeFeed().currentHistoryToken().rawValue, files: files)
     return try reader.withLock { reader in
       if let reader, reader.freshness == freshness { return reader.inspector }
-      let opened = try StoreInspector(configuration: store)
+      let opened = try StoreInspector(configuration: try configuration())
       reader = (freshness, opened)
       return opened
     }
+  }
+
+  /// The store's configuration, or the error saying there is none.
+  func configuration() throws -> ModelConfiguration {
+    guard let store else {
+      throw StudioRequestError(
+        message: "The app \(storeName) has no model store (no default.store in its data folder).")
+    }
+    return store
   }
 
   /// The change feed, opened once.
   func changeFeed() throws -> ModelContainer {
     try feed.withLock { container in
       if let container { return container }
-      let opened = try ModelContainer.watching(store)
+      let opened = try ModelContainer.watching(try configuration())
       container = opened
       return opened
     }

@@ -132,6 +132,7 @@ extension StudioAssets {
       nav.replaceChildren(
         el("a", { href: "#/", className: route.parts.length === 0 ? "current" : "" }, "Models"),
         el("a", { href: "#/history", id: "nav-history", className: route.parts[0] === "history" ? "current" : "" }, "History"),
+        state.store.app ? el("a", { href: "#/app", id: "nav-app", className: route.parts[0] === "app" ? "current" : "" }, "App: " + state.store.app) : null,
         el("h3", {}, "Rows"),
         ...state.models.map((model) => el("a", {
           href: routeLink(["rows", model.name]), "data-model": model.name,
@@ -148,6 +149,7 @@ extension StudioAssets {
         if (route.parts[0] === "rows" && route.parts[1]) await drawRows(main, route.parts[1], route.parameters);
         else if (route.parts[0] === "row" && route.parts[1]) await drawRow(main, route.parts[1], route.parts[2]);
         else if (route.parts[0] === "history") await drawHistory(main);
+        else if (route.parts[0] === "app") await drawApp(main);
         else drawOverview(main);
       } catch (error) {
         main.replaceChildren(el("h1", {}, "Kura Studio"));
@@ -503,6 +505,42 @@ extension StudioAssets {
         await render();
       }
       document.getElementById("main").prepend(panel);
+    }
+
+    // --app: the app's preference suites, scene states and documents, read again every few
+    // seconds while shown (live).
+    async function drawApp(main) {
+      const view = { app: true };
+      state.view = view;
+      const app = await api("/api/app");
+      if (state.view !== view) return;
+      const suiteCard = (suite, kind) => el("section", { className: "card " + kind, "data-suite": suite.name },
+        el("h2", {}, suite.name, " ", el("span", { className: "kind mono" }, suite.file)),
+        suite.error ? el("div", { className: "error" }, suite.error) : null,
+        suite.keys.length ? el("table", { className: "preferences" },
+          el("thead", {}, el("tr", {}, ["Key", "Type", "Value"].map((name) => el("th", {}, name)))),
+          el("tbody", {}, suite.keys.map((entry) => el("tr", { "data-key": entry.key },
+            el("td", { className: "mono" }, entry.key), el("td", {}, entry.type),
+            el("td", { className: entry.type.startsWith("data") || entry.type === "array" || entry.type === "dictionary" ? "json" : "", title: entry.value }, entry.value)))))
+          : el("p", { className: "muted" }, suite.error ? "" : "No keys."));
+      const documentCard = (document) => el("section", { className: "card document", "data-document": document.name },
+        el("h2", {}, document.name, " ", el("span", { className: "kind" }, document.bytes.toLocaleString() + " bytes · " + document.path)),
+        el("p", { className: "journal" }, document.journal
+          ? "Journal: " + document.journal.state + " · " + document.journal.records + (document.journal.records === 1 ? " change" : " changes")
+            + " · " + document.journal.bytes.toLocaleString() + " bytes" + (document.journal.detail ? " · " + document.journal.detail : "")
+            + (document.journal.state === "pending" ? " (shown applied)" : "")
+          : "No journal: the file holds every change."),
+        document.error ? el("div", { className: "error" }, document.error) : null,
+        document.json !== undefined && document.json !== null ? el("pre", { className: "json-view" }, document.json) : null);
+      main.replaceChildren(el("h1", {}, "App " + app.app + (app.group ? " · " + app.group : "")),
+        el("div", { className: "card" }, el("dl", { className: "facts" }, Object.keys(app.paths).sort().map((name) =>
+          [el("dt", {}, name), el("dd", { className: "mono" }, app.paths[name])]),
+          el("dt", {}, "model store"), el("dd", { className: "mono" }, app.store || "none"))),
+        el("h2", {}, "Preferences"), el("div", { id: "suites" }, app.suites.length ? app.suites.map((suite) => suiteCard(suite, "suite")) : el("p", { className: "muted" }, "No preference suite.")),
+        el("h2", {}, "Scene states"), el("div", { id: "scenes" }, app.scenes.length ? app.scenes.map((suite) => suiteCard(suite, "scene")) : el("p", { className: "muted" }, "No scene state.")),
+        el("h2", {}, "Documents"), el("div", { id: "documents" }, app.documents.length ? app.documents.map(documentCard) : el("p", { className: "muted" }, "No document.")),
+        el("p", { className: "status" }, "Read again every 3 seconds."));
+      setTimeout(() => { if (state.view === view) drawApp(main).catch(() => {}); }, 3000);
     }
 
     async function drawHistory(main) {

@@ -68,6 +68,8 @@ extension StudioAssets {
     .preview-line.refused { color: var(--bad); }
     .field-error { color: var(--bad); margin-left: 6px; white-space: normal; }
     .edit-value { min-width: 260px; }
+    pre.json-view { background: #f6f8fa; padding: 8px; max-height: 400px; overflow: auto;
+      font-family: ui-monospace, monospace; font-size: 12px; }
     .ins { color: #1a7f37; } .upd { color: #8a5300; } .del { color: var(--bad); }
     """
 }

@@ -20,10 +20,20 @@ let studioCommand = Command(
     delete rules, references and unique attributes apply, as in a save of the app). The page \
     updates live when any process saves. Stop it with Ctrl-C.
     """,
-  arguments: [storeArgument],
+  arguments: [
+    Argument(
+      "store",
+      help: "The store: a file such as default.store, or a PostgreSQL URL such as "
+        + "postgresql://host/app (or --app).", isOptional: true)
+  ],
   options: [
     Option(
-      "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port")
+      "app",
+      help: "An app's data instead of a store: its model store, preferences, scenes and "
+        + "documents.", valueName: "name"),
+    Option("group", help: "With --app: the App Group it shares (group.…).", valueName: "group"),
+    Option(
+      "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port"),
   ],
   flags: [
     Flag("open", help: "Open the page in the default browser, where there is one."),
@@ -31,7 +41,19 @@ let studioCommand = Command(
   ],
   run: { invocation in
     let command = invocation.commandPath
-    let location = try storeLocation(invocation)
+    let appName: String? = try invocation.option("app")
+    let group: String? = try invocation.option("group")
+    let given: String? = try invocation.optionalArgument("store")
+    if appName != nil, given != nil {
+      throw UsageError("Give a <store> or --app, not both.", command: command)
+    }
+    if appName == nil, given == nil {
+      throw UsageError(
+        "Give a <store> (a file or a PostgreSQL URL) or --app NAME.", command: command)
+    }
+    if group != nil, appName == nil {
+      throw UsageError("--group goes with --app.", command: command)
+    }
     let port: Int = try invocation.option("port", in: 0...) ?? 0
     guard port <= Int(UInt16.max) else {
       throw UsageError(
@@ -39,13 +61,30 @@ let studioCommand = Command(
     }
     #if canImport(Glibc)
       let writable = invocation.flag("write")
-      let studio = try Studio(
-        store: location.configuration, storeName: location.description, writable: writable)
+      let studio: Studio
+      let description: String
+      if let appName {
+        let locations: Locations
+        do {
+          locations = try Locations.app(appName)
+          if let group { _ = try Locations.groupContainer(group) }
+        } catch let error as LocationError {
+          throw UsageError("\(error)", command: command)
+        }
+        studio = try Studio(
+          app: StudioApp(locations: locations, group: group), writable: writable)
+        description = "the app \(appName)" + (group.map { " and \($0)" } ?? "")
+      } else {
+        let location = try storeLocation(invocation)
+        studio = try Studio(
+          store: location.configuration, storeName: location.description, writable: writable)
+        description = location.description
+      }
       let server = try StudioServer(studio: studio, port: UInt16(port))
       // Written straight to the file descriptor: a test or script reading the URL waits for it.
       FileHandle.standardOutput.write(
         Data(
-          ("Kura Studio on \(location.description) (\(writable ? "writable" : "read-only")): "
+          ("Kura Studio on \(description) (\(writable ? "writable" : "read-only")): "
             + "\(studio.url)\n").utf8))
       if invocation.flag("open") { openInBrowser(studio.url) }
       _ = server
