@@ -16,6 +16,10 @@ extension Studio {
     var writable: Bool
     /// The app of `--app`, whose preferences, scenes and documents `/api/app` shows.
     var app: String?
+    /// The sync server of `--sync-server`, whose spaces `/api/sync-server` shows.
+    var syncServer: String?
+    /// Whether the store syncs (it has the sync client's tables): `/api/sync` shows them.
+    var synced: Bool = false
     var history: History?
     var models: [BrowsedModel]
 
@@ -32,9 +36,10 @@ extension Studio {
     guard store != nil else {
       return .json(
         StoreSummary(
-          name: storeName, engine: "none", location: "no model store", sizeBytes: 0,
-          schemaVersion: nil, writable: false, app: app?.locations.appIdentifier, history: nil,
-          models: []))
+          name: storeName, engine: "none",
+          location: syncServer.map { "sync server \($0.description)" } ?? "no model store",
+          sizeBytes: 0, schemaVersion: nil, writable: false, app: app?.locations.appIdentifier,
+          syncServer: syncServer?.description, history: nil, models: []))
     }
     let inspector = try inspector()
     let info = try inspector.info()
@@ -47,7 +52,9 @@ extension Studio {
       StoreSummary(
         name: storeName, engine: info.engine.rawValue, location: info.location,
         sizeBytes: info.sizeBytes, schemaVersion: info.schemaVersion, writable: editor != nil,
-        app: app?.locations.appIdentifier, history: history, models: try inspector.browsedModels()))
+        app: app?.locations.appIdentifier, syncServer: nil,
+        synced: try inspector.tableExists("kura_sync_outbox"), history: history,
+        models: try inspector.browsedModels()))
   }
 
   func check() throws -> StudioResponse {

@@ -21,6 +21,8 @@ package final class Studio: Sendable {
   package let store: ModelConfiguration?
   /// The app whose preferences, scenes and documents the page shows (`--app`), if any.
   package let app: StudioApp?
+  /// The sync server's database the page shows (`--sync-server`), if any.
+  package let syncServer: PostgresLocation?
   /// The secret of the printed URL and of the cookie.
   package let secret: String
   /// How the page names the store.
@@ -55,10 +57,11 @@ package final class Studio: Sendable {
   ///   A store that syncs can't be written here: its edits would not reach the sync server.
   package init(
     store: ModelConfiguration?, storeName: String, secret: String = Studio.newSecret(),
-    writable: Bool = false, app: StudioApp? = nil
+    writable: Bool = false, app: StudioApp? = nil, syncServer: PostgresLocation? = nil
   ) throws {
     self.store = store
     self.app = app
+    self.syncServer = syncServer
     self.secret = secret
     self.storeName = storeName
     guard let store else {
@@ -98,6 +101,22 @@ package final class Studio: Sendable {
     try self.init(
       store: FileManager.default.fileExists(atPath: url.path) ? .url(url) : nil,
       storeName: app.locations.appIdentifier, secret: secret, writable: writable, app: app)
+  }
+
+  /// A studio on a sync server's database (`kura studio --sync-server`): its spaces, their
+  /// replicas with their last contact and positions, heads and compaction state. It reads on
+  /// read-only transactions and changes nothing.
+  ///
+  /// - Throws: ``SyncServerOverviewError`` when the database holds no sync server, or the
+  ///   driver's error when it can't be reached.
+  package convenience init(syncServer: PostgresLocation, secret: String = Studio.newSecret())
+    throws
+  {
+    #if canImport(CLibPQ)
+      _ = try SyncServerOverview.read(syncServer)
+    #endif
+    try self.init(
+      store: nil, storeName: syncServer.description, secret: secret, syncServer: syncServer)
   }
 
   /// A random secret: 32 bytes from the system's secure generator, as hexadecimal.
@@ -203,6 +222,12 @@ package final class Studio: Sendable {
     case ("GET", "/api/history"): return answer { try history(request.query) }
     case ("GET", "/api/export"): return answer { try export(request.query) }
     case ("GET", "/api/events"): return events()
+    case ("GET", "/api/sync"): return answer { try syncStatus() }
+    case ("GET", "/api/sync-server"):
+      guard let syncServer else {
+        return .error(404, "This studio shows a store, not a sync server (--sync-server).")
+      }
+      return syncServerStatus(syncServer)
     case ("GET", "/api/app"):
       guard let app else { return .error(404, "This studio shows a store, not an app (--app).") }
       return .json(appAnswer(app))

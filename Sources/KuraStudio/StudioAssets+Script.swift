@@ -133,6 +133,8 @@ extension StudioAssets {
         el("a", { href: "#/", className: route.parts.length === 0 ? "current" : "" }, "Models"),
         el("a", { href: "#/history", id: "nav-history", className: route.parts[0] === "history" ? "current" : "" }, "History"),
         state.store.app ? el("a", { href: "#/app", id: "nav-app", className: route.parts[0] === "app" ? "current" : "" }, "App: " + state.store.app) : null,
+        state.store.synced ? el("a", { href: "#/sync", id: "nav-sync", className: route.parts[0] === "sync" ? "current" : "" }, "Sync") : null,
+        state.store.syncServer ? el("a", { href: "#/sync-server", id: "nav-sync-server", className: route.parts[0] === "sync-server" ? "current" : "" }, "Sync server") : null,
         el("h3", {}, "Rows"),
         ...state.models.map((model) => el("a", {
           href: routeLink(["rows", model.name]), "data-model": model.name,
@@ -150,6 +152,8 @@ extension StudioAssets {
         else if (route.parts[0] === "row" && route.parts[1]) await drawRow(main, route.parts[1], route.parts[2]);
         else if (route.parts[0] === "history") await drawHistory(main);
         else if (route.parts[0] === "app") await drawApp(main);
+        else if (route.parts[0] === "sync") await drawSync(main);
+        else if (route.parts[0] === "sync-server" || (route.parts.length === 0 && state.store.syncServer)) await drawSyncServer(main);
         else drawOverview(main);
       } catch (error) {
         main.replaceChildren(el("h1", {}, "Kura Studio"));
@@ -541,6 +545,59 @@ extension StudioAssets {
         el("h2", {}, "Documents"), el("div", { id: "documents" }, app.documents.length ? app.documents.map(documentCard) : el("p", { className: "muted" }, "No document.")),
         el("p", { className: "status" }, "Read again every 3 seconds."));
       setTimeout(() => { if (state.view === view) drawApp(main).catch(() => {}); }, 3000);
+    }
+
+    function textTable(id, columns, rows) {
+      return el("table", { id, className: "plain-table" },
+        el("thead", {}, el("tr", {}, columns.map((name) => el("th", {}, name)))),
+        el("tbody", {}, rows.map((row) => el("tr", {}, row.map((value) =>
+          value === null || value === undefined ? el("td", {}, el("span", { className: "nil" }, "nil")) : el("td", { title: String(value) }, String(value)))))));
+    }
+
+    // A synced store: its sync state, outbox, conflicts, rejections and quarantine (live: they
+    // change with the saves the feed reports).
+    async function drawSync(main) {
+      const view = { sync: true, history: true };
+      state.view = view;
+      const sync = await api("/api/sync");
+      if (state.view !== view) return;
+      if (!sync.synced) { main.replaceChildren(el("h1", {}, "Sync"), el("p", {}, "This store does not sync.")); return; }
+      const section = (title, id, table, empty) => [el("h2", {}, title + (table ? " (" + table.count.toLocaleString() + ")" : "")),
+        table && table.count ? textTable(id, table.columns, table.rows) : el("p", { className: "muted", id }, empty)];
+      main.replaceChildren(el("h1", {}, "Sync"),
+        el("div", { className: "card" }, el("dl", { className: "facts", id: "sync-state" }, Object.keys(sync.state).sort().map((key) =>
+          [el("dt", {}, key), el("dd", { className: "mono" }, sync.state[key])]),
+          el("dt", {}, "parked"), el("dd", {}, String(sync.parked ?? 0)))),
+        ...section("Pending outbox", "sync-outbox", sync.outbox, "Nothing waits to be pushed."),
+        ...section("Conflicts", "sync-conflicts", sync.conflicts, "No conflict."),
+        ...section("Rejections", "sync-rejections", sync.rejections, "The server refused no save."),
+        ...section("Quarantine", "sync-quarantine", sync.quarantine, "No pulled change is held back."));
+    }
+
+    // --sync-server: the spaces, each with its replicas (read again every 3 seconds).
+    async function drawSyncServer(main) {
+      const view = { syncServer: true };
+      state.view = view;
+      const server = await api("/api/sync-server");
+      if (state.view !== view) return;
+      const when = (seconds) => seconds ? new Date(seconds * 1000).toLocaleString() : "–";
+      const days = Math.round(server.retentionSeconds / 86400);
+      main.replaceChildren(el("h1", {}, "Sync server"),
+        el("p", { className: "status" }, server.database + " · replicas unseen for " + days + " days are retired by the next compaction"),
+        server.spaces.length ? server.spaces.map((space) => el("section", { className: "card space", "data-space": space.space },
+          el("h2", {}, space.space),
+          el("dl", { className: "facts" },
+            el("dt", {}, "Head"), el("dd", { className: "head" }, String(space.head)),
+            el("dt", {}, "Compacted through"), el("dd", { className: "compacted" }, String(space.compacted)),
+            el("dt", {}, "Log"), el("dd", {}, space.logged.toLocaleString() + " saves after the compacted position; " + space.foldedRows.toLocaleString() + " folded rows"),
+            el("dt", {}, "Compaction horizon"), el("dd", {}, space.horizon === null || space.horizon === undefined ? "none (no current replica)" : "position " + space.horizon + " (every current replica settled through it)"),
+            el("dt", {}, "Latest save"), el("dd", {}, when(space.lastSave))),
+          textTable("replicas-" + space.space, ["Replica", "Last contact", "Acknowledged save", "Pulled through", "Settled through", "State"],
+            space.replicas.map((replica) => [replica.replica, when(replica.seenAt), String(replica.acknowledged), String(replica.pulled), String(replica.settled),
+              replica.retiring ? "retiring (unseen " + days + "+ days)" : "current"]))))
+          : el("p", { className: "muted" }, "No space yet."),
+        el("p", { className: "status" }, "Read again every 3 seconds."));
+      setTimeout(() => { if (state.view === view) drawSyncServer(main).catch(() => {}); }, 3000);
     }
 
     async function drawHistory(main) {

@@ -33,6 +33,10 @@ let studioCommand = Command(
         + "documents.", valueName: "name"),
     Option("group", help: "With --app: the App Group it shares (group.…).", valueName: "group"),
     Option(
+      "sync-server",
+      help: "A sync server's database instead of a store (postgresql://…): its spaces, "
+        + "replicas, heads and compaction.", valueName: "url"),
+    Option(
       "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port"),
   ],
   flags: [
@@ -44,12 +48,18 @@ let studioCommand = Command(
     let appName: String? = try invocation.option("app")
     let group: String? = try invocation.option("group")
     let given: String? = try invocation.optionalArgument("store")
-    if appName != nil, given != nil {
-      throw UsageError("Give a <store> or --app, not both.", command: command)
+    let server: String? = try invocation.option("sync-server")
+    if [appName, given, server].compactMap({ $0 }).count > 1 {
+      throw UsageError("Give one of <store>, --app and --sync-server.", command: command)
     }
-    if appName == nil, given == nil {
+    if appName == nil, given == nil, server == nil {
       throw UsageError(
-        "Give a <store> (a file or a PostgreSQL URL) or --app NAME.", command: command)
+        "Give a <store> (a file or a PostgreSQL URL), --app NAME or --sync-server URL.",
+        command: command)
+    }
+    if server != nil, invocation.flag("write") {
+      throw UsageError(
+        "--sync-server shows a sync server read-only: leave out --write.", command: command)
     }
     if group != nil, appName == nil {
       throw UsageError("--group goes with --app.", command: command)
@@ -63,7 +73,17 @@ let studioCommand = Command(
       let writable = invocation.flag("write")
       let studio: Studio
       let description: String
-      if let appName {
+      if let server {
+        let location: PostgresLocation
+        do {
+          location = try PostgresLocation(server)
+        } catch {
+          throw UsageError(
+            "`\(server)` is not a PostgreSQL URL for --sync-server: \(error)", command: command)
+        }
+        studio = try Studio(syncServer: location)
+        description = "the sync server \(location.description)"
+      } else if let appName {
         let locations: Locations
         do {
           locations = try Locations.app(appName)
@@ -80,14 +100,14 @@ let studioCommand = Command(
           store: location.configuration, storeName: location.description, writable: writable)
         description = location.description
       }
-      let server = try StudioServer(studio: studio, port: UInt16(port))
+      let transport = try StudioServer(studio: studio, port: UInt16(port))
       // Written straight to the file descriptor: a test or script reading the URL waits for it.
       FileHandle.standardOutput.write(
         Data(
           ("Kura Studio on \(description) (\(writable ? "writable" : "read-only")): "
             + "\(studio.url)\n").utf8))
       if invocation.flag("open") { openInBrowser(studio.url) }
-      _ = server
+      _ = transport
       // Ctrl-C and SIGTERM end the process (their default action).
       while true { pause() }
     #else
