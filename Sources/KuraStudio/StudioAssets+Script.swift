@@ -19,7 +19,7 @@ extension StudioAssets {
           node.setAttribute(name, String(value));
         }
       }
-      for (const child of children.flat()) {
+      for (const child of children.flat(Infinity)) {
         if (child === undefined || child === null || child === false) continue;
         node.append(child instanceof Node ? child : document.createTextNode(String(child)));
       }
@@ -129,7 +129,7 @@ extension StudioAssets {
     function drawNavigation() {
       const nav = document.getElementById("models");
       const route = parseRoute();
-      nav.replaceChildren(
+      nav.replaceChildren(...[
         el("a", { href: "#/", className: route.parts.length === 0 ? "current" : "" }, "Models"),
         el("a", { href: "#/history", id: "nav-history", className: route.parts[0] === "history" ? "current" : "" }, "History"),
         state.store.app ? el("a", { href: "#/app", id: "nav-app", className: route.parts[0] === "app" ? "current" : "" }, "App: " + state.store.app) : null,
@@ -139,7 +139,7 @@ extension StudioAssets {
         ...state.models.map((model) => el("a", {
           href: routeLink(["rows", model.name]), "data-model": model.name,
           className: (route.parts[0] === "rows" || route.parts[0] === "row") && route.parts[1] === model.name ? "current" : "" },
-          el("span", {}, model.name), el("span", { className: "count" }, model.rows.toLocaleString()))));
+          el("span", {}, model.name), el("span", { className: "count" }, model.rows.toLocaleString())))].filter((node) => node));
     }
 
     async function render() {
@@ -464,7 +464,7 @@ extension StudioAssets {
         ? el("div", { className: "edit-error error" }, failure.error) : null;
       const canSave = preview && !preview.refused && !preview.errors.length;
       panel.replaceChildren(el("h2", {}, "Changes to save (" + state.batch.length + ")"),
-        el("ol", { id: "batch-edits" }, items), general,
+        el("ol", { id: "batch-edits" }, items), general || "",
         el("div", { className: "toolbar" },
           el("button", { id: "preview-batch", onclick: previewBatch }, "Preview"),
           el("button", { id: "save-batch", className: "primary", disabled: !canSave, onclick: saveBatch }, "Save"),
@@ -584,7 +584,7 @@ extension StudioAssets {
       const days = Math.round(server.retentionSeconds / 86400);
       main.replaceChildren(el("h1", {}, "Sync server"),
         el("p", { className: "status" }, server.database + " · replicas unseen for " + days + " days are retired by the next compaction"),
-        server.spaces.length ? server.spaces.map((space) => el("section", { className: "card space", "data-space": space.space },
+        el("div", { id: "spaces" }, server.spaces.length ? server.spaces.map((space) => el("section", { className: "card space", "data-space": space.space },
           el("h2", {}, space.space),
           el("dl", { className: "facts" },
             el("dt", {}, "Head"), el("dd", { className: "head" }, String(space.head)),
@@ -595,7 +595,7 @@ extension StudioAssets {
           textTable("replicas-" + space.space, ["Replica", "Last contact", "Acknowledged save", "Pulled through", "Settled through", "State"],
             space.replicas.map((replica) => [replica.replica, when(replica.seenAt), String(replica.acknowledged), String(replica.pulled), String(replica.settled),
               replica.retiring ? "retiring (unseen " + days + "+ days)" : "current"]))))
-          : el("p", { className: "muted" }, "No space yet."),
+          : el("p", { className: "muted" }, "No space yet.")),
         el("p", { className: "status" }, "Read again every 3 seconds."));
       setTimeout(() => { if (state.view === view) drawSyncServer(main).catch(() => {}); }, 3000);
     }

@@ -227,6 +227,17 @@ struct StudioBrowserTests {
     await driver.quit()
   }
 
+  /// Opens a row's page (or waits for the one a click opened) until it is drawn whole: its
+  /// heading, and the buttons that come after the delete preview (a wait for the buttons alone
+  /// would see the previous row's).
+  func openRow(_ driver: WebDriver, _ url: String?, heading: String) async throws {
+    if let url { try await driver.open(url) }
+    try #require(
+      try await driver.wait(
+        for: "document.querySelector('#main h1').textContent === '\(heading)' && "
+          + "document.getElementById('delete-row')") != nil, "row page \(heading)")
+  }
+
   /// Sets an edit form's input (emptied first), as a person types.
   func fill(_ driver: WebDriver, _ column: String, _ text: String) async throws {
     let selector = "#edit-form .edit-value[data-column='\(column)']"
@@ -244,8 +255,7 @@ struct StudioBrowserTests {
       try await driver.open(studio.url)
       try await driver.wait(for: "document.getElementById('mode').textContent === 'writable'")
       // Edit Nara: a malformed date is refused at its field, and nothing is written.
-      try await driver.open(studio.origin + "/#/row/Trip/i2")
-      try await driver.wait(for: "document.getElementById('edit-row') !== null")
+      try await openRow(driver, studio.origin + "/#/row/Trip/i2", heading: "Trip 2")
       try await driver.click("#edit-row")
       try await driver.wait(for: "document.getElementById('edit-form') !== null")
       try await fill(driver, "name", "Nara <b>deer</b>")
@@ -279,8 +289,7 @@ struct StudioBrowserTests {
           "document.querySelector(\"#row tr[data-column='name'] td\").textContent === 'Nara <b>deer</b>'"
       )
       // Delete Kyoto: the preview names the cascade and the booking that refuses it.
-      try await driver.open(studio.origin + "/#/row/Trip/i1")
-      try await driver.wait(for: "document.getElementById('delete-row') !== null")
+      try await openRow(driver, studio.origin + "/#/row/Trip/i1", heading: "Trip 1")
       try await driver.click("#delete-row")
       try await driver.click("#preview-batch")
       try await driver.wait(for: "document.querySelector('#batch .preview-line') !== null")
@@ -293,8 +302,8 @@ struct StudioBrowserTests {
           == true)
       try await saveScreenshot(driver, "studio-delete-preview.png")
       // The booking goes in the same batch: then the delete goes ahead, in one save.
-      try await driver.open(studio.origin + "/#/row/Booking/tcnlva2Fu")
-      try await driver.wait(for: "document.getElementById('delete-row') !== null")
+      try await openRow(
+        driver, studio.origin + "/#/row/Booking/tcnlva2Fu", heading: "Booking ryokan")
       try await driver.click("#delete-row")
       try await driver.click("#preview-batch")
       try await driver.wait(for: "document.querySelectorAll('#batch .preview-line').length === 2")
@@ -389,15 +398,13 @@ struct StudioBrowserTests {
         try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 4")
         // nil last, descending, as on SQLite.
         #expect(try await ids(driver) == ["1", "3", "4", "2"])
-        try await driver.open(studio.origin + "/#/row/Trip/i1")
-        try await driver.wait(for: "document.getElementById('delete-row') !== null")
+        try await openRow(driver, studio.origin + "/#/row/Trip/i1", heading: "Trip 1")
         #expect(
           try await text(driver, "#delete-preview")
             == "Deleting Trip 1 also deletes 3 Activity rows (1, 2, 3) through `trip` (.cascade). "
             + "It would be refused: 1 Booking row (ryokan) refers to it through `trip` (.deny).")
         try await driver.click("#referrers li[data-model='Activity'] a.referrer-link")
-        try await driver.wait(for: "location.hash === '#/row/Activity/i1'")
-        try await driver.wait(for: "document.getElementById('edit-row') !== null")
+        try await openRow(driver, nil, heading: "Activity 1")
         try await driver.click("#edit-row")
         try await fill(driver, "name", "Temple at dawn")
         try await driver.click("#add-to-batch")
