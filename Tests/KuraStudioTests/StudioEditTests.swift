@@ -169,6 +169,56 @@ struct StudioEditTests {
     #expect(takenAnswer["property"] as? String == "id")
   }
 
+  /// A guide's email is unique.
+  struct Guide: PersistentModel, Equatable {
+    var id: Int
+    var email: String
+    var name: String
+    static var schema: Schema<Guide> { Schema(.unique(\.email)) }
+  }
+
+  @Test func aTakenUniqueValueNamesThePropertyAndNothingIsWritten() throws {
+    let folder = StudioFolder()
+    let url = folder.file("guides.store")
+    let container = try ModelContainer(for: [Guide.self], configurations: .url(url))
+    let context = ModelContext(container)
+    try context.insert(Guide(id: 1, email: "aiko@example.com", name: "Aiko"))
+    try context.insert(Guide(id: 2, email: "ren@example.com", name: "Ren"))
+    try context.save()
+    let studio = try writableStudio(url)
+    let (status, answer) = try post(
+      studio,
+      [
+        ["action": "update", "model": "Guide", "key": "i1", "values": ["name": "Aiko S."]],
+        [
+          "action": "update", "model": "Guide", "key": "i2",
+          "values": ["email": "aiko@example.com"],
+        ],
+      ])
+    #expect(status == 409)
+    #expect(answer["property"] as? String == "email")
+    #expect(answer["edit"] as? Int == 1)
+    #expect(
+      answer["error"] as? String
+        == "`Guide` 1 already holds this `email`: it is unique. Nothing was saved.")
+    let after = ModelContext(try ModelContainer(for: [Guide.self], configurations: .url(url)))
+    #expect(try after.model(for: 1, as: Guide.self)?.name == "Aiko")
+    // An insert with a free value goes in; its own value again is no collision on update.
+    let (saved, savedAnswer) = try post(
+      studio,
+      [
+        [
+          "action": "insert", "model": "Guide",
+          "values": ["email": "mei@example.com", "name": "Mei"],
+        ],
+        [
+          "action": "update", "model": "Guide", "key": "i2", "values": ["email": "ren@example.com"],
+        ],
+      ])
+    #expect(saved == 200, "\(savedAnswer)")
+    #expect(try after.model(for: 3, as: Guide.self)?.email == "mei@example.com")
+  }
+
   @Test func writesNeedTheSecretInTheHeader() throws {
     let folder = StudioFolder()
     let url = try seededStore(folder)
