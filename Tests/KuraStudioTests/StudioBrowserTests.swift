@@ -3,6 +3,8 @@ import Kura
 import KuraEngineTestSupport
 import KuraPostgreSQL
 import KuraPostgresCluster
+import KuraSync
+import KuraSyncServer
 import KuraTestSupport
 import Testing
 
@@ -479,6 +481,84 @@ struct StudioBrowserTests {
     }
     await driver.quit()
   }
+
+  #if canImport(CLibPQ)
+    @Test func showsASyncServersSpacesAndASyncedStoresOutbox() async throws {
+      let folder = StudioFolder()
+      let database = try PostgresCluster.freshDatabaseURL()
+      let token = try SyncToken(space: "family")
+      let tokens = folder.file("tokens")
+      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
+      let server = try ChildLine(
+        try kuraExecutable(),
+        ["sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
+        until: { $0.hasPrefix("Serving sync on http://") })
+      defer { server.stop() }
+      let address = try #require(
+        server.line?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+      var configuration = ModelConfiguration.url(folder.file("phone.store"))
+      var settings = SyncSettings(
+        server: try #require(URL(string: address)), space: "family", token: token.token)
+      settings.pollInterval = .seconds(3600)
+      settings.waitForChanges = nil
+      configuration.sync = settings
+      let phone = try ModelContainer(
+        models: studioModels, configurations: [configuration], migration: nil)
+      let engine = try SyncEngine(container: phone)
+      let context = ModelContext(phone)
+      try context.insert(
+        Trip(id: 1, name: "Kyoto", start: Date(timeIntervalSince1970: 1_796_000_000)))
+      try context.save()
+      try await engine.syncNow()
+      engine.stop()
+      // A save the stopped engine has not pushed: it waits in the outbox.
+      try context.insert(
+        Trip(id: 2, name: "Nara", start: Date(timeIntervalSince1970: 1_796_086_400)))
+      try context.save()
+
+      let studio = try StudioProcess(arguments: ["--sync-server", database])
+      let driver = try await WebDriver.start(folder: folder.url)
+      do {
+        try await driver.open(studio.url)
+        try #require(
+          try await driver.wait(
+            for: "document.querySelector(\"#spaces [data-space='family'] .head\")")
+            != nil)
+        let head = try #require(try await text(driver, "#spaces [data-space='family'] .head"))
+        #expect(Int(head).map { $0 >= 1 } == true)
+        let replicas = try await driver.run(
+          "return [...document.querySelectorAll('#replicas-family tbody tr')].map((tr) => tr.lastChild.textContent)"
+        )
+        #expect(replicas as? [String] == ["current"])
+        try await saveScreenshot(driver, "studio-sync-server.png")
+      } catch {
+        await driver.quit()
+        throw error
+      }
+      await driver.quit()
+
+      let store = try StudioProcess(folder.file("phone.store"))
+      let browser = try await WebDriver.start(folder: folder.url)
+      do {
+        try await browser.open(store.url)
+        try #require(try await browser.wait(for: "document.getElementById('nav-sync')") != nil)
+        // Opened by its address: the navigation is drawn again as the page loads (a click could
+        // meet the link it replaced).
+        try await browser.open(store.origin + "/#/sync")
+        try #require(
+          try await browser.wait(for: "document.querySelector('#sync-outbox tbody tr')") != nil)
+        let pending = try #require(try await text(browser, "#sync-outbox tbody tr td:last-child"))
+        #expect(pending.hasPrefix("Trip 2: "))
+        #expect(pending.contains("name = \"Nara\""))
+        #expect(try await text(browser, "#sync-quarantine") == "No pulled change is held back.")
+        try await saveScreenshot(browser, "studio-sync.png")
+      } catch {
+        await browser.quit()
+        throw error
+      }
+      await browser.quit()
+    }
+  #endif
 
   /// The size of a document's journal file.
   func journalSize(_ document: DocumentStore<[StudioAppTests.Entry]>) throws -> Int {
