@@ -217,6 +217,19 @@ struct StudioEditTests {
       ])
     #expect(saved == 200, "\(savedAnswer)")
     #expect(try after.model(for: 3, as: Guide.self)?.email == "mei@example.com")
+    // Text is unique as Swift's `==` compares it: "e" and a combining accent is "é".
+    try context.insert(Guide(id: 4, email: "café@example.com", name: "Café"))
+    try context.save()
+    let (equivalent, equivalentAnswer) = try post(
+      studio,
+      [
+        [
+          "action": "update", "model": "Guide", "key": "i3",
+          "values": ["email": "cafe\u{301}@example.com"],
+        ]
+      ])
+    #expect(equivalent == 409)
+    #expect(equivalentAnswer["property"] as? String == "email")
   }
 
   @Test func writesNeedTheSecretInTheHeader() throws {

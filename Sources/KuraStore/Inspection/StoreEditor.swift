@@ -435,8 +435,16 @@ extension ModelContainer {
         }
       }
       if row.contains(.null) { continue }
-      let conditions = index.columns.enumerated().map {
-        "\(dialect.quoteIdentifier($0.element)) = \(dialect.placeholder($0.offset + 1))"
+      // Text compares as the unique index compares it: like Swift's `==` ("Cafe\u{301}" is
+      // "Café").
+      let conditions = index.columns.enumerated().map { offset, name in
+        let column = dialect.quoteIdentifier(name)
+        let value = dialect.placeholder(offset + 1)
+        guard model.columns.first(where: { $0.name == name })?.storedKind == .text,
+          let left = dialect.swiftStringComparable(column),
+          let right = dialect.swiftStringComparable(value)
+        else { return "\(column) = \(value)" }
+        return "\(left) = \(right)"
       }
       let holder = try db.queryFirst(
         "SELECT \(dialect.quoteIdentifier(model.primaryKey.name)) FROM "
