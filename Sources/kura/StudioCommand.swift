@@ -11,14 +11,18 @@ import KuraSyncServer
 /// `kura studio <store>`: a local web page on a model store, read-only unless `--write`.
 let studioCommand = Command(
   name: "studio",
-  abstract: "Opens a local web page on a model store: its models, rows, relations and history.",
+  abstract:
+    "Opens a local web page on a model store (its models, rows, relations and history), an "
+    + "app's data or a sync server.",
   discussion: """
     Serves the page on 127.0.0.1 and prints its URL, which holds a random secret: open it in a \
     browser on this computer (the secret becomes a cookie; a request without it is refused). \
     The store is opened read-only and nothing is written or created, unless --write: then \
     the page inserts, edits and deletes rows, in batches previewed before one save (the \
     delete rules, references and unique attributes apply, as in a save of the app). The page \
-    updates live when any process saves. Stop it with Ctrl-C.
+    updates live when any process saves. With --app, the page shows an app's model store, \
+    preference suites, scene states and documents; with --sync-server, a sync server's spaces \
+    and replicas. Stop it with Ctrl-C.
     """,
   arguments: [
     Argument(
