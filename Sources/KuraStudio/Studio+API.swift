@@ -37,9 +37,9 @@ extension Studio {
       return .json(
         StoreSummary(
           name: storeName, engine: "none",
-          location: syncServer.map { "sync server \($0.description)" } ?? "no model store",
+          location: syncServer.map { "sync server \($0.name)" } ?? "no model store",
           sizeBytes: 0, schemaVersion: nil, writable: false, app: app?.locations.appIdentifier,
-          syncServer: syncServer?.description, history: nil, models: []))
+          syncServer: syncServer?.name, history: nil, models: []))
     }
     let inspector = try inspector()
     let info = try inspector.info()

@@ -131,19 +131,20 @@ extension Studio {
     let text = parts.map { "\($0.0): " + $0.1.joined(separator: ", ") }.joined(separator: "; ")
     return text.count > 2_000 ? String(text.prefix(2_000)) + "…" : text
   }
+}
 
-  /// `GET /api/sync-server`: the server's spaces and replicas.
-  func syncServerStatus(_ location: PostgresLocation) -> StudioResponse {
-    #if canImport(CLibPQ)
-      do {
-        return .json(try SyncServerOverview.read(location))
-      } catch let error as SyncServerOverviewError {
-        return .error(404, error.message)
-      } catch {
-        return .error(500, "Can't read the sync server's database: \(error)")
-      }
-    #else
-      return .error(501, "This build has no PostgreSQL driver.")
-    #endif
-  }
+/// A sync server's database, for `kura studio --sync-server`: its name and what reads it.
+package struct SyncServerSource: Sendable {
+  /// How the page names it (never a password).
+  package var name: String
+  /// Reads its spaces and replicas.
+  package var read: @Sendable () throws -> SyncServerOverview
+
+  #if canImport(CLibPQ)
+    /// The sync server's database at `location`, read on read-only transactions.
+    package init(_ location: PostgresLocation) {
+      name = location.description
+      read = { try SyncServerOverview.read(location) }
+    }
+  #endif
 }

@@ -22,7 +22,7 @@ package final class Studio: Sendable {
   /// The app whose preferences, scenes and documents the page shows (`--app`), if any.
   package let app: StudioApp?
   /// The sync server's database the page shows (`--sync-server`), if any.
-  package let syncServer: PostgresLocation?
+  package let syncServer: SyncServerSource?
   /// The secret of the printed URL and of the cookie.
   package let secret: String
   /// How the page names the store.
@@ -57,7 +57,7 @@ package final class Studio: Sendable {
   ///   A store that syncs can't be written here: its edits would not reach the sync server.
   package init(
     store: ModelConfiguration?, storeName: String, secret: String = Studio.newSecret(),
-    writable: Bool = false, app: StudioApp? = nil, syncServer: PostgresLocation? = nil
+    writable: Bool = false, app: StudioApp? = nil, syncServer: SyncServerSource? = nil
   ) throws {
     self.store = store
     self.app = app
@@ -109,14 +109,12 @@ package final class Studio: Sendable {
   ///
   /// - Throws: ``SyncServerOverviewError`` when the database holds no sync server, or the
   ///   driver's error when it can't be reached.
-  package convenience init(syncServer: PostgresLocation, secret: String = Studio.newSecret())
+  package convenience init(syncServer: SyncServerSource, secret: String = Studio.newSecret())
     throws
   {
-    #if canImport(CLibPQ)
-      _ = try SyncServerOverview.read(syncServer)
-    #endif
+    _ = try syncServer.read()
     try self.init(
-      store: nil, storeName: syncServer.description, secret: secret, syncServer: syncServer)
+      store: nil, storeName: syncServer.name, secret: secret, syncServer: syncServer)
   }
 
   /// A random secret: 32 bytes from the system's secure generator, as hexadecimal.
@@ -227,7 +225,11 @@ package final class Studio: Sendable {
       guard let syncServer else {
         return .error(404, "This studio shows a store, not a sync server (--sync-server).")
       }
-      return syncServerStatus(syncServer)
+      do {
+        return .json(try syncServer.read())
+      } catch {
+        return .error(500, "Can't read the sync server's database: \(error)")
+      }
     case ("GET", "/api/app"):
       guard let app else { return .error(404, "This studio shows a store, not an app (--app).") }
       return .json(appAnswer(app))

@@ -85,7 +85,7 @@ let studioCommand = Command(
           throw UsageError(
             "`\(server)` is not a PostgreSQL URL for --sync-server: \(error)", command: command)
         }
-        studio = try Studio(syncServer: location)
+        studio = try Studio(syncServer: SyncServerSource(location))
         description = "the sync server \(location.description)"
       } else if let appName {
         let locations: Locations

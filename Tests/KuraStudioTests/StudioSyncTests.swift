@@ -94,7 +94,8 @@
       }
 
       // The server: one space, its head, two replicas seen just now.
-      let studio = try Studio(syncServer: try PostgresLocation(database), secret: "s3cret")
+      let studio = try Studio(
+        syncServer: SyncServerSource(try PostgresLocation(database)), secret: "s3cret")
       studio.port = 4_321
       #expect(try get(studio, "/api/models")["syncServer"] as? String != nil)
       let overview = try get(studio, "/api/sync-server")
@@ -125,7 +126,9 @@
       #expect(((try get(store, "/api/sync"))["outbox"] as? [String: Any])?["count"] as? Int == 0)
       // A database that is no sync server's is refused when the studio starts.
       #expect(throws: (any Error).self) {
-        try Studio(syncServer: try PostgresLocation(try PostgresCluster.freshDatabaseURL("other")))
+        try Studio(
+          syncServer: SyncServerSource(
+            try PostgresLocation(try PostgresCluster.freshDatabaseURL("other"))))
       }
     }
   }

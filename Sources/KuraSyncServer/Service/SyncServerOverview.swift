@@ -1,57 +1,57 @@
-#if canImport(CLibPQ)
-  import Foundation
-  import KuraBase
-  import KuraPostgreSQL
+import Foundation
+import KuraBase
+import KuraPostgreSQL
 
-  /// What a sync server's database holds, read without changing it (`kura studio
-  /// --sync-server`): its spaces with their head and compaction state, and each space's
-  /// replicas with their last contact and positions.
-  package struct SyncServerOverview: Sendable, Encodable {
-    /// One space.
-    package struct Space: Sendable, Encodable {
-      /// The space's name.
-      package var space: String
-      /// The position of its latest logged save.
-      package var head: Int64
-      /// The position its log is folded through (compacted): saves up to it are gone from the
-      /// log, their outcome kept in the folded rows.
-      package var compacted: Int64
-      /// The saves in its log now (after ``compacted``).
-      package var logged: Int64
-      /// The folded rows (one per model id).
-      package var foldedRows: Int64
-      /// Seconds since 1970 of its latest logged save, if any.
-      package var lastSave: Double?
-      /// The lowest position every replica seen within the retention window has settled
-      /// through: a compaction may fold the log up to it. `nil` when no replica is current.
-      package var horizon: Int64?
-      /// Its replicas, most recently seen first.
-      package var replicas: [Replica]
-    }
+/// What a sync server's database holds, read without changing it (`kura studio
+/// --sync-server`): its spaces with their head and compaction state, and each space's
+/// replicas with their last contact and positions.
+package struct SyncServerOverview: Sendable, Encodable {
+  /// One space.
+  package struct Space: Sendable, Encodable {
+    /// The space's name.
+    package var space: String
+    /// The position of its latest logged save.
+    package var head: Int64
+    /// The position its log is folded through (compacted): saves up to it are gone from the
+    /// log, their outcome kept in the folded rows.
+    package var compacted: Int64
+    /// The saves in its log now (after ``compacted``).
+    package var logged: Int64
+    /// The folded rows (one per model id).
+    package var foldedRows: Int64
+    /// Seconds since 1970 of its latest logged save, if any.
+    package var lastSave: Double?
+    /// The lowest position every replica seen within the retention window has settled
+    /// through: a compaction may fold the log up to it. `nil` when no replica is current.
+    package var horizon: Int64?
+    /// Its replicas, most recently seen first.
+    package var replicas: [Replica]
+  }
 
-    /// One replica of a space.
-    package struct Replica: Sendable, Encodable {
-      /// The replica's identifier.
-      package var replica: String
-      /// The last of its saves the server acknowledged (its outbox sequence).
-      package var acknowledged: Int64
-      /// The log position it pulled through.
-      package var pulled: Int64
-      /// The log position it settled through (what compaction waits for).
-      package var settled: Int64
-      /// Seconds since 1970 of its last contact.
-      package var seenAt: Double
-      /// Whether it was not seen within the retention window: the next compaction retires it.
-      package var retiring: Bool
-    }
+  /// One replica of a space.
+  package struct Replica: Sendable, Encodable {
+    /// The replica's identifier.
+    package var replica: String
+    /// The last of its saves the server acknowledged (its outbox sequence).
+    package var acknowledged: Int64
+    /// The log position it pulled through.
+    package var pulled: Int64
+    /// The log position it settled through (what compaction waits for).
+    package var settled: Int64
+    /// Seconds since 1970 of its last contact.
+    package var seenAt: Double
+    /// Whether it was not seen within the retention window: the next compaction retires it.
+    package var retiring: Bool
+  }
 
-    /// The database, as messages name it (never the password).
-    package var database: String
-    /// How long a replica may go unseen before a compaction retires it, in seconds.
-    package var retentionSeconds: Double
-    /// The spaces, by name.
-    package var spaces: [Space]
+  /// The database, as messages name it (never the password).
+  package var database: String
+  /// How long a replica may go unseen before a compaction retires it, in seconds.
+  package var retentionSeconds: Double
+  /// The spaces, by name.
+  package var spaces: [Space]
 
+  #if canImport(CLibPQ)
     /// Reads the sync server's database at `location` on a connection whose transactions are
     /// read-only.
     ///
@@ -104,11 +104,11 @@
       return SyncServerOverview(
         database: location.description, retentionSeconds: retention, spaces: result)
     }
-  }
+  #endif
+}
 
-  /// The database is not a sync server's.
-  package struct SyncServerOverviewError: Error, Sendable, CustomStringConvertible {
-    package var message: String
-    package var description: String { message }
-  }
-#endif
+/// The database is not a sync server's.
+package struct SyncServerOverviewError: Error, Sendable, CustomStringConvertible {
+  package var message: String
+  package var description: String { message }
+}
