@@ -105,6 +105,42 @@ struct StudioAppTests {
     #expect(created.isEmpty, "\(created.sorted())")
   }
 
+  @Test func aDocumentsJournalStateFollowsItsCompactionAndDamage() throws {
+    let folder = StudioFolder()
+    let locations = try Locations.app("notes", environment: ["KURA_HOME": folder.url.path])
+    try Locations.ensureDirectory(locations.documentsDirectory)
+    let url = locations.documentsDirectory.appendingPathComponent("list.json")
+    let journal = locations.documentsDirectory.appendingPathComponent(".list.json.journal")
+    let studio = try Studio(app: StudioApp(locations: locations, group: nil), secret: "s3cret")
+    studio.port = 4_321
+    func shown() throws -> [String: Any] {
+      try #require((try get(studio, "/api/app")["documents"] as? [[String: Any]])?.first)
+    }
+    let document = try DocumentStore<[Entry]>(.url(url), defaultValue: [])
+    try document.replace(with: [Entry(id: 1, title: "One")])
+    try document.append(Entry(id: 2, title: "Two"))
+    try document.remove(id: 1)
+    #expect((try shown()["journal"] as? [String: Any])?["state"] as? String == "pending")
+    #expect(
+      try JSONDecoder().decode(
+        [Entry].self, from: Data((try shown()["json"] as? String ?? "").utf8))
+        == [Entry(id: 2, title: "Two")])
+    try document.compact()
+    let compacted = try shown()
+    let state = (compacted["journal"] as? [String: Any])?["state"] as? String
+    // Compaction folds the journal into the file and removes it: no journal to show.
+    #expect(state == nil, "\(compacted)")
+    #expect(
+      try JSONDecoder().decode([Entry].self, from: Data((compacted["json"] as? String ?? "").utf8))
+        == [Entry(id: 2, title: "Two")])
+    try document.close()
+    // Bytes that are no journal: damaged, and the file's JSON is shown as it is.
+    try Data("not a journal at all, longer than a header".utf8).write(to: journal)
+    let damaged = try shown()
+    #expect((damaged["journal"] as? [String: Any])?["state"] as? String == "damaged")
+    #expect(damaged["json"] as? String != nil)
+  }
+
   @Test func anAppWithoutAStoreStillShowsItsPreferences() throws {
     let folder = StudioFolder()
     let locations = try Locations.app("notes", environment: ["KURA_HOME": folder.url.path])
