@@ -60,7 +60,7 @@
       #expect((history["changeSets"] as? [Any])?.count == 1)
     }
 
-    @Test func editsThroughTheStoresSavePathOnPostgreSQL() throws {
+    @Test func editsThroughTheStoresSavePathOnPostgreSQL() async throws {
       let url = try #require(URL(string: try PostgresCluster.freshDatabaseURL()))
       try seed(.postgres(url))
       let studio = try Studio(
@@ -93,7 +93,16 @@
       #expect(denied == 409)
       #expect(try container.currentHistoryToken() == before)
       #expect(try ModelContext(container).model(for: 1, as: Trip.self)?.name == "Kyoto")
-      // Then an edit, an insert and a delete with its cascade, in one save.
+      // Then an edit, an insert and a delete with its cascade, in one save, which the change
+      // feed of another container reports (through PostgreSQL's notification).
+      let watcher = try ModelContainer(for: studioModels, configurations: .postgres(url))
+      let feed = Task { () async throws -> ChangeSet? in
+        for try await changeSet in try watcher.changeSets() where !changeSet.changes.isEmpty {
+          return changeSet
+        }
+        return nil
+      }
+      try await Task.sleep(for: .milliseconds(300))
       let (status, answer) = try post([
         ["action": "update", "model": "Trip", "key": "i1", "values": ["budget": "1500.25"]],
         ["action": "insert", "model": "Activity", "values": ["name": "Onsen", "trip": "1"]],
@@ -108,6 +117,13 @@
       let changeSets = try container.history(since: before)
       #expect(changeSets.count == 1)
       #expect(changeSets.first?.changes["Activity"]?.deleted == ["4"])
+      let timeout = Task {
+        try await Task.sleep(for: .seconds(20))
+        feed.cancel()
+      }
+      let reported = try await feed.value
+      timeout.cancel()
+      #expect(reported?.changes["Trip"]?.deleted == ["2"])
     }
   }
 #endif
