@@ -221,10 +221,13 @@ extension Studio {
         return {}
       }
     }
-    let feed: ModelContainer
+    // Subscribed before `hello` is sent: a save made as soon as the page has its `hello` (a
+    // test's, or a person's quick one) comes after the subscription, never in a gap before it.
+    let changes: AsyncThrowingStream<ChangeSet, any Error>
     let latest: Int64
     do {
-      feed = try changeFeed()
+      let feed = try changeFeed()
+      changes = try feed.changeSets()
       latest = try feed.currentHistoryToken().rawValue
     } catch {
       return .error(500, "Can't watch the store: \(error)")
@@ -235,7 +238,7 @@ extension Studio {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
-          for try await changeSet in try feed.changeSets() {
+          for try await changeSet in changes {
             let data = try encoder.encode(Self.entry(changeSet))
             if !send("change", String(decoding: data, as: UTF8.self)) { break }
           }

@@ -237,7 +237,7 @@ struct StudioBrowserTests {
     try #require(
       try await driver.wait(
         for: "document.querySelector('#main h1').textContent === '\(heading)' && "
-          + "document.getElementById('delete-row')") != nil, "row page \(heading)")
+          + "document.getElementById('delete-row') !== null") != nil, "row page \(heading)")
   }
 
   /// Sets an edit form's input (emptied first), as a person types.
@@ -453,7 +453,7 @@ struct StudioBrowserTests {
     do {
       try await driver.open(studio.url)
       try await driver.wait(for: "document.getElementById('nav-app') !== null")
-      try await driver.click("#nav-app")
+      try await driver.open(studio.origin + "/#/app")
       try await driver.wait(
         for: "document.querySelector('#suites tr[data-key=\"lastTrip\"]') !== null")
       #expect(
@@ -522,7 +522,7 @@ struct StudioBrowserTests {
         try await driver.open(studio.url)
         try #require(
           try await driver.wait(
-            for: "document.querySelector(\"#spaces [data-space='family'] .head\")")
+            for: "document.querySelector(\"#spaces [data-space='family'] .head\") !== null")
             != nil)
         let head = try #require(try await text(driver, "#spaces [data-space='family'] .head"))
         #expect(Int(head).map { $0 >= 1 } == true)
@@ -541,12 +541,14 @@ struct StudioBrowserTests {
       let browser = try await WebDriver.start(folder: folder.url)
       do {
         try await browser.open(store.url)
-        try #require(try await browser.wait(for: "document.getElementById('nav-sync')") != nil)
+        try #require(
+          try await browser.wait(for: "document.getElementById('nav-sync') !== null") != nil)
         // Opened by its address: the navigation is drawn again as the page loads (a click could
         // meet the link it replaced).
         try await browser.open(store.origin + "/#/sync")
         try #require(
-          try await browser.wait(for: "document.querySelector('#sync-outbox tbody tr')") != nil)
+          try await browser.wait(for: "document.querySelector('#sync-outbox tbody tr') !== null")
+            != nil)
         let pending = try #require(try await text(browser, "#sync-outbox tbody tr td:last-child"))
         #expect(pending.hasPrefix("Trip 2: "))
         #expect(pending.contains("name = \"Nara\""))
