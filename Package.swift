@@ -102,12 +102,13 @@ let package = Package(
     // Kura Studio: `kura studio`'s web page on a store, served through KuraSyncServer's HTTP
     // transport (internal: not a product).
     .target(
-      name: "KuraStudio", dependencies: ["Kura", "KuraPostgreSQL", "KuraSyncServer"]),
+      name: "KuraStudio",
+      dependencies: ["Kura", "KuraPostgreSQL", "KuraSyncCore", "KuraSyncServer"]),
     .testTarget(
       name: "KuraStudioTests",
       dependencies: [
         "Kura", "KuraStudio", "KuraPostgreSQL", "KuraPostgresCluster", "KuraTestSupport",
-        "KuraEngineTestSupport",
+        "KuraEngineTestSupport", "KuraSync", "KuraSyncServer",
       ]),
     .executableTarget(
       name: "kura",

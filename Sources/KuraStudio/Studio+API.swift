@@ -14,6 +14,12 @@ extension Studio {
     var sizeBytes: Int
     var schemaVersion: Int?
     var writable: Bool
+    /// The app of `--app`, whose preferences, scenes and documents `/api/app` shows.
+    var app: String?
+    /// The sync server of `--sync-server`, whose spaces `/api/sync-server` shows.
+    var syncServer: String?
+    /// Whether the store syncs (it has the sync client's tables): `/api/sync` shows them.
+    var synced: Bool = false
     var history: History?
     var models: [BrowsedModel]
 
@@ -27,6 +33,14 @@ extension Studio {
   }
 
   func models() throws -> StudioResponse {
+    guard store != nil else {
+      return .json(
+        StoreSummary(
+          name: storeName, engine: "none",
+          location: syncServer.map { "sync server \($0.name)" } ?? "no model store",
+          sizeBytes: 0, schemaVersion: nil, writable: false, app: app?.locations.appIdentifier,
+          syncServer: syncServer?.name, history: nil, models: []))
+    }
     let inspector = try inspector()
     let info = try inspector.info()
     let history = try inspector.historySummary().map {
@@ -37,8 +51,10 @@ extension Studio {
     return .json(
       StoreSummary(
         name: storeName, engine: info.engine.rawValue, location: info.location,
-        sizeBytes: info.sizeBytes, schemaVersion: info.schemaVersion, writable: false,
-        history: history, models: try inspector.browsedModels()))
+        sizeBytes: info.sizeBytes, schemaVersion: info.schemaVersion, writable: editor != nil,
+        app: app?.locations.appIdentifier, syncServer: nil,
+        synced: try inspector.tableExists("kura_sync_outbox"), history: history,
+        models: try inspector.browsedModels()))
   }
 
   func check() throws -> StudioResponse {
@@ -198,10 +214,20 @@ extension Studio {
   /// Server-sent events: `hello` with the latest token, then `change` with each change set
   /// saved (by any process), from the store's change feed.
   func events() -> StudioResponse {
-    let feed: ModelContainer
+    if store == nil {
+      // No store to watch: the page is told so, and the stream stays open.
+      return .eventStream { send in
+        _ = send("hello", "{\"latest\":0}")
+        return {}
+      }
+    }
+    // Subscribed before `hello` is sent: a save made as soon as the page has its `hello` (a
+    // test's, or a person's quick one) comes after the subscription, never in a gap before it.
+    let changes: AsyncThrowingStream<ChangeSet, any Error>
     let latest: Int64
     do {
-      feed = try changeFeed()
+      let feed = try changeFeed()
+      changes = try feed.changeSets()
       latest = try feed.currentHistoryToken().rawValue
     } catch {
       return .error(500, "Can't watch the store: \(error)")
@@ -212,7 +238,7 @@ extension Studio {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
-          for try await changeSet in try feed.changeSets() {
+          for try await changeSet in changes {
             let data = try encoder.encode(Self.entry(changeSet))
             if !send("change", String(decoding: data, as: UTF8.self)) { break }
           }

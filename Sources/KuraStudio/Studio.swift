@@ -13,10 +13,16 @@ import Synchronization
 /// (exchanged for a `SameSite=Strict`, `HttpOnly` cookie), then the cookie; and the `Host`
 /// header must name the loopback address the studio listens on (a page of another site that
 /// rebinds its name to 127.0.0.1 is refused). The store is opened read-only for every request
-/// and never written.
+/// and never written, unless the studio was made `writable` (`kura studio --write`): then a
+/// batch of edits posted with the secret in the `X-Kura-Secret` header is saved through
+/// ``ModelContainer/saveEdits(_:models:)``.
 package final class Studio: Sendable {
-  /// Where the store is.
-  package let store: ModelConfiguration
+  /// Where the store is; `nil` for an app without a model store (`--app`).
+  package let store: ModelConfiguration?
+  /// The app whose preferences, scenes and documents the page shows (`--app`), if any.
+  package let app: StudioApp?
+  /// The sync server's database the page shows (`--sync-server`), if any.
+  package let syncServer: SyncServerSource?
   /// The secret of the printed URL and of the cookie.
   package let secret: String
   /// How the page names the store.
@@ -32,6 +38,8 @@ package final class Studio: Sendable {
   private let reader = Mutex<(freshness: Freshness, inspector: StoreInspector)?>(nil)
   /// Serializes the requests' use of the reader (one connection).
   private let reading = NSLock()
+  /// The container that saves edits, or `nil` for a read-only studio.
+  let editor: ModelContainer?
 
   /// What says that the store changed since a reader opened it: the latest save's token, and on
   /// SQLite the size and time of the file and its log (a reader of a file without a log reads
@@ -45,16 +53,68 @@ package final class Studio: Sendable {
   ///
   /// - Throws: ``StoreError`` when the store can't be opened to read (a missing file is an
   ///   error: nothing is created).
-  package init(store: ModelConfiguration, storeName: String, secret: String = Studio.newSecret())
-    throws
-  {
+  /// - Parameter writable: Whether the page may insert, edit and delete rows (`--write`).
+  ///   A store that syncs can't be written here: its edits would not reach the sync server.
+  package init(
+    store: ModelConfiguration?, storeName: String, secret: String = Studio.newSecret(),
+    writable: Bool = false, app: StudioApp? = nil, syncServer: SyncServerSource? = nil
+  ) throws {
     self.store = store
+    self.app = app
+    self.syncServer = syncServer
     self.secret = secret
     self.storeName = storeName
+    guard let store else {
+      file = nil
+      editor = nil
+      return
+    }
     // Opened once now, so that a missing or foreign store is reported before serving.
     let inspector = try StoreInspector(configuration: store)
     _ = try inspector.info()
     file = inspector.url
+    if writable {
+      if try inspector.tableExists("kura_sync_outbox") {
+        throw StoreError(
+          .cannotOpen,
+          message:
+            "Can't edit \(storeName) in the studio: the store syncs, and an edit made here "
+            + "would not reach the sync server (it bypasses the app's sync outbox). Browse it "
+            + "read-only (without --write), and change its models through the app.")
+      }
+      editor = try ModelContainer.editing(store)
+    } else {
+      editor = nil
+    }
+  }
+
+  /// A studio on one app's data (`kura studio --app`): its model store (`default.store` in its
+  /// data folder) when it has one, its preference suites, scene states and documents, and the
+  /// App Group's suite and documents when the app names one. Nothing is created or written
+  /// (`writable` applies to the model store).
+  ///
+  /// - Throws: ``StoreError`` when the app's store can't be read.
+  package convenience init(
+    app: StudioApp, secret: String = Studio.newSecret(), writable: Bool = false
+  ) throws {
+    let url = app.locations.defaultStoreURL
+    try self.init(
+      store: FileManager.default.fileExists(atPath: url.path) ? .url(url) : nil,
+      storeName: app.locations.appIdentifier, secret: secret, writable: writable, app: app)
+  }
+
+  /// A studio on a sync server's database (`kura studio --sync-server`): its spaces, their
+  /// replicas with their last contact and positions, heads and compaction state. It reads on
+  /// read-only transactions and changes nothing.
+  ///
+  /// - Throws: ``SyncServerOverviewError`` when the database holds no sync server, or the
+  ///   driver's error when it can't be reached.
+  package convenience init(syncServer: SyncServerSource, secret: String = Studio.newSecret())
+    throws
+  {
+    _ = try syncServer.read()
+    try self.init(
+      store: nil, storeName: syncServer.name, secret: secret, syncServer: syncServer)
   }
 
   /// A random secret: 32 bytes from the system's secure generator, as hexadecimal.
@@ -139,7 +199,15 @@ package final class Studio: Sendable {
           "\(cookieName)=\(secret); Path=/; HttpOnly; SameSite=Strict"
         return response
       }
-      return .content(200, "text/html; charset=utf-8", Data(StudioAssets.page.utf8))
+      // A writable studio's page carries the secret for the header of its changes: only a
+      // page of this origin (holding the cookie) can read it.
+      let page =
+        editor == nil
+        ? StudioAssets.page
+        : StudioAssets.page.replacingOccurrences(
+          of: "<meta charset=\"utf-8\">",
+          with: "<meta charset=\"utf-8\">\n<meta name=\"kura-write-secret\" content=\"\(secret)\">")
+      return .content(200, "text/html; charset=utf-8", Data(page.utf8))
     case ("GET", "/studio.js"):
       return .content(200, "text/javascript; charset=utf-8", Data(StudioAssets.script.utf8))
     case ("GET", "/studio.css"):
@@ -152,12 +220,29 @@ package final class Studio: Sendable {
     case ("GET", "/api/history"): return answer { try history(request.query) }
     case ("GET", "/api/export"): return answer { try export(request.query) }
     case ("GET", "/api/events"): return events()
+    case ("GET", "/api/sync"): return answer { try syncStatus() }
+    case ("GET", "/api/sync-server"):
+      guard let syncServer else {
+        return .error(404, "This studio shows a store, not a sync server (--sync-server).")
+      }
+      do {
+        return .json(try syncServer.read())
+      } catch {
+        return .error(500, "Can't read the sync server's database: \(error)")
+      }
+    case ("GET", "/api/app"):
+      guard let app else { return .error(404, "This studio shows a store, not an app (--app).") }
+      return .json(appAnswer(app))
+    case ("POST", "/api/edits"): return answer { try edits(request) }
     case (_, let path) where path.hasPrefix("/api/"):
       if request.method != "GET" {
-        return .error(
-          403,
-          "This studio is read-only: it opened the store read-only and writes nothing. Editing "
-            + "rows from the page is not available in this version.")
+        guard editor != nil else {
+          return .error(
+            403,
+            "This studio is read-only: it opened the store read-only and writes nothing. Start "
+              + "it with `kura studio --write` to change rows.")
+        }
+        return .error(404, "Kura Studio changes rows only through POST /api/edits.")
       }
       return .error(404, "Kura Studio has no `\(path)`.")
     default:
@@ -176,6 +261,11 @@ package final class Studio: Sendable {
       return .error(error.code == .unsupportedQuery ? 400 : 500, error.message)
     } catch let error as StudioRequestError {
       return .error(400, error.message)
+    } catch let error as RowEditError {
+      return .json(
+        EditErrorAnswer(
+          error: error.message, edit: error.edit, model: error.model, property: error.property),
+        status: 409)
     } catch {
       return .error(500, "\(error)")
     }
@@ -197,17 +287,26 @@ package final class Studio: Sendable {
       token: try changeFeed().currentHistoryToken().rawValue, files: files)
     return try reader.withLock { reader in
       if let reader, reader.freshness == freshness { return reader.inspector }
-      let opened = try StoreInspector(configuration: store)
+      let opened = try StoreInspector(configuration: try configuration())
       reader = (freshness, opened)
       return opened
     }
+  }
+
+  /// The store's configuration, or the error saying there is none.
+  func configuration() throws -> ModelConfiguration {
+    guard let store else {
+      throw StudioRequestError(
+        message: "The app \(storeName) has no model store (no default.store in its data folder).")
+    }
+    return store
   }
 
   /// The change feed, opened once.
   func changeFeed() throws -> ModelContainer {
     try feed.withLock { container in
       if let container { return container }
-      let opened = try ModelContainer.watching(store)
+      let opened = try ModelContainer.watching(try configuration())
       container = opened
       return opened
     }

@@ -19,7 +19,7 @@ extension StudioAssets {
           node.setAttribute(name, String(value));
         }
       }
-      for (const child of children.flat()) {
+      for (const child of children.flat(Infinity)) {
         if (child === undefined || child === null || child === false) continue;
         node.append(child instanceof Node ? child : document.createTextNode(String(child)));
       }
@@ -129,14 +129,17 @@ extension StudioAssets {
     function drawNavigation() {
       const nav = document.getElementById("models");
       const route = parseRoute();
-      nav.replaceChildren(
+      nav.replaceChildren(...[
         el("a", { href: "#/", className: route.parts.length === 0 ? "current" : "" }, "Models"),
         el("a", { href: "#/history", id: "nav-history", className: route.parts[0] === "history" ? "current" : "" }, "History"),
+        state.store.app ? el("a", { href: "#/app", id: "nav-app", className: route.parts[0] === "app" ? "current" : "" }, "App: " + state.store.app) : null,
+        state.store.synced ? el("a", { href: "#/sync", id: "nav-sync", className: route.parts[0] === "sync" ? "current" : "" }, "Sync") : null,
+        state.store.syncServer ? el("a", { href: "#/sync-server", id: "nav-sync-server", className: route.parts[0] === "sync-server" ? "current" : "" }, "Sync server") : null,
         el("h3", {}, "Rows"),
         ...state.models.map((model) => el("a", {
           href: routeLink(["rows", model.name]), "data-model": model.name,
           className: (route.parts[0] === "rows" || route.parts[0] === "row") && route.parts[1] === model.name ? "current" : "" },
-          el("span", {}, model.name), el("span", { className: "count" }, model.rows.toLocaleString()))));
+          el("span", {}, model.name), el("span", { className: "count" }, model.rows.toLocaleString())))].filter((node) => node));
     }
 
     async function render() {
@@ -148,6 +151,9 @@ extension StudioAssets {
         if (route.parts[0] === "rows" && route.parts[1]) await drawRows(main, route.parts[1], route.parameters);
         else if (route.parts[0] === "row" && route.parts[1]) await drawRow(main, route.parts[1], route.parts[2]);
         else if (route.parts[0] === "history") await drawHistory(main);
+        else if (route.parts[0] === "app") await drawApp(main);
+        else if (route.parts[0] === "sync") await drawSync(main);
+        else if (route.parts[0] === "sync-server" || (route.parts.length === 0 && state.store.syncServer)) await drawSyncServer(main);
         else drawOverview(main);
       } catch (error) {
         main.replaceChildren(el("h1", {}, "Kura Studio"));
@@ -241,7 +247,8 @@ extension StudioAssets {
         el("button", { id: "add-filter", onclick: () => filterList.append(filterRow(model, { property: model.columns[0].name, op: "==", value: "" })) }, "Add filter"),
         el("button", { id: "apply-filter", className: "primary", onclick: apply }, "Apply"),
         el("a", { id: "export-csv", href: exportLink("csv") }, "Export CSV"),
-        el("a", { id: "export-json", href: exportLink("json") }, "Export JSON"));
+        el("a", { id: "export-json", href: exportLink("json") }, "Export JSON"),
+        state.store.writable ? el("button", { id: "new-row", onclick: () => newRow(main, model) }, "New row") : null);
       if (search) search.onkeydown = (event) => { if (event.key === "Enter") apply(); };
       const status = el("div", { id: "query-status", className: "status" + (page.inMemory.length ? " memory" : "") },
         page.condition ? "Filter ran in SQL: " + page.condition : "No filter: every row, by key.");
@@ -328,7 +335,269 @@ extension StudioAssets {
       if (state.view !== view) return;
       main.append(el("h2", {}, "Deleting this row"),
         el("p", { id: "delete-preview", className: preview.refusals.length ? "refused" : "" }, preview.summary),
-        el("p", { className: "status" }, "The studio is read-only: this says what a delete would do, by the delete rules, and deletes nothing."));
+        state.store.writable
+          ? el("div", { className: "toolbar" },
+              el("button", { id: "edit-row", onclick: () => editRow(main, model, row, token) }, "Edit"),
+              el("button", { id: "delete-row", onclick: () => addEdit({ action: "delete", model: name, key: token,
+                label: "Delete " + name + " " + keyText(row.cells[keyIndex] || {}) }) }, "Delete…"))
+          : el("p", { className: "status" }, "The studio is read-only: this says what a delete would do, by the delete rules, and deletes nothing."));
+    }
+
+    // --write: edits gather in a batch, which is previewed (what each does, with the delete
+    // rules' cascades and refusals) and then saved at once. Each change carries the secret in
+    // a header (another site's page can't set one).
+    function secret() {
+      const meta = document.querySelector("meta[name=kura-write-secret]");
+      return meta ? meta.getAttribute("content") : "";
+    }
+
+    async function post(path, body) {
+      const response = await fetch(path, { method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "Accept": "application/json", "X-Kura-Secret": secret() },
+        body: JSON.stringify(body) });
+      const text = await response.text();
+      let answer;
+      try { answer = JSON.parse(text); } catch (error) { answer = { error: text }; }
+      answer.status = response.status;
+      return answer;
+    }
+
+    // The text an input starts with for a stored value (what the server reads back).
+    function editableText(cell) {
+      if (cell.nil) return null;
+      if ("text" in cell) return cell.text;
+      if ("int" in cell) return cell.int;
+      if ("real" in cell) return cell.real;
+      if ("bool" in cell) return String(cell.bool);
+      if ("date" in cell) return new Date(cell.date * 1000).toISOString();
+      if ("uuid" in cell) return cell.uuid;
+      if ("url" in cell) return cell.url;
+      if ("json" in cell) return cell.json;
+      if ("hex" in cell) return cell.bytes > 32 ? null : cell.hex;
+      return "";
+    }
+
+    function valueInput(column, text) {
+      const input = el("input", { type: "text", className: "edit-value", "data-column": column.name,
+        value: text === null ? "" : text, placeholder: column.kind === "date" ? "2026-12-06T09:30:00Z" : column.kind });
+      const nil = column.isOptional ? el("input", { type: "checkbox", className: "edit-nil", "data-column": column.name,
+        title: "nil", checked: text === null }) : null;
+      return el("span", { className: "edit-field" }, input, nil ? el("label", {}, nil, " nil") : null,
+        el("span", { className: "field-error", "data-column": column.name }));
+    }
+
+    function readValues(form, columns, original) {
+      const values = {};
+      for (const column of columns) {
+        const input = form.querySelector(".edit-value[data-column=\"" + CSS.escape(column.name) + "\"]");
+        if (!input) continue;
+        const nil = form.querySelector(".edit-nil[data-column=\"" + CSS.escape(column.name) + "\"]");
+        const value = nil && nil.checked ? null : input.value;
+        if (original && original[column.name] === value) continue;
+        if (!original && value === "" && column.isOptional) continue;
+        if (!original && value === "" && column.isPrimaryKey && (column.kind === "integer" || column.kind === "uuid")) continue;
+        values[column.name] = value;
+      }
+      return values;
+    }
+
+    function editRow(main, model, row, token) {
+      const original = {};
+      const lines = row.columns.map((column, index) => {
+        original[column.name] = editableText(row.cells[index]);
+        return el("tr", { "data-column": column.name },
+          el("th", {}, column.name, el("div", { className: "kind" }, column.kind + (column.isOptional ? "?" : ""))),
+          el("td", {}, column.isPrimaryKey ? el("span", { className: "mono" }, original[column.name] ?? "")
+            : valueInput(column, original[column.name])));
+      });
+      const form = el("table", { id: "edit-form" }, el("tbody", {}, lines));
+      const keyIndex = row.columns.findIndex((column) => column.isPrimaryKey);
+      main.replaceChildren(el("h1", {}, "Edit " + model.name + " " + keyText(row.cells[keyIndex] || {})), form,
+        el("div", { className: "toolbar" },
+          el("button", { id: "add-to-batch", className: "primary", onclick: () => {
+            const values = readValues(form, row.columns.filter((column) => !column.isPrimaryKey), original);
+            addEdit({ action: "update", model: model.name, key: token, values,
+              label: "Edit " + model.name + " " + keyText(row.cells[keyIndex] || {}) }, form);
+          } }, "Add to batch"),
+          el("a", { href: routeLink(["row", model.name, token]) }, "Cancel")));
+      state.view = { editing: true };
+    }
+
+    function newRow(main, model) {
+      const form = el("table", { id: "edit-form" }, el("tbody", {}, model.columns.map((column) => el("tr", { "data-column": column.name },
+        el("th", {}, column.name, el("div", { className: "kind" }, column.kind + (column.isOptional ? "?" : "")
+          + (column.isPrimaryKey && (column.kind === "integer" || column.kind === "uuid") ? " (empty: made for you)" : ""))),
+        el("td", {}, valueInput(column, column.isOptional ? null : ""))))));
+      main.replaceChildren(el("h1", {}, "New " + model.name), form,
+        el("div", { className: "toolbar" },
+          el("button", { id: "add-to-batch", className: "primary", onclick: () => {
+            addEdit({ action: "insert", model: model.name, values: readValues(form, model.columns, null),
+              label: "Insert a " + model.name }, form);
+          } }, "Add to batch"),
+          el("a", { href: routeLink(["rows", model.name]) }, "Cancel")));
+      state.view = { editing: true };
+    }
+
+    state.batch = [];
+    function addEdit(edit, form) {
+      state.batch.push({ edit, form });
+      drawBatch();
+    }
+
+    function drawBatch(preview, failure) {
+      let panel = document.getElementById("batch");
+      if (!panel) {
+        panel = el("aside", { id: "batch", className: "card" });
+        document.getElementById("layout").append(panel);
+      }
+      if (!state.batch.length && !failure) { panel.remove(); return; }
+      const items = state.batch.map(({ edit }, index) => {
+        const line = preview && preview.lines.find((item) => item.edit === index);
+        const errors = [...(preview ? preview.errors : []), ...(failure ? [failure] : [])].filter((item) => item.edit === index);
+        return el("li", { className: "batch-edit", "data-action": edit.action },
+          el("strong", {}, edit.label), " ",
+          el("button", { className: "remove-edit", title: "Remove from the batch", onclick: () => { state.batch.splice(index, 1); drawBatch(); } }, "×"),
+          line ? el("div", { className: "preview-line" + (line.refused ? " refused" : "") }, line.summary) : null,
+          errors.map((error) => el("div", { className: "edit-error error", "data-property": error.property || "" }, error.error)));
+      });
+      const general = failure && (failure.edit === undefined || failure.edit === null)
+        ? el("div", { className: "edit-error error" }, failure.error) : null;
+      const canSave = preview && !preview.refused && !preview.errors.length;
+      panel.replaceChildren(el("h2", {}, "Changes to save (" + state.batch.length + ")"),
+        el("ol", { id: "batch-edits" }, items), general || "",
+        el("div", { className: "toolbar" },
+          el("button", { id: "preview-batch", onclick: previewBatch }, "Preview"),
+          el("button", { id: "save-batch", className: "primary", disabled: !canSave, onclick: saveBatch }, "Save"),
+          el("button", { id: "discard-batch", onclick: () => { state.batch = []; drawBatch(); } }, "Discard")),
+        el("p", { className: "status" }, canSave ? "Saved at once, in one transaction." : "Preview the batch to save it."));
+      for (const { form } of state.batch) markErrors(form, []);
+      const all = [...(preview ? preview.errors : []), ...(failure ? [failure] : [])];
+      all.forEach((error) => { const entry = state.batch[error.edit]; if (entry) markErrors(entry.form, [error]); });
+    }
+
+    function markErrors(form, errors) {
+      if (!form) return;
+      for (const node of form.querySelectorAll(".field-error")) node.textContent = "";
+      for (const error of errors) {
+        if (!error.property) continue;
+        const node = form.querySelector(".field-error[data-column=\"" + CSS.escape(error.property) + "\"]");
+        if (node) node.textContent = error.error;
+      }
+    }
+
+    function batchBody(preview) {
+      return { preview, edits: state.batch.map(({ edit }) => ({ action: edit.action, model: edit.model, key: edit.key, values: edit.values })) };
+    }
+
+    async function previewBatch() {
+      const answer = await post("/api/edits", batchBody(true));
+      if (answer.status !== 200) { drawBatch(null, { error: answer.error, edit: answer.edit, property: answer.property }); return; }
+      drawBatch(answer);
+    }
+
+    async function saveBatch() {
+      const answer = await post("/api/edits", batchBody(false));
+      if (answer.status !== 200) { drawBatch(null, { error: answer.error, edit: answer.edit, property: answer.property }); return; }
+      state.batch = [];
+      drawBatch();
+      const panel = el("div", { id: "saved", className: "status" }, "Saved as change set #" + answer.token + ".");
+      await loadStore();
+      const route = parseRoute();
+      if (route.parts[0] === "row" && answer.changes[route.parts[1]] && (answer.changes[route.parts[1]].deleted || answer.changes[route.parts[1]][2] || []).length) {
+        location.hash = routeLink(["rows", route.parts[1]]);
+      } else {
+        await render();
+      }
+      document.getElementById("main").prepend(panel);
+    }
+
+    // --app: the app's preference suites, scene states and documents, read again every few
+    // seconds while shown (live).
+    async function drawApp(main) {
+      const view = { app: true };
+      state.view = view;
+      const app = await api("/api/app");
+      if (state.view !== view) return;
+      const suiteCard = (suite, kind) => el("section", { className: "card " + kind, "data-suite": suite.name },
+        el("h2", {}, suite.name, " ", el("span", { className: "kind mono" }, suite.file)),
+        suite.error ? el("div", { className: "error" }, suite.error) : null,
+        suite.keys.length ? el("table", { className: "preferences" },
+          el("thead", {}, el("tr", {}, ["Key", "Type", "Value"].map((name) => el("th", {}, name)))),
+          el("tbody", {}, suite.keys.map((entry) => el("tr", { "data-key": entry.key },
+            el("td", { className: "mono" }, entry.key), el("td", {}, entry.type),
+            el("td", { className: entry.type.startsWith("data") || entry.type === "array" || entry.type === "dictionary" ? "json" : "", title: entry.value }, entry.value)))))
+          : el("p", { className: "muted" }, suite.error ? "" : "No keys."));
+      const documentCard = (document) => el("section", { className: "card document", "data-document": document.name },
+        el("h2", {}, document.name, " ", el("span", { className: "kind" }, document.bytes.toLocaleString() + " bytes · " + document.path)),
+        el("p", { className: "journal" }, document.journal
+          ? "Journal: " + document.journal.state + " · " + document.journal.records + (document.journal.records === 1 ? " change" : " changes")
+            + " · " + document.journal.bytes.toLocaleString() + " bytes" + (document.journal.detail ? " · " + document.journal.detail : "")
+            + (document.journal.state === "pending" ? " (shown applied)" : "")
+          : "No journal: the file holds every change."),
+        document.error ? el("div", { className: "error" }, document.error) : null,
+        document.json !== undefined && document.json !== null ? el("pre", { className: "json-view" }, document.json) : null);
+      main.replaceChildren(el("h1", {}, "App " + app.app + (app.group ? " · " + app.group : "")),
+        el("div", { className: "card" }, el("dl", { className: "facts" }, Object.keys(app.paths).sort().map((name) =>
+          [el("dt", {}, name), el("dd", { className: "mono" }, app.paths[name])]),
+          el("dt", {}, "model store"), el("dd", { className: "mono" }, app.store || "none"))),
+        el("h2", {}, "Preferences"), el("div", { id: "suites" }, app.suites.length ? app.suites.map((suite) => suiteCard(suite, "suite")) : el("p", { className: "muted" }, "No preference suite.")),
+        el("h2", {}, "Scene states"), el("div", { id: "scenes" }, app.scenes.length ? app.scenes.map((suite) => suiteCard(suite, "scene")) : el("p", { className: "muted" }, "No scene state.")),
+        el("h2", {}, "Documents"), el("div", { id: "documents" }, app.documents.length ? app.documents.map(documentCard) : el("p", { className: "muted" }, "No document.")),
+        el("p", { className: "status" }, "Read again every 3 seconds."));
+      setTimeout(() => { if (state.view === view) drawApp(main).catch(() => {}); }, 3000);
+    }
+
+    function textTable(id, columns, rows) {
+      return el("table", { id, className: "plain-table" },
+        el("thead", {}, el("tr", {}, columns.map((name) => el("th", {}, name)))),
+        el("tbody", {}, rows.map((row) => el("tr", {}, row.map((value) =>
+          value === null || value === undefined ? el("td", {}, el("span", { className: "nil" }, "nil")) : el("td", { title: String(value) }, String(value)))))));
+    }
+
+    // A synced store: its sync state, outbox, conflicts, rejections and quarantine (live: they
+    // change with the saves the feed reports).
+    async function drawSync(main) {
+      const view = { sync: true, history: true };
+      state.view = view;
+      const sync = await api("/api/sync");
+      if (state.view !== view) return;
+      if (!sync.synced) { main.replaceChildren(el("h1", {}, "Sync"), el("p", {}, "This store does not sync.")); return; }
+      const section = (title, id, table, empty) => [el("h2", {}, title + (table ? " (" + table.count.toLocaleString() + ")" : "")),
+        table && table.count ? textTable(id, table.columns, table.rows) : el("p", { className: "muted", id }, empty)];
+      main.replaceChildren(el("h1", {}, "Sync"),
+        el("div", { className: "card" }, el("dl", { className: "facts", id: "sync-state" }, Object.keys(sync.state).sort().map((key) =>
+          [el("dt", {}, key), el("dd", { className: "mono" }, sync.state[key])]),
+          el("dt", {}, "parked"), el("dd", {}, String(sync.parked ?? 0)))),
+        ...section("Pending outbox", "sync-outbox", sync.outbox, "Nothing waits to be pushed."),
+        ...section("Conflicts", "sync-conflicts", sync.conflicts, "No conflict."),
+        ...section("Rejections", "sync-rejections", sync.rejections, "The server refused no save."),
+        ...section("Quarantine", "sync-quarantine", sync.quarantine, "No pulled change is held back."));
+    }
+
+    // --sync-server: the spaces, each with its replicas (read again every 3 seconds).
+    async function drawSyncServer(main) {
+      const view = { syncServer: true };
+      state.view = view;
+      const server = await api("/api/sync-server");
+      if (state.view !== view) return;
+      const when = (seconds) => seconds ? new Date(seconds * 1000).toLocaleString() : "–";
+      const days = Math.round(server.retentionSeconds / 86400);
+      main.replaceChildren(el("h1", {}, "Sync server"),
+        el("p", { className: "status" }, server.database + " · replicas unseen for " + days + " days are retired by the next compaction"),
+        el("div", { id: "spaces" }, server.spaces.length ? server.spaces.map((space) => el("section", { className: "card space", "data-space": space.space },
+          el("h2", {}, space.space),
+          el("dl", { className: "facts" },
+            el("dt", {}, "Head"), el("dd", { className: "head" }, String(space.head)),
+            el("dt", {}, "Compacted through"), el("dd", { className: "compacted" }, String(space.compacted)),
+            el("dt", {}, "Log"), el("dd", {}, space.logged.toLocaleString() + " saves after the compacted position; " + space.foldedRows.toLocaleString() + " folded rows"),
+            el("dt", {}, "Compaction horizon"), el("dd", {}, space.horizon === null || space.horizon === undefined ? "none (no current replica)" : "position " + space.horizon + " (every current replica settled through it)"),
+            el("dt", {}, "Latest save"), el("dd", {}, when(space.lastSave))),
+          textTable("replicas-" + space.space, ["Replica", "Last contact", "Acknowledged save", "Pulled through", "Settled through", "State"],
+            space.replicas.map((replica) => [replica.replica, when(replica.seenAt), String(replica.acknowledged), String(replica.pulled), String(replica.settled),
+              replica.retiring ? "retiring (unseen " + days + "+ days)" : "current"]))))
+          : el("p", { className: "muted" }, "No space yet.")),
+        el("p", { className: "status" }, "Read again every 3 seconds."));
+      setTimeout(() => { if (state.view === view) drawSyncServer(main).catch(() => {}); }, 3000);
     }
 
     async function drawHistory(main) {
@@ -378,6 +647,7 @@ extension StudioAssets {
         try {
           await loadStore();
           if (!state.view || state.view.model || state.view.row || state.view.history) await render();
+          else drawNavigation();
         } catch (error) { /* the next change tries again */ }
       });
       events.onerror = () => { badge.textContent = "reconnecting…"; badge.className = "badge off"; };

@@ -61,6 +61,15 @@ extension StudioAssets {
     .rule.cascade { background: #fde2e1; } .rule.deny { background: #e3e8ff; }
     .history-entry { border-bottom: 1px solid var(--line); padding: 6px 0; }
     .history-entry .ids a { margin-right: 6px; font-family: ui-monospace, monospace; font-size: 12px; }
+    #batch { position: fixed; right: 16px; bottom: 16px; width: 380px; max-height: 60vh;
+      overflow-y: auto; box-shadow: 0 4px 16px rgba(0,0,0,0.15); }
+    #batch ol { padding-left: 20px; margin: 4px 0; }
+    .preview-line { color: var(--muted); margin: 2px 0; }
+    .preview-line.refused { color: var(--bad); }
+    .field-error { color: var(--bad); margin-left: 6px; white-space: normal; }
+    .edit-value { min-width: 260px; }
+    pre.json-view { background: #f6f8fa; padding: 8px; max-height: 400px; overflow: auto;
+      font-family: ui-monospace, monospace; font-size: 12px; }
     .ins { color: #1a7f37; } .upd { color: #8a5300; } .del { color: var(--bad); }
     """
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Kura
 import KuraPostgreSQL
+import KuraPostgresCluster
 import KuraStudio
 import KuraSync
 import KuraSyncCore
@@ -104,7 +105,87 @@ func runStudioBenchmarks() throws {
     baselineSQL:
       "SELECT \(columns) FROM \"StudioBenchTrip\" WHERE \"budget\" > 9000 ORDER BY \"id\" "
       + "LIMIT 51", [])
+  #if canImport(CLibPQ)
+    try runStudioPostgresBenchmarks()
+  #endif
 }
+
+#if canImport(CLibPQ)
+  /// The same pages on a PostgreSQL store (a throwaway cluster with `fsync` on): the rows made by
+  /// one `INSERT … SELECT generate_series`, the baseline one SQL statement through libpq.
+  func runStudioPostgresBenchmarks() throws {
+    let cluster = try PostgresCluster.start(fsync: true)
+    let url = try cluster.freshDatabaseURL("studio")
+    guard let location = URL(string: url) else { throw BenchmarkFailure("bad cluster URL") }
+    _ = try ModelContainer(for: StudioBenchTrip.self, configurations: .postgres(location))
+    let connection = try PostgresConnection(url)
+    try connection.execute(
+      """
+      INSERT INTO "StudioBenchTrip" ("id", "name", "start", "budget")
+      SELECT i, (ARRAY['Kyoto','Nara','Osaka','Kobe','Sapporo','Naha','Sendai','Nikko'])[i % 8 + 1]
+        || ' ' || (i % 9973), i * 60.0, CASE WHEN i % 5 = 0 THEN NULL ELSE (i % 10000)::float8 END
+      FROM generate_series(0, 999999) AS i;
+      ANALYZE "StudioBenchTrip"
+      """)
+    print("postgresql rows: 1,000,000")
+    let studio = try Studio(store: .postgres(location), storeName: "studio", secret: "bench")
+    studio.port = 1
+    func page(_ query: [String: String]) throws -> [String: Any] {
+      let response = studio.respond(
+        to: StudioRequest(
+          method: "GET", path: "/api/rows", query: query,
+          headers: ["Host": "127.0.0.1:1", "Cookie": "kura_studio_1=bench"]))
+      guard response.status == 200,
+        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+      else {
+        throw BenchmarkFailure(
+          "studio answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+      }
+      return object
+    }
+    func measure(_ name: String, _ query: [String: String], baselineSQL: String) throws {
+      let (kura, plain) = try medians(
+        runs: 9, kura: { _ = try page(query) },
+        baseline: {
+          _ = try connection.query(baselineSQL) { row in (row.int64(at: 0), row.string(at: 1)) }
+        })
+      report(name, kura: kura, baseline: plain, baselineName: "SQL", target: nil)
+      let met = seconds(kura) <= 0.1
+      if !outputsJSON { print("  (target ≤ 100 ms on the server: \(met ? "met" : "MISSED"))") }
+    }
+    let columns = #""id", "name", "start", "budget""#
+    try measure(
+      "postgresql first page by key", ["model": "StudioBenchTrip", "limit": "50"],
+      baselineSQL: "SELECT \(columns) FROM \"StudioBenchTrip\" ORDER BY \"id\" LIMIT 51")
+    let deep = RowCursor(sortValue: nil, key: .integer(899_999)).token
+    try measure(
+      "postgresql next page by key at row 900,000",
+      ["model": "StudioBenchTrip", "limit": "50", "after": deep],
+      baselineSQL:
+        "SELECT \(columns) FROM \"StudioBenchTrip\" WHERE \"id\" > 900000 ORDER BY \"id\" "
+        + "LIMIT 51")
+    let byName = ["model": "StudioBenchTrip", "limit": "50", "sort": "name"]
+    try measure(
+      "postgresql first page sorted by name (indexed)", byName,
+      baselineSQL:
+        "SELECT \(columns) FROM \"StudioBenchTrip\" ORDER BY kura_key(\"name\"), \"id\" LIMIT 51")
+    let second = try page(byName)["next"] as? String ?? ""
+    try measure(
+      "postgresql next page sorted by name", byName.merging(["after": second]) { $1 },
+      baselineSQL:
+        "SELECT \(columns) FROM \"StudioBenchTrip\" ORDER BY kura_key(\"name\"), \"id\" "
+        + "LIMIT 51 OFFSET 50")
+    try measure(
+      "postgresql first page filtered (budget > 9000)",
+      [
+        "model": "StudioBenchTrip", "limit": "50",
+        "f": #"[{"property":"budget","op":">","value":"9000"}]"#,
+      ],
+      baselineSQL:
+        "SELECT \(columns) FROM \"StudioBenchTrip\" WHERE \"budget\" > 9000 ORDER BY \"id\" "
+        + "LIMIT 51")
+  }
+#endif
 
 /// A benchmark that could not run as planned.
 struct BenchmarkFailure: Error, CustomStringConvertible {

@@ -95,9 +95,10 @@ let suiteOverviews: [String: String] = [
   until another replica's live query shows it (median, p99), changes/s with 4 replicas.
   """,
   "studio": """
-  Kura Studio on a 1,000,000-row model: the server's time to answer a page of 50 rows (first
-  page, a next page deep in the table, sorted by an indexed property, filtered), target
-  ≤ 100 ms each, against the same rows read by one SQL statement.
+  Kura Studio on a 1,000,000-row model, on SQLite and on PostgreSQL (a throwaway cluster): the
+  server's time to answer a page of 50 rows (first page, a next page deep in the table, sorted
+  by an indexed property, filtered), target ≤ 100 ms each, against the same rows read by one
+  SQL statement.
   """,
   "postgres": """
   The model store on PostgreSQL against the same statements through libpq's C API

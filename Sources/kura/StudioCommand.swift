@@ -8,38 +8,110 @@ import KuraSync
 import KuraSyncCore
 import KuraSyncServer
 
-/// `kura studio <store>`: a local web page on a model store, read-only.
+/// `kura studio <store>`: a local web page on a model store, read-only unless `--write`.
 let studioCommand = Command(
   name: "studio",
-  abstract: "Opens a local web page on a model store: its models, rows, relations and history.",
+  abstract:
+    "Opens a local web page on a model store (its models, rows, relations and history), an "
+    + "app's data or a sync server.",
   discussion: """
     Serves the page on 127.0.0.1 and prints its URL, which holds a random secret: open it in a \
     browser on this computer (the secret becomes a cookie; a request without it is refused). \
-    The store is opened read-only and nothing is written or created. The page updates live \
-    when any process saves. Stop it with Ctrl-C.
+    The store is opened read-only and nothing is written or created, unless --write: then \
+    the page inserts, edits and deletes rows, in batches previewed before one save (the \
+    delete rules, references and unique attributes apply, as in a save of the app). The page \
+    updates live when any process saves. With --app, the page shows an app's model store, \
+    preference suites, scene states and documents; with --sync-server, a sync server's spaces \
+    and replicas. Stop it with Ctrl-C.
     """,
-  arguments: [storeArgument],
+  arguments: [
+    Argument(
+      "store",
+      help: "The store: a file such as default.store, or a PostgreSQL URL such as "
+        + "postgresql://host/app (or --app).", isOptional: true)
+  ],
   options: [
     Option(
-      "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port")
+      "app",
+      help: "An app's data instead of a store: its model store, preferences, scenes and "
+        + "documents.", valueName: "name"),
+    Option("group", help: "With --app: the App Group it shares (group.…).", valueName: "group"),
+    Option(
+      "sync-server",
+      help: "A sync server's database instead of a store (postgresql://…): its spaces, "
+        + "replicas, heads and compaction.", valueName: "url"),
+    Option(
+      "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port"),
   ],
-  flags: [Flag("open", help: "Open the page in the default browser, where there is one.")],
+  flags: [
+    Flag("open", help: "Open the page in the default browser, where there is one."),
+    Flag("write", help: "Let the page insert, edit and delete rows (default: read-only)."),
+  ],
   run: { invocation in
     let command = invocation.commandPath
-    let location = try storeLocation(invocation)
+    let appName: String? = try invocation.option("app")
+    let group: String? = try invocation.option("group")
+    let given: String? = try invocation.optionalArgument("store")
+    let server: String? = try invocation.option("sync-server")
+    if [appName, given, server].compactMap({ $0 }).count > 1 {
+      throw UsageError("Give one of <store>, --app and --sync-server.", command: command)
+    }
+    if appName == nil, given == nil, server == nil {
+      throw UsageError(
+        "Give a <store> (a file or a PostgreSQL URL), --app NAME or --sync-server URL.",
+        command: command)
+    }
+    if server != nil, invocation.flag("write") {
+      throw UsageError(
+        "--sync-server shows a sync server read-only: leave out --write.", command: command)
+    }
+    if group != nil, appName == nil {
+      throw UsageError("--group goes with --app.", command: command)
+    }
     let port: Int = try invocation.option("port", in: 0...) ?? 0
     guard port <= Int(UInt16.max) else {
       throw UsageError(
         "`\(port)` is not a valid value for --port: give a port from 0 to 65535.", command: command)
     }
     #if canImport(Glibc)
-      let studio = try Studio(store: location.configuration, storeName: location.description)
-      let server = try StudioServer(studio: studio, port: UInt16(port))
+      let writable = invocation.flag("write")
+      let studio: Studio
+      let description: String
+      if let server {
+        let location: PostgresLocation
+        do {
+          location = try PostgresLocation(server)
+        } catch {
+          throw UsageError(
+            "`\(server)` is not a PostgreSQL URL for --sync-server: \(error)", command: command)
+        }
+        studio = try Studio(syncServer: SyncServerSource(location))
+        description = "the sync server \(location.description)"
+      } else if let appName {
+        let locations: Locations
+        do {
+          locations = try Locations.app(appName)
+          if let group { _ = try Locations.groupContainer(group) }
+        } catch let error as LocationError {
+          throw UsageError("\(error)", command: command)
+        }
+        studio = try Studio(
+          app: StudioApp(locations: locations, group: group), writable: writable)
+        description = "the app \(appName)" + (group.map { " and \($0)" } ?? "")
+      } else {
+        let location = try storeLocation(invocation)
+        studio = try Studio(
+          store: location.configuration, storeName: location.description, writable: writable)
+        description = location.description
+      }
+      let transport = try StudioServer(studio: studio, port: UInt16(port))
       // Written straight to the file descriptor: a test or script reading the URL waits for it.
       FileHandle.standardOutput.write(
-        Data(("Kura Studio on \(location.description) (read-only): \(studio.url)\n").utf8))
+        Data(
+          ("Kura Studio on \(description) (\(writable ? "writable" : "read-only")): "
+            + "\(studio.url)\n").utf8))
       if invocation.flag("open") { openInBrowser(studio.url) }
-      _ = server
+      _ = transport
       // Ctrl-C and SIGTERM end the process (their default action).
       while true { pause() }
     #else

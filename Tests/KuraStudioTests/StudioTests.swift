@@ -96,8 +96,20 @@ struct StudioTests {
     #expect(withHeader.status == 403)
     #expect(
       try json(withHeader)["error"] as? String
-        == "This studio is read-only: it opened the store read-only and writes nothing. Editing "
-        + "rows from the page is not available in this version.")
+        == "This studio is read-only: it opened the store read-only and writes nothing. Start "
+        + "it with `kura studio --write` to change rows.")
+    // The edits a --write studio takes, refused the same way; the store is unchanged.
+    let edits = studio.respond(
+      to: StudioRequest(
+        method: "POST", path: "/api/edits",
+        headers: [
+          "Host": "127.0.0.1:4321", "Cookie": "kura_studio_4321=s3cret", "X-Kura-Secret": "s3cret",
+        ],
+        body: Data(#"{"edits":[{"action":"delete","model":"Trip","key":"i2"}]}"#.utf8)))
+    #expect(edits.status == 403)
+    #expect((try json(edits)["error"] as? String)?.hasPrefix("This studio is read-only") == true)
+    let page = String(decoding: studio.respond(to: request("/")).body, as: UTF8.self)
+    #expect(!page.contains("s3cret"))
   }
 
   @Test func modelsShowSchemaReferencesBothWaysAndHistory() throws {

@@ -1,0 +1,135 @@
+#if canImport(CLibPQ)
+  import Foundation
+  import Kura
+  import KuraEngineTestSupport
+  import KuraPostgreSQL
+  import KuraPostgresCluster
+  import KuraStudio
+  import KuraSync
+  import KuraSyncServer
+  import KuraTestSupport
+  import Testing
+
+  /// Sync in the studio: a synced store's state and pending outbox, and a real `kura sync
+  /// serve`'s spaces and replicas (`--sync-server`), on a throwaway PostgreSQL cluster.
+  @Suite("Studio on sync")
+  struct StudioSyncTests {
+    func get(_ studio: Studio, _ path: String) throws -> [String: Any] {
+      let response = studio.respond(
+        to: StudioRequest(
+          method: "GET", path: path,
+          headers: ["Host": "127.0.0.1:4321", "Cookie": "kura_studio_4321=s3cret"]))
+      #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+      return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+    }
+
+    func replica(_ file: URL, server: URL, token: String) throws -> ModelContainer {
+      var configuration = ModelConfiguration.url(file)
+      var settings = SyncSettings(server: server, space: "family", token: token)
+      settings.pollInterval = .seconds(3600)
+      settings.waitForChanges = nil
+      configuration.sync = settings
+      return try ModelContainer(
+        models: studioModels, configurations: [configuration], migration: nil)
+    }
+
+    @Test func showsASyncedStoresOutboxAndTheServersSpacesAndReplicas() async throws {
+      let folder = StudioFolder()
+      let database = try PostgresCluster.freshDatabaseURL()
+      let token = try SyncToken(space: "family")
+      let tokens = folder.file("tokens")
+      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
+      let server = try ChildLine(
+        try kuraExecutable(),
+        ["sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
+        until: { $0.hasPrefix("Serving sync on http://") })
+      defer { server.stop() }
+      let address = try #require(
+        server.line?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+      let url = try #require(URL(string: address))
+      // Two replicas: a saves and syncs, b syncs, then a saves once more without syncing.
+      let a = try replica(folder.file("a.store"), server: url, token: token.token)
+      let b = try replica(folder.file("b.store"), server: url, token: token.token)
+      let syncA = try SyncEngine(container: a)
+      let syncB = try SyncEngine(container: b)
+      defer {
+        syncA.stop()
+        syncB.stop()
+      }
+      let context = ModelContext(a)
+      try context.insert(
+        Trip(id: 1, name: "Kyoto", start: Date(timeIntervalSince1970: 1_796_000_000)))
+      try context.save()
+      try await syncA.syncNow()
+      try await syncB.syncNow()
+      #expect(try ModelContext(b).model(for: 1, as: Trip.self)?.name == "Kyoto")
+      // a's engine stops, so its next save waits in the outbox (an engine pushes a save soon).
+      syncA.stop()
+      try context.insert(
+        Trip(id: 2, name: "Nara", start: Date(timeIntervalSince1970: 1_796_086_400)))
+      try context.save()
+
+      // The synced store: its state and the save waiting in its outbox.
+      let store = try Studio(store: .url(folder.file("a.store")), storeName: "a", secret: "s3cret")
+      store.port = 4_321
+      #expect(try get(store, "/api/models")["synced"] as? Bool == true)
+      let sync = try get(store, "/api/sync")
+      #expect(sync["synced"] as? Bool == true)
+      let outbox = try #require(sync["outbox"] as? [String: Any])
+      #expect(outbox["count"] as? Int == 1)
+      let pending = try #require((outbox["rows"] as? [[Any]])?.first?.last as? String)
+      #expect(pending.hasPrefix("Trip 2: "))
+      #expect(pending.contains("name = \"Nara\""))
+      #expect((sync["quarantine"] as? [String: Any])?["count"] as? Int == 0)
+      #expect((sync["rejections"] as? [String: Any])?["count"] as? Int == 0)
+      let state = try #require(sync["state"] as? [String: String])
+      #expect(state["replica"] != nil)
+      // A store that does not sync says so.
+      let plain = try Studio(store: .url(try seededStore(folder)), storeName: "t", secret: "s3cret")
+      plain.port = 4_321
+      #expect(try get(plain, "/api/sync")["synced"] as? Bool == false)
+      // --write is refused on the synced store: its edits would bypass the outbox.
+      #expect(throws: StoreError.self) {
+        try Studio(store: .url(folder.file("a.store")), storeName: "a", writable: true)
+      }
+
+      // The server: one space, its head, two replicas seen just now.
+      let studio = try Studio(
+        syncServer: SyncServerSource(try PostgresLocation(database)), secret: "s3cret")
+      studio.port = 4_321
+      #expect(try get(studio, "/api/models")["syncServer"] as? String != nil)
+      let overview = try get(studio, "/api/sync-server")
+      let spaces = try #require(overview["spaces"] as? [[String: Any]])
+      #expect(spaces.map { $0["space"] as? String } == ["family"])
+      let family = try #require(spaces.first)
+      let head = try #require(family["head"] as? Int)
+      #expect(head >= 1)
+      #expect(family["compacted"] as? Int == 0)
+      #expect(family["logged"] as? Int == head)
+      let replicas = try #require(family["replicas"] as? [[String: Any]])
+      #expect(replicas.count == 2)
+      let now = Date().timeIntervalSince1970
+      for replica in replicas {
+        let seen = try #require(replica["seenAt"] as? Double)
+        #expect(abs(now - seen) < 120)
+        #expect(replica["retiring"] as? Bool == false)
+        #expect((replica["pulled"] as? Int).map { $0 <= head } == true)
+      }
+      // a's saves are acknowledged through the head; b pushed none.
+      #expect(replicas.compactMap { $0["acknowledged"] as? Int }.sorted() == [0, head])
+      // After a's second save reaches the server, the head moves.
+      let again = try SyncEngine(container: a)
+      try await again.syncNow()
+      again.stop()
+      let after = try #require(try get(studio, "/api/sync-server")["spaces"] as? [[String: Any]])
+      #expect(after.first?["head"] as? Int == head + 1)
+      #expect(((try get(store, "/api/sync"))["outbox"] as? [String: Any])?["count"] as? Int == 0)
+      // A database that is no sync server's is refused when the studio starts.
+      #expect(throws: (any Error).self) {
+        try Studio(
+          syncServer: SyncServerSource(
+            try PostgresLocation(try PostgresCluster.freshDatabaseURL("other"))))
+      }
+    }
+  }
+#endif
