@@ -89,7 +89,7 @@ extension BrowsedModel.Column {
       guard let number = Double(trimmed) else {
         throw refuse("is a number: `\(text)` is not one (give one such as 12.5).")
       }
-      return number.sqliteValue
+      return number.databaseValue
     case .bool:
       switch trimmed.lowercased() {
       case "true", "1", "yes": return .integer(1)
@@ -102,7 +102,7 @@ extension BrowsedModel.Column {
           "is a date: `\(text)` is not one. Give it in ISO 8601, such as "
             + "2026-12-06T09:30:00Z or 2026-12-06T09:30:00.250+09:00.")
       }
-      return date.timeIntervalSinceReferenceDate.sqliteValue
+      return date.timeIntervalSinceReferenceDate.databaseValue
     case .uuid:
       guard let uuid = UUID(uuidString: trimmed) else {
         throw refuse(

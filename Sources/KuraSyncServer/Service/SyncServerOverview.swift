@@ -55,7 +55,7 @@ package struct SyncServerOverview: Sendable, Encodable {
     /// Reads the sync server's database at `location` on a connection whose transactions are
     /// read-only.
     ///
-    /// - Throws: ``PostgresError`` when it can't be reached; a ``SyncServerOverviewError`` when
+    /// - Throws: `PostgresError` when it can't be reached; a ``SyncServerOverviewError`` when
     ///   it holds no sync server's tables.
     package static func read(
       _ location: PostgresLocation, retireAfter: Duration = SyncService.defaultRetirement
