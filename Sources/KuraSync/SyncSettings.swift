@@ -80,10 +80,14 @@ extension ModelConfiguration {
 }
 
 extension SyncSettings: SaveParticipant {
-  /// Stamps the save's changed properties and adds its outbox entry, in the save's transaction.
+  /// Nothing, when the store keeps a history: the save's history row is what sync records it
+  /// from, later (SyncLocalStore+SyncOffEdits.swift), so a save with sync on writes what one
+  /// with it off writes. Without a history (``HistoryRetention/off``), stamps the save's changed
+  /// properties and adds its outbox entry, in the save's transaction.
   package func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection)
     throws
   {
+    guard !container.configuration.historyRetention.records else { return }
     try SyncLocalStore.recordSave(changeSet, container: container, db: db)
   }
 
@@ -102,6 +106,7 @@ extension SyncSettings: SaveParticipant {
       try SyncLocalStore.foldRegisters(db)
       try SyncLocalStore.addConflictColumns(db)
       _ = try SyncLocalStore.replica(db)
+      try SyncLocalStore.startRecordingHistory(db)
     }
   }
 
