@@ -23,10 +23,12 @@ import KuraSyncCore
 /// - Edits made with sync off (a container opened without sync settings) are in the history as
 ///   any save is, and are recorded the same way. A row saved before sync was turned on has no
 ///   record; SyncLocalStore+Adoption.swift uploads it.
-/// - When the history after the token was trimmed meanwhile (or the token was never set on a
-///   store that has records), every row is compared with its registers instead: a property
-///   whose value differs from its register is stamped now, a row gone from its table whose
-///   record is live is deleted.
+/// - A synced container's saves keep the history after the token, whatever the retention says
+///   (``SyncSettings/keptHistory(_:)``). When the history after it was trimmed all the same (by a
+///   container opened without sync, or the token was never set on a store that has records),
+///   every row is compared with its registers instead: a property whose value differs from its
+///   register is stamped now, a row gone from its table whose record is live is deleted, and a
+///   row with no record is uploaded as new.
 /// - A store with history off (``HistoryRetention/off``) records each save in the save, as
 ///   before.
 ///
@@ -164,6 +166,8 @@ extension SyncLocalStore {
     try recordSave(
       ChangeSet(token: HistoryToken(rawValue: 0), date: Date(), changes: found),
       container: container, db: db)
+    // Rows made in the saves whose history is gone have no record: uploaded as new.
+    try uploadRowsSavedBeforeSync(container: container, db: db)
   }
 
   /// Enqueues the edits made with sync off since the last check: the local saves of the

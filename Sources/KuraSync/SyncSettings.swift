@@ -111,4 +111,11 @@ extension SyncSettings: SaveParticipant {
   }
 
   package func isSame(as other: any SaveParticipant) -> Bool { (other as? SyncSettings) == self }
+
+  /// The history this container's saves keep: the saves not recorded for sync yet (all of
+  /// them while the device is offline; an app that stays offline long keeps its history
+  /// longer than its retention says, as it kept its outbox before).
+  package func keptHistory(_ db: StoreConnection) throws -> Int64? {
+    try SyncLocalStore.state(SyncLocalStore.recordedTokenKey, db).flatMap { Int64($0) }
+  }
 }

@@ -126,6 +126,47 @@ struct SyncLocalStoreTests {
     #expect(try container.pool.read { try SyncLocalStore.pendingCount($0) } == 4)
   }
 
+  /// A synced container's saves keep the history sync has not recorded, whatever the
+  /// retention says; once recorded, it is trimmed as usual. A container without sync trims it
+  /// all the same: then every row is compared, and a row made meanwhile is still sent.
+  @Test func historyNotRecordedYetIsKeptAndARowWhoseHistoryIsGoneIsStillSent() throws {
+    let directory = TemporaryDirectory()
+    var configuration = ModelConfiguration.url(directory.file("replica.store"))
+    configuration.sync = SyncSettings(
+      server: directory.url, space: "family", token: "not used: nothing is sent")
+    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 2)
+    let container = try ModelContainer(for: LocalTrip.self, configurations: configuration)
+    let context = ModelContext(container)
+    func historyRows(_ container: ModelContainer) throws -> Int64 {
+      try container.pool.read {
+        try $0.queryFirst("SELECT count(*) FROM kura_history") { $0.int64(at: 0) } ?? -1
+      }
+    }
+    for id in 1...6 {
+      try context.insert(LocalTrip(id: id, name: "trip \(id)", budget: id))
+      try context.save()
+    }
+    #expect(try historyRows(container) == 6)
+    #expect(try Self.outbox(container).map(\.sequence) == Array(1...6))
+    try context.insert(LocalTrip(id: 7, name: "trip 7", budget: 7))
+    try context.save()
+    #expect(try historyRows(container) <= 2)
+    _ = try Self.outbox(container)
+    // Without sync, the retention alone: the history of a new row and an edit is trimmed.
+    var off = ModelConfiguration.url(directory.file("replica.store"))
+    off.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 1)
+    let plain = ModelContext(try ModelContainer(for: LocalTrip.self, configurations: off))
+    try plain.insert(LocalTrip(id: 8, name: "made without sync", budget: 8))
+    try plain.save()
+    for budget in 100..<103 {
+      try plain.insert(LocalTrip(id: 1, name: "trip 1", budget: budget))
+      try plain.save()
+    }
+    let saves = try Self.outbox(container).dropFirst(7)
+    let sent = Set(saves.flatMap(\.changes).map { "\($0.id) \($0.property ?? "deleted")" })
+    #expect(sent == ["1 budget", "8 budget", "8 name"], "\(sent)")
+  }
+
   /// A pulled value with a later stamp beats a local value the server had not acknowledged:
   /// the row takes it and the lost value is listed; an older pulled value loses; a property
   /// and a model this app doesn't have are kept in the bookkeeping, not dropped.
