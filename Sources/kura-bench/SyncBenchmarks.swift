@@ -43,9 +43,10 @@ func runSyncBenchmarks() throws {
   #if canImport(CLibPQ) && canImport(Glibc)
     if let devices = syncBenchmarkDevices {
       print(
-        "Sync: \(devices) simulated devices against two `kura sync serve` on one PostgreSQL, "
-          + "loopback, \(syncBenchmarkDeviceSeconds) s")
-      try runSyncDevicesBenchmark(devices: devices, for: syncBenchmarkDeviceSeconds)
+        "Sync: \(devices) simulated devices against \(syncBenchmarkDeviceServers) `kura sync serve` "
+          + "on one PostgreSQL, loopback, \(syncBenchmarkDeviceSeconds) s")
+      try runSyncDevicesBenchmark(
+        devices: devices, servers: syncBenchmarkDeviceServers, for: syncBenchmarkDeviceSeconds)
       return
     }
   #endif

@@ -16,6 +16,8 @@
   /// `--devices <n>` (nil: the usual suite), `--seconds <s>` of pushing.
   nonisolated(unsafe) var syncBenchmarkDevices: Int?
   nonisolated(unsafe) var syncBenchmarkDeviceSeconds = 10
+  /// `--servers <n>`: the `kura sync serve` processes (2 by default).
+  nonisolated(unsafe) var syncBenchmarkDeviceServers = 2
 
   /// One simulated device: its token, replica, space and the server it talks to.
   private struct SimulatedDevice: Sendable {
@@ -83,7 +85,7 @@
   }
 
   /// Runs the simulated devices (see above).
-  func runSyncDevicesBenchmark(devices: Int, for pushing: Int) throws {
+  func runSyncDevicesBenchmark(devices: Int, servers serverCount: Int, for pushing: Int) throws {
     let kura = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
       .deletingLastPathComponent().appendingPathComponent("kura")
     guard FileManager.default.isExecutableFile(atPath: kura.path) else {
@@ -103,11 +105,12 @@
       let token = try SyncToken(space: space, device: "device\(index)", expires: nil)
       lines.append(token.line)
       simulated.append(
-        SimulatedDevice(token: token.token, replica: UUID(), space: space, server: index % 2))
+        SimulatedDevice(
+          token: token.token, replica: UUID(), space: space, server: index % serverCount))
     }
     let tokens = directory.appendingPathComponent("tokens")
     try (lines.joined(separator: "\n") + "\n").write(to: tokens, atomically: true, encoding: .utf8)
-    let servers = try (0..<2).map {
+    let servers = try (0..<serverCount).map {
       try ServeProcess(
         kura: kura, database: database, tokens: tokens,
         log: directory.appendingPathComponent("server-\($0).log"))
@@ -184,8 +187,9 @@
     let p99 = samples[min(samples.count - 1, samples.count * 99 / 100)]
     func mebibytes(_ value: Double) -> String { String(format: "%.0f MiB", value) }
     print(
-      "\(devices) devices in \(spaces) spaces, 2 servers".padding(
-        toLength: 44, withPad: " ", startingAt: 0)
+      "\(devices) devices in \(spaces) spaces, \(serverCount) server\(serverCount == 1 ? "" : "s")"
+        .padding(
+          toLength: 44, withPad: " ", startingAt: 0)
         + String(format: " %.0f saves/s", rate)
         + "  push p50 \(milliseconds(p50))  p99 \(milliseconds(p99))  (\(saves) saves in "
         + "\(milliseconds(elapsed)), \(clients) pushing at once, \(failed.load(ordering: .relaxed)) "
