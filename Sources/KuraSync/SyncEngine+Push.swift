@@ -20,11 +20,17 @@ extension SyncEngine {
   /// else (offline, 5xx, 401/403, a clock ahead) throws and leaves the outbox as it is.
   package func pushOutbox() async throws {
     var batch = Self.pushBatch
+    let container = self.container
+    // The local saves the history holds are recorded (stamped, in the outbox) first.
+    if try container.pool.read({ try SyncLocalStore.hasUnrecordedSaves($0) }) {
+      try container.pool.write {
+        _ = try SyncLocalStore.recordLocalSaves(container: container, db: $0)
+      }
+    }
     while true {
       let saves = try container.pool.read { try SyncLocalStore.outbox(limit: batch, $0) }
       guard let first = saves.first else { return }
       let replica = try container.pool.read { try SyncLocalStore.replica($0) }
-      let container = self.container
       let pushed = saves.map { save in
         var save = save
         let unique = SyncLocalStore.uniqueConstraints(for: save.changes, container: container)
@@ -56,6 +62,8 @@ extension SyncEngine {
       let latest = saves.filter { $0.sequence <= answer.acknowledged }
         .flatMap(\.changes).map(\.stamp).max()
       let (changes, pending) = try container.pool.write { db in
+        // Saves made since are recorded before the answer changes rows (settle).
+        try SyncLocalStore.recordLocalSaves(container: container, db: db)
         try SyncLocalStore.acknowledge(through: answer.acknowledged, latest: latest, db)
         var changes = try SyncLocalStore.settle(
           answer.conflicts ?? [], container: container, db: db)

@@ -84,6 +84,9 @@ public final class SyncEngine: Observable, Sendable {
     // (SyncSettings.prepare).
     let lastSuccess = self.lastSuccess
     let (pending, last, quarantined) = try container.pool.write { db in
+      // Saves made since the last recording first (stamped at their time), then the rows saved
+      // before sync was on.
+      try SyncLocalStore.recordLocalSaves(container: container, db: db)
       try SyncLocalStore.uploadRowsSavedBeforeSync(container: container, db: db)
       return (
         try SyncLocalStore.pendingCount(db), try lastSuccess.load(db),

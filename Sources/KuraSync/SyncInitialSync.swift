@@ -143,6 +143,8 @@ package enum SyncInitialSync {
   package static func applyStaged(container: ModelContainer, db: StoreConnection) throws
     -> ChangeSet.ModelChangesByModel
   {
+    // The outbox is complete before a rebase reconciles it (local saves recorded).
+    try SyncLocalStore.recordLocalSaves(container: container, db: db)
     let pages = try db.query("SELECT number, page FROM kura_sync_staging ORDER BY number") {
       ($0.int64(at: 0), $0.value(at: 1))
     }

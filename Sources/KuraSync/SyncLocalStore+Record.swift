@@ -40,13 +40,16 @@ extension SyncLocalStore {
   /// save's stamp (an unchanged save adds nothing); a deleted id gets a tombstone; inserting an
   /// id whose last state is deleted starts its next incarnation. Models, ids and properties go
   /// into the outbox in order (by name, by id text, by property name).
+  ///
+  /// `date` is when the save was made (a save recorded from the history, later: its stamp's wall
+  /// time is the history row's, or the clock's latest when that is later); `nil`: now.
   package static func recordSave(
-    _ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection
+    _ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection, at date: Date? = nil
   )
     throws
   {
     guard !changeSet.isEmpty else { return }
-    var (clock, sequence) = try recordingHead(db)
+    var (clock, sequence) = try recordingHead(db, at: date)
     let stamp = clock.now()
     var changes: [SyncChange] = []
     let byModel = changeSet.changes
@@ -92,15 +95,24 @@ extension SyncLocalStore {
 
   /// The replica's clock and the number of the next outbox entry, in one query (the replica is
   /// the clock's; a replica that never saved reads it).
-  private static func recordingHead(_ db: StoreConnection) throws -> (HybridLogicalClock, Int64) {
+  private static func recordingHead(_ db: StoreConnection, at date: Date?) throws -> (
+    HybridLogicalClock, Int64
+  ) {
+    let wallClock: @Sendable () -> UInt64
+    if let date {
+      let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1_000))
+      wallClock = { milliseconds }
+    } else {
+      wallClock = Self.wallClock
+    }
     let head = try db.cachedStatement(RecordSQL.head)
     defer { head.rewind() }
-    guard try head.step() else { return (try clock(db, wallClock: Self.wallClock), 1) }
+    guard try head.step() else { return (try clock(db, wallClock: wallClock), 1) }
     let latest = head.isNull(at: 0) ? nil : SyncStamp(text: head.string(at: 0))
     let sequence = head.isNull(at: 1) ? 1 : Int64(head.string(at: 1)) ?? 1
     let clock = HybridLogicalClock(
       replica: try latest?.replica ?? replica(db),
-      latest: latest.map { ($0.wall, $0.counter) } ?? (0, 0), wallClock: Self.wallClock)
+      latest: latest.map { ($0.wall, $0.counter) } ?? (0, 0), wallClock: wallClock)
     return (clock, sequence)
   }
 
@@ -180,13 +192,14 @@ extension SyncLocalStore {
       registers: SyncRecordState.compactRegisters(registers), db)
   }
 
-  /// Adds the tombstone of a deleted id (none when it is deleted already).
+  /// Adds the tombstone of a deleted id (none when it is deleted already, or was never
+  /// recorded: made and deleted between two recordings, no one else knows it).
   private static func recordDelete(
     of id: String, model: String, stamp: SyncStamp, changes: inout [SyncChange],
     _ db: StoreConnection
   ) throws {
     let row = try recordRow(model, id, db)
-    guard row.deleted == nil else { return }
+    guard row.deleted == nil, row.incarnation > 0 else { return }
     let incarnation = max(row.incarnation, 1)
     try writeRecord(model, id, incarnation: incarnation, deleted: stamp.text, registers: nil, db)
     changes.append(.delete(model, id: id, incarnation: incarnation, stamp: stamp))

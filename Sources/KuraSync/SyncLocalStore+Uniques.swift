@@ -162,7 +162,8 @@ extension SyncLocalStore {
   }
 
   /// Records visible changes made outside a save (pulled, settled) in the history, so live
-  /// queries and the change feed see them.
+  /// queries and the change feed see them. The caller recorded the local saves before it
+  /// (``recordLocalSaves(container:db:)``) in the same transaction.
   package static func recordHistory(
     _ changes: ChangeSet.ModelChangesByModel, container: ModelContainer, db: StoreConnection
   ) throws {
@@ -171,6 +172,9 @@ extension SyncLocalStore {
     let (token, _) = try ChangeHistory.record(
       ordered, date: Date(), in: db, state: container.historyState)
     container.historyState.latest = token.rawValue
+    // Sync's own save is no local edit: the local saves before it were recorded first, in
+    // this transaction (SyncLocalStore+SyncOffEdits.swift).
+    try skipOwnHistory(token, db)
   }
 }
 

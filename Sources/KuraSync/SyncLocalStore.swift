@@ -159,8 +159,15 @@ package enum SyncLocalStore {
     }
   }
 
+  /// The saves waiting to be sent: the outbox's, and the history's not recorded yet (see
+  /// ``recordLocalSaves(container:db:)``; each becomes at most one outbox entry).
   package static func pendingCount(_ db: StoreConnection) throws -> Int {
-    return Int(try db.queryFirst("SELECT count(*) FROM kura_sync_outbox") { $0.int64(at: 0) } ?? 0)
+    try outboxCount(db) + unrecordedSaveCount(db)
+  }
+
+  /// The saves in the outbox table.
+  package static func outboxCount(_ db: StoreConnection) throws -> Int {
+    Int(try db.queryFirst("SELECT count(*) FROM kura_sync_outbox") { $0.int64(at: 0) } ?? 0)
   }
 
   /// Drops the saves the server acknowledged from the outbox; `latest` is the highest stamp
@@ -188,6 +195,8 @@ package enum SyncLocalStore {
   package static func applyPulled(
     _ saves: [SyncLoggedSave], container: ModelContainer, db: StoreConnection
   ) throws -> ChangeSet.ModelChangesByModel {
+    // Local saves not recorded yet are, first: the merge compares pulled values with theirs.
+    try recordLocalSaves(container: container, db: db)
     var clock = try clock(db, wallClock: HybridLogicalClock.systemWallClock)
     var records: [SyncMergeState.Key: SyncRecordState] = [:]
     var order: [SyncMergeState.Key] = []

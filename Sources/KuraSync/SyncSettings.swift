@@ -80,10 +80,14 @@ extension ModelConfiguration {
 }
 
 extension SyncSettings: SaveParticipant {
-  /// Stamps the save's changed properties and adds its outbox entry, in the save's transaction.
+  /// Nothing, when the store keeps a history: the save's history row is what sync records it
+  /// from, later (SyncLocalStore+SyncOffEdits.swift), so a save with sync on writes what one
+  /// with it off writes. Without a history (``HistoryRetention/off``), stamps the save's changed
+  /// properties and adds its outbox entry, in the save's transaction.
   package func recordSave(_ changeSet: ChangeSet, container: ModelContainer, db: StoreConnection)
     throws
   {
+    guard !container.configuration.historyRetention.records else { return }
     try SyncLocalStore.recordSave(changeSet, container: container, db: db)
   }
 
@@ -102,8 +106,16 @@ extension SyncSettings: SaveParticipant {
       try SyncLocalStore.foldRegisters(db)
       try SyncLocalStore.addConflictColumns(db)
       _ = try SyncLocalStore.replica(db)
+      try SyncLocalStore.startRecordingHistory(db)
     }
   }
 
   package func isSame(as other: any SaveParticipant) -> Bool { (other as? SyncSettings) == self }
+
+  /// The history this container's saves keep: the saves not recorded for sync yet (all of
+  /// them while the device is offline; an app that stays offline long keeps its history
+  /// longer than its retention says, as it kept its outbox before).
+  package func keptHistory(_ db: StoreConnection) throws -> Int64? {
+    try SyncLocalStore.state(SyncLocalStore.recordedTokenKey, db).flatMap { Int64($0) }
+  }
 }

@@ -40,6 +40,16 @@ func syncBenchContainer(_ file: URL, server: URL?, token: String = "unused") thr
 }
 
 func runSyncBenchmarks() throws {
+  #if canImport(CLibPQ) && canImport(Glibc)
+    if let devices = syncBenchmarkDevices {
+      print(
+        "Sync: \(devices) simulated devices against \(syncBenchmarkDeviceServers) `kura sync serve` "
+          + "on one PostgreSQL, loopback, \(syncBenchmarkDeviceSeconds) s")
+      try runSyncDevicesBenchmark(
+        devices: devices, servers: syncBenchmarkDeviceServers, for: syncBenchmarkDeviceSeconds)
+      return
+    }
+  #endif
   print(
     "Sync: a local save with sync on against sync off, then (where PostgreSQL is) a real "
       + "sync server on loopback")

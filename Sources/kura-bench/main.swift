@@ -112,7 +112,7 @@ func suiteHelp(_ suite: String) -> String {
   var text = """
     OVERVIEW: \(suiteOverviews[suite] ?? suite)
 
-    USAGE: kura-bench \(suite)\(suite == "store" ? " [--rows <n>]" : "")\(suite == "sync" ? " [--sync-rows <n>]" : "") [--json]
+    USAGE: kura-bench \(suite)\(suite == "store" ? " [--rows <n>]" : "")\(suite == "sync" ? " [--sync-rows <n>] [--devices <n> [--servers <n>] [--seconds <s>]]" : "") [--json]
     """
   if profiles { text += "\n       kura-bench \(suite) --profile <workload> kura|c" }
   text += "\n\nOPTIONS:\n"
@@ -127,6 +127,12 @@ func suiteHelp(_ suite: String) -> String {
     text += """
         --sync-rows <n>     Rows of the initial sync (default 100,000, at least 10), saved 10
                             per save on one replica, pushed, then pulled by a new one.
+        --devices <n>       Instead: n simulated devices (raw HTTP clients, each with a token
+                            and replica of its own) in n/10 spaces pushing one-change saves to
+                            two `kura sync serve` processes (the `kura` built next to
+                            kura-bench) on one PostgreSQL: saves/s, push p50/p99, memory.
+        --servers <n>       How many `kura sync serve` processes (default 2).
+        --seconds <s>       How long the devices push (default 10).
 
       """
   }
@@ -169,6 +175,22 @@ if let at = arguments.firstIndex(of: "--sync-rows") {
   }
   #if canImport(CLibPQ)
     syncBenchmarkRows = rows
+  #endif
+  arguments.removeSubrange(at...(at + 1))
+}
+// `--devices <n>`, `--servers <n>` and `--seconds <s>`: the sync suite's simulated devices
+// instead of its usual workloads (SyncDevicesBenchmark.swift).
+for (option, least) in [("--devices", 2), ("--seconds", 1), ("--servers", 1)] {
+  guard let at = arguments.firstIndex(of: option) else { continue }
+  guard at + 1 < arguments.count, let value = Int(arguments[at + 1]), value >= least else {
+    usageError("`\(option)` takes a number, \(least) or more", help: "kura-bench sync --help")
+  }
+  #if canImport(CLibPQ) && canImport(Glibc)
+    switch option {
+    case "--devices": syncBenchmarkDevices = value
+    case "--servers": syncBenchmarkDeviceServers = value
+    default: syncBenchmarkDeviceSeconds = value
+    }
   #endif
   arguments.removeSubrange(at...(at + 1))
 }

@@ -23,6 +23,8 @@
       var postgresRestarts = 0
       var checkedOnServer = 0
       var checkedOnReplicas = 0
+      /// What the hostile replica's lies got.
+      var hostile = SoakHostile.Tally()
       /// Where the run's time went: the database and the servers up, the steps, the final
       /// syncs until every replica has everything, the checks.
       var setup: Duration = .zero
@@ -63,6 +65,7 @@
         total.postgresRestarts += tally.postgresRestarts
         total.checkedOnServer += tally.checkedOnServer
         total.checkedOnReplicas += tally.checkedOnReplicas
+        total.hostile = total.hostile + tally.hostile
         total.setup += tally.setup
         total.stepping += tally.stepping
         total.quiet += tally.quiet
@@ -74,11 +77,15 @@
             + "\(tally.cuts) cuts, \(tally.postgresRestarts) PostgreSQL restarts; each save on "
             + "the server once (\(tally.checkedOnServer) checked) and on all \(replicas) "
             + "replicas (\(tally.checkedOnReplicas) checked), nothing pending, converged; "
+            + "hostile replica: \(tally.hostile.refused) lies refused (400), "
+            + "\(tally.hostile.forbidden) impersonations refused (403), \(tally.hostile.logged) "
+            + "logged and quarantined on every replica, \(tally.hostile.unanswered) unanswered; "
             + "\(figure(tally.setup)) s setup, \(figure(tally.stepping)) s steps, "
             + "\(figure(tally.quiet)) s final syncs, \(figure(tally.checking)) s checks ("
             + "\(figure(tally.starting)) s of it waiting for processes to start)")
         fflush(nil)
       }
+      let answeredLies = total.hostile.refused + total.hostile.forbidden + total.hostile.logged
       // Kept when a run failed (its logs are what the error points at).
       try? FileManager.default.removeItem(at: folder)
       print(
@@ -88,7 +95,8 @@
           + "\(figure(total.starting)) s of it waiting for processes to start): "
           + "\(total.saves) saves acknowledged and checked, \(total.replicaKills) replica kills, "
           + "\(total.serverKills) server kills, \(total.cuts) cuts, \(total.postgresRestarts) "
-          + "PostgreSQL restarts; no save lost or applied twice")
+          + "PostgreSQL restarts, \(answeredLies) hostile pushes refused or quarantined; "
+          + "no save lost or applied twice")
     }
 
     /// One run: a database, two servers behind the relay, the replicas, the faults, the checks.
@@ -109,8 +117,14 @@
       let kura = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
       let database = try cluster.freshDatabaseURL("soak run \(run)")
       let token = try SyncToken(space: "soak", expires: nil)
+      // The hostile replica's own device token: valid for the space, bound to its replica.
+      let hostileToken = try SyncToken(space: "soak", device: "hostile", expires: nil)
       let tokens = folder.appendingPathComponent("tokens")
-      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
+      try "\(token.line)\n\(hostileToken.line)\n".write(
+        to: tokens, atomically: true, encoding: .utf8)
+      var hostile = SoakHostile(token: hostileToken.token)
+      // Its own seeded choices, so the honest replicas' actions are those of the seed as before.
+      var lies = SoakRandom(state: seed ^ 0x686F_7374_696C_65)
       var serverCount = 0
       // A server started is routed to once it prints its port; until then the relay sends
       // every connection to the servers that are up (none: connections are refused, a fault
@@ -186,6 +200,17 @@
       let restartAt = run.isMultiple(of: 4) ? steps / 2 : -1
       for step in 0..<steps {
         try routeServers(wait: false)
+        // One step in three, the hostile replica lies first (through the relay, as the others).
+        if lies.next() % 3 == 0 {
+          let victims = (try? SoakHostile.replicas(database)) ?? []
+          do {
+            try hostile.lie(
+              choice: lies.next(), acknowledged: acknowledged, replicas: victims,
+              port: relay.port)
+          } catch let error as SoakError {
+            throw SoakError("run \(run) (seed \(seed)): \(error.description)")
+          }
+        }
         if step == restartAt {
           // Servers starting now are waited for first: one that can't reach PostgreSQL
           // while it starts exits, which is not what the run tests.
@@ -255,9 +280,10 @@
       }
       endPhase(\.quiet)
       tally.saves = acknowledged.count
+      tally.hostile = hostile.tally
       try check(
         acknowledged, database: database, run: run, seed: seed, tally: &tally,
-        ask: ask)
+        hostile: hostile.replicaHex, ask: ask)
       endPhase(\.checking)
       for process in processes { process.kill() }
       for server in servers { server.process.kill() }
@@ -270,12 +296,27 @@
     /// everywhere.
     private func check(
       _ acknowledged: [String], database: String, run: Int, seed: UInt64, tally: inout Tally,
-      ask: (Int, String, String) throws -> String
+      hostile: String, ask: (Int, String, String) throws -> String
     ) throws {
       let failure = { (what: String) in SoakError("run \(run) (seed \(seed)): \(what)") }
+      // The honest replicas' saves (a lie the server logged names an honest id too).
       let log = try PostgresConnection(database).query(
-        "SELECT changes FROM kura_sync_log WHERE space = 'soak'"
+        "SELECT changes FROM kura_sync_log WHERE space = 'soak' AND replica <> ?", [.text(hostile)]
       ) { $0.string(at: 0) }
+      let lies =
+        try PostgresConnection(database).queryFirst(
+          "SELECT count(*) FROM kura_sync_log WHERE space = 'soak' AND replica = ?",
+          [.text(hostile)]
+        ) { $0.int64(at: 0) } ?? 0
+      // No impersonation got in: every save logged as an honest replica is one it made.
+      let impostors =
+        try PostgresConnection(database).queryFirst(
+          "SELECT count(*) FROM kura_sync_log WHERE space = 'soak' AND changes LIKE '%hostile-%' "
+            + "AND replica <> ?", [.text(hostile)]
+        ) { $0.int64(at: 0) } ?? 0
+      guard impostors == 0 else {
+        throw failure("\(impostors) saves of the hostile replica were logged as honest ones")
+      }
       var savesHolding: [String: Int] = [:]
       for changes in log {
         let decoded = try JSONSerialization.jsonObject(with: Data(changes.utf8)) as? [[String: Any]]
@@ -300,6 +341,13 @@
         first = first ?? ids
         let pending = try ask(index, "pending", "pending ")
         guard pending == "pending 0" else { throw failure("replica \(index) has \(pending)") }
+        // What the server logged of the lies is held in each replica's quarantine.
+        let quarantined = try ask(index, "quarantined", "quarantined ")
+        let holding = Int(quarantined.dropFirst("quarantined ".count)) ?? 0
+        if lies > 0, holding == 0 {
+          throw failure(
+            "replica \(index) quarantined nothing of the \(lies) lies the server logged")
+        }
       }
     }
   }

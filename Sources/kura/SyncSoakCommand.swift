@@ -21,7 +21,11 @@ let syncSoakCommand = Command(
     replica syncs (all at once) until the server has everything, \
     and the run checks that every acknowledged local save is on the server once and on every \
     replica, that no replica has a save pending, and that the replicas hold the same trips; \
-    it prints what it checked. It stops after --runs runs or --seconds seconds, whichever \
+    it prints what it checked. A hostile replica with a device token of its own pushes \
+    well-formed lies meanwhile (wrong kinds, required properties missing or null, NaN and \
+    infinite dates, pushes and settles as an honest replica): each must be refused (400, or \
+    403 for an impersonation) or, when the server logs it, quarantined by every replica, and \
+    no lie may reach the honest replicas' trips. It stops after --runs runs or --seconds seconds, whichever \
     comes first, and exits 1 at the first run that breaks a guarantee.
     """,
   options: [
@@ -51,7 +55,8 @@ let syncSoakCommand = Command(
 
 /// `kura sync soak-replica <store> <url> <space> <token>`: one replica of a soak, driven by
 /// lines on standard input: `save <id>` → `saved <id>` once the save committed; `sync` →
-/// `synced` or `failed <code>`; `ids` → `ids <id>,<id>,…`; `pending` → `pending <n>`.
+/// `synced` or `failed <code>`; `ids` → `ids <id>,<id>,…`; `pending` → `pending <n>`;
+/// `quarantined` → `quarantined <n>` (pulled changes its admission refused).
 let syncSoakReplicaCommand = Command(
   name: "soak-replica",
   abstract: "One replica process of `kura sync soak` (driven by lines on standard input).",
@@ -82,7 +87,7 @@ let syncSoakReplicaCommand = Command(
       let words = line.split(separator: " ").map(String.init)
       switch words.first {
       case "save" where words.count == 2:
-        try context.insert(SoakTrip(id: words[1], replica: words[1]))
+        try context.insert(SoakTrip(id: words[1], replica: words[1], savedAt: Date()))
         try context.save()
         answer("saved \(words[1])")
       case "sync":
@@ -93,6 +98,8 @@ let syncSoakReplicaCommand = Command(
         answer("ids " + ids.map(\.id).joined(separator: ","))
       case "pending":
         answer("pending \(sync.status.pending)")
+      case "quarantined":
+        answer("quarantined \(sync.status.quarantined)")
       default:
         answer("bad \(line)")
       }
@@ -104,4 +111,5 @@ let syncSoakReplicaCommand = Command(
 struct SoakTrip: PersistentModel, Equatable {
   var id: String
   var replica: String
+  var savedAt: Date
 }

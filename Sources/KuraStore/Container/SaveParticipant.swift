@@ -20,8 +20,18 @@ package protocol SaveParticipant: Sendable {
   /// Whether `other` is the same participant configured the same way.
   func isSame(as other: any SaveParticipant) -> Bool
 
+  /// The last history token a save's trim may delete through (`nil`: no limit), read on `db`
+  /// inside the save's transaction only when the retention would delete rows: the participant
+  /// still reads the history after it (sync records saves from it when it next sends).
+  func keptHistory(_ db: StoreConnection) throws -> Int64?
+
   /// Hashes what configures the participant.
   func hash(into hasher: inout Hasher)
+}
+
+extension SaveParticipant {
+  /// No limit: a participant that reads no history keeps none.
+  package func keptHistory(_ db: StoreConnection) throws -> Int64? { nil }
 }
 
 /// A configuration's ``SaveParticipant``, compared and hashed by what configures it (so

@@ -125,10 +125,17 @@ package struct ChangeRecorder {
     let state = container.historyState
     let unchanged =
       state.stampAfterSave.map { $0 == container.pool.changeCount } ?? false
+    // A participant (sync) may still need history rows the retention would delete (asked only
+    // when a trim would delete some).
+    let saving = container
+    let kept: ((StoreConnection) throws -> Int64?)? =
+      saving.hasSaveParticipant
+      ? { db in try saving.configuration.saveParticipant?.participant.keptHistory(db) ?? nil }
+      : nil
     func trim() throws {
       try ChangeHistory.trim(
         db, keeping: retention, latest: token, now: date, state: state, oldest: oldest,
-        unchangedSinceLastSave: unchanged)
+        unchangedSinceLastSave: unchanged, kept: kept)
     }
     if container.activeWriteHere != nil {
       try ChangeHistory.trimInsideWrite(db, trim)

@@ -55,11 +55,13 @@ package enum ChangeHistory {
   package static func trim(
     _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
     state: HistoryState, oldest knownOldest: (token: Int64, time: Double)? = nil,
-    unchangedSinceLastSave: Bool = false
+    unchangedSinceLastSave: Bool = false, kept: ((StoreConnection) throws -> Int64?)? = nil
   ) throws {
     if let knownOldest {
       state.oldest = knownOldest
-      try trim(db, keeping: retention, latest: latest, now: now, state: state, from: knownOldest)
+      try trim(
+        db, keeping: retention, latest: latest, now: now, state: state, from: knownOldest,
+        kept: kept)
       return
     }
     // History is only ever deleted from its oldest end and tokens only grow, so the oldest token
@@ -90,13 +92,16 @@ package enum ChangeHistory {
     }
     guard let oldestRow else { return }
     state.oldest = oldestRow
-    try trim(db, keeping: retention, latest: latest, now: now, state: state, from: oldestRow)
+    try trim(
+      db, keeping: retention, latest: latest, now: now, state: state, from: oldestRow, kept: kept)
   }
 
-  /// Deletes what `retention` no longer keeps, the oldest history row being `oldestRow`.
+  /// Deletes what `retention` no longer keeps, the oldest history row being `oldestRow`, and
+  /// nothing after what `kept` returns (the save participant's ``SaveParticipant/keptHistory(_:)``).
   private static func trim(
     _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
-    state: HistoryState, from oldestRow: (token: Int64, time: Double)
+    state: HistoryState, from oldestRow: (token: Int64, time: Double),
+    kept: ((StoreConnection) throws -> Int64?)?
   ) throws {
     let (oldest, oldestTime) = oldestRow
     var through: Int64 = 0
@@ -141,6 +146,7 @@ package enum ChangeHistory {
     through = min(through, latest.rawValue - 1)
     guard through > 0, oldest <= through else { return }
     through = min(through, try horizonCap(db))
+    if let kept, let limit = try kept(db) { through = min(through, limit) }
     guard oldest <= through else { return }
     try deleteHistory(through: through, in: db)
     state.oldest = nil  // read again by the next save

@@ -28,22 +28,32 @@ struct SyncLocalStoreTests {
     return try ModelContainer(for: LocalTrip.self, configurations: configuration)
   }
 
+  /// The outbox, after the saves the history holds were recorded (as a push records them
+  /// first).
   static func outbox(_ container: ModelContainer) throws -> [SyncSave] {
-    try container.pool.read { try SyncLocalStore.outbox(limit: 100, $0) }
+    try container.pool.write { db in
+      try SyncLocalStore.recordLocalSaves(container: container, db: db)
+      return try SyncLocalStore.outbox(limit: 100, db)
+    }
   }
 
   @Test func aSaveStampsOnlyWhatChangedAndAnUnchangedSaveRecordsNothing() throws {
     let directory = TemporaryDirectory()
     let container = try Self.container(directory)
     let context = ModelContext(container)
+    // Each save recorded before the next (as when each is pushed before the next is made).
     try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
     try context.save()
+    _ = try Self.outbox(container)
     try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
     try context.save()
+    _ = try Self.outbox(container)
     try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
     try context.save()
+    _ = try Self.outbox(container)
     try context.delete(LocalTrip(id: 1, name: "Kyoto", budget: 700))
     try context.save()
+    _ = try Self.outbox(container)
     try context.insert(LocalTrip(id: 1, name: "Again", budget: 1))
     try context.save()
     let saves = try Self.outbox(container)
@@ -62,6 +72,99 @@ struct SyncLocalStoreTests {
     // Stamps only go up, one per save.
     let stamps = saves.map { $0.changes[0].stamp }
     #expect(stamps == stamps.sorted() && Set(stamps).count == 4)
+  }
+
+  /// A save with sync on writes nothing to the sync tables: it is recorded from the history
+  /// later, each id with its last values at the stamp of the last save that touched it, a model
+  /// made and deleted in between not at all, and a delete then a new insert of an id as a new
+  /// incarnation.
+  @Test func savesAreRecordedFromTheHistoryEachIdAtItsLastSave() throws {
+    let directory = TemporaryDirectory()
+    let container = try Self.container(directory)
+    let context = ModelContext(container)
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
+    try context.insert(LocalTrip(id: 2, name: "Nara", budget: 100))
+    try context.save()
+    _ = try Self.outbox(container)
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
+    try context.save()
+    try context.insert(LocalTrip(id: 3, name: "Gone", budget: 1))
+    try context.save()
+    try context.delete(LocalTrip(id: 3, name: "Gone", budget: 1))
+    try context.delete(LocalTrip(id: 2, name: "Nara", budget: 100))
+    try context.save()
+    try context.insert(LocalTrip(id: 2, name: "Nara again", budget: 5))
+    try context.save()
+    try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 650))
+    try context.save()
+    // Five saves waiting, none of them in the sync tables yet.
+    let (rows, pending) = try container.pool.read {
+      (
+        try $0.queryFirst("SELECT count(*) FROM kura_sync_outbox") { $0.int64(at: 0) },
+        try SyncLocalStore.pendingCount($0)
+      )
+    }
+    #expect(rows == 1)
+    #expect(pending == 6)
+    let saves = try Self.outbox(container)
+    let described = saves.dropFirst().map { save in
+      save.changes.map { change in
+        change.deleted
+          ? "\(change.id) delete#\(change.incarnation)"
+          : "\(change.id) \(change.property ?? "")#\(change.incarnation)="
+            + (change.value.map { "\($0)" } ?? "none")
+      }
+    }
+    #expect(
+      described == [
+        ["2 delete#1"],
+        [#"2 budget#2=integer(5)"#, #"2 name#2=text("Nara again")"#],
+        ["1 budget#1=integer(650)"],
+      ], "\(described)")
+    let stamps = saves.map { $0.changes[0].stamp }
+    #expect(stamps == stamps.sorted() && Set(stamps).count == stamps.count)
+    #expect(try container.pool.read { try SyncLocalStore.pendingCount($0) } == 4)
+  }
+
+  /// A synced container's saves keep the history sync has not recorded, whatever the
+  /// retention says; once recorded, it is trimmed as usual. A container without sync trims it
+  /// all the same: then every row is compared, and a row made meanwhile is still sent.
+  @Test func historyNotRecordedYetIsKeptAndARowWhoseHistoryIsGoneIsStillSent() throws {
+    let directory = TemporaryDirectory()
+    var configuration = ModelConfiguration.url(directory.file("replica.store"))
+    configuration.sync = SyncSettings(
+      server: directory.url, space: "family", token: "not used: nothing is sent")
+    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 2)
+    let container = try ModelContainer(for: LocalTrip.self, configurations: configuration)
+    let context = ModelContext(container)
+    func historyRows(_ container: ModelContainer) throws -> Int64 {
+      try container.pool.read {
+        try $0.queryFirst("SELECT count(*) FROM kura_history") { $0.int64(at: 0) } ?? -1
+      }
+    }
+    for id in 1...6 {
+      try context.insert(LocalTrip(id: id, name: "trip \(id)", budget: id))
+      try context.save()
+    }
+    #expect(try historyRows(container) == 6)
+    #expect(try Self.outbox(container).map(\.sequence) == Array(1...6))
+    try context.insert(LocalTrip(id: 7, name: "trip 7", budget: 7))
+    try context.save()
+    #expect(try historyRows(container) <= 2)
+    _ = try Self.outbox(container)
+    // Without sync, the retention alone: the history of a new row and an edit is trimmed.
+    var off = ModelConfiguration.url(directory.file("replica.store"))
+    off.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: 1)
+    let plain = ModelContext(try ModelContainer(for: LocalTrip.self, configurations: off))
+    try plain.insert(LocalTrip(id: 8, name: "made without sync", budget: 8))
+    try plain.save()
+    for budget in 100..<103 {
+      try plain.insert(LocalTrip(id: 1, name: "trip 1", budget: budget))
+      try plain.save()
+    }
+    let saves = try Self.outbox(container).dropFirst(7)
+    let sent = Set(saves.flatMap(\.changes).map { "\($0.id) \($0.property ?? "deleted")" })
+    #expect(sent == ["1 budget", "8 budget", "8 name"], "\(sent)")
   }
 
   /// A pulled value with a later stamp beats a local value the server had not acknowledged:

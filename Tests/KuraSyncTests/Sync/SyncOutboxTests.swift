@@ -168,10 +168,12 @@ struct SyncOutboxTests {
     let context = ModelContext(container)
     let file = try Connection(path: directory.file("replica.store").path)
     let key = SyncMergeState.Key(model: "LocalTrip", id: "1")
+    // The registers once the saves are recorded (as a push records them first).
     func registers() throws -> [String: (value: DatabaseValue, stamp: String)] {
-      try container.pool.read { try SyncLocalStore.record(key, $0) }.properties.mapValues {
-        ($0.value, $0.stamp.text)
-      }
+      try container.pool.write { db in
+        try SyncLocalStore.recordLocalSaves(container: container, db: db)
+        return try SyncLocalStore.record(key, db)
+      }.properties.mapValues { ($0.value, $0.stamp.text) }
     }
     try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
     try context.save()
@@ -251,13 +253,17 @@ extension SyncOutboxTests {
     for directory in [earlier, now] {
       let container = try Self.container(directory)
       let context = ModelContext(container)
+      // Each save recorded before the next (as when each is pushed before the next).
       try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 900))
       try context.insert(LocalTrip(id: 2, name: "Nara", budget: 100))
       try context.save()
+      _ = try Self.outbox(container)
       try context.insert(LocalTrip(id: 1, name: "Kyoto", budget: 700))
       try context.save()
+      _ = try Self.outbox(container)
       try context.delete(LocalTrip(id: 2, name: "Nara", budget: 100))
       try context.save()
+      _ = try Self.outbox(container)
       try context.insert(LocalTrip(id: 2, name: "Nara", budget: 5))
       try context.save()
       described.append(

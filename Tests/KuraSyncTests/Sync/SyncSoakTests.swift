@@ -10,7 +10,8 @@
   import Testing
 
   /// A short `kura sync soak`: two seeded runs of replicas and servers killed with SIGKILL,
-  /// connections cut mid-request and (in the first run) PostgreSQL restarted, each checked.
+  /// connections cut mid-request and (in the first run) PostgreSQL restarted, each checked, with
+  /// a hostile replica pushing lies throughout.
   @Suite("Sync soak")
   struct SyncSoakTests {
     @Test func aShortSoakLosesNothingAndPrintsWhatEachRunChecked() throws {
@@ -27,6 +28,17 @@
       #expect(lines.dropFirst().first?.hasPrefix("run 2 (seed 43): ") == true)
       #expect(lines.last?.hasPrefix("soak: 2 runs in ") == true)
       #expect(lines.last?.hasSuffix("no save lost or applied twice") == true)
+      // The hostile replica lied in both runs, and each lie was refused or quarantined (a run
+      // fails otherwise): the counts are printed.
+      for line in lines.prefix(2) {
+        #expect(line.contains(" lies refused (400), "), "\(line)")
+        #expect(line.contains(" impersonations refused (403), "), "\(line)")
+      }
+      let refused = lines.prefix(2).compactMap { line -> Int? in
+        guard let range = line.range(of: "hostile replica: ") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+      }
+      #expect(refused.count == 2 && refused.reduce(0, +) > 0, "\(lines)")
     }
   }
 #endif

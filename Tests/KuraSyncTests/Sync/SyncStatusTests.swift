@@ -113,6 +113,8 @@
       try context.save()
       try context.insert(SyncTrip(id: UUID(), name: "Nara", budget: 2, rating: 2))
       try context.save()
+      // Recorded in the outbox (as a push records them first), then the first one damaged.
+      try a.pool.write { _ = try SyncLocalStore.recordLocalSaves(container: a, db: $0) }
       try Connection(path: world.directory.file("a.store").path).execute(
         #"UPDATE kura_sync_outbox SET changes = '[{"model": 7' WHERE sequence = 1"#)
       do {
