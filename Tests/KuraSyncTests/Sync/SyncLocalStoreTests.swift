@@ -118,8 +118,8 @@ struct SyncLocalStoreTests {
     #expect(
       described == [
         ["2 delete#1"],
-        [#"2 budget#2=integer(5)"#, #"2 name#2=text("Nara again")"#],
-        ["1 budget#1=integer(650)"],
+        ["2 budget#2=5", "2 name#2='Nara again'"],
+        ["1 budget#1=650"],
       ], "\(described)")
     let stamps = saves.map { $0.changes[0].stamp }
     #expect(stamps == stamps.sorted() && Set(stamps).count == stamps.count)
