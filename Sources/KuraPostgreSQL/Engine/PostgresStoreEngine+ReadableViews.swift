@@ -54,6 +54,16 @@ import KuraStore
       }
     }
 
+    /// Drops the readable views, before a table they read is dropped or a column's type changed
+    /// (PostgreSQL refuses both while a view depends on it); the schema change's end makes them
+    /// again (``refreshReadableViews(_:)``).
+    package static func dropReadableViews(_ db: PostgresConnection) throws {
+      guard let schema = try db.queryFirst(readableSchemaSQL, row: { $0.string(at: 0) }) else {
+        return
+      }
+      try db.execute("DROP SCHEMA IF EXISTS \(quoteIdentifier(schema)) CASCADE")
+    }
+
     /// `CREATE VIEW` statements of the readable views, one per model table that exists, in
     /// table order.
     package static func readableViewDefinitions(schema: String, _ db: PostgresConnection) throws

@@ -37,6 +37,15 @@
     static var schemaName: String { "view_trips" }
   }
 
+  /// The trip, the added property widened from `Bool?` to `Int?` (the table is rebuilt).
+  private struct ViewTripWidened: PersistentModel, Equatable {
+    var id: UUID
+    var name: String
+    var startsAt: Date
+    var isFavourite: Int?
+    static var schemaName: String { "view_trips" }
+  }
+
   extension PostgreSQLTests {
     /// The views in `<schema>_readable`, read with the real `psql`.
     @Suite("PostgreSQL readable views")
@@ -148,6 +157,16 @@
             "SELECT oid FROM pg_catalog.pg_class WHERE relname = 'view_trips' AND relkind = 'v'")
             == before)
         #expect(before.count == 1)
+        // A change that rebuilds the table (the views would keep the old one): made again.
+        let widened = ModelContext(
+          try ModelContainer(for: ViewTripWidened.self, configurations: configuration))
+        #expect(try widened.fetch(FetchDescriptor<ViewTripWidened>()).map(\.isFavourite) == [1])
+        #expect(
+          try psql(url, columns)
+            == ["id uuid", "name text", "startsAt timestamp with time zone", "isFavourite bigint"])
+        #expect(
+          try psql(url, "SELECT name, \"isFavourite\" FROM public_readable.view_trips")
+            == ["Kyoto|1"])
       }
     }
   }
