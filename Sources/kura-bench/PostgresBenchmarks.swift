@@ -402,9 +402,12 @@
   /// from it on through COPY.
   private func printBatchSaves(_ context: ModelContext) throws {
     let threshold = PostgresBulkUpsert.minimumRows
-    print("saves of n new models (bulk path from n = \(threshold)); median of 9 saves each:")
+    let staged = PostgresBulkUpsert.minimumStagedRows
+    print(
+      "saves of n new models (copied from n = \(threshold), updates staged from n = \(staged));"
+        + " median of 9 saves each:")
     var next = 50_000_000
-    let sizes = Set([2, 4, 8, 16, 32, 48, 63, threshold - 1, threshold, 96, 128, 256]).sorted()
+    let sizes = Set([2, 4, 8, 16, 32, 48, 63, 64, 96, 128, 256]).sorted()
     for size in sizes {
       var samples: [Duration] = []
       let clock = ContinuousClock()
@@ -417,7 +420,7 @@
             try context.save()
           })
       }
-      printBatchSave(size: size, threshold: threshold, samples: samples)
+      printBatchSave(size: size, path: size >= threshold ? "copy" : "row by row", samples)
     }
     // The same saves over stored rows: each model saved again with another name.
     print("saves of n stored models, each changed (updates); median of 9 saves each:")
@@ -441,14 +444,16 @@
           })
       }
       next += size
-      printBatchSave(size: size, threshold: threshold, samples: samples)
+      let path =
+        size >= staged
+        ? "copy, then staged" : size >= threshold ? "copy, then row by row" : "row by row"
+      printBatchSave(size: size, path: path, samples)
     }
   }
 
   /// One line of ``printBatchSaves(_:)``: the median save and its time per row.
-  private func printBatchSave(size: Int, threshold: Int, samples: [Duration]) {
+  private func printBatchSave(size: Int, path: String, _ samples: [Duration]) {
     let median = seconds(samples.sorted()[samples.count / 2])
-    let path = size >= threshold ? "copy" : "row by row"
     print(
       String(format: "  n = %3d", size) + " (\(path)): "
         + String(
