@@ -338,6 +338,61 @@
         log: folder + "/pg_ctl.log")
     }
 
+    /// Kills the server's postmaster with SIGKILL, as an operating system that runs out of
+    /// memory does: its backends notice and end by themselves, and the server accepts no
+    /// connection until ``restart()``, which waits for them (the new server refuses to start
+    /// while a backend of the old one is attached to its shared memory).
+    ///
+    /// For example: `try cluster.killPostmaster()`.
+    ///
+    /// - Returns: The postmaster's process id.
+    /// - Throws: ``StartError`` when the server is not running or does not die within 10 s.
+    @discardableResult
+    public func killPostmaster() throws -> Int32 {
+      let file = folder + "/data/postmaster.pid"
+      guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+        let first = text.split(separator: "\n").first, let processID = Int32(first)
+      else {
+        throw StartError(description: "The server is not running: no process id in \(file)")
+      }
+      guard kill(processID, SIGKILL) == 0 else {
+        throw StartError(
+          description:
+            "Can't kill the postmaster \(processID): \(String(cString: strerror(errno)))")
+      }
+      // Dead once gone or a zombie: an init that does not reap orphans (a container's) leaves
+      // it a zombie, which pg_ctl and the server take for a running server (`kill(pid, 0)`
+      // succeeds). Its lock files go then, but only once no process of the old server runs
+      // (each has the data directory as its working directory): the lock file names the old
+      // shared memory, by which a new server refuses to start beside an old backend.
+      let data = URL(fileURLWithPath: folder + "/data").resolvingSymlinksInPath().path
+      for _ in 0..<3_000 {
+        let stat = (try? String(contentsOfFile: "/proc/\(processID)/stat", encoding: .utf8)) ?? ""
+        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        if stat.isEmpty { return processID }
+        if state == "Z", Self.processes(workingIn: data).isEmpty {
+          unlink(file)
+          unlink(folder + "/.s.PGSQL.\(port).lock")
+          return processID
+        }
+        usleep(10_000)
+      }
+      throw StartError(
+        description: "The postmaster \(processID) or its backends did not end within 30 s")
+    }
+
+    /// The processes (not zombies) whose working directory is `folder`.
+    private static func processes(workingIn folder: String) -> [Int32] {
+      let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+      return entries.compactMap(Int32.init).filter { processID in
+        var buffer = [CChar](repeating: 0, count: 4_096)
+        let length = readlink("/proc/\(processID)/cwd", &buffer, buffer.count - 1)
+        guard length > 0 else { return false }
+        let bytes = buffer.prefix(length).map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self) == folder
+      }
+    }
+
     /// Restarts the server (`pg_ctl restart -m fast`): every connection is ended, and the
     /// server accepts new ones when this returns (the cluster's own connection, for
     /// ``freshDatabaseURL(_:)`` and ``runAsSuperuser(_:)``, is opened again).
@@ -346,12 +401,24 @@
     ///
     /// - Throws: ``StartError`` when `pg_ctl` fails.
     public func restart() throws {
-      try Self.run(
-        owner,
-        [
-          pgCtl, "restart", "-D", folder + "/data", "-m", "fast", "-w", "-t", "120", "-l",
-          folder + "/server.log",
-        ], log: folder + "/pg_ctl.log")
+      // After ``killPostmaster()`` the new server refuses to start until the old backends
+      // have ended (each notices its postmaster's death by itself): tried again for 60 s.
+      var attempt = 0
+      while true {
+        do {
+          try Self.run(
+            owner,
+            [
+              pgCtl, "restart", "-D", folder + "/data", "-m", "fast", "-w", "-t", "120", "-l",
+              folder + "/server.log",
+            ], log: folder + "/pg_ctl.log")
+          break
+        } catch let error as StartError {
+          attempt += 1
+          guard attempt < 300, error.description.contains("still in use") else { throw error }
+          usleep(200_000)
+        }
+      }
       let connection = try PostgresConnection(Self.administratorURL(folder))
       administrator.withLock { $0 = connection }
     }

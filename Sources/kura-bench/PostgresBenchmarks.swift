@@ -402,9 +402,13 @@
   /// from it on through COPY.
   private func printBatchSaves(_ context: ModelContext) throws {
     let threshold = PostgresBulkUpsert.minimumRows
-    print("saves of n new models (bulk path from n = \(threshold)); median of 9 saves each:")
+    let staged = PostgresBulkUpsert.minimumStagedRows
+    print(
+      "saves of n new models (copied from n = \(threshold), updates staged from n = \(staged));"
+        + " median of 9 saves each:")
     var next = 50_000_000
-    for size in [8, 16, 32, 48, threshold - 1, threshold, 96, 128, 256] {
+    let sizes = Set([2, 4, 8, 16, 32, 48, 63, 64, 96, 128, 256]).sorted()
+    for size in sizes {
       var samples: [Duration] = []
       let clock = ContinuousClock()
       for _ in 0..<9 {
@@ -416,14 +420,45 @@
             try context.save()
           })
       }
-      let median = seconds(samples.sorted()[samples.count / 2])
-      let path = size >= threshold ? "copy" : "row by row"
-      print(
-        String(format: "  n = %3d", size) + " (\(path)): "
-          + String(
-            format: "%.2f ms per save, %.1f µs per row", median * 1000,
-            median * 1_000_000 / Double(size)))
+      printBatchSave(size: size, path: size >= threshold ? "copy" : "row by row", samples)
     }
+    // The same saves over stored rows: each model saved again with another name.
+    print("saves of n stored models, each changed (updates); median of 9 saves each:")
+    for size in sizes where size <= 128 {
+      var samples: [Duration] = []
+      let clock = ContinuousClock()
+      for round in 0..<9 {
+        let trips = makeTrips(size, from: next).map { trip -> BenchTrip in
+          var trip = trip
+          trip.name += " (\(round))"
+          return trip
+        }
+        if round == 0 {
+          for trip in trips { try context.insert(trip) }
+          try context.save()
+        }
+        samples.append(
+          try clock.measure {
+            for trip in trips { try context.insert(trip) }
+            try context.save()
+          })
+      }
+      next += size
+      let path =
+        size >= staged
+        ? "copy, then staged" : size >= threshold ? "copy, then row by row" : "row by row"
+      printBatchSave(size: size, path: path, samples)
+    }
+  }
+
+  /// One line of ``printBatchSaves(_:)``: the median save and its time per row.
+  private func printBatchSave(size: Int, path: String, _ samples: [Duration]) {
+    let median = seconds(samples.sorted()[samples.count / 2])
+    print(
+      String(format: "  n = %3d", size) + " (\(path)): "
+        + String(
+          format: "%.2f ms per save, %.1f µs per row", median * 1000,
+          median * 1_000_000 / Double(size)))
   }
 
   // MARK: Cross-process live queries

@@ -8,7 +8,9 @@ import KuraSyncCore
 import KuraSyncServer
 
 /// `kura store info|schema|dump|check`: inspects a model store (read-only), in an SQLite file or
-/// a PostgreSQL database; `kura store migrate` (StoreMigrateCommand.swift) migrates one.
+/// a PostgreSQL database; `kura store migrate` (StoreMigrateCommand.swift) migrates one;
+/// `kura store soak` (StoreSoakCommand.swift) crashes a throwaway PostgreSQL server under a
+/// store's writers and readers.
 let storeCommand = Command(
   name: "store",
   abstract: "Inspects a model store: its models, schema, rows and integrity.",
@@ -17,11 +19,12 @@ let storeCommand = Command(
     connection string ("host=/run/postgresql dbname=app"); a password is best given through \
     ~/.pgpass (PGPASSFILE) or PGPASSWORD, and is never printed. info, schema, dump and check \
     only read: they open a file read-only and a database in read-only transactions, and never \
-    create or change anything. migrate changes the store.
+    create or change anything. migrate changes the store. soak tests the PostgreSQL engine \
+    against server crashes, on a throwaway server of its own.
     """,
   subcommands: [
     storeInfoCommand, storeSchemaCommand, storeDumpCommand, storeCheckCommand,
-    storeMigrateCommand,
+    storeMigrateCommand, storeSoakCommand, storeSoakWriterCommand, storeSoakReaderCommand,
   ])
 
 /// The `<store>` argument of every `kura store` command.

@@ -13,7 +13,9 @@ import KuraStore
   /// writes them all.
   ///
   /// It runs for a save that changes at least ``minimumRows`` rows of one model and deletes
-  /// none of them, and gives the same outcome as running the upserts one by one:
+  /// none of them (the staging table only from ``minimumStagedRows`` rows on: a smaller save
+  /// whose copy met a stored row goes row by row), and gives the same outcome as running the
+  /// upserts one by one:
   /// - Each id's last upsert is written, in the order of its first (the order rows are stored
   ///   in, which fetches without a sort follow).
   /// - A row the statement inserted has `xmax = 0`; one it updated doesn't: that is what the
@@ -31,10 +33,18 @@ import KuraStore
   ///   an error (a constraint, a lost connection) is the save's error, with the same commit
   ///   outcome rules (the copy runs inside the save's transaction).
   package enum PostgresBulkUpsert {
-    /// The fewest rows a save writes this way. Below it, one upsert per row costs less than
-    /// the copy's fixed work (the staging table's `TRUNCATE`, a second statement); `kura-bench postgres --bulk-threshold`
-    /// finds the crossing point (see the article "Scaling Out with PostgreSQL").
-    package static let minimumRows = 64
+    /// The fewest rows a save copies straight into the table. The copy (a savepoint, the copy,
+    /// its release) costs about what a few upserts do, and when it meets a stored row it is
+    /// undone and the rows go row by row after all; from this many rows on, saving new rows
+    /// gains more than updating stored rows loses.
+    package static let minimumRows = 16
+
+    /// The fewest rows a save writes through the staging table when the straight copy met a
+    /// stored row. Below it, the save goes row by row instead (after the failed copy): the
+    /// staging table's `TRUNCATE`, its copy and the `INSERT … ON CONFLICT` cost more than a
+    /// few upserts. `kura-bench postgres --part store` measures both crossings (see the article
+    /// "Scaling Out with PostgreSQL").
+    package static let minimumStagedRows = 64
 
     /// Writes `rowCount` rows of `schema` (``StoreConnection/bulkUpsert(_:rowCount:bindRow:)``:
     /// `bindRow` binds row `i` to the statement it is given) in one copy; `nil` (nothing
@@ -64,6 +74,7 @@ import KuraStore
         try db.connection.execute(
           "ROLLBACK TO SAVEPOINT kura_bulk_copy; RELEASE SAVEPOINT kura_bulk_copy")
       }
+      guard rowCount >= minimumStagedRows else { return nil }
       _ = try db.connection.copyIn(sql.stage, rows: rows)
       if let conflicts = sql.uniqueConflicts {
         let matched = try db.connection.queryFirst(conflicts) { $0.int64(at: 0) != 0 } ?? false

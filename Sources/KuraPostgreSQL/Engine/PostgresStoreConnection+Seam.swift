@@ -126,6 +126,10 @@ import KuraStore
         progress: progress, connection)
     }
 
+    package func dropTable(_ table: String) throws {
+      try PostgresStoreEngine.dropTable(table, connection)
+    }
+
     package func replaceTable(_ table: String, with temporary: String) throws {
       try PostgresStoreEngine.replaceTable(table, with: temporary, connection)
     }

@@ -66,6 +66,12 @@ import KuraStore
 
     // MARK: Migrations
 
+    /// Drops `table`, and first the readable views, which PostgreSQL would otherwise keep it for.
+    package static func dropTable(_ table: String, _ db: PostgresConnection) throws {
+      try dropReadableViews(db)
+      try db.execute("DROP TABLE \(quoteIdentifier(table))")
+    }
+
     /// Whether `table` has the hidden ``rowColumn``.
     package static func hasRowColumn(_ table: String, _ db: PostgresConnection) throws -> Bool {
       try db.queryFirst(
@@ -103,9 +109,10 @@ import KuraStore
       }
     }
 
-    /// Replaces `table` with `temporary`: the foreign keys of other tables that point at
-    /// `table` are dropped, `table` is dropped, `temporary` renamed, and those keys made again
-    /// (checked at commit, as they are deferred).
+    /// Replaces `table` with `temporary`: the readable views and the foreign keys of other
+    /// tables that point at `table` are dropped, `table` is dropped, `temporary` renamed, and
+    /// those keys made again (checked at commit, as they are deferred; the views at the end of
+    /// the schema change).
     package static func replaceTable(
       _ table: String, with temporary: String, _ db: PostgresConnection
     )
@@ -121,6 +128,7 @@ import KuraStore
           }
         }
       }
+      try dropReadableViews(db)
       // Checks waiting for the commit would keep the tables from being altered: run them now.
       try db.execute("SET CONSTRAINTS ALL IMMEDIATE")
       try db.execute("SET CONSTRAINTS ALL DEFERRED")

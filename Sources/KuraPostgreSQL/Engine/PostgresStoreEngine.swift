@@ -218,7 +218,7 @@ import KuraStore
 
     /// The version of ``functionsSQL``, recorded in a comment on `kura_key`: a store whose
     /// functions are older gets them again.
-    package static let functionsVersion = "kura functions 4"
+    package static let functionsVersion = "kura functions 5"
 
     /// How many history rows one transaction may append: a token is its transaction's id times
     /// this, plus the row's number in the transaction (ids below 2^47 fit a `bigint`).
@@ -231,6 +231,9 @@ import KuraStore
     /// snapshot's `xmax` (ids from it on were not handed out, or are running and listed), times
     /// ``tokensPerTransaction``. The lock table is read once (`MATERIALIZED`); it holds 32-bit
     /// ids, each widened to the 64-bit id nearest `xmax` (running ids are within 2^31 of it).
+    /// A transaction running in the snapshot that has no lock in the table yet counts too: a
+    /// transaction takes its id, then its lock, so a writer of the store may be between the
+    /// two (or the transaction ended since the snapshot; the horizon is then low for a moment).
     ///
     /// Read it in a statement of its own, before the statements that read rows below it (in a
     /// new snapshot): a writer that ends between a statement's snapshot and its look at the
@@ -241,14 +244,16 @@ import KuraStore
       WITH kura_locks AS MATERIALIZED (SELECT locktype, virtualtransaction, \
       CAST(CAST(transactionid AS text) AS bigint) AS xid, database, classid, objid, objsubid, \
       mode, granted FROM pg_catalog.pg_locks WHERE granted), \
-      kura_next AS (SELECT txid_snapshot_xmax(txid_current_snapshot()) \
-      AS next), \
+      kura_snapshot AS (SELECT txid_current_snapshot() AS snapshot), \
+      kura_next AS (SELECT txid_snapshot_xmax(snapshot) AS next FROM kura_snapshot), \
       kura_running AS (SELECT l.virtualtransaction, CASE WHEN ((n.next >> 32) << 32) + l.xid \
       < n.next - 2147483648 THEN ((n.next >> 32) << 32) + l.xid + 4294967296 WHEN \
       ((n.next >> 32) << 32) + l.xid > n.next + 2147483648 THEN ((n.next >> 32) << 32) + l.xid \
       - 4294967296 ELSE ((n.next >> 32) << 32) + l.xid END AS xid FROM kura_locks l, kura_next \
       n WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock') \
-      SELECT least((SELECT min(r.xid) FROM kura_running r JOIN kura_locks a ON \
+      SELECT least((SELECT min(x) FROM kura_snapshot s, txid_snapshot_xip(s.snapshot) AS x \
+      WHERE x NOT IN (SELECT xid FROM kura_running)), \
+      (SELECT min(r.xid) FROM kura_running r JOIN kura_locks a ON \
       a.virtualtransaction = r.virtualtransaction WHERE a.locktype = 'advisory' AND a.database = \
       (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AND \
       CAST(a.classid AS bigint) = \(PostgresStorePool.lockKey) AND CAST(a.objid AS bigint) = \
@@ -317,6 +322,7 @@ import KuraStore
           + "AND a.attname = k.value ->> 'name' AND a.atttypid = 'text'::regtype AND "
           + "co.collname IS DISTINCT FROM 'C')"
       ) { (table: $0.string(at: 0), column: $0.string(at: 1)) }
+      if !columns.isEmpty { try dropReadableViews(db) }
       for (table, column) in columns {
         try db.execute(
           "ALTER TABLE \(quoteIdentifier(table)) ALTER COLUMN \(quoteIdentifier(column)) TYPE "

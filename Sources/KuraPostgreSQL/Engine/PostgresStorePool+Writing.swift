@@ -50,7 +50,9 @@ import KuraStore
     }
 
     /// A write transaction that changes tables: prepared statements of every connection are
-    /// dropped afterwards (their tables may have changed).
+    /// dropped afterwards (their tables may have changed), and the readable views are made
+    /// again before it commits when the tables no longer match them
+    /// (``PostgresStoreEngine/refreshReadableViews(_:)``).
     package func writeSchemaChanges<Result>(_ body: (StoreConnection) throws -> Result) throws
       -> Result
     {
@@ -69,6 +71,7 @@ import KuraStore
         }
         try Self.makeCommitMarkers(writer.connection)
         let result = try body(db)
+        try PostgresStoreEngine.refreshReadableViews(writer.connection)
         commitMarkersReady.store(true, ordering: .releasing)
         return result
       }

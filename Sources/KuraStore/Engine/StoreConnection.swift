@@ -166,6 +166,11 @@ package protocol StoreConnection: AnyObject, Sendable {
     progress: (Int) -> Void
   ) throws
 
+  /// Drops `table` and its rows (a migration that moved them to another table), with what the
+  /// engine made on it that would keep it (PostgreSQL: the readable views, made again when the
+  /// schema change ends).
+  func dropTable(_ table: String) throws
+
   /// Replaces `table` (when it exists) with `temporary`, renamed to `table`; references from
   /// other tables to `table` stay valid.
   func replaceTable(_ table: String, with temporary: String) throws

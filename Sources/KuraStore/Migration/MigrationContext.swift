@@ -98,7 +98,7 @@ public final class MigrationContext {
     }
     select.reset()
     if newSchema.tableName != oldSchema.tableName {
-      try db.execute("DROP TABLE \(oldSchema.quotedTable)")
+      try db.dropTable(oldSchema.tableName)
     }
     try db.replaceTable(newSchema.tableName, with: temporary)
     if oldSchema.storedName != newSchema.storedName {

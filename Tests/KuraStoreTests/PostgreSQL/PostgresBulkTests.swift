@@ -79,7 +79,7 @@
         let store = try freshStore(.postgres)
         let container = try ModelContainer(for: BulkRow.self, configurations: store.configuration)
         let context = ModelContext(container)
-        let count = PostgresBulkUpsert.minimumRows * 3
+        let count = PostgresBulkUpsert.minimumStagedRows * 3
         // Inserted out of id order (the change set lists them in that order).
         let numbers = (0..<count).map { ($0 * 7) % count }
         for number in numbers { try context.insert(row(number)) }

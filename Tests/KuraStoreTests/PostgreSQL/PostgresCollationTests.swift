@@ -121,7 +121,9 @@
         try context.insert(Label(id: 1, name: "first"))
         try context.save()
         let administrator = try PostgresConnection(store.argument)
-        // The columns as an older version of Kura made them: a read-only open takes them.
+        // The columns as an older version of Kura made them (without readable views): a
+        // read-only open takes them.
+        try administrator.execute("DROP SCHEMA public_readable CASCADE")
         try administrator.execute(
           "ALTER TABLE \"Ticket\" ALTER COLUMN id TYPE text COLLATE \"default\", ALTER COLUMN "
             + "link TYPE text COLLATE \"default\", ALTER COLUMN tags TYPE text COLLATE "

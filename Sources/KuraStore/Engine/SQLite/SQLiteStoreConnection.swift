@@ -178,6 +178,10 @@ package final class SQLiteStoreConnection: IntrospectedConnection, ConnectionCom
       progress: progress, connection)
   }
 
+  package func dropTable(_ table: String) throws {
+    try connection.execute("DROP TABLE \(quoteIdentifier(table))")
+  }
+
   package func replaceTable(_ table: String, with temporary: String) throws {
     try connection.execute("DROP TABLE IF EXISTS \(quoteIdentifier(table))")
     try connection.execute(
