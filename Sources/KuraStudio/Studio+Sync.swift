@@ -75,10 +75,25 @@ extension Studio {
       ? Int(
         try connection.queryFirst("SELECT count(*) FROM kura_sync_parked") { $0.int64(at: 0) } ?? 0)
       : nil
+    // Saves are recorded for sync from the history when sync next sends (KuraSync's
+    // SyncLocalStore+SyncOffEdits.swift): those after the recorded token wait too, listed after
+    // the outbox with what the history says of them (their values are read when recorded).
+    var outbox = try table("kura_sync_outbox", ["sequence", "changes"], order: "sequence")
+    if let recorded = state[Self.recordedTokenKey].flatMap({ Int64($0) }) {
+      let waiting = try ChangeHistory.changeSets(
+        since: HistoryToken(rawValue: recorded), below: try ChangeHistory.horizon(connection),
+        in: connection)
+      if !waiting.isEmpty, var listed = outbox {
+        listed.count += waiting.count
+        let room = max(0, Self.syncRowLimit - listed.rows.count)
+        listed.rows += waiting.prefix(room).map { [nil, Self.shownHistorySave($0)] }
+        outbox = listed
+      }
+    }
     return .json(
       SyncAnswer(
         synced: true, state: state,
-        outbox: try table("kura_sync_outbox", ["sequence", "changes"], order: "sequence"),
+        outbox: outbox,
         conflicts: try table(
           "kura_sync_conflicts",
           ["number", "kind", "model", "id", "property", "lost", "winner", "date"],
@@ -91,6 +106,22 @@ extension Studio {
           ["number", "model", "id", "property", "replica", "waiting", "reason", "value", "date"],
           order: "number DESC"),
         parked: parked))
+  }
+
+  /// The `kura_sync_state` key of the last history token sync recorded (KuraSync's
+  /// `SyncLocalStore.recordedTokenKey`).
+  static let recordedTokenKey = "syncOffChecked"
+
+  /// A save the history holds and sync has not recorded yet, as a person reads it: `Trip 2:
+  /// saved; Trip 3 deleted (recorded when sync next sends)`.
+  static func shownHistorySave(_ save: ChangeSet) -> String {
+    var parts: [String] = []
+    for (model, changes) in save.changes.sorted(by: { $0.key < $1.key }) {
+      for id in changes.inserted + changes.updated { parts.append("\(model) \(id): saved") }
+      for id in changes.deleted { parts.append("\(model) \(id): deleted") }
+    }
+    let text = parts.joined(separator: "; ") + " (recorded when sync next sends)"
+    return text.count > 2_000 ? String(text.prefix(2_000)) + "…" : text
   }
 
   /// A save's changes as a person reads them: `Trip 2: name = "Nara", budget = 10; Trip 3
