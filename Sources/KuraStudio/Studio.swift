@@ -233,6 +233,8 @@ package final class Studio: Sendable {
     case ("GET", "/api/app"):
       guard let app else { return .error(404, "This studio shows a store, not an app (--app).") }
       return .json(appAnswer(app))
+    case ("GET", "/api/app-events"): return appEvents()
+    case ("GET", "/api/sync-server-events"): return syncServerEvents()
     case ("POST", "/api/edits"): return answer { try edits(request) }
     case (_, let path) where path.hasPrefix("/api/"):
       if request.method != "GET" {
