@@ -42,6 +42,10 @@ let studioCommand = Command(
         + "replicas, heads and compaction.", valueName: "url"),
     Option(
       "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port"),
+    Option(
+      "listen",
+      help: "The address to listen on: 127.0.0.1 or localhost, with an optional :port. The "
+        + "studio serves plain HTTP, so it refuses any other address.", valueName: "address"),
   ],
   flags: [
     Flag("open", help: "Open the page in the default browser, where there is one."),
@@ -68,10 +72,21 @@ let studioCommand = Command(
     if group != nil, appName == nil {
       throw UsageError("--group goes with --app.", command: command)
     }
-    let port: Int = try invocation.option("port", in: 0...) ?? 0
+    let givenPort: Int? = try invocation.option("port", in: 0...)
+    var port = givenPort ?? 0
     guard port <= Int(UInt16.max) else {
       throw UsageError(
         "`\(port)` is not a valid value for --port: give a port from 0 to 65535.", command: command)
+    }
+    if let listen: String = try invocation.option("listen") {
+      // Only the loopback address passes (it is the one the studio listens on).
+      if let listenPort = try studioListenAddress(listen, command: command).1 {
+        if givenPort != nil {
+          throw UsageError(
+            "Give the port once: in --listen (\(listen)) or with --port.", command: command)
+        }
+        port = listenPort
+      }
     }
     #if canImport(Glibc)
       let writable = invocation.flag("write")
@@ -120,6 +135,36 @@ let studioCommand = Command(
         command: command)
     #endif
   })
+
+/// The host and port of `kura studio --listen`: a loopback name (`127.0.0.1`, `localhost`)
+/// with an optional port; any other address is refused, since the studio serves plain HTTP.
+func studioListenAddress(_ text: String, command: String) throws -> (String, Int?) {
+  var host = text
+  var portText: Substring?
+  if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+    host = String(text[text.index(after: text.startIndex)..<close])
+    let rest = text[text.index(after: close)...]
+    if rest.hasPrefix(":") { portText = rest.dropFirst() }
+  } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+    host = String(text[..<colon])
+    portText = text[text.index(after: colon)...]
+  }
+  guard ["127.0.0.1", "localhost"].contains(host.lowercased()) else {
+    throw UsageError(
+      "Won't listen on \(host.isEmpty ? text : host) (--listen \(text)): Kura Studio serves plain "
+        + "HTTP, without TLS, so its secret, its cookie and the store's data would cross the "
+        + "network in clear text. It listens on 127.0.0.1 only: give --listen 127.0.0.1[:port], "
+        + "and reach it from another computer through an SSH tunnel "
+        + "(ssh -L 8080:127.0.0.1:<port> <this computer>).", command: command)
+  }
+  guard let portText else { return ("127.0.0.1", nil) }
+  guard let port = Int(portText), (0...Int(UInt16.max)).contains(port) else {
+    throw UsageError(
+      "`\(text)` is not a valid value for --listen: give 127.0.0.1 or 127.0.0.1:<port> (a port "
+        + "from 0 to 65535).", command: command)
+  }
+  return ("127.0.0.1", port)
+}
 
 /// Opens `url` with the desktop's opener (`xdg-open`, `open`), or says there is none.
 private func openInBrowser(_ url: String) {

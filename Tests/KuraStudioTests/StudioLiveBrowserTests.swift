@@ -1,0 +1,195 @@
+import Foundation
+import Kura
+import KuraEngineTestSupport
+import KuraPostgreSQL
+import KuraPostgresCluster
+import KuraSync
+import KuraSyncServer
+import KuraTestSupport
+import Testing
+
+/// The App and Sync server pages, live: another process writes, and the page (never reloaded,
+/// and with no timer of its own) shows it, pushed by the studio as server-sent events.
+extension StudioBrowserTests {
+  /// Runs a child process to completion, with `environment` added to this process's.
+  func runChild(_ executable: URL, _ arguments: [String], _ environment: [String: String])
+    throws
+  {
+    let result = try run(
+      executable, arguments,
+      environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+    try #require(
+      result.status == 0, "\(executable.lastPathComponent) \(arguments): \(result.stderr)")
+  }
+
+  /// Waits until the view's stream of events is open (its status says live), then marks the
+  /// page: a reload would lose the mark.
+  func waitUntilLive(_ driver: WebDriver) async throws {
+    try #require(
+      try await driver.wait(for: "document.querySelector(\"#view-live[data-live='1']\") !== null")
+        != nil, "the view's events never came")
+    try await driver.run("window.kuraNotReloaded = true")
+  }
+
+  @Test func anAppsPageShowsWritesOfOtherProcessesWithoutReload() async throws {
+    let folder = StudioFolder()
+    let environment = ["KURA_HOME": folder.url.path]
+    let locations = try Locations.app("trips", environment: environment)
+    try Preferences(locations: locations).setValue(.integer(3), forKey: "launchCount")
+    try Locations.ensureDirectory(locations.documentsDirectory)
+    let studio = try StudioProcess(arguments: ["--app", "trips"], environment: environment)
+    let driver = try await WebDriver.start(folder: folder.url)
+    do {
+      try await driver.open(studio.url)
+      try await driver.wait(for: "document.getElementById('nav-app') !== null")
+      try await driver.open(studio.origin + "/#/app")
+      try await waitUntilLive(driver)
+      #expect(try await text(driver, "#suites tr[data-key='launchCount'] td:last-child") == "3")
+      #expect(try await text(driver, "#documents") == "No document.")
+      var delays: [Double] = []
+
+      // `kura defaults write`, another process, changes a key and adds one (with markup).
+      var started = Date()
+      try runChild(
+        try kuraExecutable(), ["defaults", "write", "trips", "launchCount", "4", "--int"],
+        environment)
+      #expect(
+        try await driver.wait(
+          for:
+            "document.querySelector(\"#suites tr[data-key='launchCount'] td:last-child\").textContent === '4'"
+        ) != nil)
+      delays.append(Date().timeIntervalSince(started))
+      started = Date()
+      try runChild(
+        try kuraExecutable(),
+        ["defaults", "write", "trips", "note", "<img src=x onerror=alert(5)>"],
+        environment)
+      #expect(
+        try await driver.wait(
+          for:
+            "document.querySelector(\"#suites tr[data-key='note'] td:last-child\").textContent === '<img src=x onerror=alert(5)>'"
+        ) != nil)
+      delays.append(Date().timeIntervalSince(started))
+      #expect(
+        try await driver.run("return document.querySelectorAll('#main img').length") as? Int == 0)
+
+      // A document the test helper (another process) creates, then appends to.
+      let document = locations.documentsDirectory.appendingPathComponent("cash.json")
+      started = Date()
+      try runChild(
+        try executable("kura-testhelper"), ["document-append", document.path, "2", "memo"],
+        environment)
+      #expect(
+        try await driver.wait(
+          for:
+            "document.querySelector(\"#documents [data-document='cash.json'] pre.json-view\") && "
+            + "document.querySelector(\"#documents [data-document='cash.json'] pre.json-view\").textContent.includes('memo 1')"
+        ) != nil)
+      delays.append(Date().timeIntervalSince(started))
+      started = Date()
+      try runChild(
+        try executable("kura-testhelper"), ["document-append", document.path, "1", "later"],
+        environment)
+      #expect(
+        try await driver.wait(
+          for:
+            "document.querySelector(\"#documents [data-document='cash.json'] pre.json-view\").textContent.includes('later 0')"
+        ) != nil)
+      delays.append(Date().timeIntervalSince(started))
+      #expect(try await driver.run("return window.kuraNotReloaded") as? Bool == true)
+      // Pushed at once (the file watcher), not found by a poll: loosely bounded on a shared
+      // machine.
+      #expect(delays.allSatisfy { $0 < 5 }, "\(delays)")
+      print("studio browser: app writes shown after \(delays.map { Int($0 * 1000) }) ms")
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
+  }
+
+  #if canImport(CLibPQ)
+    @Test func aSyncServersPageShowsAPushWithoutReload() async throws {
+      let folder = StudioFolder()
+      let database = try PostgresCluster.freshDatabaseURL()
+      let token = try SyncToken(space: "family")
+      let tokens = folder.file("tokens")
+      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
+      let server = try ChildLine(
+        try kuraExecutable(),
+        ["sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
+        until: { $0.hasPrefix("Serving sync on http://") })
+      defer { server.stop() }
+      let address = try #require(
+        server.line?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+      var configuration = ModelConfiguration.url(folder.file("phone.store"))
+      var settings = SyncSettings(
+        server: try #require(URL(string: address)), space: "family", token: token.token)
+      settings.pollInterval = .seconds(3600)
+      settings.waitForChanges = nil
+      configuration.sync = settings
+      let phone = try ModelContainer(
+        models: studioModels, configurations: [configuration], migration: nil)
+      let engine = try SyncEngine(container: phone)
+      defer { engine.stop() }
+      let context = ModelContext(phone)
+      try context.insert(
+        Trip(id: 1, name: "Kyoto", start: Date(timeIntervalSince1970: 1_796_000_000)))
+      try context.save()
+      try await engine.syncNow()
+
+      let studio = try StudioProcess(arguments: ["--sync-server", database])
+      let driver = try await WebDriver.start(folder: folder.url)
+      do {
+        try await driver.open(studio.url)
+        try #require(
+          try await driver.wait(
+            for: "document.querySelector(\"#spaces [data-space='family'] .head\") !== null")
+            != nil)
+        try await waitUntilLive(driver)
+        let head = try #require(
+          Int(try await text(driver, "#spaces [data-space='family'] .head") ?? ""))
+        // A push through the sync server (another process), which notifies its channel.
+        try context.insert(
+          Trip(id: 2, name: "Nara", start: Date(timeIntervalSince1970: 1_796_086_400)))
+        try context.save()
+        let started = Date()
+        try await engine.syncNow()
+        #expect(
+          try await driver.wait(
+            for:
+              "document.querySelector(\"#spaces [data-space='family'] .head\").textContent === '\(head + 1)'"
+          ) != nil)
+        let delay = Date().timeIntervalSince(started)
+        #expect(delay < 5, "\(delay)")
+        #expect(try await driver.run("return window.kuraNotReloaded") as? Bool == true)
+        print("studio browser: a push shown on the sync server page after \(Int(delay * 1000)) ms")
+      } catch {
+        await driver.quit()
+        throw error
+      }
+      await driver.quit()
+    }
+  #endif
+}
+
+/// `kura studio --listen`: the studio serves plain HTTP, on 127.0.0.1 only.
+@Suite("Studio's listening address")
+struct StudioListenTests {
+  @Test func aNonLoopbackListenAddressIsRefused() throws {
+    let folder = StudioFolder()
+    let store = try seededStore(folder)
+    for address in ["0.0.0.0:8080", "192.168.1.5", "[::]:0", "example.com:80"] {
+      let result = try run(
+        try kuraExecutable(), ["studio", store.path, "--listen", address],
+        environment: ProcessInfo.processInfo.environment, timeout: .seconds(30))
+      #expect(result.status == 64, "\(address): \(result.stderr)")
+      #expect(result.stderr.contains("(--listen \(address))"), "\(result.stderr)")
+      #expect(result.stderr.contains("without TLS"), "\(result.stderr)")
+      #expect(result.stdout.isEmpty)
+    }
+    // The loopback address is taken, with its port.
+    let studio = try StudioBrowserTests.StudioProcess(store, ["--listen", "127.0.0.1:0"])
+    #expect(studio.url.hasPrefix("http://127.0.0.1:"))
+  }
+}
