@@ -250,6 +250,40 @@
             == true
         }, "\(held)")
       #expect(held.allSatisfy { field($0, quarantineColumns, "replica") == SyncStamp.hex(hostile) })
+
+      // The page shows them, stored text as text.
+      guard WebDriver.isAvailable else { return }
+      let page = try StudioBrowserTests.StudioProcess(folder.file("a.store"))
+      let driver = try await WebDriver.start(folder: folder.url)
+      do {
+        try await driver.open(page.url)
+        try #require(
+          try await driver.wait(for: "document.getElementById('nav-sync') !== null") != nil)
+        try await driver.open(page.origin + "/#/sync")
+        try #require(
+          try await driver.wait(
+            for: "document.querySelectorAll('#sync-quarantine tbody tr').length === \(held.count)"
+          ) != nil)
+        let rejected = try await driver.run(
+          "return document.querySelector('#sync-rejections tbody tr').textContent")
+        #expect(
+          (rejected as? String)?.contains("Booking `ryokan` refers to it with a .deny rule")
+            == true, "\(rejected ?? "")")
+        let quarantined = try await driver.run(
+          "return [...document.querySelectorAll('#sync-quarantine tbody tr')].map((tr) => tr.textContent)"
+        )
+        let lines = quarantined as? [String] ?? []
+        #expect(lines.count == held.count)
+        #expect(
+          lines.allSatisfy { $0.contains("Can't store the pulled `Trip` `7` yet") }, "\(lines)")
+        #expect(
+          try await driver.run("return document.querySelectorAll('#main b, #main img').length")
+            as? Int == 0)
+      } catch {
+        await driver.quit()
+        throw error
+      }
+      await driver.quit()
     }
   }
 #endif
