@@ -69,12 +69,19 @@ package final class Studio: Sendable {
       editor = nil
       return
     }
-    // Opened once now, so that a missing or foreign store is reported before serving.
-    let inspector = try StoreInspector(configuration: store)
-    _ = try inspector.info()
-    file = inspector.url
+    // Opened once now, so that a missing or foreign store is reported before serving; closed
+    // before the editor opens: SQLite shares one shared-memory index of a file among the
+    // connections of a process, and a read-only reader's (of a store another process has open)
+    // would leave the editor's writes failing with "attempt to write a readonly database".
+    let syncs: Bool
+    do {
+      let inspector = try StoreInspector(configuration: store)
+      _ = try inspector.info()
+      file = inspector.url
+      syncs = try inspector.tableExists("kura_sync_outbox")
+    }
     if writable {
-      if try inspector.tableExists("kura_sync_outbox") {
+      if syncs {
         throw StoreError(
           .cannotOpen,
           message:

@@ -108,6 +108,64 @@ extension StudioBrowserTests {
     await driver.quit()
   }
 
+  @Test func deletingClearsNullifiedReferencesShownInThePreviewAndAfterTheSave() async throws {
+    let folder = StudioFolder()
+    let store = try seededStore(folder)
+    let models = studioModels + [Souvenir.self]
+    // The app has the store open while the studio edits it (its log and shared-memory index
+    // exist, which a read-only reader in the studio's process must not make read-only).
+    let seeding = ModelContext(try ModelContainer(for: models, configurations: .url(store)))
+    try seeding.insert(Souvenir(id: 1, name: "Fan", trip: 2))
+    try seeding.insert(Souvenir(id: 2, name: "Tea bowl", trip: 1))
+    try seeding.save()
+    let studio = try StudioProcess(store, ["--write"])
+    let driver = try await WebDriver.start(folder: folder.url)
+    do {
+      try await driver.open(studio.url)
+      try await driver.wait(for: "document.getElementById('mode').textContent === 'writable'")
+      try await openRow(driver, studio.origin + "/#/row/Souvenir/i1", heading: "Souvenir 1")
+      #expect(
+        try await driver.wait(
+          for: "document.querySelector(\"#row tr[data-column='trip'] td a\") !== null") != nil)
+      try await openRow(driver, studio.origin + "/#/row/Trip/i2", heading: "Trip 2")
+      #expect(
+        try await text(driver, "#delete-preview")
+          == "Deleting Trip 2 also deletes 1 Activity row (4) through `trip` (.cascade). "
+          + "It sets `trip` to nil on 1 Souvenir row (1) (.nullify).")
+      try await driver.click("#delete-row")
+      try await driver.click("#preview-batch")
+      try await driver.wait(for: "document.querySelector('#batch .preview-line') !== null")
+      #expect(
+        try await text(driver, "#batch .preview-line")
+          == "Deleting Trip 2 also deletes 1 Activity row (4) through `trip` (.cascade). "
+          + "It sets `trip` to nil on 1 Souvenir row (1) (.nullify).")
+      #expect(
+        try await driver.run("return document.getElementById('save-batch').disabled") as? Bool
+          == false)
+      try await driver.click("#save-batch")
+      try #require(try await driver.wait(for: "document.getElementById('saved') !== null") != nil)
+      let after = ModelContext(try ModelContainer(for: models, configurations: .url(store)))
+      #expect(try after.model(for: 2, as: Trip.self) == nil)
+      #expect(try after.model(for: 1, as: Souvenir.self)?.trip == nil)
+      #expect(try after.model(for: 2, as: Souvenir.self)?.trip == 1)
+      // The souvenir stays, its trip nil on its page and in the rows.
+      try await openRow(driver, studio.origin + "/#/row/Souvenir/i1", heading: "Souvenir 1")
+      #expect(
+        try await driver.wait(
+          for: "document.querySelector(\"#row tr[data-column='trip'] td .nil\") !== null") != nil)
+      try await driver.open(studio.origin + "/#/rows/Souvenir")
+      try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 2")
+      let trips = try await driver.run(
+        "return [...document.querySelectorAll(\"#rows td[data-column='trip']\")].map((td) => td.firstElementChild && td.firstElementChild.className === 'nil' ? 'nil' : td.textContent)"
+      )
+      #expect(trips as? [String] == ["nil", "1"])
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
+  }
+
   #if canImport(CLibPQ)
     @Test func aSyncServersPageShowsAPushWithoutReload() async throws {
       let folder = StudioFolder()
