@@ -17,6 +17,7 @@ let studioCommand = Command(
   discussion: """
     Serves the page on 127.0.0.1 and prints its URL, which holds a random secret: open it in a \
     browser on this computer (the secret becomes a cookie; a request without it is refused). \
+    Another address (--listen) is served only over HTTPS, with --tls-cert and --tls-key. \
     The store is opened read-only and nothing is written or created, unless --write: then \
     the page inserts, edits and deletes rows, in batches previewed before one save (the \
     delete rules, references and unique attributes apply, as in a save of the app). The page \
@@ -44,8 +45,14 @@ let studioCommand = Command(
       "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port"),
     Option(
       "listen",
-      help: "The address to listen on: 127.0.0.1 or localhost, with an optional :port. The "
-        + "studio serves plain HTTP, so it refuses any other address.", valueName: "address"),
+      help: "The address to listen on, with an optional :port: 127.0.0.1 or localhost over "
+        + "plain HTTP; any other (such as 0.0.0.0:8443) only over HTTPS, with --tls-cert and "
+        + "--tls-key.", valueName: "address"),
+    Option(
+      "tls-cert",
+      help: "Serve HTTPS with this certificate (PEM; a chain: the server's first).",
+      valueName: "file"),
+    Option("tls-key", help: "The certificate's private key (PEM).", valueName: "file"),
   ],
   flags: [
     Flag("open", help: "Open the page in the default browser, where there is one."),
@@ -78,9 +85,19 @@ let studioCommand = Command(
       throw UsageError(
         "`\(port)` is not a valid value for --port: give a port from 0 to 65535.", command: command)
     }
+    let certificatePath: String? = try invocation.option("tls-cert")
+    let keyPath: String? = try invocation.option("tls-key")
+    if (certificatePath == nil) != (keyPath == nil) {
+      throw UsageError(
+        "Give both --tls-cert and --tls-key (the certificate and its private key), or "
+          + "neither.", command: command)
+    }
+    var host = "127.0.0.1"
     if let listen: String = try invocation.option("listen") {
-      // Only the loopback address passes (it is the one the studio listens on).
-      if let listenPort = try studioListenAddress(listen, command: command).1 {
+      let address = try studioListenAddress(
+        listen, secure: certificatePath != nil, command: command)
+      host = address.0
+      if let listenPort = address.1 {
         if givenPort != nil {
           throw UsageError(
             "Give the port once: in --listen (\(listen)) or with --port.", command: command)
@@ -119,7 +136,20 @@ let studioCommand = Command(
           store: location.configuration, storeName: location.description, writable: writable)
         description = location.description
       }
-      let transport = try StudioServer(studio: studio, port: UInt16(port))
+      let transport: StudioServer
+      do {
+        let tls = try certificatePath.map {
+          try SyncTLSFiles(certificate: $0, key: keyPath ?? "")
+        }
+        if tls != nil {
+          // The URL names this computer when the studio listens on every address.
+          studio.httpsHost =
+            ["0.0.0.0", "::"].contains(host) ? ProcessInfo.processInfo.hostName : host
+        }
+        transport = try StudioServer(studio: studio, host: host, port: UInt16(port), tls: tls)
+      } catch let error as SyncHTTPServerError {
+        throw UsageError(error.message, command: command)
+      }
       // Written straight to the file descriptor: a test or script reading the URL waits for it.
       FileHandle.standardOutput.write(
         Data(
@@ -136,9 +166,10 @@ let studioCommand = Command(
     #endif
   })
 
-/// The host and port of `kura studio --listen`: a loopback name (`127.0.0.1`, `localhost`)
-/// with an optional port; any other address is refused, since the studio serves plain HTTP.
-func studioListenAddress(_ text: String, command: String) throws -> (String, Int?) {
+/// The host and port of `kura studio --listen`: over plain HTTP a loopback name (`127.0.0.1`,
+/// `localhost`) with an optional port, any other address refused; over HTTPS (`secure`) any
+/// IPv4 address, or IPv6 address in brackets.
+func studioListenAddress(_ text: String, secure: Bool, command: String) throws -> (String, Int?) {
   var host = text
   var portText: Substring?
   if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
@@ -149,21 +180,27 @@ func studioListenAddress(_ text: String, command: String) throws -> (String, Int
     host = String(text[..<colon])
     portText = text[text.index(after: colon)...]
   }
-  guard ["127.0.0.1", "localhost"].contains(host.lowercased()) else {
+  if host.lowercased() == "localhost" { host = "127.0.0.1" }
+  if !secure && host != "127.0.0.1" {
     throw UsageError(
-      "Won't listen on \(host.isEmpty ? text : host) (--listen \(text)): Kura Studio serves plain "
-        + "HTTP, without TLS, so its secret, its cookie and the store's data would cross the "
-        + "network in clear text. It listens on 127.0.0.1 only: give --listen 127.0.0.1[:port], "
-        + "and reach it from another computer through an SSH tunnel "
+      "Won't listen on \(host.isEmpty ? text : host) (--listen \(text)) without TLS: the studio's "
+        + "secret, its cookie and the store's data would cross the network in clear text. "
+        + "Give --tls-cert and --tls-key to serve HTTPS there, or listen on 127.0.0.1 (the "
+        + "default) and reach it from another computer through an SSH tunnel "
         + "(ssh -L 8080:127.0.0.1:<port> <this computer>).", command: command)
   }
-  guard let portText else { return ("127.0.0.1", nil) }
+  guard !host.isEmpty, !host.contains(where: \.isWhitespace) else {
+    throw UsageError(
+      "`\(text)` is not a valid value for --listen: give an address and an optional port, such "
+        + "as 127.0.0.1:8080 or [::1]:8080.", command: command)
+  }
+  guard let portText else { return (host, nil) }
   guard let port = Int(portText), (0...Int(UInt16.max)).contains(port) else {
     throw UsageError(
-      "`\(text)` is not a valid value for --listen: give 127.0.0.1 or 127.0.0.1:<port> (a port "
-        + "from 0 to 65535).", command: command)
+      "`\(text)` is not a valid value for --listen: give an address and an optional port from 0 "
+        + "to 65535, such as 127.0.0.1:8080.", command: command)
   }
-  return ("127.0.0.1", port)
+  return (host, port)
 }
 
 /// Opens `url` with the desktop's opener (`xdg-open`, `open`), or says there is none.

@@ -8,6 +8,10 @@ import KuraSyncServer
 import KuraTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// The App and Sync server pages, live: another process writes, and the page (never reloaded,
 /// and with no timer of its own) shows it, pushed by the studio as server-sent events.
 extension StudioBrowserTests {
@@ -249,5 +253,63 @@ struct StudioListenTests {
     // The loopback address is taken, with its port.
     let studio = try StudioBrowserTests.StudioProcess(store, ["--listen", "127.0.0.1:0"])
     #expect(studio.url.hasPrefix("http://127.0.0.1:"))
+    // A certificate without its key is refused.
+    let half = try run(
+      try kuraExecutable(),
+      ["studio", store.path, "--listen", "0.0.0.0:0", "--tls-cert", store.path],
+      environment: ProcessInfo.processInfo.environment, timeout: .seconds(30))
+    #expect(half.status == 64)
+    #expect(half.stderr.contains("Give both --tls-cert and --tls-key"), "\(half.stderr)")
+  }
+
+  /// A self-signed certificate for 127.0.0.1, made by `openssl`.
+  static func certificate(_ folder: StudioFolder) throws -> (certificate: URL, key: URL) {
+    let certificate = folder.file("studio.crt")
+    let key = folder.file("studio.key")
+    let made = try run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      [
+        "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path,
+        "-out", certificate.path, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ], environment: ProcessInfo.processInfo.environment)
+    try #require(made.status == 0, "openssl failed: \(made.stderr)")
+    return (certificate, key)
+  }
+
+  @Test(.enabled(if: WebDriver.isAvailable))
+  func overTLSItListensOnEveryAddressAndThePageWorks() async throws {
+    let folder = StudioFolder()
+    let store = try seededStore(folder)
+    let tls = try Self.certificate(folder)
+    let studio = try StudioBrowserTests.StudioProcess(
+      store,
+      ["--listen", "0.0.0.0:0", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path])
+    #expect(studio.url.hasPrefix("https://"), "\(studio.url)")
+    let port = try #require(studio.origin.split(separator: ":").last.map(String.init))
+    let secret = try #require(studio.url.split(separator: "=").last.map(String.init))
+    // Plain HTTP to it gets no page.
+    let plain = try? await URLSession(configuration: .ephemeral).data(
+      from: try #require(URL(string: "http://127.0.0.1:\(port)/?secret=\(secret)")))
+    #expect((plain?.1 as? HTTPURLResponse)?.statusCode != 200)
+    // The browser (told to accept the self-signed certificate) reaches it on an address of
+    // this computer; the secret becomes a Secure cookie, and the page works.
+    let driver = try await WebDriver.start(folder: folder.url, acceptInsecureCertificates: true)
+    do {
+      let origin = "https://127.0.0.1:\(port)"
+      try await driver.open(origin + "/?secret=\(secret)")
+      #expect(try await driver.run("return location.href") as? String == origin + "/")
+      try #require(
+        try await driver.wait(for: "document.querySelector('#model-Trip')") != nil)
+      try await driver.open(origin + "/#/rows/Trip")
+      #expect(
+        try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length === 4")
+          != nil)
+      try await driver.wait(for: "document.getElementById('live').textContent === 'live'")
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
   }
 }
