@@ -6,7 +6,7 @@ import KuraSyncServer
 // `kura studio --app NAME [--group GROUP]`: the app's other layers beside its model store —
 // its preference suites (keys, types, values), its scenes' states, its documents (the JSON
 // with the journal's changes applied, and the journal's state). Read-only, read afresh at
-// each request (the page asks again every few seconds while it shows them).
+// each request; the page is kept current by the events of `Studio+AppEvents.swift`.
 
 /// Where one app's data is (``Locations``), and the App Group it shares, if any.
 package struct StudioApp: Sendable {

@@ -1,8 +1,10 @@
+import Dispatch
 import Foundation
 import Kura
 import KuraPostgreSQL
 import KuraSyncCore
 import KuraSyncServer
+import Synchronization
 
 // Sync, read-only: on a synced store, its sync state, pending outbox, conflicts, rejections and
 // quarantine (the `kura_sync_*` tables the sync client keeps beside the models); on a sync
@@ -172,10 +174,114 @@ package struct SyncServerSource: Sendable {
   package var read: @Sendable () throws -> SyncServerOverview
 
   #if canImport(CLibPQ)
+    /// The database, for `LISTEN` on the channel the sync service notifies at each push.
+    package var location: PostgresLocation?
+
     /// The sync server's database at `location`, read on read-only transactions.
     package init(_ location: PostgresLocation) {
       name = location.description
       read = { try SyncServerOverview.read(location) }
+      self.location = location
     }
   #endif
+}
+
+extension Studio {
+  /// How often a sync server's page is read again without a notice: a replica's pull or a
+  /// compaction changes what it shows without notifying.
+  static let syncServerInterval: Duration = .seconds(2)
+
+  /// `GET /api/sync-server-events`: a `server` event with what `GET /api/sync-server`
+  /// answers, at once and each time it changed — read again at each push the sync service
+  /// announces (`LISTEN` on its channel: at once) and every ``syncServerInterval`` for the
+  /// changes no notice announces.
+  func syncServerEvents() -> StudioResponse {
+    guard let syncServer else {
+      return .error(404, "This studio shows a store, not a sync server (--sync-server).")
+    }
+    return .eventStream { send in
+      let watcher = SyncServerWatcher(source: syncServer, send: send)
+      let thread = Thread { watcher.run() }
+      thread.name = "kura.studio.sync-server-events"
+      thread.start()
+      return { watcher.stop() }
+    }
+  }
+}
+
+/// Reads a sync server's overview for one stream of `server` events, on a thread of its own,
+/// until the client goes.
+final class SyncServerWatcher: Sendable {
+  private let source: SyncServerSource
+  private let send: @Sendable (String, String) -> Bool
+  private let stopped = Atomic(false)
+  /// Ends a wait without a listener early (at the stop).
+  private let wake = DispatchSemaphore(value: 0)
+  #if canImport(CLibPQ)
+    private let listener = Mutex<PostgresListener?>(nil)
+  #endif
+
+  init(source: SyncServerSource, send: @escaping @Sendable (String, String) -> Bool) {
+    self.source = source
+    self.send = send
+  }
+
+  /// Stops the reading (from any thread).
+  func stop() {
+    stopped.store(true, ordering: .releasing)
+    wake.signal()
+    #if canImport(CLibPQ)
+      listener.withLock { $0?.wakeUp() }
+    #endif
+  }
+
+  private var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+  /// Reads, sends what changed, and waits for a notice or the interval; until stopped or the
+  /// client is gone.
+  func run() {
+    #if canImport(CLibPQ)
+      // Listening before the first read: a push that commits after it is noticed.
+      var listening: PostgresListener?
+      if let location = source.location,
+        let opened = try? PostgresListener(location: location)
+      {
+        if (try? opened.listen(SyncChangeSignal.channel)) != nil { listening = opened }
+      }
+      listener.withLock { $0 = listening }
+      defer { listener.withLock { $0 = nil } }
+    #endif
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    var sent: (name: String, data: String)?
+    while !isStopped {
+      let event: (name: String, data: String)
+      do {
+        let data = try encoder.encode(try source.read())
+        event = ("server", String(decoding: data, as: UTF8.self))
+      } catch {
+        event = (
+          "failure",
+          "{\"error\":\(Studio.jsonString("Can't read the sync server's database: \(error)"))}"
+        )
+      }
+      if sent.map({ $0 != event }) ?? true {
+        guard send(event.name, event.data) else { return }
+        sent = event
+      }
+      guard !isStopped else { return }
+      #if canImport(CLibPQ)
+        if let listening {
+          // A notice, the interval, a reconnection (notices may have been lost: read) or the
+          // stop's wake-up all end the wait; a failed reconnection waits out the interval.
+          do {
+            _ = try listening.wait(timeout: Studio.syncServerInterval)
+            continue
+          } catch {}
+        }
+      #endif
+      _ = wake.wait(
+        timeout: .now() + .milliseconds(Int(Studio.syncServerInterval.components.seconds * 1000)))
+    }
+  }
 }

@@ -29,6 +29,9 @@ package final class Studio: Sendable {
   package let storeName: String
   /// The port the transport listens on (for the `Host` check and the cookie's name).
   private let listeningPort = Atomic<UInt16>(0)
+  /// How the studio is reached over HTTPS (`kura studio --listen … --tls-cert … --tls-key …`):
+  /// the host name or address of its URL; `nil` for plain HTTP on 127.0.0.1.
+  private let secureHost = Mutex<String?>(nil)
   /// The store's change feed (a container of no model types that never writes), opened when
   /// first needed.
   private let feed = Mutex<ModelContainer?>(nil)
@@ -69,12 +72,19 @@ package final class Studio: Sendable {
       editor = nil
       return
     }
-    // Opened once now, so that a missing or foreign store is reported before serving.
-    let inspector = try StoreInspector(configuration: store)
-    _ = try inspector.info()
-    file = inspector.url
+    // Opened once now, so that a missing or foreign store is reported before serving; closed
+    // before the editor opens: SQLite shares one shared-memory index of a file among the
+    // connections of a process, and a read-only reader's (of a store another process has open)
+    // would leave the editor's writes failing with "attempt to write a readonly database".
+    let syncs: Bool
+    do {
+      let inspector = try StoreInspector(configuration: store)
+      _ = try inspector.info()
+      file = inspector.url
+      syncs = try inspector.tableExists("kura_sync_outbox")
+    }
     if writable {
-      if try inspector.tableExists("kura_sync_outbox") {
+      if syncs {
         throw StoreError(
           .cannotOpen,
           message:
@@ -131,8 +141,19 @@ package final class Studio: Sendable {
     set { listeningPort.store(newValue, ordering: .releasing) }
   }
 
-  /// The URL to open: the loopback address and port, with the secret.
-  package var url: String { "http://127.0.0.1:\(port)/?secret=\(secret)" }
+  /// The host of the URL when the studio is served over HTTPS, or `nil` (plain HTTP on
+  /// 127.0.0.1). Set before serving.
+  package var httpsHost: String? {
+    get { secureHost.withLock { $0 } }
+    set { secureHost.withLock { $0 = newValue } }
+  }
+
+  /// The URL to open: the loopback address (or the HTTPS host) and port, with the secret.
+  package var url: String {
+    guard let host = httpsHost else { return "http://127.0.0.1:\(port)/?secret=\(secret)" }
+    let shown = host.contains(":") ? "[\(host)]" : host
+    return "https://\(shown):\(port)/?secret=\(secret)"
+  }
 
   /// The cookie carrying the secret, named after the port: studios on other ports of the same
   /// host don't overwrite each other's.
@@ -145,7 +166,12 @@ package final class Studio: Sendable {
   ) -> StudioResponse? {
     let request = StudioRequest(method: method, path: path, query: query, headers: headers)
     let allowedHosts = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"]
-    guard let host = request.header("Host"), allowedHosts.contains(host.lowercased()) else {
+    // Over HTTPS any name is let through: a page of another site that points its own name at
+    // this computer meets a certificate that is not for that name, and the browser refuses
+    // to connect (the secret is still needed for everything).
+    guard let host = request.header("Host"),
+      httpsHost != nil || allowedHosts.contains(host.lowercased())
+    else {
       return .text(
         421,
         "Kura Studio refused the request: its Host header is not 127.0.0.1:\(port) (a page "
@@ -197,6 +223,7 @@ package final class Studio: Sendable {
         response.headers["Location"] = "/"
         response.headers["Set-Cookie"] =
           "\(cookieName)=\(secret); Path=/; HttpOnly; SameSite=Strict"
+          + (httpsHost == nil ? "" : "; Secure")
         return response
       }
       // A writable studio's page carries the secret for the header of its changes: only a
@@ -233,6 +260,8 @@ package final class Studio: Sendable {
     case ("GET", "/api/app"):
       guard let app else { return .error(404, "This studio shows a store, not an app (--app).") }
       return .json(appAnswer(app))
+    case ("GET", "/api/app-events"): return appEvents()
+    case ("GET", "/api/sync-server-events"): return syncServerEvents()
     case ("POST", "/api/edits"): return answer { try edits(request) }
     case (_, let path) where path.hasPrefix("/api/"):
       if request.method != "GET" {

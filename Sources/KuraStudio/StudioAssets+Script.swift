@@ -3,7 +3,7 @@ extension StudioAssets {
   // `setAttribute`/properties: never through `innerHTML`, so `<script>` in a name is text.
   static let script = #"""
     "use strict";
-    const state = { store: null, models: [], view: null, live: new Set(), token: 0 };
+    const state = { store: null, models: [], view: null, live: new Set(), token: 0, following: null };
     const OPERATORS = ["==", "!=", "<", "<=", ">", ">=", "contains", "starts with", "is nil", "is not nil"];
     const REFERENCE_DATE = 978307200;
 
@@ -146,6 +146,7 @@ extension StudioAssets {
       const main = document.getElementById("main");
       const route = parseRoute();
       state.view = null;
+      closeFollowing();
       drawNavigation();
       try {
         if (route.parts[0] === "rows" && route.parts[1]) await drawRows(main, route.parts[1], route.parameters);
@@ -511,13 +512,48 @@ extension StudioAssets {
       document.getElementById("main").prepend(panel);
     }
 
-    // --app: the app's preference suites, scene states and documents, read again every few
-    // seconds while shown (live).
+    // A stream of events for the view shown (the app's files, a sync server's spaces): each
+    // event brings the view's data whole; the stream closes when the view changes.
+    function follow(view, path, name, draw) {
+      closeFollowing();
+      const source = new EventSource(path);
+      state.following = source;
+      source.addEventListener(name, (message) => {
+        if (state.view !== view) { source.close(); return; }
+        draw(JSON.parse(message.data), "live");
+      });
+      source.addEventListener("failure", (message) => {
+        if (state.view !== view) return;
+        const status = document.getElementById("view-live");
+        if (status) { status.textContent = JSON.parse(message.data).error; status.className = "status error"; }
+      });
+      source.onerror = () => {
+        const status = document.getElementById("view-live");
+        if (status && state.view === view) { status.textContent = "Reconnecting…"; status.className = "status off"; }
+      };
+    }
+
+    function closeFollowing() {
+      if (state.following) { state.following.close(); state.following = null; }
+    }
+
+    function liveStatus(live, text) {
+      return el("p", { id: "view-live", className: "status" + (live ? " on" : ""), "data-live": live ? "1" : "0" },
+        live ? text : "Connecting…");
+    }
+
+    // --app: the app's preference suites, scene states and documents, live: the studio pushes
+    // them again when any process writes them.
     async function drawApp(main) {
       const view = { app: true };
       state.view = view;
       const app = await api("/api/app");
       if (state.view !== view) return;
+      drawAppAnswer(main, app, null);
+      follow(view, "/api/app-events", "app", (answer, live) => drawAppAnswer(main, answer, live));
+    }
+
+    function drawAppAnswer(main, app, live) {
       const suiteCard = (suite, kind) => el("section", { className: "card " + kind, "data-suite": suite.name },
         el("h2", {}, suite.name, " ", el("span", { className: "kind mono" }, suite.file)),
         suite.error ? el("div", { className: "error" }, suite.error) : null,
@@ -543,8 +579,7 @@ extension StudioAssets {
         el("h2", {}, "Preferences"), el("div", { id: "suites" }, app.suites.length ? app.suites.map((suite) => suiteCard(suite, "suite")) : el("p", { className: "muted" }, "No preference suite.")),
         el("h2", {}, "Scene states"), el("div", { id: "scenes" }, app.scenes.length ? app.scenes.map((suite) => suiteCard(suite, "scene")) : el("p", { className: "muted" }, "No scene state.")),
         el("h2", {}, "Documents"), el("div", { id: "documents" }, app.documents.length ? app.documents.map(documentCard) : el("p", { className: "muted" }, "No document.")),
-        el("p", { className: "status" }, "Read again every 3 seconds."));
-      setTimeout(() => { if (state.view === view) drawApp(main).catch(() => {}); }, 3000);
+        liveStatus(live, "Live: a write by any process shows here."));
     }
 
     function textTable(id, columns, rows) {
@@ -574,12 +609,18 @@ extension StudioAssets {
         ...section("Quarantine", "sync-quarantine", sync.quarantine, "No pulled change is held back."));
     }
 
-    // --sync-server: the spaces, each with its replicas (read again every 3 seconds).
+    // --sync-server: the spaces, each with its replicas, live: pushed again at each push the
+    // sync service announces, and within 2 seconds of a replica's contact.
     async function drawSyncServer(main) {
       const view = { syncServer: true };
       state.view = view;
       const server = await api("/api/sync-server");
       if (state.view !== view) return;
+      drawSyncServerAnswer(main, server, null);
+      follow(view, "/api/sync-server-events", "server", (answer, live) => drawSyncServerAnswer(main, answer, live));
+    }
+
+    function drawSyncServerAnswer(main, server, live) {
       const when = (seconds) => seconds ? new Date(seconds * 1000).toLocaleString() : "–";
       const days = Math.round(server.retentionSeconds / 86400);
       main.replaceChildren(el("h1", {}, "Sync server"),
@@ -596,8 +637,7 @@ extension StudioAssets {
             space.replicas.map((replica) => [replica.replica, when(replica.seenAt), String(replica.acknowledged), String(replica.pulled), String(replica.settled),
               replica.retiring ? "retiring (unseen " + days + "+ days)" : "current"]))))
           : el("p", { className: "muted" }, "No space yet.")),
-        el("p", { className: "status" }, "Read again every 3 seconds."));
-      setTimeout(() => { if (state.view === view) drawSyncServer(main).catch(() => {}); }, 3000);
+        liveStatus(live, "Live: each push shows at once, a replica's contact within 2 seconds."));
     }
 
     async function drawHistory(main) {

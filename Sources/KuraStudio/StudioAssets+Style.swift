@@ -46,6 +46,9 @@ extension StudioAssets {
     button:disabled { opacity: 0.4; cursor: default; }
     .status { color: var(--muted); margin: 6px 0; }
     .status.memory { color: #8a5300; }
+    .status.on { color: #1a7f37; }
+    .status.off { color: #8a5300; }
+    .status.error { color: #b42318; }
     .error { color: var(--bad); margin: 8px 0; white-space: pre-wrap; }
     .card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px;
       margin-bottom: 16px; }

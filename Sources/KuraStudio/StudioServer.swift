@@ -12,16 +12,20 @@
     package let studio: Studio
     private let server: HTTPServer
 
-    /// Listens on `host` (a loopback address) and `port` (0: one the system picks).
+    /// Listens on `host` and `port` (0: one the system picks): plain HTTP on a loopback
+    /// address, or HTTPS with `tls` (on any address).
     ///
-    /// - Throws: ``SyncHTTPServerError`` when the address can't be listened on.
-    package init(studio: Studio, host: String = "127.0.0.1", port: UInt16 = 0) throws {
+    /// - Throws: ``SyncHTTPServerError`` when the address can't be listened on, or this
+    ///   libmicrohttpd has no TLS or refuses the certificate.
+    package init(
+      studio: Studio, host: String = "127.0.0.1", port: UInt16 = 0, tls: SyncTLSFiles? = nil
+    ) throws {
       self.studio = studio
       var limits = HTTPServerLimits()
       limits.connectionsPerAddress = 0
       limits.maximumBodyBytes = 1 << 20
       server = try HTTPServer(
-        address: .tcp(host: host, port: port), limits: limits,
+        address: .tcp(host: host, port: port), tls: tls, limits: limits,
         headCheck: { head in
           studio.refusal(
             method: head.method, path: head.path, query: head.query, headers: head.headers

@@ -17,6 +17,7 @@ let studioCommand = Command(
   discussion: """
     Serves the page on 127.0.0.1 and prints its URL, which holds a random secret: open it in a \
     browser on this computer (the secret becomes a cookie; a request without it is refused). \
+    Another address (--listen) is served only over HTTPS, with --tls-cert and --tls-key. \
     The store is opened read-only and nothing is written or created, unless --write: then \
     the page inserts, edits and deletes rows, in batches previewed before one save (the \
     delete rules, references and unique attributes apply, as in a save of the app). The page \
@@ -42,6 +43,16 @@ let studioCommand = Command(
         + "replicas, heads and compaction.", valueName: "url"),
     Option(
       "port", help: "The port on 127.0.0.1 (default: one the system picks).", valueName: "port"),
+    Option(
+      "listen",
+      help: "The address to listen on, with an optional :port: 127.0.0.1 or localhost over "
+        + "plain HTTP; any other (such as 0.0.0.0:8443) only over HTTPS, with --tls-cert and "
+        + "--tls-key.", valueName: "address"),
+    Option(
+      "tls-cert",
+      help: "Serve HTTPS with this certificate (PEM; a chain: the server's first).",
+      valueName: "file"),
+    Option("tls-key", help: "The certificate's private key (PEM).", valueName: "file"),
   ],
   flags: [
     Flag("open", help: "Open the page in the default browser, where there is one."),
@@ -68,10 +79,31 @@ let studioCommand = Command(
     if group != nil, appName == nil {
       throw UsageError("--group goes with --app.", command: command)
     }
-    let port: Int = try invocation.option("port", in: 0...) ?? 0
+    let givenPort: Int? = try invocation.option("port", in: 0...)
+    var port = givenPort ?? 0
     guard port <= Int(UInt16.max) else {
       throw UsageError(
         "`\(port)` is not a valid value for --port: give a port from 0 to 65535.", command: command)
+    }
+    let certificatePath: String? = try invocation.option("tls-cert")
+    let keyPath: String? = try invocation.option("tls-key")
+    if (certificatePath == nil) != (keyPath == nil) {
+      throw UsageError(
+        "Give both --tls-cert and --tls-key (the certificate and its private key), or "
+          + "neither.", command: command)
+    }
+    var host = "127.0.0.1"
+    if let listen: String = try invocation.option("listen") {
+      let address = try studioListenAddress(
+        listen, secure: certificatePath != nil, command: command)
+      host = address.0
+      if let listenPort = address.1 {
+        if givenPort != nil {
+          throw UsageError(
+            "Give the port once: in --listen (\(listen)) or with --port.", command: command)
+        }
+        port = listenPort
+      }
     }
     #if canImport(Glibc)
       let writable = invocation.flag("write")
@@ -104,7 +136,20 @@ let studioCommand = Command(
           store: location.configuration, storeName: location.description, writable: writable)
         description = location.description
       }
-      let transport = try StudioServer(studio: studio, port: UInt16(port))
+      let transport: StudioServer
+      do {
+        let tls = try certificatePath.map {
+          try SyncTLSFiles(certificate: $0, key: keyPath ?? "")
+        }
+        if tls != nil {
+          // The URL names this computer when the studio listens on every address.
+          studio.httpsHost =
+            ["0.0.0.0", "::"].contains(host) ? ProcessInfo.processInfo.hostName : host
+        }
+        transport = try StudioServer(studio: studio, host: host, port: UInt16(port), tls: tls)
+      } catch let error as SyncHTTPServerError {
+        throw UsageError(error.message, command: command)
+      }
       // Written straight to the file descriptor: a test or script reading the URL waits for it.
       FileHandle.standardOutput.write(
         Data(
@@ -120,6 +165,43 @@ let studioCommand = Command(
         command: command)
     #endif
   })
+
+/// The host and port of `kura studio --listen`: over plain HTTP a loopback name (`127.0.0.1`,
+/// `localhost`) with an optional port, any other address refused; over HTTPS (`secure`) any
+/// IPv4 address, or IPv6 address in brackets.
+func studioListenAddress(_ text: String, secure: Bool, command: String) throws -> (String, Int?) {
+  var host = text
+  var portText: Substring?
+  if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+    host = String(text[text.index(after: text.startIndex)..<close])
+    let rest = text[text.index(after: close)...]
+    if rest.hasPrefix(":") { portText = rest.dropFirst() }
+  } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+    host = String(text[..<colon])
+    portText = text[text.index(after: colon)...]
+  }
+  if host.lowercased() == "localhost" { host = "127.0.0.1" }
+  if !secure && host != "127.0.0.1" {
+    throw UsageError(
+      "Won't listen on \(host.isEmpty ? text : host) (--listen \(text)) without TLS: the studio's "
+        + "secret, its cookie and the store's data would cross the network in clear text. "
+        + "Give --tls-cert and --tls-key to serve HTTPS there, or listen on 127.0.0.1 (the "
+        + "default) and reach it from another computer through an SSH tunnel "
+        + "(ssh -L 8080:127.0.0.1:<port> <this computer>).", command: command)
+  }
+  guard !host.isEmpty, !host.contains(where: \.isWhitespace) else {
+    throw UsageError(
+      "`\(text)` is not a valid value for --listen: give an address and an optional port, such "
+        + "as 127.0.0.1:8080 or [::1]:8080.", command: command)
+  }
+  guard let portText else { return (host, nil) }
+  guard let port = Int(portText), (0...Int(UInt16.max)).contains(port) else {
+    throw UsageError(
+      "`\(text)` is not a valid value for --listen: give an address and an optional port from 0 "
+        + "to 65535, such as 127.0.0.1:8080.", command: command)
+  }
+  return (host, port)
+}
 
 /// Opens `url` with the desktop's opener (`xdg-open`, `open`), or says there is none.
 private func openInBrowser(_ url: String) {

@@ -3,6 +3,7 @@ import Kura
 import KuraEngineTestSupport
 import KuraStudio
 import KuraTestSupport
+import Synchronization
 import Testing
 
 /// `kura studio --app`: an app's preference suites, scene states and documents (with the
@@ -153,5 +154,86 @@ struct StudioAppTests {
     let suites = try #require(try get(studio, "/api/app")["suites"] as? [[String: Any]])
     #expect((suites.first?["keys"] as? [[String: String]])?.first?["value"] == "dark")
     #expect(!FileManager.default.fileExists(atPath: locations.defaultStoreURL.path))
+  }
+
+  /// The `app` events of `/api/app-events`, as they come.
+  final class AppEvents: Sendable {
+    final class Received: Sendable {
+      let texts = Mutex<[String]>([])
+    }
+    let received = Received()
+    let stop: @Sendable () -> Void
+
+    init(_ studio: Studio) throws {
+      let response = studio.respond(
+        to: StudioRequest(
+          method: "GET", path: "/api/app-events",
+          headers: ["Host": "127.0.0.1:4321", "Cookie": "kura_studio_4321=s3cret"]))
+      let writer = try #require(response.events)
+      let received = self.received
+      stop = writer { name, data in
+        if name == "app" { received.texts.withLock { $0.append(data) } }
+        return true
+      }
+    }
+
+    /// Every event so far, as JSON objects.
+    var all: [[String: Any]] {
+      received.texts.withLock { $0 }.compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }
+    }
+
+    /// Every event so far, as sent.
+    var texts: [String] { received.texts.withLock { $0 } }
+
+    /// Waits (at most 10 s) for an event that passes `test`.
+    func wait(_ test: ([String: Any]) -> Bool) async -> Bool {
+      for _ in 0..<1_000 {
+        if all.contains(where: test) { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+      }
+      return false
+    }
+  }
+
+  @Test func appEventsFollowTheFirstSuiteASceneAndADocumentOfAnEmptyApp() async throws {
+    let folder = StudioFolder()
+    let locations = try Locations.app("blank", environment: ["KURA_HOME": folder.url.path])
+    // Nothing of the app exists yet: its folders are watched through their parents.
+    #expect(!FileManager.default.fileExists(atPath: locations.preferencesDirectory.path))
+    let studio = try Studio(app: StudioApp(locations: locations, group: nil), secret: "s3cret")
+    studio.port = 4_321
+    let events = try AppEvents(studio)
+    defer { events.stop() }
+    #expect(await events.wait { ($0["suites"] as? [Any])?.isEmpty == true })
+    try Preferences(locations: locations).setValue(.string("dark"), forKey: "theme")
+    #expect(
+      await events.wait {
+        (($0["suites"] as? [[String: Any]])?.first?["keys"] as? [[String: String]])?.first?[
+          "value"] == "dark"
+      })
+    try SceneState("main", locations: locations).preferences.setValue(
+      .string("Trips"), forKey: "tab")
+    #expect(
+      await events.wait {
+        (($0["scenes"] as? [[String: Any]])?.first?["keys"] as? [[String: String]])?.first?[
+          "value"] == "Trips"
+      })
+    try Locations.ensureDirectory(locations.documentsDirectory)
+    let document = try DocumentStore<[Entry]>(
+      .url(locations.documentsDirectory.appendingPathComponent("list.json")), defaultValue: [])
+    try document.replace(with: [Entry(id: 1, title: "<b>One</b>")])
+    try document.append(Entry(id: 2, title: "Two"))
+    #expect(
+      await events.wait {
+        (($0["documents"] as? [[String: Any]])?.first?["json"] as? String)?.contains("Two")
+          == true
+      })
+    try document.close()
+    // Each event differs from the one before it: nothing is sent twice.
+    let texts = events.texts
+    #expect(texts.count >= 4)
+    #expect(zip(texts, texts.dropFirst()).allSatisfy { $0 != $1 })
   }
 }

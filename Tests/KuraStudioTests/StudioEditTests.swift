@@ -134,6 +134,57 @@ struct StudioEditTests {
     #expect(Set(changes.keys) == ["Activity", "Booking", "Trip"])
   }
 
+  @Test func deletingPreviewsAndSavesTheNullifiedReferences() throws {
+    let folder = StudioFolder()
+    let url = try seededStore(folder)
+    let models = studioModels + [Souvenir.self]
+    let seeding = ModelContext(try ModelContainer(for: models, configurations: .url(url)))
+    for (id, name, trip) in [(1, "Fan", 2), (2, "Deer cracker", 2), (3, "Tea bowl", 1)] {
+      try seeding.insert(Souvenir(id: id, name: name, trip: trip))
+    }
+    try seeding.save()
+    let studio = try writableStudio(url)
+    func souvenirTrip(_ id: Int) throws -> [String: Any] {
+      let response = studio.respond(
+        to: StudioRequest(
+          method: "GET", path: "/api/row", query: ["model": "Souvenir", "key": "i\(id)"],
+          headers: ["Host": "127.0.0.1:4321", "Cookie": "kura_studio_4321=s3cret"]))
+      let answer = try #require(
+        try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+      let columns = try #require(answer["columns"] as? [[String: Any]])
+      let cells = try #require(answer["cells"] as? [[String: Any]])
+      let index = try #require(columns.firstIndex { $0["name"] as? String == "trip" })
+      return cells[index]
+    }
+    #expect(try souvenirTrip(1)["int"] as? String == "2")
+    // Nara: its activity goes with it, its souvenirs stay with no trip.
+    let nara: [[String: Any]] = [["action": "delete", "model": "Trip", "key": "i2"]]
+    let (previewStatus, preview) = try post(studio, nara, preview: true)
+    #expect(previewStatus == 200, "\(preview)")
+    #expect(preview["refused"] as? Bool != true)
+    let lines = try #require(preview["lines"] as? [[String: Any]])
+    #expect(
+      lines.first?["summary"] as? String
+        == "Deleting Trip 2 also deletes 1 Activity row (4) through `trip` (.cascade). "
+        + "It sets `trip` to nil on 2 Souvenir rows (1, 2) (.nullify).")
+    #expect(try context(url).model(for: 2, as: Trip.self) != nil)
+    let (status, answer) = try post(studio, nara)
+    #expect(status == 200, "\(answer)")
+    let after = ModelContext(try ModelContainer(for: models, configurations: .url(url)))
+    #expect(try after.model(for: 2, as: Trip.self) == nil)
+    #expect(
+      try after.fetch(FetchDescriptor<Souvenir>()).map {
+        [$0.name, $0.trip.map(String.init) ?? "nil"]
+      }
+        == [["Fan", "nil"], ["Deer cracker", "nil"], ["Tea bowl", "1"]])
+    let changes = try #require(answer["changes"] as? [String: Any])
+    #expect(Set(changes.keys) == ["Activity", "Souvenir", "Trip"])
+    // The page shows the cleared reference as nil, and the one left alone as it was.
+    #expect(try souvenirTrip(1)["nil"] as? Bool == true)
+    #expect(try souvenirTrip(2)["nil"] as? Bool == true)
+    #expect(try souvenirTrip(3)["int"] as? String == "1")
+  }
+
   @Test func insertsNeedRequiredValuesAndReferencesThatExist() throws {
     let folder = StudioFolder()
     let url = try seededStore(folder)

@@ -60,6 +60,48 @@
       #expect((history["changeSets"] as? [Any])?.count == 1)
     }
 
+    @Test func searchUsesTheModelsSearchOnPostgreSQL() throws {
+      let url = try #require(URL(string: try PostgresCluster.freshDatabaseURL()))
+      try seed(.postgres(url))
+      let studio = try Studio(store: .postgres(url), storeName: "trips", secret: "s3cret")
+      studio.port = 4_321
+      func get(_ path: String, _ query: [String: String] = [:]) throws -> (Int, [String: Any]) {
+        let response = studio.respond(
+          to: StudioRequest(
+            method: "GET", path: path, query: query,
+            headers: ["Host": "127.0.0.1:4321", "Cookie": "kura_studio_4321=s3cret"]))
+        return (
+          response.status,
+          try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        )
+      }
+      func ids(_ query: [String: String]) throws -> [String] {
+        let (status, answer) = try get("/api/rows", query)
+        #expect(status == 200, "\(answer)")
+        let rows = try #require(answer["rows"] as? [[String: Any]])
+        return rows.compactMap { ($0["cells"] as? [[String: Any]])?.first?["int"] as? String }
+      }
+      let models = try #require(try get("/api/models").1["models"] as? [[String: Any]])
+      #expect(
+        models.first { $0["name"] as? String == "Trip" }?["searchable"] as? [String] == [
+          "name", "notes",
+        ])
+      // The store's own search on PostgreSQL: substrings of the folded text (no diacritics, any
+      // case), every word.
+      #expect(try ids(["model": "Trip", "q": "cafe"]) == ["4"])
+      #expect(try ids(["model": "Trip", "q": "TEMP"]) == ["1"])
+      #expect(try ids(["model": "Trip", "q": "kyo temples"]) == ["1"])
+      #expect(try ids(["model": "Trip", "q": "script"]) == ["3"])
+      #expect(try ids(["model": "Trip", "q": "osaka"]) == [])
+      // With a filter, and refused on a model without a search index.
+      #expect(
+        try ids([
+          "model": "Trip", "q": "alert", "f": #"[{"property":"budget","op":">","value":"0"}]"#,
+        ]) == ["3"])
+      let (refused, answer) = try get("/api/rows", ["model": "Activity", "q": "tea"])
+      #expect(refused == 400, "\(answer)")
+    }
+
     @Test func editsThroughTheStoresSavePathOnPostgreSQL() async throws {
       let url = try #require(URL(string: try PostgresCluster.freshDatabaseURL()))
       try seed(.postgres(url))

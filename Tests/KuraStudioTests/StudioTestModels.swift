@@ -39,6 +39,16 @@ struct Booking: PersistentModel, Equatable {
 
 let studioModels: [any PersistentModel.Type] = [Trip.self, Activity.self, Booking.self]
 
+/// Nullify: deleting a trip leaves its souvenirs, with no trip.
+struct Souvenir: PersistentModel, Equatable {
+  var id: Int
+  var name: String
+  var trip: Trip.ID?
+  static var schema: Schema<Souvenir> {
+    Schema(.reference(\.trip, to: Trip.self, deleteRule: .nullify), .index(\.trip))
+  }
+}
+
 /// A folder of its own for one test, removed when the value is released.
 final class StudioFolder: Sendable {
   let url: URL

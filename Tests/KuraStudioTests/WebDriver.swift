@@ -22,7 +22,9 @@ final class WebDriver: @unchecked Sendable {
   static let chromedriver = "/usr/bin/chromedriver"
 
   /// Starts chromedriver on a port of its choosing and a headless browser session.
-  static func start(folder: URL) async throws -> WebDriver {
+  static func start(folder: URL, acceptInsecureCertificates: Bool = false) async throws
+    -> WebDriver
+  {
     let driver = try ChildLine(
       URL(fileURLWithPath: chromedriver), ["--port=0"],
       until: { $0.contains("was started successfully on port") })
@@ -35,6 +37,7 @@ final class WebDriver: @unchecked Sendable {
       "capabilities": [
         "alwaysMatch": [
           "browserName": "chrome",
+          "acceptInsecureCerts": acceptInsecureCertificates,
           "goog:chromeOptions": [
             "binary": chromium,
             "args": [

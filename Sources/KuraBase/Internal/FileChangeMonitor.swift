@@ -117,7 +117,9 @@ package final class FileChangeMonitor: Sendable {
 
   /// Calls `check` when one of `names` in `folder` may have changed, until the observation is
   /// cancelled. `check` runs on the watcher's thread, one call at a time across all subscribers;
-  /// it returns whether it found (and delivered) a change.
+  /// it returns whether it found (and delivered) a change. An empty `names` means every entry
+  /// of the folder, including ones created later (a folder of suites or documents, watched for
+  /// new files as well as writes).
   package func subscribe(
     folder: String, names: Set<String>, check: @escaping @Sendable () -> Bool
   ) -> ChangeObservation {
@@ -235,7 +237,9 @@ package final class FileChangeMonitor: Sendable {
           for (watch, name) in touched {
             guard let folder = state.folderByWatch[watch], let name else { continue }
             for (id, subscription) in state.subscriptions
-            where subscription.folder == folder && subscription.names.contains(name) {
+            where subscription.folder == folder
+              && (subscription.names.isEmpty || subscription.names.contains(name))
+            {
               state.notified.insert(id)
             }
           }
@@ -269,7 +273,12 @@ package final class FileChangeMonitor: Sendable {
     private func fileSources(
       for id: Int, folder: String, names: Set<String>
     ) -> [any DispatchSourceFileSystemObject] {
-      names.compactMap { name in
+      // No names: every entry there now (a folder event opens the sources again, so a file
+      // created later gets one too).
+      let watched =
+        names.isEmpty
+        ? Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []) : names
+      return watched.compactMap { name in
         let path = (folder as NSString).appendingPathComponent(name)
         let descriptor = open(path, O_EVTONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

@@ -46,7 +46,8 @@ extension StoreInspector {
               TableSchema.Index(name: $0.name, columns: $0.columns, unique: $0.unique)
             },
             references: references, referrers: [],
-            searchable: try searchableColumns(model.table)))
+            searchable: try searchableColumns(
+              model.table, columns: columns.map(\.name), indexes: indexes.map(\.name))))
       }
       for model in result {
         for reference in model.references {
@@ -63,8 +64,19 @@ extension StoreInspector {
   }
 
   /// The columns of a model's full-text search index (SQLite's `<table>_search`), or none.
-  private func searchableColumns(_ table: String) throws -> [String] {
-    guard engine == .sqlite, try connection.tableExists(table + "_search") else { return [] }
+  /// PostgreSQL searches the table itself and keeps no index table: there they are the columns
+  /// of its trigram indexes, `<table>_search_<column>` (made when the server has `pg_trgm`;
+  /// without it the store records no trace of which properties are searchable).
+  private func searchableColumns(_ table: String, columns: [String], indexes: [String]) throws
+    -> [String]
+  {
+    guard engine == .sqlite else {
+      let prefix = table + "_search_"
+      let searched = Set(
+        indexes.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+      return columns.filter { searched.contains($0) }
+    }
+    guard try connection.tableExists(table + "_search") else { return [] }
     return try connection.tableColumns(table + "_search").map(\.name)
   }
 
