@@ -17,25 +17,25 @@ import KuraStore
     /// The server, database and user connected to, for messages (never a password).
     package private(set) var server: String
     /// Counts connections made: statements prepared on an earlier one prepare again.
-    package private(set) var generation = 0
+    @exclusivity(unchecked) package private(set) var generation = 0
     /// Rows changed by the last INSERT, UPDATE, DELETE or MERGE.
     package var changes = 0
     /// Rows changed by every command since the session began.
-    package var totalChanges: Int64 = 0
-    private var statementNumber = 0
+    @exclusivity(unchecked) package var totalChanges: Int64 = 0
+    @exclusivity(unchecked) private var statementNumber = 0
     /// Names of prepared statements no longer used, deallocated in batches when no
     /// transaction is open.
-    private var unusedStatements: [String] = []
+    @exclusivity(unchecked) private var unusedStatements: [String] = []
     /// Set when a failure showed the server ended the connection even though libpq still
     /// reads it as open (a `FATAL` such as `57P01` from a restart, or a socket at its end).
-    private var broken = false
+    @exclusivity(unchecked) private var broken = false
     /// The opening statements of a transaction not sent yet: the next prepared statement that
     /// runs sends them ahead of itself in the same round trip, anything else first
     /// (``PostgresConnection/begin(withNextStatement:)``).
-    package var unsentBegin: PostgresBegin?
+    @exclusivity(unchecked) package var unsentBegin: PostgresBegin?
     /// The last column of the first row of the last begin's last statement, once it ran (the
     /// transaction's id, for the pool's `BEGIN`s).
-    package var beganTransactionID: String?
+    @exclusivity(unchecked) package var beganTransactionID: String?
 
     package init(location: PostgresLocation) throws {
       self.location = location

@@ -44,21 +44,21 @@ import KuraStore
       didSet { nameCString = name.utf8CString }
     }
     /// `name` as libpq takes it.
-    private var nameCString: ContiguousArray<CChar>
+    @exclusivity(unchecked) private var nameCString: ContiguousArray<CChar>
     /// Whether this statement deallocates `name` when it goes (a copy made for a nested use of
     /// a cached statement shares the original's name and keeps the original alive).
-    private var ownsName: Bool
-    private var keepAlive: PostgresStatement?
+    @exclusivity(unchecked) private var ownsName: Bool
+    @exclusivity(unchecked) private var keepAlive: PostgresStatement?
     /// The session generation `name` was prepared in.
-    private var generation: Int
+    @exclusivity(unchecked) private var generation: Int
     /// The type the server chose for each parameter.
     @exclusivity(unchecked) package var parameterTypes: [UInt32] = []
-    package var columnNames: [String] = []
+    @exclusivity(unchecked) package var columnNames: [String] = []
     /// The type of each result column, as the server described the prepared statement (read
     /// once, not with `PQftype` per value).
     @exclusivity(unchecked) package var columnTypes: [UInt32] = []
     /// 1 (binary) when every result column has a binary form read here, else 0 (text).
-    package var resultFormat: Int32 = 1
+    @exclusivity(unchecked) package var resultFormat: Int32 = 1
 
     // Bound values, as libpq reads them: one buffer per parameter, reused. A statement is used
     // by one thread at a time, and no access to these overlaps another (no dynamic exclusivity

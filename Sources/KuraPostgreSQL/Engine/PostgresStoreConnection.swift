@@ -12,14 +12,14 @@ import KuraStore
     /// The libpq connection.
     package let connection: PostgresConnection
     /// The row tracker of ``StoreConnection/trackingRowChanges(in:_:)``, while one runs.
-    package var tracker: PostgresRowTracker?
+    @exclusivity(unchecked) package var tracker: PostgresRowTracker?
     /// The token of the last history row the open write transaction appended: the pool
     /// notifies the store's channel with it after the commit
     /// (``PostgresStorePool/notifySQL``).
-    package var pendingNotification: Int64?
+    @exclusivity(unchecked) package var pendingNotification: Int64?
     /// The id and backend of the open write transaction (how a commit whose outcome the
     /// broken connection hid is resolved; see ``PostgresStorePool``).
-    package var pendingTransaction: PostgresStorePool.PendingTransaction?
+    @exclusivity(unchecked) package var pendingTransaction: PostgresStorePool.PendingTransaction?
     /// The channel writers notify after appending history (see ``PostgresStorePool``).
     package let channel: String
     /// The pool's schema generation this connection's statement cache was made in.
@@ -28,7 +28,7 @@ import KuraStore
     }
     /// Whether the schema has foreign keys (learnt on first need, forgotten when the schema
     /// changes): a save in a schema without any skips checking them.
-    package var hasForeignKeys: Bool?
+    @exclusivity(unchecked) package var hasForeignKeys: Bool?
 
     package init(connection: PostgresConnection, channel: String) {
       self.connection = connection
@@ -77,9 +77,9 @@ import KuraStore
     /// How many changes were reported.
     package var count = 0
     /// The operation of the last change.
-    package var lastOperation: RowOperation?
+    @exclusivity(unchecked) package var lastOperation: RowOperation?
     /// The primary key of the row the last upsert touched.
-    package var lastKey: DatabaseValue = .null
+    @exclusivity(unchecked) package var lastKey: DatabaseValue = .null
 
     /// The last key when it is an integer, else 0.
     package var lastIntegerKey: Int64 {
