@@ -31,7 +31,7 @@ struct StudioBrowserTests {
 
     init(arguments: [String], environment: [String: String]? = nil) throws {
       child = try ChildLine(
-        try kuraExecutable(), ["studio"] + arguments,
+        try executable("kura"), ["studio"] + arguments,
         environment: environment.map { ProcessInfo.processInfo.environment.merging($0) { $1 } },
         until: { $0.contains("?secret=") })
       let line = try #require(child.line)
@@ -485,25 +485,10 @@ struct StudioBrowserTests {
   #if canImport(CLibPQ)
     @Test func showsASyncServersSpacesAndASyncedStoresOutbox() async throws {
       let folder = StudioFolder()
-      let database = try PostgresCluster.freshDatabaseURL()
-      let token = try SyncToken(space: "family")
-      let tokens = folder.file("tokens")
-      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
-      let server = try ChildLine(
-        try kuraExecutable(),
-        ["sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
-        until: { $0.hasPrefix("Serving sync on http://") })
+      let server = try StudioSyncServer(folder: folder)
       defer { server.stop() }
-      let address = try #require(
-        server.line?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-      var configuration = ModelConfiguration.url(folder.file("phone.store"))
-      var settings = SyncSettings(
-        server: try #require(URL(string: address)), space: "family", token: token.token)
-      settings.pollInterval = .seconds(3600)
-      settings.waitForChanges = nil
-      configuration.sync = settings
-      let phone = try ModelContainer(
-        models: studioModels, configurations: [configuration], migration: nil)
+      let database = server.database
+      let phone = try server.replica(folder.file("phone.store"))
       let engine = try SyncEngine(container: phone)
       let context = ModelContext(phone)
       try context.insert(
@@ -614,20 +599,4 @@ struct Reading: PersistentModel, Equatable {
   var sensor: String
   var taken: Date
   var value: Double?
-}
-
-/// The `kura` executable built beside the tests.
-func kuraExecutable() throws -> URL {
-  let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  var directory = executable.deletingLastPathComponent()
-  while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("kura").path),
-    directory.path != "/"
-  {
-    directory = directory.deletingLastPathComponent()
-  }
-  let url = directory.appendingPathComponent("kura")
-  try #require(
-    FileManager.default.isExecutableFile(atPath: url.path),
-    "`kura` is not built at \(url.path); run `swift build` first")
-  return url
 }

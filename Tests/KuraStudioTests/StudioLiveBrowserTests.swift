@@ -55,7 +55,7 @@ extension StudioBrowserTests {
       // `kura defaults write`, another process, changes a key and adds one (with markup).
       var started = Date()
       try runChild(
-        try kuraExecutable(), ["defaults", "write", "trips", "launchCount", "4", "--int"],
+        try executable("kura"), ["defaults", "write", "trips", "launchCount", "4", "--int"],
         environment)
       #expect(
         try await driver.wait(
@@ -65,7 +65,7 @@ extension StudioBrowserTests {
       delays.append(Date().timeIntervalSince(started))
       started = Date()
       try runChild(
-        try kuraExecutable(),
+        try executable("kura"),
         ["defaults", "write", "trips", "note", "<img src=x onerror=alert(5)>"],
         environment)
       #expect(
@@ -173,25 +173,10 @@ extension StudioBrowserTests {
   #if canImport(CLibPQ)
     @Test func aSyncServersPageShowsAPushWithoutReload() async throws {
       let folder = StudioFolder()
-      let database = try PostgresCluster.freshDatabaseURL()
-      let token = try SyncToken(space: "family")
-      let tokens = folder.file("tokens")
-      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
-      let server = try ChildLine(
-        try kuraExecutable(),
-        ["sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
-        until: { $0.hasPrefix("Serving sync on http://") })
+      let server = try StudioSyncServer(folder: folder)
       defer { server.stop() }
-      let address = try #require(
-        server.line?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-      var configuration = ModelConfiguration.url(folder.file("phone.store"))
-      var settings = SyncSettings(
-        server: try #require(URL(string: address)), space: "family", token: token.token)
-      settings.pollInterval = .seconds(3600)
-      settings.waitForChanges = nil
-      configuration.sync = settings
-      let phone = try ModelContainer(
-        models: studioModels, configurations: [configuration], migration: nil)
+      let database = server.database
+      let phone = try server.replica(folder.file("phone.store"))
       let engine = try SyncEngine(container: phone)
       defer { engine.stop() }
       let context = ModelContext(phone)
@@ -243,7 +228,7 @@ struct StudioListenTests {
     let store = try seededStore(folder)
     for address in ["0.0.0.0:8080", "192.168.1.5", "[::]:0", "example.com:80"] {
       let result = try run(
-        try kuraExecutable(), ["studio", store.path, "--listen", address],
+        try executable("kura"), ["studio", store.path, "--listen", address],
         environment: ProcessInfo.processInfo.environment, timeout: .seconds(30))
       #expect(result.status == 64, "\(address): \(result.stderr)")
       #expect(result.stderr.contains("(--listen \(address))"), "\(result.stderr)")
@@ -255,7 +240,7 @@ struct StudioListenTests {
     #expect(studio.url.hasPrefix("http://127.0.0.1:"))
     // A certificate without its key is refused.
     let half = try run(
-      try kuraExecutable(),
+      try executable("kura"),
       ["studio", store.path, "--listen", "0.0.0.0:0", "--tls-cert", store.path],
       environment: ProcessInfo.processInfo.environment, timeout: .seconds(30))
     #expect(half.status == 64)

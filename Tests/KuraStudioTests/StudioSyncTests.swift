@@ -28,33 +28,14 @@
       return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
     }
 
-    func replica(_ file: URL, server: URL, token: String) throws -> ModelContainer {
-      var configuration = ModelConfiguration.url(file)
-      var settings = SyncSettings(server: server, space: "family", token: token)
-      settings.pollInterval = .seconds(3600)
-      settings.waitForChanges = nil
-      configuration.sync = settings
-      return try ModelContainer(
-        models: studioModels, configurations: [configuration], migration: nil)
-    }
-
     @Test func showsASyncedStoresOutboxAndTheServersSpacesAndReplicas() async throws {
       let folder = StudioFolder()
-      let database = try PostgresCluster.freshDatabaseURL()
-      let token = try SyncToken(space: "family")
-      let tokens = folder.file("tokens")
-      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
-      let server = try ChildLine(
-        try kuraExecutable(),
-        ["sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
-        until: { $0.hasPrefix("Serving sync on http://") })
+      let server = try StudioSyncServer(folder: folder)
       defer { server.stop() }
-      let address = try #require(
-        server.line?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-      let url = try #require(URL(string: address))
+      let database = server.database
       // Two replicas: a saves and syncs, b syncs, then a saves once more without syncing.
-      let a = try replica(folder.file("a.store"), server: url, token: token.token)
-      let b = try replica(folder.file("b.store"), server: url, token: token.token)
+      let a = try server.replica(folder.file("a.store"))
+      let b = try server.replica(folder.file("b.store"))
       let syncA = try SyncEngine(container: a)
       let syncB = try SyncEngine(container: b)
       defer {
@@ -158,20 +139,13 @@
 
     @Test func showsARejectedSaveAndAQuarantinedPulledChange() async throws {
       let folder = StudioFolder()
-      let database = try PostgresCluster.freshDatabaseURL()
-      let token = try SyncToken(space: "family")
-      let tokens = folder.file("tokens")
-      try "\(token.line)\n".write(to: tokens, atomically: true, encoding: .utf8)
-      let server = try ChildLine(
-        try kuraExecutable(),
-        ["sync", "serve", "--store", database, "--listen", "127.0.0.1:0", "--tokens", tokens.path],
-        until: { $0.hasPrefix("Serving sync on http://") })
+      let server = try StudioSyncServer(folder: folder)
       defer { server.stop() }
-      let address = try #require(
-        server.line?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-      let url = try #require(URL(string: address))
-      let a = try replica(folder.file("a.store"), server: url, token: token.token)
-      let b = try replica(folder.file("b.store"), server: url, token: token.token)
+      let database = server.database
+      let token = server.token
+      let url = server.url
+      let a = try server.replica(folder.file("a.store"))
+      let b = try server.replica(folder.file("b.store"))
       let syncA = try SyncEngine(container: a)
       let syncB = try SyncEngine(container: b)
       defer {
