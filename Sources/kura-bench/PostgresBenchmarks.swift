@@ -392,20 +392,21 @@
       "1,000 fetches by id, each its own statement", kura: lookups[0], baseline: lookups[1],
       baselineName: "libpq", target: 1.3)
 
-    // 5. Where the bulk path starts paying: saves of n new models each, on both sides of
-    // PostgresBulkUpsert.minimumRows (row by row below it, staged by COPY from it on).
+    // 5. Saves of n models each, on both sides of the bulk path's thresholds (pipelined below
+    // PostgresBulkUpsert.minimumCopiedRows, copied from it on, staged from minimumStagedRows).
     try printBatchSaves(context)
   }
 
-  /// Prints the time per save and per row of saves of n new models, for n around the bulk
-  /// path's threshold: rows below ``PostgresBulkUpsert/minimumRows`` are saved row by row,
-  /// from it on through COPY.
+  /// Prints the time per save and per row of saves of n new models, then of n stored ones, for
+  /// n around the bulk path's thresholds: below ``PostgresBulkUpsert/minimumCopiedRows`` the
+  /// row-by-row upserts go in one round trip (pipelined), from it on through COPY; updates
+  /// that the copy meets go pipelined, or staged from ``PostgresBulkUpsert/minimumStagedRows``.
   private func printBatchSaves(_ context: ModelContext) throws {
-    let threshold = PostgresBulkUpsert.minimumRows
+    let threshold = PostgresBulkUpsert.minimumCopiedRows
     let staged = PostgresBulkUpsert.minimumStagedRows
     print(
-      "saves of n new models (copied from n = \(threshold), updates staged from n = \(staged));"
-        + " median of 9 saves each:")
+      "saves of n new models (pipelined below n = \(threshold), copied from it on; updates "
+        + "staged from n = \(staged)); median of 9 saves each:")
     var next = 50_000_000
     let sizes = Set([2, 4, 8, 16, 32, 48, 63, 64, 96, 128, 256]).sorted()
     for size in sizes {
@@ -420,7 +421,7 @@
             try context.save()
           })
       }
-      printBatchSave(size: size, path: size >= threshold ? "copy" : "row by row", samples)
+      printBatchSave(size: size, path: size >= threshold ? "copy" : "pipelined", samples)
     }
     // The same saves over stored rows: each model saved again with another name.
     print("saves of n stored models, each changed (updates); median of 9 saves each:")
@@ -446,7 +447,7 @@
       next += size
       let path =
         size >= staged
-        ? "copy, then staged" : size >= threshold ? "copy, then row by row" : "row by row"
+        ? "copy, then staged" : size >= threshold ? "copy, then pipelined" : "pipelined"
       printBatchSave(size: size, path: path, samples)
     }
   }
@@ -621,7 +622,8 @@
     }
     print(
       "concurrent writer processes, single saves (\(savesPerWriter) each; median of 3 rounds,"
-        + " [slowest–fastest]; Kura's target: 4 processes ≥ ×2.00 of 1, ≥ ×0.80 of libpq+feed)")
+        + " [slowest–fastest]; Kura's targets: 4 processes ≥ ×2.00 of 1, 16 processes ≥ ×0.90 of"
+        + " libpq+feed)")
     for (index, (side, writers)) in configurations.enumerated() {
       let sorted = rates[index].sorted()
       let median = medians["\(side) \(writers)"] ?? 0

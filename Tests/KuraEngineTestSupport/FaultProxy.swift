@@ -59,6 +59,7 @@
       var connections: [Int: Relay] = [:]
       var next = 0
       var dropAnswerTo: String?
+      var dropAnswerToPipelineOf: Int?
       var dropsLeft = 0
       var afterDrop: (@Sendable () -> Void)?
       var refusesNew = false
@@ -175,6 +176,17 @@
         $0.dropAnswerTo = word.uppercased()
         $0.dropsLeft = times
         $0.afterDrop = then
+      }
+    }
+
+    /// Like ``dropAnswer(toQueryStartingWith:times:then:)``, for the next pipeline (the
+    /// messages up to a `Sync`) that runs at least `executes` statements: it is forwarded whole,
+    /// then its connection is cut before the reply.
+    package func dropAnswer(toPipelineOf executes: Int) {
+      state.withLock {
+        $0.dropAnswerToPipelineOf = executes
+        $0.dropsLeft = 1
+        $0.afterDrop = nil
       }
     }
 
@@ -297,9 +309,10 @@
             guard Self.writeAll(relay.client, buffer[0..<count]) else { return }
             continue
           }
-          let word = state.withLock { $0.dropAnswerTo }
+          let (word, executes) = state.withLock { ($0.dropAnswerTo, $0.dropAnswerToPipelineOf) }
           let before = fromClient.exchanges
-          let cut = fromClient.scan(buffer[0..<count], cuttingAfterQueryStartingWith: word)
+          let cut = fromClient.scan(
+            buffer[0..<count], cuttingAfterQueryStartingWith: word, orPipelineOf: executes)
           let asked = fromClient.exchanges - before
           if asked > 0 { state.withLock { $0.exchanges += asked } }
           let forwarded = cut ?? count
@@ -310,6 +323,7 @@
               let hook = state.afterDrop
               if state.dropsLeft <= 0 {
                 state.dropAnswerTo = nil
+                state.dropAnswerToPipelineOf = nil
                 state.afterDrop = nil
               }
               state.answersDropped += 1
@@ -372,10 +386,15 @@
       var body: [UInt8] = []
       /// The simple queries and `Sync` messages read so far.
       var exchanges = 0
+      /// The `Execute` messages since the last `Sync`.
+      var executesSinceSync = 0
 
       /// Reads `bytes`; returns how many of them to forward before cutting, when a simple
       /// query (`Q`) starting with `word` ends in them.
-      mutating func scan(_ bytes: ArraySlice<UInt8>, cuttingAfterQueryStartingWith word: String?)
+      mutating func scan(
+        _ bytes: ArraySlice<UInt8>, cuttingAfterQueryStartingWith word: String?,
+        orPipelineOf executes: Int? = nil
+      )
         -> Int?
       {
         var consumed = 0
@@ -398,6 +417,14 @@
           let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
           type = startedUp ? header[0] : 0
           if type == UInt8(ascii: "Q") || type == UInt8(ascii: "S") { exchanges += 1 }
+          if type == UInt8(ascii: "E") { executesSinceSync += 1 }
+          if type == UInt8(ascii: "S") {
+            defer { executesSinceSync = 0 }
+            if let executes, executesSinceSync >= executes {
+              header = []
+              return consumed
+            }
+          }
           header = []
           remaining = length - 4
           if !startedUp {

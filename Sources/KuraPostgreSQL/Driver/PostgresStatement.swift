@@ -304,5 +304,128 @@ import KuraStore
       defer { rewind() }
       _ = try run()
     }
+
+    // MARK: Running many times in one round trip
+
+    /// Runs the statement `count` times in one round trip (libpq's pipeline mode: run `i` is
+    /// sent with the bindings `bind(i)` made, one `Sync` after the last), then calls `read(i)`
+    /// for each run that returned a row, with the statement on its first row.
+    ///
+    /// For a few dozen runs inside a transaction: every answer is read after the last run is
+    /// sent, so they must fit the socket's buffers. Outside a transaction the runs go one by
+    /// one (each its own transaction, as ``execute()``).
+    ///
+    /// The server skips the runs after one that fails, and the first failure is thrown: the
+    /// transaction is then open and aborted, as after a failed statement. An error from `bind`
+    /// or `read` is thrown after the pipeline ended (the runs sent so far ran). A connection that
+    /// breaks is ``PostgresError/Code/connectionLost`` (marked broken): nothing of the
+    /// transaction committed.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try statement.executeBatch(count: names.count) { try statement.bind(names[$0], at: 1) } read: {
+    ///   ids[$0] = statement.int64(at: 0)
+    /// }
+    /// ```
+    package func executeBatch(
+      count: Int, bind: (Int) throws -> Void, read: (Int) throws -> Void
+    ) throws {
+      rewind()
+      if generation != session.generation {
+        if !ownsName {
+          name = session.nextStatementName()
+          ownsName = true
+          keepAlive = nil
+        }
+        try prepareOnServer()
+      }
+      try session.sendUnsentBegin()
+      let handle = try session.openHandle(sql: sql)
+      guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
+        for index in 0..<count {
+          try bind(index)
+          defer { rewind() }
+          if try run() { try read(index) }
+        }
+        return
+      }
+      guard PQenterPipelineMode(handle) == 1 else {
+        session.markBroken()
+        var lost = session.error(nil, sql: sql, committing: false)
+        lost.code = .connectionLost
+        throw lost
+      }
+      var sent = 0
+      var callerError: (any Error)?
+      while sent < count {
+        do {
+          try bind(sent)
+        } catch {
+          callerError = error
+          break
+        }
+        let queued = nameCString.withUnsafeBufferPointer {
+          PQsendQueryPrepared(
+            handle, $0.baseAddress, Int32(values.count), values, lengths, formats, resultFormat)
+        }
+        guard queued == 1 else { break }
+        sent += 1
+      }
+      var synced = PQpipelineSync(handle) == 1
+      var failure: PostgresError?
+      // One group of answers per run sent, each ended by a NULL.
+      var index = 0
+      while synced, index < sent, PQstatus(handle) == CONNECTION_OK {
+        guard let answer = PQgetResult(handle) else {
+          index += 1
+          continue
+        }
+        switch PQresultStatus(answer) {
+        case PGRES_TUPLES_OK:
+          session.recordChanges(answer)
+          let rows = PQntuples(answer)
+          if rows > 0, failure == nil, callerError == nil {
+            result = answer
+            row = 0
+            rowCount = rows
+            state = .rows
+            do {
+              try read(index)
+            } catch {
+              callerError = error
+            }
+            // Clears the answer.
+            rewind()
+            continue
+          }
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+          session.recordChanges(answer)
+        case PGRES_PIPELINE_ABORTED:
+          break
+        case PGRES_PIPELINE_SYNC:
+          // Ahead of a run's answers: not the pipeline sent.
+          synced = false
+        default:
+          if failure == nil { failure = session.error(answer, sql: sql, committing: false) }
+        }
+        PQclear(answer)
+      }
+      if synced, index == sent, PQstatus(handle) == CONNECTION_OK, let sync = PQgetResult(handle) {
+        synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+      } else {
+        synced = false
+      }
+      if !synced || PQexitPipelineMode(handle) != 1 {
+        if let failure, failure.code == .connectionLost { throw failure }
+        session.markBroken()
+        var lost = session.error(nil, sql: sql, committing: false)
+        lost.code = .connectionLost
+        throw lost
+      }
+      if let failure { throw failure }
+      if let callerError { throw callerError }
+    }
   }
 #endif

@@ -37,7 +37,13 @@ import KuraStore
     /// its release) costs about what a few upserts do, and when it meets a stored row it is
     /// undone and the rows go row by row after all; from this many rows on, saving new rows
     /// gains more than updating stored rows loses.
-    package static let minimumRows = 16
+    package static let minimumCopiedRows = 16
+
+    /// The fewest rows a save writes through the bulk path: below ``minimumCopiedRows`` (and
+    /// when the copy met a stored row, below ``minimumStagedRows``) the row-by-row upserts are
+    /// sent together in one round trip (``PostgresStatement/executeBatch(count:bind:read:)``),
+    /// where the row-by-row path waits for each.
+    package static let minimumRows = 2
 
     /// The fewest rows a save writes through the staging table when the straight copy met a
     /// stored row. Below it, the save goes row by row instead (after the failed copy): the
@@ -54,13 +60,20 @@ import KuraStore
       bindRow: (Int, any StoreStatement) throws -> Void
     ) throws -> StoreBulkOutcome? {
       guard rowCount >= minimumRows else { return nil }
+      guard rowCount >= minimumCopiedRows else {
+        return try pipelined(schema, rowCount: rowCount, on: db, bindRow: bindRow)
+      }
       let sql = SQL(schema)
       let parameters = try db.connection.cachedStatement(sql.parameters)
       let statement = PostgresStoreStatement(statement: parameters, connection: db)
       let rows = PostgresCopyRows(capacity: rowCount * (16 + 12 * schema.columns.count))
       for index in 0..<rowCount {
         try bindRow(index, statement)
-        guard parameters.appendBoundValues(to: rows) else { return nil }
+        guard parameters.appendBoundValues(to: rows) else {
+          parameters.reset()
+          guard rowCount < minimumStagedRows else { return nil }
+          return try pipelined(schema, rowCount: rowCount, on: db, bindRow: bindRow)
+        }
       }
       parameters.reset()
       // Straight into the table when every row is new (the common bulk load): no second
@@ -74,7 +87,9 @@ import KuraStore
         try db.connection.execute(
           "ROLLBACK TO SAVEPOINT kura_bulk_copy; RELEASE SAVEPOINT kura_bulk_copy")
       }
-      guard rowCount >= minimumStagedRows else { return nil }
+      guard rowCount >= minimumStagedRows else {
+        return try pipelined(schema, rowCount: rowCount, on: db, bindRow: bindRow)
+      }
       _ = try db.connection.copyIn(sql.stage, rows: rows)
       if let conflicts = sql.uniqueConflicts {
         let matched = try db.connection.queryFirst(conflicts) { $0.int64(at: 0) != 0 } ?? false
@@ -90,6 +105,24 @@ import KuraStore
         if upsert.int64(at: 0) != 0 { inserted.append(upsert.value(at: 1)) }
       }
       return .inserted(inserted)
+    }
+
+    /// Runs the row-by-row upsert for each row in one round trip, and reports what each did
+    /// (its result row: `kura_op`, 1 inserted or 2 updated, and the stored key; none when it
+    /// changed nothing).
+    private static func pipelined(
+      _ schema: ModelSchema, rowCount: Int, on db: PostgresStoreConnection,
+      bindRow: (Int, any StoreStatement) throws -> Void
+    ) throws -> StoreBulkOutcome {
+      let upsert = try db.connection.cachedStatement(schema.upsertSQL(for: db.engine))
+      let statement = PostgresStoreStatement(statement: upsert, connection: db)
+      var results = [StoreBulkRow?](repeating: nil, count: rowCount)
+      try upsert.executeBatch(count: rowCount) { row in
+        try bindRow(row, statement)
+      } read: { row in
+        results[row] = StoreBulkRow(inserted: upsert.int64(at: 0) == 1, key: upsert.value(at: 1))
+      }
+      return .eachRow(results)
     }
 
     /// The bulk path's SQL for one model's table.

@@ -363,6 +363,30 @@ package final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
           changes.updated.append(text)
         }
       }
+    case .eachRow(let results):
+      // An upsert whose unique attribute matched another stored row updated that row: the
+      // change is reported under the stored id, as on the row-by-row path.
+      var storedIDs: [String: String] = [:]
+      for row in rows {
+        let text = idText(keys[row])
+        guard let result = results[row] else {
+          changes.updated.append(text)
+          continue
+        }
+        if result.inserted {
+          changes.inserted.append(text)
+        } else {
+          changes.updated.append(text)
+          let stored = idText(result.key)
+          if stored != text { storedIDs[text] = stored }
+        }
+      }
+      if !storedIDs.isEmpty {
+        var seen = Set<String>()
+        changes.updated = changes.updated.map { storedIDs[$0] ?? $0 }.filter {
+          seen.insert($0).inserted
+        }
+      }
     }
     return changes
   }

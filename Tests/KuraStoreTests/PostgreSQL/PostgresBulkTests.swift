@@ -273,6 +273,156 @@
         #expect(try again.save().changes["BulkRow"]?.inserted.count == 100)
       }
 
+      /// A save of fewer rows than the copy takes (or whose copy met stored rows, below the
+      /// staging table's threshold) sends its row-by-row upserts in one round trip: a save of 12
+      /// rows, new or stored, takes as many round trips as one of 2.
+      @Test func aSaveOfAFewRowsSendsItsUpsertsInOneRoundTrip() throws {
+        let store = try freshStore(.postgres)
+        let proxy = try FaultProxy(cluster: PostgresCluster.shared())
+        defer { proxy.stop() }
+        let url = try #require(URL(string: try proxy.url(replacingHostOf: store.argument)))
+        let container = try ModelContainer(for: BulkRow.self, configurations: .postgres(url))
+        let context = ModelContext(container)
+        try context.insert(row(0))
+        try context.save()
+        func roundTrips(_ numbers: Range<Int>, name: String) throws -> Int {
+          for number in numbers {
+            var model = row(number)
+            model.name = name
+            try context.insert(model)
+          }
+          let before = proxy.exchanges
+          try context.save()
+          return proxy.exchanges - before
+        }
+        let two = try roundTrips(1..<3, name: "two")
+        let twelveNew = try roundTrips(10..<22, name: "new")
+        let twelveStored = try roundTrips(10..<22, name: "stored")
+        #expect(twelveNew == two)
+        #expect(twelveStored == two)
+        // Forty stored rows: the copy meets them and is undone, then one pipeline.
+        _ = try roundTrips(100..<140, name: "new")
+        let fortyStored = try roundTrips(100..<140, name: "stored")
+        #expect(fortyStored <= two + 2)
+        let stored = try ModelContext(container).fetch(
+          FetchDescriptor<BulkRow>(predicate: #Predicate { $0.name == "stored" }))
+        #expect(stored.map(\.id) == Array(10..<22) + Array(100..<140))
+      }
+
+      /// Saves below the copy's threshold and saves whose copy met stored rows (pipelined
+      /// upserts) report and store what SQLite's row-by-row save does: inserted and updated
+      /// ids in the order of their last change, an id saved twice written once with its last
+      /// value, a new id whose unique value matches a stored row updating that row (reported
+      /// under the stored id), and a model with only an id left as it is.
+      @Test func aPipelinedSaveReportsAndStoresWhatRowByRowDoes() throws {
+        struct Outcome: Equatable {
+          var rows: [ChangeSet.ModelChanges?] = []
+          var members: [BulkMember] = []
+          var tags: [ChangeSet.ModelChanges?] = []
+          var names: [String] = []
+        }
+        func run(_ engine: TestEngine) throws -> Outcome {
+          let store = try freshStore(engine)
+          let container = try ModelContainer(
+            for: BulkRow.self, BulkMember.self, BulkTag.self, configurations: store.configuration)
+          let context = ModelContext(container)
+          var outcome = Outcome()
+          for (size, base) in [(5, 0), (40, 1000)] {
+            for number in base..<base + size { try context.insert(row(number)) }
+            try context.save()
+            // Half stored, half new, one id twice, ids falling.
+            let numbers = (base + size / 2..<base + size + size / 2).reversed()
+            for (position, number) in numbers.enumerated() {
+              var model = row(number)
+              model.name = "size \(size) position \(position)"
+              try context.insert(model)
+            }
+            var again = row(base + size)
+            again.name = "size \(size) last"
+            try context.insert(again)
+            outcome.rows.append(try context.save().changes["BulkRow"])
+          }
+          for number in 0..<10 {
+            try context.insert(BulkMember(id: "m\(number)", email: "\(number)@x", visits: 0))
+          }
+          try context.save()
+          for number in 5..<12 {
+            try context.insert(BulkMember(id: "n\(number)", email: "\(number)@x", visits: 1))
+          }
+          try context.insert(BulkMember(id: "m1", email: "1@x", visits: 2))
+          outcome.rows.append(try context.save().changes["BulkMember"])
+          outcome.members = try ModelContext(container).fetch(
+            FetchDescriptor<BulkMember>(sortBy: [SortDescriptor(\.id)]))
+          for id in ["a", "b", "c"] { try context.insert(BulkTag(id: id)) }
+          try context.save()
+          for id in ["c", "d", "a", "e"] { try context.insert(BulkTag(id: id)) }
+          outcome.tags.append(try context.save().changes["BulkTag"])
+          outcome.names = try ModelContext(container).fetch(
+            FetchDescriptor<BulkRow>(sortBy: [SortDescriptor(\.id)])
+          ).map(\.name)
+          return outcome
+        }
+        let postgres = try run(.postgres)
+        let sqlite = try run(.sqlite)
+        #expect(postgres == sqlite)
+        #expect(postgres.rows.first??.inserted == ["6", "5"])
+        #expect(postgres.rows.first??.updated == ["4", "3", "2"])
+        #expect(postgres.members.first { $0.email == "6@x" }?.id == "m6")
+        #expect(postgres.tags.first??.inserted == ["d", "e"])
+      }
+
+      /// A value the server refuses in the middle of a pipelined save (text with a NUL
+      /// character in the third of eight rows) is the save's error: nothing is written, and
+      /// the container saves again afterwards.
+      @Test func aValueRefusedInsideAPipelineFailsTheSaveAndWritesNothing() throws {
+        let store = try freshStore(.postgres)
+        let container = try ModelContainer(for: BulkRow.self, configurations: store.configuration)
+        let context = ModelContext(container)
+        for number in 0..<8 {
+          var model = row(number)
+          if number == 2 { model.name = "nul \u{0} inside" }
+          try context.insert(model)
+        }
+        do {
+          try context.save()
+          Issue.record("text with a NUL character was saved")
+        } catch let error as StoreError {
+          #expect(error.code == .engine)
+          #expect(error.message.contains("0x00"))
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<BulkRow>()) == 0)
+        #expect(try container.history(since: .start).isEmpty)
+        let again = ModelContext(container)
+        for number in 0..<8 { try again.insert(row(number)) }
+        #expect(try again.save().changes["BulkRow"]?.inserted == (0..<8).map(String.init))
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<BulkRow>()) == 8)
+      }
+
+      /// The connection breaks after a pipelined save's upserts were sent, before their
+      /// answers: the save fails as lost (nothing was committed), writes nothing, and the
+      /// container saves again afterwards.
+      @Test func aConnectionLostDuringAPipelineIsConnectionLost() throws {
+        let store = try freshStore(.postgres)
+        let proxy = try FaultProxy(cluster: PostgresCluster.shared())
+        defer { proxy.stop() }
+        let url = try #require(URL(string: try proxy.url(replacingHostOf: store.argument)))
+        let container = try ModelContainer(for: BulkRow.self, configurations: .postgres(url))
+        let context = ModelContext(container)
+        for number in 0..<8 { try context.insert(row(number)) }
+        proxy.dropAnswer(toPipelineOf: 8)
+        do {
+          try context.save()
+          Issue.record("a save whose pipeline lost its connection returned")
+        } catch let error as StoreError {
+          #expect(error.code == .connectionLost)
+        }
+        #expect(proxy.answersDropped == 1)
+        let direct = try ModelContainer(for: BulkRow.self, configurations: store.configuration)
+        #expect(try ModelContext(direct).fetchCount(FetchDescriptor<BulkRow>()) == 0)
+        #expect(try context.save().changes["BulkRow"]?.inserted.count == 8)
+        #expect(try ModelContext(direct).fetchCount(FetchDescriptor<BulkRow>()) == 8)
+      }
+
       /// The connection breaks while the rows are being staged: the save fails as lost
       /// (nothing was committed), writes nothing, and the container saves again afterwards.
       @Test func aConnectionLostDuringTheCopyIsConnectionLost() throws {
