@@ -34,6 +34,9 @@ import KuraStore
     package let session: PostgresSession
     @exclusivity(unchecked) private var statementCache = StatementCache<PostgresStatement>()
     package var savepointDepth = 0
+    /// How many `ROLLBACK TO SAVEPOINT` this connection has run (through ``execute(_:)``):
+    /// whether work done earlier in a transaction may have been undone since.
+    package var rollbacksToSavepoint = 0
 
     /// Where the connection goes.
     ///
@@ -92,6 +95,9 @@ import KuraStore
     ///   longer than the 63 bytes PostgreSQL keeps is sent fitted, as statements send it).
     /// - Throws: ``PostgresError`` naming the SQL.
     package func execute(_ sql: String) throws {
+      if sql.utf8.first == UInt8(ascii: "R"), sql.hasPrefix("ROLLBACK TO") {
+        rollbacksToSavepoint &+= 1
+      }
       let handle = try session.liveHandle(sql: sql)
       // Whether the SQL may commit is only worked out on a failure (from the state before it).
       let outsideTransaction = PQtransactionStatus(handle) == PQTRANS_IDLE

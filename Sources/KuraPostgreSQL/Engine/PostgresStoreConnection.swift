@@ -20,6 +20,17 @@ import KuraStore
     /// The id and backend of the open write transaction (how a commit whose outcome the
     /// broken connection hid is resolved; see ``PostgresStorePool``).
     @exclusivity(unchecked) package var pendingTransaction: PostgresStorePool.PendingTransaction?
+    /// The transaction (its id) that last appended history on this connection, and the number
+    /// its next history row takes (``PostgresStoreEngine/appendHistory(time:models:changes:_:)``).
+    @exclusivity(unchecked) package var historyRows: (transaction: String, next: Int64)?
+    /// The commit marker of the open write transaction: the pool's writer id and the
+    /// transaction's commit id (``PostgresStorePool/commitMarkerSQL(commitID:)``), which a
+    /// history row appended in it writes along; `nil` outside the pool's write transactions.
+    @exclusivity(unchecked) package var commitMarker: (writer: String, commitID: UUID)?
+    /// The transaction (its id) whose history row wrote ``commitMarker``, and the connection's
+    /// ``PostgresConnection/rollbacksToSavepoint`` then: while both are unchanged, the marker
+    /// stands and the commit need not write it again.
+    @exclusivity(unchecked) package var markedBy: (transaction: String, rollbacks: Int)?
     /// The channel writers notify after appending history (see ``PostgresStorePool``).
     package let channel: String
     /// The pool's schema generation this connection's statement cache was made in.

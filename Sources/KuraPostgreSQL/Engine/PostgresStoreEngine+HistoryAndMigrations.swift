@@ -16,11 +16,36 @@ import KuraStore
     package static func appendHistory(
       time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
     ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
-      let statement = try db.connection.cachedStatement(appendHistorySQL)
+      // The row's number in its transaction: counted here when the transaction's id is known
+      // (a write's begin takes it), else found by the server among the rows it appended.
+      // The pool's write transactions also write their commit marker with it (the commit
+      // then need not).
+      let transaction = db.connection.transactionID
+      let number: Int64?
+      if let transaction {
+        if let last = db.historyRows, last.transaction == transaction {
+          number = last.next
+        } else {
+          number = 0
+        }
+        db.historyRows = (transaction, (number ?? 0) + 1)
+      } else {
+        number = nil
+      }
+      let marker = number == nil ? nil : db.commitMarker
+      let sql =
+        number == nil
+        ? appendHistorySQL : marker == nil ? appendNumberedHistorySQL : appendMarkedHistorySQL
+      let statement = try db.connection.cachedStatement(sql)
       defer { statement.rewind() }
       try statement.bind(time, at: 1)
       try statement.bind(models, at: 2)
       try statement.bind(bytes: changes, at: 3)
+      if let number { try statement.bind(number, at: 4) }
+      if let marker {
+        try statement.bind(marker.writer, at: 5)
+        try statement.bind(marker.commitID.uuidString.lowercased(), at: 6)
+      }
       guard try statement.step() else {
         throw PostgresError(
           code: .other, message: "appending to kura_history returned no token",
@@ -35,6 +60,9 @@ import KuraStore
           server: db.connection.location.description, sql: statement.sql)
       }
       db.pendingNotification = statement.int64(at: 0)
+      if marker != nil, let transaction {
+        db.markedBy = (transaction, db.connection.rollbacksToSavepoint)
+      }
       return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }
 
@@ -51,6 +79,24 @@ import KuraStore
       + "kura_row.time), kura_row.token - (SELECT base FROM kura_xact) FROM kura_row LEFT "
       + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
       + "ON true"
+
+    /// ``appendHistorySQL`` with the row's number in its transaction given (`?4`), so the
+    /// server looks for none of the transaction's earlier rows.
+    package static let appendNumberedHistorySQL =
+      "WITH kura_row AS (INSERT INTO kura_history (token, time, models, changes) VALUES "
+      + "(txid_current() * \(tokensPerTransaction) + ?4, ?1, ?2, ?3) RETURNING token, time) "
+      + "SELECT kura_row.token, 0, coalesce(kura_oldest.token, kura_row.token), "
+      + "coalesce(kura_oldest.time, kura_row.time), ?4 FROM kura_row LEFT JOIN (SELECT token, "
+      + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true"
+
+    /// ``appendNumberedHistorySQL`` that also writes the transaction's commit marker: this
+    /// pool's row of `kura_commits` (writer `?5`) gets the commit id `?6`
+    /// (``PostgresStorePool/commitMarkerSQL(commitID:)``, as a prepared statement).
+    package static let appendMarkedHistorySQL =
+      "WITH kura_mark AS (INSERT INTO kura_commits (writer, commit_id, time) VALUES "
+      + "(CAST(?5 AS uuid), CAST(?6 AS uuid), extract(epoch FROM statement_timestamp())) ON "
+      + "CONFLICT (writer) DO UPDATE SET commit_id = excluded.commit_id, time = excluded.time), "
+      + String(appendNumberedHistorySQL.dropFirst("WITH ".count))
 
     /// The model names of the history rows after `after` up to `through`.
     package static func changedModelNames(after: Int64, through: Int64, _ db: PostgresConnection)

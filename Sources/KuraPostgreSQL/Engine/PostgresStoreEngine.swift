@@ -84,7 +84,11 @@ import KuraStore
       }
     }
 
-    /// The upsert of one row of `schema`: parameters `?1…?n` are its columns in order.
+    /// The upsert of one row of `schema`: parameters `?1…?n` are its columns in order. It
+    /// returns `kura_op` (1 inserted, 2 updated) and the key of the row it wrote, none when it
+    /// changed nothing (a model with only an id, already stored). With unique attributes, a
+    /// stored row whose unique values match is updated in place (it keeps its id), as SQLite's
+    /// upsert does with an `ON CONFLICT` clause per unique attribute.
     package static func upsertSQL(
       table: String, columns: [ColumnSchema], primaryKeyIndex: Int, uniqueConstraints: [[Int]]
     ) -> String {
@@ -99,6 +103,16 @@ import KuraStore
         return "WITH kura_insert AS (\(insert) WHERE NOT EXISTS (SELECT 1 FROM \(table) WHERE "
           + "\(key) = ?\(primaryKeyIndex + 1)) RETURNING \(key)) "
           + "SELECT 1 AS kura_op, \(key) FROM kura_insert"
+      }
+      guard !uniqueConstraints.isEmpty else {
+        // Only the id is unique: one insert that updates the stored row instead (a row it
+        // inserted has `xmax = 0`, one it updated the id of the lock it took).
+        let update = others.map { "\(names[$0]) = excluded.\(names[$0])" }
+          .joined(separator: ", ")
+        return "INSERT INTO \(table) AS kura_target (\(names.joined(separator: ", "))) VALUES ("
+          + values.joined(separator: ", ") + ") ON CONFLICT (\(key)) DO UPDATE SET \(update) "
+          + "RETURNING CASE WHEN kura_target.xmax = 0 THEN 1 ELSE 2 END AS kura_op, "
+          + "kura_target.\(key)"
       }
       let set = others.map { "\(names[$0]) = ?\($0 + 1)" }.joined(separator: ", ")
       var clauses: [String] = []

@@ -158,22 +158,38 @@ import KuraStore
       var result: Result?
       writer.pendingNotification = nil
       writer.pendingTransaction = nil
+      // The commit marker's id: a history row the transaction appends writes the marker along
+      // (``PostgresStoreEngine/appendMarkedHistorySQL``), else the commit does.
+      let commitID = UUID()
+      writer.commitMarker = (writerID, commitID)
+      writer.markedBy = nil
+      defer {
+        writer.commitMarker = nil
+        writer.markedBy = nil
+      }
       do {
         writer.connection.begin(withNextStatement: begin)
         let value = try body(writer)
         result = value
         // Nothing was sent: no transaction to commit.
         if writer.connection.dropUnsentBegin() { return value }
-        let commitID = UUID()
         writer.pendingTransaction = writer.connection.transactionID.map {
           PendingTransaction(id: $0, backend: writer.connection.processID, commitID: commitID)
         }
-        // The marker, the COMMIT and (after a save that appended history) the notification's
-        // transaction, which runs only when the commit succeeded (see ``notifySQL``), in one
-        // round trip.
+        // Whether a history row wrote the marker, and no rollback to a savepoint since could
+        // have undone it (any counts: writing it again is harmless).
+        let marked =
+          writer.markedBy.map {
+            $0.transaction == writer.connection.transactionID
+              && $0.rollbacks == writer.connection.rollbacksToSavepoint
+          } ?? false
+        // The marker (unless written), the COMMIT and (after a save that appended history)
+        // the notification's transaction, which runs only when the commit succeeded (see
+        // ``notifySQL``), in one round trip.
         let notifying = writer.pendingNotification != nil
         let notified = try writer.connection.commitOpenTransaction(
-          sending: commitSQL(commitID: commitID, notifying: notifying), statementsBeforeCommit: 1)
+          sending: commitSQL(commitID: commitID, notifying: notifying, marking: !marked),
+          statementsBeforeCommit: marked ? 0 : 1)
         writer.pendingNotification = nil
         if notifying, !notified, writer.connection.isInTransaction {
           try? writer.connection.execute("ROLLBACK")

@@ -65,7 +65,7 @@
         defer { proxy.stop() }
         let container = try proxiedContainer(store, proxy)
         let context = ModelContext(container)
-        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS")
+        proxy.dropAnswer(toQueryStartingWith: "COMMIT")
         try context.insert(FaultMemo(id: 1, text: "kept"))
         try context.save()
         #expect(proxy.answersDropped == 1)
@@ -95,7 +95,7 @@
           }
         }
         try increment()
-        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS")
+        proxy.dropAnswer(toQueryStartingWith: "COMMIT")
         try increment()
         #expect(proxy.answersDropped == 1)
         let counters = try ModelContext(try directContainer(store)).fetch(
@@ -114,7 +114,7 @@
         let direct = try directContainer(store)
         let hookErrors = Mutex<[String]>([])
         let trimmed = Mutex<Bool>(false)
-        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS") {
+        proxy.dropAnswer(toQueryStartingWith: "COMMIT") {
           do {
             // Wait (bounded) until the commit is visible, save after it (the newest row is
             // always kept), then trim its row away.
@@ -166,7 +166,7 @@
           $0.postgresSettings.commitOutcomeWait = .seconds(1)
         }
         let context = ModelContext(container)
-        proxy.dropAnswer(toQueryStartingWith: "INSERT INTO KURA_COMMITS") { [weak proxy] in
+        proxy.dropAnswer(toQueryStartingWith: "COMMIT") { [weak proxy] in
           proxy?.refuseNewConnections(true)
         }
         try context.insert(FaultMemo(id: 1, text: "maybe"))
