@@ -7,8 +7,9 @@ import KuraStore
   extension PostgresStoreEngine {
     // MARK: History
 
-    /// Appends the row whose token is the transaction's id times ``tokensPerTransaction`` plus
-    /// its number among the transaction's rows; the pool notifies the
+    /// Appends the row whose token is the transaction's id plus its history branch's offset
+    /// (``historyOffsetFunctionSQL``), times ``tokensPerTransaction``, plus its number among
+    /// the transaction's rows; the pool notifies the
     /// store's channel once the transaction has committed
     /// (``PostgresStorePool/notifySQL``).
     /// Also returns the oldest history row before the append (else the new row), so the history
@@ -41,7 +42,7 @@ import KuraStore
     /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement
     /// cache then finds it by its storage, without hashing the text).
     package static let appendHistorySQL =
-      "WITH kura_xact AS (SELECT txid_current() * "
+      "WITH kura_xact AS (SELECT (txid_current() + kura_history_offset()) * "
       + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
       + "time, models, changes) SELECT coalesce((SELECT max(h.token) + 1 FROM "
       + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
