@@ -203,20 +203,27 @@ import KuraStore
     /// start of the server running it (``transactionIdentitySQL``), the server backend running
     /// it, and the random id its commit marks (see ``commitMarkerSQL(commitID:)``).
     package struct PendingTransaction {
-      package var id: String
-      /// When the server that handed out ``id`` started (``serverStartSQL``).
-      package var serverStart: String
+      /// What ``transactionIdentitySQL`` gave: the id, a space, the server's start (split only
+      /// when a commit's answer is lost, not at every commit).
+      package var identity: String
       package var backend: Int32
       package var commitID: UUID
 
       /// The transaction of `identity` (what ``transactionIdentitySQL`` gave), run by
       /// `backend`, whose commit marks `commitID`.
       package init(identity: String, backend: Int32, commitID: UUID) {
-        let parts = identity.split(separator: " ", maxSplits: 1)
-        self.id = parts.first.map(String.init) ?? ""
-        self.serverStart = parts.count > 1 ? String(parts[1]) : ""
+        self.identity = identity
         self.backend = backend
         self.commitID = commitID
+      }
+
+      /// The transaction's id (`txid_current()`).
+      package var id: String { String(identity.prefix { $0 != " " }) }
+
+      /// When the server that handed out ``id`` started (``serverStartSQL``).
+      package var serverStart: String {
+        guard let space = identity.firstIndex(of: " ") else { return "" }
+        return String(identity[identity.index(after: space)...])
       }
 
       /// The transaction id's low 32 bits, which `pg_stat_activity.backend_xid` shows.

@@ -140,6 +140,7 @@
         let pending = PostgresStorePool.PendingTransaction(
           identity: identity, backend: running.processID, commitID: UUID())
         #expect(!pending.serverStart.isEmpty)
+        #expect(pending.id + " " + pending.serverStart == identity)
         func found(_ pending: PostgresStorePool.PendingTransaction) throws -> Int64? {
           try watcher.queryFirst(
             "SELECT count(*) FROM pg_stat_activity WHERE "
@@ -149,7 +150,7 @@
         }
         #expect(try found(pending) == 1)
         var elsewhere = pending
-        elsewhere.serverStart = "0"
+        elsewhere.identity = pending.id + " 0"
         #expect(try found(elsewhere) == 0)
         try running.execute("ROLLBACK")
         #expect(try found(pending) == 0)
