@@ -67,9 +67,10 @@ import KuraStore
 
     // MARK: Migrations
 
-    /// Drops `table`, and first the readable views, which PostgreSQL would otherwise keep it for.
+    /// Drops `table`, first detaching the readable views from it
+    /// (``detachReadableViews(_:)``), which PostgreSQL would otherwise keep it for.
     package static func dropTable(_ table: String, _ db: PostgresConnection) throws {
-      try dropReadableViews(db)
+      try detachReadableViews(db)
       try db.execute("DROP TABLE \(quoteIdentifier(table))")
     }
 
@@ -110,10 +111,10 @@ import KuraStore
       }
     }
 
-    /// Replaces `table` with `temporary`: the readable views and the foreign keys of other
-    /// tables that point at `table` are dropped, `table` is dropped, `temporary` renamed, and
-    /// those keys made again (checked at commit, as they are deferred; the views at the end of
-    /// the schema change).
+    /// Replaces `table` with `temporary`: the readable views are detached
+    /// (``detachReadableViews(_:)``), the foreign keys of other tables that point at `table`
+    /// dropped, `table` is dropped, `temporary` renamed, and those keys made again (checked at
+    /// commit, as they are deferred; the views at the end of the schema change).
     package static func replaceTable(
       _ table: String, with temporary: String, _ db: PostgresConnection
     )
@@ -129,7 +130,7 @@ import KuraStore
           }
         }
       }
-      try dropReadableViews(db)
+      try detachReadableViews(db)
       // Checks waiting for the commit would keep the tables from being altered: run them now.
       try db.execute("SET CONSTRAINTS ALL IMMEDIATE")
       try db.execute("SET CONSTRAINTS ALL DEFERRED")

@@ -331,7 +331,7 @@ import KuraStore
           + "AND a.attname = k.value ->> 'name' AND a.atttypid = 'text'::regtype AND "
           + "co.collname IS DISTINCT FROM 'C')"
       ) { (table: $0.string(at: 0), column: $0.string(at: 1)) }
-      if !columns.isEmpty { try dropReadableViews(db) }
+      if !columns.isEmpty { try detachReadableViews(db) }
       for (table, column) in columns {
         try db.execute(
           "ALTER TABLE \(quoteIdentifier(table)) ALTER COLUMN \(quoteIdentifier(column)) TYPE "
