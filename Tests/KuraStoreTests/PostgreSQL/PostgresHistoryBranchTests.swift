@@ -97,6 +97,57 @@
         #expect(history.map { $0.changes["BranchNote"]?.inserted } == [["1"], ["2"]])
       }
 
+      /// A store dumped with `pg_dump` (its cluster having handed out more transaction ids
+      /// than a new cluster has) and restored into a new cluster: the restored store's saves
+      /// take tokens above every token of its history, and a reader continuing from the last
+      /// token it read before the move receives each of them.
+      @Test func aStoreDumpedIntoAnotherClusterTakesTokensAboveItsHistory() throws {
+        let source = try PostgresCluster.start(fsync: false)
+        try source.runAsSuperuser("CREATE DATABASE kura_dumped")
+        let sourceURL = source.url(database: "kura_dumped")
+        // More ids than the new cluster will have handed out when it saves.
+        let burner = try PostgresConnection(sourceURL)
+        for _ in 0..<1_500 { try burner.execute("SELECT txid_current()") }
+        var lastRead = HistoryToken.start
+        do {
+          let container = try ModelContainer(
+            for: BranchNote.self,
+            configurations: try ModelConfiguration.postgres(connectionString: sourceURL))
+          let context = ModelContext(container)
+          for id in 1...3 {
+            try context.insert(BranchNote(id: id, text: "dumped \(id)"))
+            try context.save()
+          }
+          lastRead = try #require(try container.history(since: .start).last?.token)
+        }
+        let target = try PostgresCluster.start(fsync: false)
+        try target.runAsSuperuser("CREATE DATABASE kura_restored")
+        let targetURL = target.url(database: "kura_restored")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PSQLRC"] = "/dev/null"
+        let dump = try run(
+          URL(fileURLWithPath: "/usr/bin/pg_dump"), [sourceURL], environment: environment)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let restore = try run(
+          URL(fileURLWithPath: "/usr/bin/psql"),
+          [targetURL, "-X", "-q", "-v", "ON_ERROR_STOP=1"], environment: environment,
+          input: dump.stdout)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        let container = try ModelContainer(
+          for: BranchNote.self,
+          configurations: try ModelConfiguration.postgres(connectionString: targetURL))
+        let context = ModelContext(container)
+        var tokens: [HistoryToken] = []
+        for id in 4...6 {
+          try context.insert(BranchNote(id: id, text: "restored \(id)"))
+          tokens.append(try context.save().token)
+        }
+        #expect(tokens.allSatisfy { $0 > lastRead }, "\(tokens), \(lastRead)")
+        let history = try container.history(since: lastRead)
+        #expect(history.map(\.token) == tokens)
+        #expect(history.map { $0.changes["BranchNote"]?.inserted } == [["4"], ["5"], ["6"]])
+      }
+
       /// A role without superuser, owning its database, makes a store and saves: the functions
       /// that name the branch (`pg_control_system()`, `pg_walfile_name()`) are everyone's.
       @Test func aRoleWithoutSuperuserSaves() throws {
