@@ -39,10 +39,13 @@ import KuraStore
       + "integer)"
 
     /// `kura_history_offset()`: the offset of the branch this session writes on, made when the
-    /// branch has no row yet. A new branch's offset is the largest offset so far plus
-    /// ``historyBranchGap``, and at least what puts the current transaction id
+    /// branch has no row yet. A new branch's offset is the largest of: the largest offset so
+    /// far plus ``historyBranchGap``; for each earlier timeline of the same cluster, its offset
+    /// plus ``historyBranchGap`` per timeline since (a branch between them whose row was lost
+    /// with it — a promoted standby's first saves, never streamed to the standby promoted after
+    /// it — had at most one gap per timeline); and what puts the current transaction id
     /// ``historyBranchGap`` above the largest token in `kura_history` (a cluster restored from
-    /// a logical dump starts from low ids); concurrent writers meeting the new branch make one
+    /// a logical dump starts from low ids). Concurrent writers meeting the new branch make one
     /// row (`ON CONFLICT DO NOTHING`, then a read in a new snapshot).
     ///
     /// The offset is cached in the session (`kura.history_branch`, `kura.history_offset`, set
@@ -65,10 +68,12 @@ import KuraStore
       IF NOT FOUND THEN \
       INSERT INTO kura_history_branches (system_identifier, timeline, xid_offset, time) \
       SELECT current_system, current_timeline, greatest(coalesce(b.top + \(historyBranchGap), \
-      0), coalesce(h.top - txid_current() + \(historyBranchGap), 0)), \
+      0), coalesce(t.top, 0), coalesce(h.top - txid_current() + \(historyBranchGap), 0)), \
       extract(epoch FROM statement_timestamp()) FROM (SELECT max(xid_offset) AS top FROM \
-      kura_history_branches) b, (SELECT max(token) / \(tokensPerTransaction) + 1 AS top FROM \
-      kura_history) h ON CONFLICT DO NOTHING; \
+      kura_history_branches) b, (SELECT max(xid_offset + (current_timeline - timeline) * \
+      \(historyBranchGap)) AS top FROM kura_history_branches WHERE system_identifier = \
+      current_system AND timeline < current_timeline) t, (SELECT max(token) / \
+      \(tokensPerTransaction) + 1 AS top FROM kura_history) h ON CONFLICT DO NOTHING; \
       SELECT b.xid_offset INTO STRICT found_offset FROM kura_history_branches b WHERE \
       b.system_identifier = current_system AND b.timeline = current_timeline; \
       END IF; \

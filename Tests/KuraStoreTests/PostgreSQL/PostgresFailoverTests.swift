@@ -107,6 +107,28 @@
         }
       }
 
+      /// A restored backup (timeline 2) saves — its first save records its branch — while a
+      /// feed reader follows, then crashes, and a backup of it taken before that first save is
+      /// restored (timeline 3), without the branch's row: the new branch's tokens are still
+      /// above every token the lost one handed out, and reach the reader.
+      @Test func aBranchWhoseRowWasLostStillLiesBelowTheNextOne() async throws {
+        let primary = try PostgresCluster.start(fsync: false)
+        try primary.runAsSuperuser("CREATE DATABASE kura_twice")
+        try Self.saveMemos(1...5, url: primary.url(database: "kura_twice"))
+        let first = try primary.takeBaseBackup()
+        try primary.crash()
+        let restored = try first.startRecovered()
+        let second = try restored.takeBaseBackup()
+        try await Self.checkSavesAfterTakeOver(
+          primary: restored, successor: second.folder, database: "kura_twice"
+        ) {
+          let again = try second.startRecovered()
+          let timeline = try PostgresConnection(again.url(database: "kura_twice"))
+            .queryFirst("SELECT timeline_id FROM pg_control_checkpoint()") { $0.int64(at: 0) }
+          #expect(timeline == 3)
+        }
+      }
+
       /// Saves memos `ids` through a container of their own on `url`.
       private static func saveMemos(_ ids: ClosedRange<Int>, url: String) throws {
         let context = ModelContext(
