@@ -56,8 +56,8 @@
     private let administrator: Mutex<PostgresConnection>
     private let databaseCount = Atomic<Int>(0)
     /// `pg_ctl`, and the user the server runs as (`nil`: this process's).
-    private let pgCtl: String
-    private let owner: (uid: uid_t, gid: gid_t)?
+    let pgCtl: String
+    let owner: (uid: uid_t, gid: gid_t)?
 
     /// The cluster of the tests, started on first use (once per process, also when tests ask
     /// for it at the same time), with `fsync=off`.
@@ -183,7 +183,7 @@
       "install PostgreSQL's server programs with `./scripts/setup` or"
       + " `apt-get install postgresql libpq-dev`"
 
-    private init(
+    init(
       folder: String, fsync: Bool, pgCtl: String, owner: (uid: uid_t, gid: gid_t)?,
       administrator: PostgresConnection
     ) {
@@ -239,7 +239,7 @@
     }
 
     /// Starts the server of the data directory in `folder`, listening on a socket there only.
-    private static func startServer(
+    static func startServer(
       folder: String, fsync: Bool, pgCtl: String, owner: (uid: uid_t, gid: gid_t)?
     ) throws {
       let options =
@@ -254,7 +254,7 @@
     }
 
     /// The superuser's URL of the `postgres` database of the server in `folder`.
-    private static func administratorURL(_ folder: String) -> String {
+    static func administratorURL(_ folder: String) -> String {
       "postgresql://postgres@/postgres?host="
         + (folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder)
         + "&port=5432"
@@ -437,7 +437,7 @@
 
     /// A server program in PATH, beside `preferring`, or in the newest
     /// /usr/lib/postgresql/*/bin.
-    private static func findProgram(_ name: String, preferring folder: URL? = nil) -> URL? {
+    static func findProgram(_ name: String, preferring folder: URL? = nil) -> URL? {
       let files = FileManager.default
       var folders: [String] = []
       if let folder { folders.append(folder.path) }
@@ -467,7 +467,7 @@
     }
 
     /// A new private folder (short enough for a socket path), owned by the server's user.
-    private static func makeFolder(owner: (uid: uid_t, gid: gid_t)?) throws -> String {
+    static func makeFolder(owner: (uid: uid_t, gid: gid_t)?) throws -> String {
       var template = Array("/tmp/kura-pg-XXXXXX".utf8CString)
       guard let created = mkdtemp(&template) else {
         throw StartError(
@@ -482,7 +482,7 @@
     }
 
     /// A command line that runs `arguments` as the server's user.
-    private static func commandLine(
+    static func commandLine(
       as owner: (uid: uid_t, gid: gid_t)?, _ arguments: [String]
     ) -> String {
       let command = arguments.map(shellQuoted).joined(separator: " ")
@@ -496,12 +496,12 @@
         FileManager.default.isExecutableFile(atPath: $0)
       } ?? "runuser"
 
-    private static func shellQuoted(_ text: String) -> String {
+    static func shellQuoted(_ text: String) -> String {
       "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Runs a server program (as the server's user) to completion, its output going to `log`.
-    private static func run(
+    static func run(
       _ owner: (uid: uid_t, gid: gid_t)?, _ arguments: [String], log: String
     ) throws {
       let output = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -565,7 +565,7 @@
 
     /// Starts a process, in a session of its own (so Control-C does not stop it), that waits
     /// for the end of a pipe whose only writer is this process, then runs `stopCommand`.
-    private static func startWatchdog(stopCommand: String) throws {
+    static func startWatchdog(stopCommand: String) throws {
       var descriptors: [Int32] = [0, 0]
       guard pipe(&descriptors) == 0 else {
         throw StartError(description: "Can't create a pipe: \(String(cString: strerror(errno)))")
@@ -583,7 +583,7 @@
 
     /// Runs `stopCommand` when the process exits normally, before it returns, so no server
     /// outlives `swift test` (or the benchmark).
-    private static func registerExitCleanup(_ stopCommand: String) {
+    static func registerExitCleanup(_ stopCommand: String) {
       let first = exitCleanup.withLock { commands in
         commands.append(stopCommand)
         return commands.count == 1

@@ -7,8 +7,9 @@ import KuraStore
   extension PostgresStoreEngine {
     // MARK: History
 
-    /// Appends the row whose token is the transaction's id times ``tokensPerTransaction`` plus
-    /// its number among the transaction's rows; the pool notifies the
+    /// Appends the row whose token is the transaction's id plus its history branch's offset
+    /// (``historyOffsetFunctionSQL``), times ``tokensPerTransaction``, plus its number among
+    /// the transaction's rows; the pool notifies the
     /// store's channel once the transaction has committed
     /// (``PostgresStorePool/notifySQL``).
     /// Also returns the oldest history row before the append (else the new row), so the history
@@ -69,7 +70,7 @@ import KuraStore
     /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement
     /// cache then finds it by its storage, without hashing the text).
     package static let appendHistorySQL =
-      "WITH kura_xact AS (SELECT txid_current() * "
+      "WITH kura_xact AS (SELECT (txid_current() + kura_history_offset()) * "
       + "\(tokensPerTransaction) AS base), kura_row AS (INSERT INTO kura_history (token, "
       + "time, models, changes) SELECT coalesce((SELECT max(h.token) + 1 FROM "
       + "kura_history h WHERE h.token >= x.base AND h.token < x.base + "
@@ -112,9 +113,10 @@ import KuraStore
 
     // MARK: Migrations
 
-    /// Drops `table`, and first the readable views, which PostgreSQL would otherwise keep it for.
+    /// Drops `table`, first detaching the readable views from it
+    /// (``detachReadableViews(_:)``), which PostgreSQL would otherwise keep it for.
     package static func dropTable(_ table: String, _ db: PostgresConnection) throws {
-      try dropReadableViews(db)
+      try detachReadableViews(db)
       try db.execute("DROP TABLE \(quoteIdentifier(table))")
     }
 
@@ -155,10 +157,10 @@ import KuraStore
       }
     }
 
-    /// Replaces `table` with `temporary`: the readable views and the foreign keys of other
-    /// tables that point at `table` are dropped, `table` is dropped, `temporary` renamed, and
-    /// those keys made again (checked at commit, as they are deferred; the views at the end of
-    /// the schema change).
+    /// Replaces `table` with `temporary`: the readable views are detached
+    /// (``detachReadableViews(_:)``), the foreign keys of other tables that point at `table`
+    /// dropped, `table` is dropped, `temporary` renamed, and those keys made again (checked at
+    /// commit, as they are deferred; the views at the end of the schema change).
     package static func replaceTable(
       _ table: String, with temporary: String, _ db: PostgresConnection
     )
@@ -174,7 +176,7 @@ import KuraStore
           }
         }
       }
-      try dropReadableViews(db)
+      try detachReadableViews(db)
       // Checks waiting for the commit would keep the tables from being altered: run them now.
       try db.execute("SET CONSTRAINTS ALL IMMEDIATE")
       try db.execute("SET CONSTRAINTS ALL DEFERRED")

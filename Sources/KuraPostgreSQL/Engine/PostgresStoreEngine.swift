@@ -24,10 +24,13 @@ import KuraStore
   ///   id, else the row with the same unique values, else insert; it returns `kura_op` and the
   ///   row's key. Writers run in parallel: a save that meets another's uncommitted row (a unique
   ///   violation, a deadlock) is run again by the pool (``PostgresStorePool``).
-  /// - `kura_history.token` is the writing transaction's id times ``tokensPerTransaction`` plus
-  ///   the row's number in it: tokens grow with transaction ids, not commits, and readers read
-  ///   only below the horizon (``horizonFunctionSQL``: every writer of the store with a smaller
-  ///   id has ended), so a token that commits late is never skipped. `pg_notify`, sent by the
+  /// - `kura_history.token` is the writing transaction's id plus its history branch's offset
+  ///   (``historyBranchesTableSQL``: a promoted standby, a restored backup, another cluster
+  ///   each start a branch whose ids are above every token before) times
+  ///   ``tokensPerTransaction``, plus the row's number in it: tokens grow with transaction
+  ///   ids, not commits, and readers read only below the horizon (``horizonFunctionSQL``:
+  ///   every writer of the store with a smaller id has ended), so a token that commits late is
+  ///   never skipped. `pg_notify`, sent by the
   ///   pool after the commit, wakes the listeners; a lost commit's outcome is told by the
   ///   commit's random id in `kura_commits` (``PostgresStorePool``), never by the transaction's
   ///   id, which a crash can hand out again.
@@ -232,17 +235,21 @@ import KuraStore
 
     /// The version of ``functionsSQL``, recorded in a comment on `kura_key`: a store whose
     /// functions are older gets them again.
-    package static let functionsVersion = "kura functions 5"
+    package static let functionsVersion = "kura functions 6"
 
-    /// How many history rows one transaction may append: a token is its transaction's id times
-    /// this, plus the row's number in the transaction (ids below 2^47 fit a `bigint`).
+    /// How many history rows one transaction may append: a token is its transaction's id plus
+    /// its history branch's offset (``historyOffsetFunctionSQL``) times this, plus the row's
+    /// number in the transaction (id plus offset below 2^47 fits a `bigint`).
     package static let tokensPerTransaction: Int64 = 65_536
 
     /// `kura_history_horizon()`: a token no row of a save still running can be below, so every
     /// row below it that a later statement sees is final. It is the smallest transaction id of
     /// the writers of this store still running — they hold the store's shared lock
     /// (``PostgresStorePool/beginSQL``) from `BEGIN`, before they have an id — else the
-    /// snapshot's `xmax` (ids from it on were not handed out, or are running and listed), times
+    /// snapshot's `xmax` (ids from it on were not handed out, or are running and listed), plus
+    /// the largest branch offset in `kura_history_branches` — the offset of the branch the
+    /// server writes on, or, before that branch has its row (its first save has not
+    /// committed), a smaller one, which only holds the horizon lower — times
     /// ``tokensPerTransaction``. The lock table is read once (`MATERIALIZED`); it holds 32-bit
     /// ids, each widened to the 64-bit id nearest `xmax` (running ids are within 2^31 of it).
     /// A transaction running in the snapshot that has no lock in the table yet counts too: a
@@ -265,14 +272,15 @@ import KuraStore
       ((n.next >> 32) << 32) + l.xid > n.next + 2147483648 THEN ((n.next >> 32) << 32) + l.xid \
       - 4294967296 ELSE ((n.next >> 32) << 32) + l.xid END AS xid FROM kura_locks l, kura_next \
       n WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock') \
-      SELECT least((SELECT min(x) FROM kura_snapshot s, txid_snapshot_xip(s.snapshot) AS x \
+      SELECT (least((SELECT min(x) FROM kura_snapshot s, txid_snapshot_xip(s.snapshot) AS x \
       WHERE x NOT IN (SELECT xid FROM kura_running)), \
       (SELECT min(r.xid) FROM kura_running r JOIN kura_locks a ON \
       a.virtualtransaction = r.virtualtransaction WHERE a.locktype = 'advisory' AND a.database = \
       (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AND \
       CAST(a.classid AS bigint) = \(PostgresStorePool.lockKey) AND CAST(a.objid AS bigint) = \
       (CAST(hashtext(current_schema()) AS bigint) & 4294967295) AND a.objsubid = 2), \
-      (SELECT next FROM kura_next)) * \(tokensPerTransaction) $$
+      (SELECT next FROM kura_next)) + coalesce((SELECT max(xid_offset) FROM \
+      kura_history_branches), 0)) * \(tokensPerTransaction) $$
       """
 
     /// The statement reading the horizon.
@@ -313,6 +321,7 @@ import KuraStore
           + "p.proname = 'kura_key')"
       ) { (models: $0.int64(at: 0) != 0, functions: $0.int64(at: 1) != 0) }
       try db.execute(functionsSQL)
+      try createHistoryBranches(db)
       try db.execute(horizonFunctionSQL)
       try db.execute("COMMENT ON FUNCTION kura_key(text) IS \(quotedText(functionsVersion))")
       _ = try? db.savepoint { try db.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm") }
@@ -336,7 +345,7 @@ import KuraStore
           + "AND a.attname = k.value ->> 'name' AND a.atttypid = 'text'::regtype AND "
           + "co.collname IS DISTINCT FROM 'C')"
       ) { (table: $0.string(at: 0), column: $0.string(at: 1)) }
-      if !columns.isEmpty { try dropReadableViews(db) }
+      if !columns.isEmpty { try detachReadableViews(db) }
       for (table, column) in columns {
         try db.execute(
           "ALTER TABLE \(quoteIdentifier(table)) ALTER COLUMN \(quoteIdentifier(column)) TYPE "

@@ -66,10 +66,12 @@ import KuraStore
     /// Whether the transaction whose commit `error` interrupted committed: connects again,
     /// waits until the broken connection's backend no longer runs the transaction (it may not
     /// have noticed yet that its client is gone: after a second it is ended, and the
-    /// transaction then commits or aborts), then reads this pool's row of `kura_commits` —
-    /// the transaction's own commit id there means it committed, anything else that it did
-    /// not. Undecidable within ``PostgresStoreSettings/commitOutcomeWait`` (the server stays
-    /// unreachable): ``StoreError/Code/commitOutcomeUnknown``.
+    /// transaction then commits or aborts; on another server, or the same one restarted, it
+    /// is not looked for), then reads this pool's row of `kura_commits` — the transaction's own
+    /// commit id there means it committed, anything else that it did not (after a failover, on
+    /// the new primary: a commit it never received is not there). Undecidable within
+    /// ``PostgresStoreSettings/commitOutcomeWait`` (the server stays unreachable):
+    /// ``StoreError/Code/commitOutcomeUnknown``.
     package func committed(_ writer: PostgresStoreConnection, after error: PostgresError) throws
       -> Bool
     {
@@ -82,7 +84,6 @@ import KuraStore
       var lastError: any Error = error
       var delay: UInt32 = 20_000
       var terminated = false
-      let low = String((UInt64(pending.id) ?? 0) & 0xFFFF_FFFF)
       while clock.now < deadline {
         do {
           if !writer.connection.isConnected || writer.connection.processID == pending.backend {
@@ -91,8 +92,8 @@ import KuraStore
           while clock.now < deadline {
             let running =
               try writer.connection.queryFirst(
-                "SELECT 1 FROM pg_stat_activity WHERE pid = ? AND backend_xid::text = ?",
-                [.integer(Int64(pending.backend)), .text(low)]
+                "SELECT 1 FROM pg_stat_activity WHERE " + Self.pendingBackendCondition,
+                Self.pendingBackendParameters(pending)
               ) { _ in true } ?? false
             if running {
               if !terminated, start.duration(to: clock.now) > .seconds(1) {

@@ -174,7 +174,8 @@ import KuraStore
         // Nothing was sent: no transaction to commit.
         if writer.connection.dropUnsentBegin() { return value }
         writer.pendingTransaction = writer.connection.transactionID.map {
-          PendingTransaction(id: $0, backend: writer.connection.processID, commitID: commitID)
+          PendingTransaction(
+            identity: $0, backend: writer.connection.processID, commitID: commitID)
         }
         // Whether a history row wrote the marker, and no rollback to a savepoint since could
         // have undone it (any counts: writing it again is harmless).
@@ -214,26 +215,56 @@ import KuraStore
       }
     }
 
-    /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`), the
-    /// server backend running it, and the random id its commit marks (see
-    /// ``commitMarkerSQL(commitID:)``).
+    /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`) and the
+    /// start of the server running it (``transactionIdentitySQL``), the server backend running
+    /// it, and the random id its commit marks (see ``commitMarkerSQL(commitID:)``).
     package struct PendingTransaction {
-      package var id: String
+      /// What ``transactionIdentitySQL`` gave: the id, a space, the server's start (split only
+      /// when a commit's answer is lost, not at every commit).
+      package var identity: String
       package var backend: Int32
       package var commitID: UUID
+
+      /// The transaction of `identity` (what ``transactionIdentitySQL`` gave), run by
+      /// `backend`, whose commit marks `commitID`.
+      package init(identity: String, backend: Int32, commitID: UUID) {
+        self.identity = identity
+        self.backend = backend
+        self.commitID = commitID
+      }
+
+      /// The transaction's id (`txid_current()`).
+      package var id: String { String(identity.prefix { $0 != " " }) }
+
+      /// When the server that handed out ``id`` started (``serverStartSQL``).
+      package var serverStart: String {
+        guard let space = identity.firstIndex(of: " ") else { return "" }
+        return String(identity[identity.index(after: space)...])
+      }
+
+      /// The transaction id's low 32 bits, which `pg_stat_activity.backend_xid` shows.
+      package var lowID: String { String((UInt64(id) ?? 0) & 0xFFFF_FFFF) }
     }
 
-    /// Ends the backend of the broken connection while it still runs `pending` (its process
-    /// id, and the transaction's low 32 bits, which `pg_stat_activity` shows), waiting up to 5
-    /// seconds for it to go.
+    /// The condition on `pg_stat_activity` naming the backend that runs `pending`: its
+    /// process id and the transaction's low 32 bits, on the server run that handed out the id
+    /// (after a crash restart or on a promoted standby, another backend may have both).
+    package static let pendingBackendCondition =
+      "pid = ? AND backend_xid::text = ? AND \(serverStartSQL) = ?"
+
+    /// The parameters of ``pendingBackendCondition`` for `pending`.
+    package static func pendingBackendParameters(_ pending: PendingTransaction) -> [DatabaseValue] {
+      [.integer(Int64(pending.backend)), .text(pending.lowID), .text(pending.serverStart)]
+    }
+
+    /// Ends the backend of the broken connection while it still runs `pending`
+    /// (``pendingBackendCondition``), waiting up to 5 seconds for it to go.
     package func endBackend(_ pending: PendingTransaction, on connection: PostgresConnection)
       throws
     {
-      let low = (UInt64(pending.id) ?? 0) & 0xFFFF_FFFF
       _ = try connection.queryFirst(
-        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
-          + "WHERE pid = ? AND backend_xid::text = ?",
-        [.integer(Int64(pending.backend)), .text(String(low))]
+        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE "
+          + Self.pendingBackendCondition, Self.pendingBackendParameters(pending)
       ) { _ in true }
     }
 

@@ -181,7 +181,8 @@
         if engine == .postgres {
           #expect(
             try tableNames(store) == [
-              "kura_commits", "kura_history", "kura_metadata", "kura_models",
+              "kura_commits", "kura_history", "kura_history_branches", "kura_metadata",
+              "kura_models",
               "a_model_whose_name_is_longer_than_the_sixty_th_3647f9df7daada74",
             ])
         }
@@ -242,7 +243,7 @@
             for: FirstTwin.self, SecondTwin.self, configurations: store.readOnlyConfiguration))
         #expect(try context.fetch(FetchDescriptor<FirstTwin>()) == [first])
         #expect(try context.fetch(FetchDescriptor<SecondTwin>()) == [second])
-        #expect(try tableNames(store).count == 6)
+        #expect(try tableNames(store).count == 7)
       }
 
       /// Names that would become one identifier are refused before anything is sent, naming

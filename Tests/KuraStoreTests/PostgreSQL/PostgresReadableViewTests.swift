@@ -168,6 +168,68 @@
           try psql(url, "SELECT name, \"isFavourite\" FROM public_readable.view_trips")
             == ["Kyoto|1"])
       }
+
+      /// Views made again keep what others built on them: a migration that only adds a column
+      /// replaces the view in place (its grants and a view of the user's reading it stay); one
+      /// that changes a column's type is refused while the user's view reads it, naming that
+      /// view and changing nothing; once the user's view is gone it remakes the view and
+      /// grants its `SELECT` again. The schema's `USAGE` grant stays throughout.
+      @Test func aRebuildKeepsGrantsAndRefusesToDropTheUsersViews() throws {
+        let url = try PostgresCluster.freshDatabaseURL()
+        let database = try #require(URL(string: url)?.path.dropFirst())
+        let reader = try PostgresCluster.shared().url(
+          database: String(database), user: "kura_view_reader")
+        let configuration = ModelConfiguration.postgres(try #require(URL(string: url)))
+        let tripID = try #require(Self.tripID)
+        do {
+          let context = ModelContext(
+            try ModelContainer(for: ViewTrip.self, configurations: configuration))
+          try context.insert(ViewTrip(id: tripID, name: "Kyoto", startsAt: .distantPast))
+          try context.save()
+        }
+        _ = try psql(
+          url,
+          "CREATE ROLE kura_view_reader LOGIN; GRANT USAGE ON SCHEMA public_readable TO "
+            + "kura_view_reader; GRANT SELECT ON public_readable.view_trips TO kura_view_reader; "
+            + "CREATE SCHEMA reports; CREATE VIEW reports.trip_names AS SELECT name FROM "
+            + "public_readable.view_trips")
+        let viewOID =
+          "SELECT 'public_readable.view_trips'::regclass::oid"
+        let oid = try psql(url, viewOID)
+        // A column added: replaced in place.
+        do {
+          let context = ModelContext(
+            try ModelContainer(for: ViewTripWithNotes.self, configurations: configuration))
+          var trip = try #require(try context.model(for: tripID, as: ViewTripWithNotes.self))
+          trip.isFavourite = true
+          try context.insert(trip)
+          try context.save()
+        }
+        #expect(try psql(url, viewOID) == oid)
+        #expect(try psql(url, "SELECT name FROM reports.trip_names") == ["Kyoto"])
+        #expect(
+          try psql(reader, "SELECT name, \"isFavourite\" FROM public_readable.view_trips")
+            == ["Kyoto|t"])
+        // A column's type changed: refused while the user's view reads the view.
+        let error = try #require(throws: StoreError.self) {
+          try ModelContainer(for: ViewTripWidened.self, configurations: configuration)
+        }
+        #expect("\(error)".contains("`view reports.trip_names` depends on it"), "\(error)")
+        #expect("\(error)".contains("public_readable.view_trips"), "\(error)")
+        let type =
+          "SELECT data_type FROM information_schema.columns WHERE table_schema = "
+          + "'public_readable' AND table_name = 'view_trips' AND column_name = 'isFavourite'"
+        #expect(try psql(url, type) == ["boolean"])
+        #expect(try psql(url, "SELECT name FROM reports.trip_names") == ["Kyoto"])
+        // Without the user's view: made again, its grant applied again.
+        _ = try psql(url, "DROP VIEW reports.trip_names")
+        _ = try ModelContainer(for: ViewTripWidened.self, configurations: configuration)
+        #expect(try psql(url, type) == ["bigint"])
+        #expect(try psql(url, viewOID) != oid)
+        #expect(
+          try psql(reader, "SELECT name, \"isFavourite\" FROM public_readable.view_trips")
+            == ["Kyoto|1"])
+      }
     }
   }
 #endif
