@@ -85,7 +85,8 @@ import KuraStore
     /// server looks for none of the transaction's earlier rows.
     package static let appendNumberedHistorySQL =
       "WITH kura_row AS (INSERT INTO kura_history (token, time, models, changes) VALUES "
-      + "(txid_current() * \(tokensPerTransaction) + ?4, ?1, ?2, ?3) RETURNING token, time) "
+      + "((txid_current() + kura_history_offset()) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3) "
+      + "RETURNING token, time) "
       + "SELECT kura_row.token, 0, coalesce(kura_oldest.token, kura_row.token), "
       + "coalesce(kura_oldest.time, kura_row.time), ?4 FROM kura_row LEFT JOIN (SELECT token, "
       + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true"
