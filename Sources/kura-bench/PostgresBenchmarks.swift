@@ -447,7 +447,8 @@
       next += size
       let path =
         size >= staged
-        ? "copy, then staged" : size >= threshold ? "copy, then pipelined" : "pipelined"
+        ? "copy, then staged"
+        : size >= threshold ? "pipelined; the first save's copy undone" : "pipelined"
       printBatchSave(size: size, path: path, samples)
     }
   }

@@ -60,7 +60,11 @@ import KuraStore
       bindRow: (Int, any StoreStatement) throws -> Void
     ) throws -> StoreBulkOutcome? {
       guard rowCount >= minimumRows else { return nil }
-      guard rowCount >= minimumCopiedRows else {
+      // Below the staging table's threshold, a model whose last copy met stored rows (saves
+      // that update) is pipelined at once, without a copy that would be undone; one whose
+      // pipelined upserts all inserted is copied again.
+      let updating = db.bulkSavesUpdate.contains(schema.tableName)
+      guard rowCount >= minimumCopiedRows, !(updating && rowCount < minimumStagedRows) else {
         return try pipelined(schema, rowCount: rowCount, on: db, bindRow: bindRow)
       }
       let sql = SQL(schema)
@@ -86,6 +90,7 @@ import KuraStore
       } catch let error as PostgresError where error.code == .uniqueViolation {
         try db.connection.execute(
           "ROLLBACK TO SAVEPOINT kura_bulk_copy; RELEASE SAVEPOINT kura_bulk_copy")
+        db.bulkSavesUpdate.insert(schema.tableName)
       }
       guard rowCount >= minimumStagedRows else {
         return try pipelined(schema, rowCount: rowCount, on: db, bindRow: bindRow)
@@ -121,6 +126,9 @@ import KuraStore
         try bindRow(row, statement)
       } read: { row in
         results[row] = StoreBulkRow(inserted: upsert.int64(at: 0) == 1, key: upsert.value(at: 1))
+      }
+      if rowCount >= minimumCopiedRows, results.allSatisfy({ $0?.inserted == true }) {
+        db.bulkSavesUpdate.remove(schema.tableName)
       }
       return .eachRow(results)
     }

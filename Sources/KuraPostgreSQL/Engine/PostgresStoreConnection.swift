@@ -31,6 +31,10 @@ import KuraStore
     /// ``PostgresConnection/rollbacksToSavepoint`` then: while both are unchanged, the marker
     /// stands and the commit need not write it again.
     @exclusivity(unchecked) package var markedBy: (transaction: String, rollbacks: Int)?
+    /// The tables whose last bulk save of 16 to 63 rows met stored rows: the next such save
+    /// sends its upserts in one pipeline at once, without trying a copy first
+    /// (``PostgresBulkUpsert``).
+    @exclusivity(unchecked) package var bulkSavesUpdate: Set<String> = []
     /// The channel writers notify after appending history (see ``PostgresStorePool``).
     package let channel: String
     /// The pool's schema generation this connection's statement cache was made in.
