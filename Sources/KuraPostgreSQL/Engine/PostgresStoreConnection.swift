@@ -35,6 +35,11 @@ import KuraStore
     /// sends its upserts in one pipeline at once, without trying a copy first
     /// (``PostgresBulkUpsert``).
     @exclusivity(unchecked) package var bulkSavesUpdate: Set<String> = []
+    /// The history branch offset of this connection's session (its
+    /// ``PostgresSession/generation``), once a write transaction that read it committed.
+    @exclusivity(unchecked) package var historyOffset: (generation: Int, offset: Int64)?
+    /// The offset the open write transaction read, kept in ``historyOffset`` when it commits.
+    @exclusivity(unchecked) package var pendingHistoryOffset: (generation: Int, offset: Int64)?
     /// The channel writers notify after appending history (see ``PostgresStorePool``).
     package let channel: String
     /// The pool's schema generation this connection's statement cache was made in.

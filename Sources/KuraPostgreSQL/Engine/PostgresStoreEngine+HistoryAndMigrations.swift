@@ -34,6 +34,26 @@ import KuraStore
         number = nil
       }
       let marker = number == nil ? nil : db.commitMarker
+      // The branch offset of a numbered row: known to this connection once a transaction of its
+      // session that read it committed (a session's branch never changes while it writes),
+      // else read now and kept when this transaction commits.
+      var offset: Int64 = 0
+      if number != nil {
+        let generation = db.connection.session.generation
+        if let known = db.historyOffset, known.generation == generation {
+          offset = known.offset
+        } else {
+          let read = try db.connection.cachedStatement(historyOffsetSQL)
+          defer { read.rewind() }
+          guard try read.step() else {
+            throw PostgresError(
+              code: .other, message: "kura_history_offset() returned no row",
+              server: db.connection.location.description, sql: read.sql)
+          }
+          offset = read.int64(at: 0)
+          db.pendingHistoryOffset = (generation, offset)
+        }
+      }
       let sql =
         number == nil
         ? appendHistorySQL : marker == nil ? appendNumberedHistorySQL : appendMarkedHistorySQL
@@ -42,10 +62,13 @@ import KuraStore
       try statement.bind(time, at: 1)
       try statement.bind(models, at: 2)
       try statement.bind(bytes: changes, at: 3)
-      if let number { try statement.bind(number, at: 4) }
+      if let number {
+        try statement.bind(number, at: 4)
+        try statement.bind(offset, at: 5)
+      }
       if let marker {
-        try statement.bind(marker.writer, at: 5)
-        try statement.bind(marker.commitID.uuidString.lowercased(), at: 6)
+        try statement.bind(marker.writer, at: 6)
+        try statement.bind(marker.commitID.uuidString.lowercased(), at: 7)
       }
       guard try statement.step() else {
         throw PostgresError(
@@ -81,22 +104,26 @@ import KuraStore
       + "JOIN (SELECT token, time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest "
       + "ON true"
 
-    /// ``appendHistorySQL`` with the row's number in its transaction given (`?4`), so the
-    /// server looks for none of the transaction's earlier rows.
+    /// Reads the session's branch offset (``historyOffsetFunctionSQL``).
+    package static let historyOffsetSQL = "SELECT kura_history_offset()"
+
+    /// ``appendHistorySQL`` with the row's number in its transaction (`?4`) and the branch
+    /// offset (`?5`, ``historyOffsetSQL``) given, so the server looks for none of the
+    /// transaction's earlier rows and runs no function.
     package static let appendNumberedHistorySQL =
       "WITH kura_row AS (INSERT INTO kura_history (token, time, models, changes) VALUES "
-      + "((txid_current() + kura_history_offset()) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3) "
+      + "((txid_current() + ?5) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3) "
       + "RETURNING token, time) "
       + "SELECT kura_row.token, 0, coalesce(kura_oldest.token, kura_row.token), "
       + "coalesce(kura_oldest.time, kura_row.time), ?4 FROM kura_row LEFT JOIN (SELECT token, "
       + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true"
 
     /// ``appendNumberedHistorySQL`` that also writes the transaction's commit marker: this
-    /// pool's row of `kura_commits` (writer `?5`) gets the commit id `?6`
+    /// pool's row of `kura_commits` (writer `?6`) gets the commit id `?7`
     /// (``PostgresStorePool/commitMarkerSQL(commitID:)``, as a prepared statement).
     package static let appendMarkedHistorySQL =
       "WITH kura_mark AS (INSERT INTO kura_commits (writer, commit_id, time) VALUES "
-      + "(CAST(?5 AS uuid), CAST(?6 AS uuid), extract(epoch FROM statement_timestamp())) ON "
+      + "(CAST(?6 AS uuid), CAST(?7 AS uuid), extract(epoch FROM statement_timestamp())) ON "
       + "CONFLICT (writer) DO UPDATE SET commit_id = excluded.commit_id, time = excluded.time), "
       + String(appendNumberedHistorySQL.dropFirst("WITH ".count))
 

@@ -163,9 +163,11 @@ import KuraStore
       let commitID = UUID()
       writer.commitMarker = (writerID, commitID)
       writer.markedBy = nil
+      writer.pendingHistoryOffset = nil
       defer {
         writer.commitMarker = nil
         writer.markedBy = nil
+        writer.pendingHistoryOffset = nil
       }
       do {
         writer.connection.begin(withNextStatement: begin)
@@ -192,6 +194,7 @@ import KuraStore
           sending: commitSQL(commitID: commitID, notifying: notifying, marking: !marked),
           statementsBeforeCommit: marked ? 0 : 1)
         writer.pendingNotification = nil
+        if let offset = writer.pendingHistoryOffset { writer.historyOffset = offset }
         if notifying, !notified, writer.connection.isInTransaction {
           try? writer.connection.execute("ROLLBACK")
         }
