@@ -235,7 +235,7 @@ import KuraStore
 
     /// The version of ``functionsSQL``, recorded in a comment on `kura_key`: a store whose
     /// functions are older gets them again.
-    package static let functionsVersion = "kura functions 6"
+    package static let functionsVersion = "kura functions 7"
 
     /// How many history rows one transaction may append: a token is its transaction's id plus
     /// its history branch's offset (``historyOffsetFunctionSQL``) times this, plus the row's
@@ -260,8 +260,29 @@ import KuraStore
     /// new snapshot): a writer that ends between a statement's snapshot and its look at the
     /// lock table is gone from the table but not seen by that snapshot, while a later snapshot
     /// sees it.
+    ///
+    /// `kura_history_horizon_once()` reads it once; `kura_history_horizon()` reads it again (in
+    /// a new snapshot, up to 3 times) while saves have committed at or above it and each read
+    /// finds it higher: a transaction that ended between a read's snapshot and its look at the
+    /// lock table held the first read low (any transaction of the cluster, of any database),
+    /// and is gone from the next read's snapshot. A writer of the store still running holds it
+    /// where it is. Each read is a horizon in its own right, and the horizon only grows, so
+    /// the highest read is one for the statements after the last.
     package static let horizonFunctionSQL = """
-      CREATE OR REPLACE FUNCTION kura_history_horizon() RETURNS bigint LANGUAGE sql STABLE AS $$ \
+      CREATE OR REPLACE FUNCTION kura_history_horizon() RETURNS bigint LANGUAGE plpgsql \
+      VOLATILE AS $$ DECLARE horizon bigint := kura_history_horizon_once(); again bigint; \
+      newest bigint; BEGIN FOR attempt IN 1..3 LOOP \
+      SELECT max(token) INTO newest FROM kura_history; \
+      IF newest IS NULL OR newest < horizon THEN RETURN horizon; END IF; \
+      again := kura_history_horizon_once(); \
+      IF again IS NULL OR again <= horizon THEN RETURN horizon; END IF; \
+      horizon := again; END LOOP; RETURN horizon; END $$
+      """
+
+    /// One read of the horizon (see ``horizonFunctionSQL``).
+    package static let horizonOnceFunctionSQL = """
+      CREATE OR REPLACE FUNCTION kura_history_horizon_once() RETURNS bigint LANGUAGE sql \
+      STABLE AS $$ \
       WITH kura_locks AS MATERIALIZED (SELECT locktype, virtualtransaction, \
       CAST(CAST(transactionid AS text) AS bigint) AS xid, database, classid, objid, objsubid, \
       mode, granted FROM pg_catalog.pg_locks WHERE granted), \
@@ -322,6 +343,7 @@ import KuraStore
       ) { (models: $0.int64(at: 0) != 0, functions: $0.int64(at: 1) != 0) }
       try db.execute(functionsSQL)
       try createHistoryBranches(db)
+      try db.execute(horizonOnceFunctionSQL)
       try db.execute(horizonFunctionSQL)
       try db.execute("COMMENT ON FUNCTION kura_key(text) IS \(quotedText(functionsVersion))")
       _ = try? db.savepoint { try db.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm") }
