@@ -70,28 +70,8 @@
     /// - Returns: The backup, not running.
     /// - Throws: ``StartError`` when `pg_basebackup` is missing or fails.
     public func takeBaseBackup() throws -> BaseBackup {
-      let pgCtlFolder = URL(fileURLWithPath: pgCtl).resolvingSymlinksInPath()
-        .deletingLastPathComponent()
-      guard let pgBasebackup = Self.findProgram("pg_basebackup", preferring: pgCtlFolder)?.path
-      else {
-        throw StartError(
-          description:
-            "A base backup needs `pg_basebackup` (looked beside pg_ctl, in PATH and"
-            + " /usr/lib/postgresql/*/bin): \(Self.installHint)")
-      }
-      let backupFolder = try Self.makeFolder(owner: owner)
-      let stop =
-        Self.commandLine(
-          as: owner, [pgCtl, "stop", "-D", backupFolder + "/data", "-m", "immediate", "-w"])
-        + " >/dev/null 2>&1; rm -rf " + Self.shellQuoted(backupFolder)
-      try Self.startWatchdog(stopCommand: stop)
-      Self.registerExitCleanup(stop)
-      try Self.run(
-        owner,
-        [
-          pgBasebackup, "-D", backupFolder + "/data", "-X", "stream", "-h", folder,
-          "-p", "\(port)", "-U", superuser, "--no-sync", "--checkpoint=fast",
-        ], log: backupFolder + "/basebackup.log")
+      let backupFolder = try copyWithBaseBackup(
+        for: "A base backup", options: ["--checkpoint=fast"])
       return BaseBackup(folder: backupFolder, pgCtl: pgCtl, owner: owner, fsync: fsync)
     }
   }

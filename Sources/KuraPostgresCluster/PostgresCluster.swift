@@ -280,28 +280,7 @@
     /// - Returns: The standby, a cluster of its own.
     /// - Throws: ``StartError`` when the backup or the server fails.
     public func startStandby(synchronous: Bool) throws -> PostgresCluster {
-      let pgCtlFolder = URL(fileURLWithPath: pgCtl).resolvingSymlinksInPath()
-        .deletingLastPathComponent()
-      guard let pgBasebackup = Self.findProgram("pg_basebackup", preferring: pgCtlFolder)?.path
-      else {
-        throw StartError(
-          description:
-            "A standby needs `pg_basebackup` (looked beside pg_ctl, in PATH and"
-            + " /usr/lib/postgresql/*/bin): \(Self.installHint)")
-      }
-      let standbyFolder = try Self.makeFolder(owner: owner)
-      let stop =
-        Self.commandLine(
-          as: owner, [pgCtl, "stop", "-D", standbyFolder + "/data", "-m", "immediate", "-w"])
-        + " >/dev/null 2>&1; rm -rf " + Self.shellQuoted(standbyFolder)
-      try Self.startWatchdog(stopCommand: stop)
-      Self.registerExitCleanup(stop)
-      try Self.run(
-        owner,
-        [
-          pgBasebackup, "-D", standbyFolder + "/data", "-R", "-X", "stream", "-h", folder,
-          "-p", "\(port)", "-U", superuser, "--no-sync",
-        ], log: standbyFolder + "/basebackup.log")
+      let standbyFolder = try copyWithBaseBackup(for: "A standby", options: ["-R"])
       try Self.startServer(folder: standbyFolder, fsync: fsync, pgCtl: pgCtl, owner: owner)
       let standby = PostgresCluster(
         folder: standbyFolder, fsync: fsync, pgCtl: pgCtl, owner: owner,
@@ -324,6 +303,35 @@
       }
       throw StartError(
         description: "The standby in \(standbyFolder) did not start streaming within a minute")
+    }
+
+    /// Copies this running cluster with `pg_basebackup` (and the WAL it needs, plus `options`)
+    /// into `<new folder>/data`, a folder of its own stopped and removed when the process exits
+    /// (or its watchdog fires); returns the folder. `purpose` names what needs the copy in the
+    /// error when `pg_basebackup` is missing.
+    func copyWithBaseBackup(for purpose: String, options: [String]) throws -> String {
+      let pgCtlFolder = URL(fileURLWithPath: pgCtl).resolvingSymlinksInPath()
+        .deletingLastPathComponent()
+      guard let pgBasebackup = Self.findProgram("pg_basebackup", preferring: pgCtlFolder)?.path
+      else {
+        throw StartError(
+          description:
+            "\(purpose) needs `pg_basebackup` (looked beside pg_ctl, in PATH and"
+            + " /usr/lib/postgresql/*/bin): \(Self.installHint)")
+      }
+      let copyFolder = try Self.makeFolder(owner: owner)
+      let stop =
+        Self.commandLine(
+          as: owner, [pgCtl, "stop", "-D", copyFolder + "/data", "-m", "immediate", "-w"])
+        + " >/dev/null 2>&1; rm -rf " + Self.shellQuoted(copyFolder)
+      try Self.startWatchdog(stopCommand: stop)
+      Self.registerExitCleanup(stop)
+      try Self.run(
+        owner,
+        [pgBasebackup, "-D", copyFolder + "/data"] + options + [
+          "-X", "stream", "-h", folder, "-p", "\(port)", "-U", superuser, "--no-sync",
+        ], log: copyFolder + "/basebackup.log")
+      return copyFolder
     }
 
     /// Stops the server at once, as a crash does (`pg_ctl stop -m immediate`): its clients'

@@ -85,6 +85,16 @@ import KuraStore
       return String(cString: value)
     }
 
+    /// A pipeline that could not be entered, sent, or did not end as sent: the connection is
+    /// marked broken, and the error is ``PostgresError/Code/connectionLost`` (sent inside a
+    /// transaction or before it began, so nothing of it committed).
+    package func brokenPipeline(sql: String) -> PostgresError {
+      markBroken()
+      var lost = error(nil, sql: sql, committing: false)
+      lost.code = .connectionLost
+      return lost
+    }
+
     /// Runs `begin`'s statements and then prepared statement `name` with its bound values in
     /// one round trip (libpq's pipeline mode: each sent with the extended protocol, one `Sync`
     /// after the last), and returns the statement's result, which the caller clears.
@@ -100,8 +110,7 @@ import KuraStore
     ) throws -> OpaquePointer? {
       let handle = try openHandle(sql: sql)
       guard PQenterPipelineMode(handle) == 1 else {
-        markBroken()
-        throw error(nil, sql: begin.simpleQuery.sql, committing: false)
+        throw brokenPipeline(sql: begin.simpleQuery.sql)
       }
       var sent = true
       for statement in begin.statements where sent {
@@ -156,10 +165,7 @@ import KuraStore
       if !sent || PQexitPipelineMode(handle) != 1 {
         PQclear(statementResult)
         if let failure, failure.code == .connectionLost { throw failure }
-        var lost = error(nil, sql: sql, committing: false)
-        lost.code = .connectionLost
-        markBroken()
-        throw lost
+        throw brokenPipeline(sql: sql)
       }
       if let failure {
         PQclear(statementResult)

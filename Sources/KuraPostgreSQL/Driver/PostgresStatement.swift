@@ -224,15 +224,7 @@ import KuraStore
     /// Runs the statement with its bindings and keeps its rows.
     private func run() throws -> Bool {
       rewind()
-      if generation != session.generation {
-        // Prepared on a connection that since broke: prepare it on the new one.
-        if !ownsName {
-          name = session.nextStatementName()
-          ownsName = true
-          keepAlive = nil
-        }
-        try prepareOnServer()
-      }
+      try prepareAgainAfterReconnecting()
       if let begin = session.unsentBegin {
         session.unsentBegin = nil
         return try run(after: begin)
@@ -244,6 +236,18 @@ import KuraStore
           handle, $0.baseAddress, Int32(values.count), values, lengths, formats, resultFormat)
       }
       return try finish(executed, committing: outsideTransaction)
+    }
+
+    /// Prepares the statement again when it was prepared on a connection that since broke
+    /// (an older session generation), on the new one.
+    private func prepareAgainAfterReconnecting() throws {
+      guard generation != session.generation else { return }
+      if !ownsName {
+        name = session.nextStatementName()
+        ownsName = true
+        keepAlive = nil
+      }
+      try prepareOnServer()
     }
 
     /// Runs `begin` and then the statement in one round trip
@@ -332,14 +336,7 @@ import KuraStore
       count: Int, bind: (Int) throws -> Void, read: (Int) throws -> Void
     ) throws {
       rewind()
-      if generation != session.generation {
-        if !ownsName {
-          name = session.nextStatementName()
-          ownsName = true
-          keepAlive = nil
-        }
-        try prepareOnServer()
-      }
+      try prepareAgainAfterReconnecting()
       try session.sendUnsentBegin()
       let handle = try session.openHandle(sql: sql)
       guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
@@ -350,12 +347,7 @@ import KuraStore
         }
         return
       }
-      guard PQenterPipelineMode(handle) == 1 else {
-        session.markBroken()
-        var lost = session.error(nil, sql: sql, committing: false)
-        lost.code = .connectionLost
-        throw lost
-      }
+      guard PQenterPipelineMode(handle) == 1 else { throw session.brokenPipeline(sql: sql) }
       var sent = 0
       var callerError: (any Error)?
       while sent < count {
@@ -419,10 +411,7 @@ import KuraStore
       }
       if !synced || PQexitPipelineMode(handle) != 1 {
         if let failure, failure.code == .connectionLost { throw failure }
-        session.markBroken()
-        var lost = session.error(nil, sql: sql, committing: false)
-        lost.code = .connectionLost
-        throw lost
+        throw session.brokenPipeline(sql: sql)
       }
       if let failure { throw failure }
       if let callerError { throw callerError }

@@ -32,13 +32,14 @@ import KuraStore
 
     /// The commit of a write transaction, one simple query: its marker
     /// (``commitMarkerSQL(commitID:)``) unless `marking` is `false` (a history row of the
-    /// transaction wrote it), `COMMIT`, and, when `notifying`, ``notifySQL``.
+    /// transaction wrote it: the text is then ``unmarkedCommits``'), `COMMIT`, and, when
+    /// `notifying`, ``notifySQL``.
     package func commitSQL(commitID: UUID, notifying: Bool, marking: Bool = true)
       -> PostgresQueryText
     {
-      PostgresQueryText(
-        (marking ? commitMarkerSQL(commitID: commitID) + "; " : "") + "COMMIT"
-          + (notifying ? "; " + notifySQL : ""))
+      guard marking else { return notifying ? unmarkedCommits.notifying : unmarkedCommits.plain }
+      return PostgresQueryText(
+        commitMarkerSQL(commitID: commitID) + "; COMMIT" + (notifying ? "; " + notifySQL : ""))
     }
 
     /// Makes `kura_commits` when the store lacks it (a store made before it existed), once per

@@ -127,12 +127,17 @@ import KuraStore
     /// commit waits for no flush (nor for a synchronous standby) whatever `synchronous_commit`
     /// says: the lock is held for a moment, and the saves' commits, which take no such lock,
     /// share their flushes. It is sent after the save's `COMMIT` in the same simple query
-    /// (``commitSQL(commitID:notifying:)``), one round trip for both, and the server runs it
+    /// (``commitSQL(commitID:notifying:marking:)``), one round trip for both, and the server runs it
     /// only when the commit succeeded
     /// (``PostgresConnection/commitOpenTransaction(sending:statementsBeforeCommit:)``). Its
     /// payload is empty: a listener reads the history from its own token, whatever woke it.
     /// Built once per pool.
     package let notifySQL: String
+
+    /// The commits that carry no marker (a history row of the transaction wrote it), without
+    /// and with ``notifySQL``: the same text every time, built once per pool
+    /// (``commitSQL(commitID:notifying:marking:)``).
+    package let unmarkedCommits: (plain: PostgresQueryText, notifying: PostgresQueryText)
 
     /// ``notifySQL`` for `channel`: one statement, its own (implicit) transaction.
     package static func notifySQL(channel: String) -> String {
@@ -172,6 +177,9 @@ import KuraStore
       self.schema = schema
       self.channel = Self.channel(schema: schema)
       self.notifySQL = Self.notifySQL(channel: channel)
+      self.unmarkedCommits = (
+        PostgresQueryText("COMMIT"), PostgresQueryText("COMMIT; " + notifySQL)
+      )
       self.writer = PostgresStoreConnection(connection: connection, channel: channel)
     }
 

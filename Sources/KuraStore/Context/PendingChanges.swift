@@ -278,12 +278,7 @@ package final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
       guard let key = schema.keyValue(id) else { continue }
       changes.deleted.append(idText(key))
     }
-    if !storedIDs.isEmpty {
-      var seen = Set<String>()
-      changes.updated = changes.updated.map { storedIDs[$0] ?? $0 }.filter {
-        seen.insert($0).inserted
-      }
-    }
+    changes.updated = reportedUnderStoredIDs(changes.updated, storedIDs)
     return changes
   }
 
@@ -381,15 +376,20 @@ package final class PendingChanges<Model: PersistentModel>: AnyPendingChanges {
           if stored != text { storedIDs[text] = stored }
         }
       }
-      if !storedIDs.isEmpty {
-        var seen = Set<String>()
-        changes.updated = changes.updated.map { storedIDs[$0] ?? $0 }.filter {
-          seen.insert($0).inserted
-        }
-      }
+      changes.updated = reportedUnderStoredIDs(changes.updated, storedIDs)
     }
     return changes
   }
+}
+
+/// `updated` with each id an upsert's unique attribute redirected to another stored row
+/// (`storedIDs`: id text of the model → stored id text) reported under the stored id, once.
+private func reportedUnderStoredIDs(_ updated: [String], _ storedIDs: [String: String])
+  -> [String]
+{
+  guard !storedIDs.isEmpty else { return updated }
+  var seen = Set<String>()
+  return updated.map { storedIDs[$0] ?? $0 }.filter { seen.insert($0).inserted }
 }
 
 /// The decimal text of an integer, as `String(value)` writes it, without its generic path (a
