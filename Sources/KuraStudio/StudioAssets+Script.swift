@@ -3,7 +3,7 @@ extension StudioAssets {
   // `setAttribute`/properties: never through `innerHTML`, so `<script>` in a name is text.
   static let script = #"""
     "use strict";
-    const state = { store: null, models: [], view: null, live: new Set(), token: 0, following: null };
+    const state = { store: null, models: [], view: null, live: new Set(), token: 0, following: null, notice: null };
     const OPERATORS = ["==", "!=", "<", "<=", ">", ">=", "contains", "starts with", "is nil", "is not nil"];
     const REFERENCE_DATE = 978307200;
 
@@ -156,6 +156,10 @@ extension StudioAssets {
         else if (route.parts[0] === "sync") await drawSync(main);
         else if (route.parts[0] === "sync-server" || (route.parts.length === 0 && state.store.syncServer)) await drawSyncServer(main);
         else drawOverview(main);
+        // The notice of a save stays on the view it led to, through redraws (the save's own
+        // live change event redraws it), until another view is opened.
+        if (state.notice && state.notice.hash === location.hash) main.prepend(state.notice.node);
+        else state.notice = null;
       } catch (error) {
         main.replaceChildren(el("h1", {}, "Kura Studio"));
         showError(main, error);
@@ -501,15 +505,18 @@ extension StudioAssets {
       if (answer.status !== 200) { drawBatch(null, { error: answer.error, edit: answer.edit, property: answer.property }); return; }
       state.batch = [];
       drawBatch();
-      const panel = el("div", { id: "saved", className: "status" }, "Saved as change set #" + answer.token + ".");
       await loadStore();
+      const node = el("div", { id: "saved", className: "status" }, "Saved as change set #" + answer.token + ".");
       const route = parseRoute();
       if (route.parts[0] === "row" && answer.changes[route.parts[1]] && (answer.changes[route.parts[1]].deleted || answer.changes[route.parts[1]][2] || []).length) {
-        location.hash = routeLink(["rows", route.parts[1]]);
+        // The row shown is gone: its model's rows are drawn on the route change, with the notice.
+        const hash = routeLink(["rows", route.parts[1]]);
+        state.notice = { node, hash };
+        location.hash = hash;
       } else {
+        state.notice = { node, hash: location.hash };
         await render();
       }
-      document.getElementById("main").prepend(panel);
     }
 
     // A stream of events for the view shown (the app's files, a sync server's spaces): each

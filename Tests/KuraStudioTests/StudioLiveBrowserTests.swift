@@ -148,6 +148,18 @@ extension StudioBrowserTests {
           == false)
       try await driver.click("#save-batch")
       try #require(try await driver.wait(for: "document.getElementById('saved') !== null") != nil)
+      // The notice stays on the rows page the save led to, through the redraw of the save's
+      // own live change event.
+      let token = try #require(
+        try await driver.run("return document.getElementById('saved').textContent") as? String)
+      #expect(
+        try await driver.wait(
+          for: "document.getElementById('live').textContent.startsWith('live · saved #')") != nil)
+      #expect(try await driver.run("return location.hash") as? String == "#/rows/Trip")
+      #expect(
+        try await driver.run(
+          "return document.getElementById('saved') && document.getElementById('saved').textContent")
+          as? String == token)
       let after = ModelContext(try ModelContainer(for: models, configurations: .url(store)))
       #expect(try after.model(for: 2, as: Trip.self) == nil)
       #expect(try after.model(for: 1, as: Souvenir.self)?.trip == nil)
