@@ -2,6 +2,7 @@
   import Foundation
   import Kura
   import KuraPostgreSQL
+  import KuraPostgresCluster
   import KuraSync
   import KuraSyncCore
   import KuraSyncServer
@@ -15,6 +16,8 @@
     var url: String?
     /// The parts to run (`store`, `live`, `writers`); every part when empty.
     var parts: Set<String> = []
+    /// Single saves per writer process in the `writers` part.
+    var writerSaves = 300
 
     /// The parts `--part` takes.
     static let partNames = ["store", "live", "writers"]
@@ -51,6 +54,19 @@
             continue
           }
           options.parts.insert(value)
+        } else if argument == "--writer-saves" || argument.hasPrefix("--writer-saves=") {
+          let value =
+            argument == "--writer-saves"
+            ? (index + 1 < arguments.count ? arguments[index + 1] : "")
+            : String(argument.dropFirst("--writer-saves=".count))
+          index += argument == "--writer-saves" ? 2 : 1
+          guard let saves = Int(value), saves >= 50, saves <= 100_000 else {
+            error =
+              "`--writer-saves` takes a whole number from 50 to 100000, such as "
+              + "`--writer-saves 1500`; it was `\(value)`"
+            continue
+          }
+          options.writerSaves = saves
         } else if argument.hasPrefix("--url=") {
           options.url = String(argument.dropFirst("--url=".count))
           index += 1
@@ -76,6 +92,7 @@
       cross-process live-query latency over LISTEN/NOTIFY and concurrent writer processes.
 
       USAGE: kura-bench postgres [--url <url>] [--rows <n>] [--part <part> ...]
+                                 [--writer-saves <n>]
 
       OPTIONS:
         --url <url>         The server to measure on: a postgresql:// URL or a libpq
@@ -89,6 +106,10 @@
         --part <part>       Runs only this part (repeatable): `store` (the four workloads),
                             `live` (the live query over NOTIFY), `writers` (1, 4 and 16
                             writer processes). Default: every part.
+        --writer-saves <n>  Single saves of each writer process in `writers` (default
+                            300, from 50 to 100,000). With 1,500, 16 writers' history
+                            reaches the default retention's 10,000 saves and each round
+                            ends trimming it: Kura's steady state.
         -h, --help          Shows this text.
 
       EXIT STATUS: 0 on success, 1 when the benchmark fails, 64 for a bad argument.
@@ -96,8 +117,6 @@
       """
   }
 
-  /// Saves per writer process in the concurrent-writers measurement.
-  private let savesPerWriter = 300
   /// Saves the child makes in the cross-process live-query measurement.
   private let liveQuerySaves = 50
 
@@ -118,7 +137,7 @@
     func runs(_ part: String) -> Bool { options.parts.isEmpty || options.parts.contains(part) }
     if runs("store") { try storeWorkloads(on: server, rows: rows) }
     if runs("live") { try crossProcessLiveQuery(on: server) }
-    if runs("writers") { try concurrentWriters(on: server) }
+    if runs("writers") { try concurrentWriters(on: server, savesPerWriter: options.writerSaves) }
     printFlushLatency(server, "after")
   }
 
@@ -526,10 +545,14 @@
       print("ready")
       fflush(nil)
       guard readLine() == "go" else { return }
+      let cpu = processCPUMicroseconds()
       let start = monotonicNanoseconds()
       try body()
-      print("\(start) \(monotonicNanoseconds())")
+      let end = monotonicNanoseconds()
+      print("\(start) \(end) \(processCPUMicroseconds() - cpu)")
       fflush(nil)
+      // Connected until the parent has read the server's CPU time (it closes the input).
+      _ = readLine()
     }
     if environment["KURA_BENCH_SIDE"] == "kura" {
       let context = ModelContext(
@@ -571,8 +594,8 @@
   /// Saves per second of `writers` processes each making `savesPerWriter` single saves at
   /// once, on a fresh database: from the first save's start to the last one's end.
   private func writerThroughput(
-    side: String, writers: Int, on server: PostgresBenchmarkServer
-  ) throws -> Double {
+    side: String, writers: Int, savesPerWriter: Int, on server: PostgresBenchmarkServer
+  ) throws -> WriterRound {
     let database = try server.freshDatabase(
       "\(side.replacingOccurrences(of: "+", with: "_"))_writers")
     defer { server.drop(database) }
@@ -592,41 +615,102 @@
     }
     defer { for child in children { child.finish() } }
     for child in children { try child.expect("ready") }
+    let serverCPU = server.cluster.flatMap { clusterCPUMicroseconds($0) }
     for child in children { child.send("go") }
     var first = UInt64.max
     var last = UInt64.min
+    var clientCPU: UInt64 = 0
     for child in children {
       let times = (child.readLine() ?? "").split(separator: " ").compactMap { UInt64($0) }
-      guard times.count == 2 else {
+      guard times.count == 3 else {
         throw PostgresBenchmarkError(description: "a \(side) writer process failed")
       }
       first = min(first, times[0])
       last = max(last, times[1])
+      clientCPU += times[2]
     }
-    return Double(writers * savesPerWriter) / (Double(last - first) / 1e9)
+    let saves = Double(writers * savesPerWriter)
+    // The server's CPU time from before `go` until every writer has reported (their
+    // connections still open): its backends, and its WAL writer and other processes.
+    var serverPerSave: Double?
+    if let before = serverCPU, let after = server.cluster.flatMap({ clusterCPUMicroseconds($0) }) {
+      serverPerSave = Double(after - before) / saves
+    }
+    return WriterRound(
+      savesPerSecond: saves / (Double(last - first) / 1e9),
+      clientCPUPerSave: Double(clientCPU) / saves, serverCPUPerSave: serverPerSave)
+  }
+
+  /// One round of ``writerThroughput(side:writers:savesPerWriter:on:)``: saves per second, and
+  /// the CPU time a save took in the writer processes (user and system, from the first save to
+  /// the last) and in the server (`nil` on a server this run didn't start).
+  private struct WriterRound {
+    var savesPerSecond: Double
+    var clientCPUPerSave: Double
+    var serverCPUPerSave: Double?
+  }
+
+  /// The CPU time (user and system, µs) this process has used.
+  private func processCPUMicroseconds() -> UInt64 {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let seconds = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec
+    let micro = usage.ru_utime.tv_usec + usage.ru_stime.tv_usec
+    return UInt64(seconds) * 1_000_000 + UInt64(micro)
+  }
+
+  /// The CPU time (user and system, µs) of `cluster`'s postmaster and the processes it
+  /// started (backends, WAL writer, checkpointer…), from `/proc`; `nil` when it can't be read.
+  private func clusterCPUMicroseconds(_ cluster: PostgresCluster) -> UInt64? {
+    guard
+      let pidFile = try? String(
+        contentsOfFile: cluster.folder + "/data/postmaster.pid", encoding: .utf8),
+      let postmaster = pidFile.split(separator: "\n").first.flatMap({ Int($0) })
+    else { return nil }
+    let ticksPerSecond = UInt64(sysconf(Int32(_SC_CLK_TCK)))
+    guard ticksPerSecond > 0,
+      let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc")
+    else { return nil }
+    var ticks: UInt64 = 0
+    for entry in entries {
+      guard let pid = Int(entry),
+        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { continue }
+      // After the command's closing parenthesis: state, ppid, … utime (11th), stime (12th).
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      guard fields.count > 12, pid == postmaster || Int(fields[1]) == postmaster else {
+        continue
+      }
+      ticks += (UInt64(fields[11]) ?? 0) + (UInt64(fields[12]) ?? 0)
+    }
+    return ticks * 1_000_000 / ticksPerSecond
   }
 
   /// Single saves from 1, 4 and 16 processes at once: Kura, libpq with the feed's row (what
   /// Kura's save does, by hand) and plain libpq; 3 rounds.
-  private func concurrentWriters(on server: PostgresBenchmarkServer) throws {
+  private func concurrentWriters(on server: PostgresBenchmarkServer, savesPerWriter: Int) throws {
     let sides = ["kura", "libpq+feed", "libpq"]
     let configurations = [1, 4, 16].flatMap { writers in sides.map { ($0, writers) } }
-    var rates = Array(repeating: [Double](), count: configurations.count)
+    var rounds = Array(repeating: [WriterRound](), count: configurations.count)
     for _ in 0..<3 {
       for (index, (side, writers)) in configurations.enumerated() {
-        rates[index].append(try writerThroughput(side: side, writers: writers, on: server))
+        rounds[index].append(
+          try writerThroughput(
+            side: side, writers: writers, savesPerWriter: savesPerWriter, on: server))
       }
     }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     var medians: [String: Double] = [:]
     for (index, (side, writers)) in configurations.enumerated() {
-      medians["\(side) \(writers)"] = rates[index].sorted()[rates[index].count / 2]
+      medians["\(side) \(writers)"] = median(rounds[index].map(\.savesPerSecond))
     }
     print(
       "concurrent writer processes, single saves (\(savesPerWriter) each; median of 3 rounds,"
         + " [slowest–fastest]; Kura's targets: 4 processes ≥ ×2.00 of 1, 16 processes ≥ ×0.90 of"
-        + " libpq+feed)")
+        + " libpq+feed; CPU a save: the writer processes' and the server's, median)")
     for (index, (side, writers)) in configurations.enumerated() {
-      let sorted = rates[index].sorted()
+      let sorted = rounds[index].map(\.savesPerSecond).sorted()
       let median = medians["\(side) \(writers)"] ?? 0
       var line =
         "  \(side.padding(toLength: 10, withPad: " ", startingAt: 0)) \(writers) process"
@@ -637,6 +721,11 @@
       }
       if side == "kura", let feed = medians["libpq+feed \(writers)"] {
         line += String(format: "  ×%.2f of libpq+feed", median / feed)
+      }
+      line += String(format: "  CPU %.0f µs", rounds[index].map(\.clientCPUPerSave).sorted()[1])
+      let server = rounds[index].compactMap(\.serverCPUPerSave)
+      if server.count == rounds[index].count {
+        line += String(format: " + server %.0f µs", server.sorted()[server.count / 2])
       }
       print(line)
     }

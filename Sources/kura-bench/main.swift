@@ -196,8 +196,8 @@ for (option, least) in [("--devices", 2), ("--seconds", 1), ("--servers", 1)] {
 }
 var (storeOptions, remaining) = StoreBenchmarkOptions.parse(arguments)
 #if canImport(CLibPQ)
-  let postgresArguments = PostgresBenchmarkOptions.parse(remaining)
-  remaining = postgresArguments.rest
+  let (postgresOptions, postgresRest, postgresError) = PostgresBenchmarkOptions.parse(remaining)
+  remaining = postgresRest
 #endif
 let wantsHelp = remaining.contains("--help") || remaining.contains("-h")
 remaining.removeAll { $0 == "--help" || $0 == "-h" || $0 == "--json" }
@@ -265,10 +265,10 @@ if let problem = storeOptions.problem {
   usageError(problem)
 }
 #if canImport(CLibPQ)
-  if let problem = postgresArguments.error {
+  if let problem = postgresError {
     usageError(problem, help: "kura-bench postgres --help")
   }
-  if postgresArguments.options.url != nil, !requested.isEmpty, !requested.contains("postgres") {
+  if postgresOptions.url != nil, !requested.isEmpty, !requested.contains("postgres") {
     usageError("`--url` is an option of the postgres suite, which is not among the suites named")
   }
 #endif

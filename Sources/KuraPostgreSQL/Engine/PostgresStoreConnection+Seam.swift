@@ -163,6 +163,9 @@ import KuraStore
     /// `SELECT kura_history_horizon()` (see ``PostgresStoreEngine/horizonFunctionSQL``).
     package var historyHorizonSQL: String? { Self.historyHorizonSQL }
 
+    /// `pg_try_advisory_xact_lock` on Kura's trim key (``PostgresStoreEngine/historyTrimLockSQL``).
+    package var historyTrimLockSQL: String? { Self.historyTrimLockSQL }
+
     /// `true`: a PostgreSQL database holds other programs' tables too.
     package var refusesTablesNotRecorded: Bool { true }
 

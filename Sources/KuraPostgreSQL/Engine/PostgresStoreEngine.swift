@@ -307,6 +307,13 @@ import KuraStore
     /// The statement reading the horizon.
     package static let historyHorizonSQL = "SELECT kura_history_horizon()"
 
+    /// Tries to take the store's history-trim lock (an advisory lock of the store's schema on
+    /// the key after Kura's store lock, ``PostgresStorePool/lockKey`` + 1, which saves don't
+    /// take) until the transaction ends; answers whether it did.
+    package static let historyTrimLockSQL =
+      "SELECT CAST(pg_try_advisory_xact_lock(\(PostgresStorePool.lockKey + 1), "
+      + "hashtext(current_schema())) AS integer)"
+
     /// Whether the store's functions exist in their current version.
     /// Also false when the server's version of the `kura_swift` collation (its ICU version)
     /// is not the one recorded when it was made: ``createFunctions(_:)`` then rebuilds the

@@ -142,6 +142,13 @@ package protocol StoreEngine: Sendable {
   /// history below it.
   var historyHorizonSQL: String? { get }
 
+  /// The statement that tries to take the store's history-trim lock until the transaction ends,
+  /// answering one row whose first column is nonzero when it did (`nil` when writers are
+  /// serialized anyway, as on SQLite). A trim that doesn't get it leaves the trim to the writer
+  /// that has it: two trims at once would wait for each other's deleted rows, and could
+  /// deadlock.
+  var historyTrimLockSQL: String? { get }
+
   /// Whether a table with a model's name that the store does not record as Kura's is refused:
   /// on PostgreSQL, whose databases hold other programs' tables too; SQLite files are the
   /// store's alone (and files of earlier versions are adopted).

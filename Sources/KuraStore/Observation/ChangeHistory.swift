@@ -118,19 +118,19 @@ package enum ChangeHistory {
       // a hundredth of it), so the history goes over the count by at most that much per
       // writing process.
       let kept = max(count, 1)
-      let newest =
+      let trimmedTo = max(1, kept - max(0, min(count / 100, 1_000)))
+      // One walk down the newest rows: past the `trimmedTo` a trim keeps, the rows up to one
+      // over the count (all of them there: the history is over it, and the first is the newest
+      // one the trim deletes; fewer: they are all the history has past those).
+      let past =
         try db.queryFirst(
-          "SELECT count(*) FROM (SELECT token FROM kura_history ORDER BY token DESC LIMIT ?) "
-            + "AS kura_newest", [.integer(Int64(kept) + 1)]
-        ) { Int($0.int64(at: 0)) } ?? 0
-      var left = newest
-      if newest > kept {
-        let trimmedTo = max(1, kept - max(0, min(count / 100, 1_000)))
-        let found = try db.queryFirst(
-          "SELECT token FROM kura_history ORDER BY token DESC LIMIT 1 OFFSET ?",
-          [.integer(Int64(trimmedTo))]
-        ) { $0.int64(at: 0) }
-        if let found { through = found }
+          "SELECT count(*), max(token) FROM (SELECT token FROM kura_history ORDER BY token DESC "
+            + "OFFSET ? LIMIT ?) AS kura_past",
+          [.integer(Int64(trimmedTo)), .integer(Int64(kept - trimmedTo + 1))]
+        ) { (Int($0.int64(at: 0)), $0.isNull(at: 1) ? nil : $0.int64(at: 1)) } ?? (0, nil)
+      var left = trimmedTo + past.0
+      if left > kept {
+        if let found = past.1 { through = found }
         left = trimmedTo
       }
       state.scheduleCountCheck(afterSaves: max(1, min(kept - left + 1, count / 100)))
@@ -145,6 +145,13 @@ package enum ChangeHistory {
     }
     through = min(through, latest.rawValue - 1)
     guard through > 0, oldest <= through else { return }
+    // One trim at a time: another writer trimming now deletes these rows (or the next check
+    // finds them).
+    if let lock = db.engine.historyTrimLockSQL,
+      try db.queryFirst(lock, row: { $0.int64(at: 0) }) != 1
+    {
+      return
+    }
     through = min(through, try horizonCap(db))
     if let kept, let limit = try kept(db) { through = min(through, limit) }
     guard oldest <= through else { return }

@@ -294,4 +294,53 @@ struct HistoryRetentionTests {
     }
     #expect(try container.history(since: .start).count == 5)
   }
+
+  /// PostgreSQL: one trim at a time. While another connection trims (it holds the trim lock and
+  /// has deleted rows, not yet committed), saves that would trim leave it to that one rather than
+  /// wait for its rows (writers trimming at once used to wait for each other and could deadlock).
+  /// Once it is gone, the next save trims.
+  @Test func aSaveLeavesTheTrimToTheWriterTrimmingAlready() throws {
+    #if canImport(CLibPQ)
+      let fresh = try retentionStore(
+        .postgres, keeping: HistoryRetention(maximumAge: nil, maximumCount: 3))
+      let context = ModelContext(fresh.container)
+      var tokens: [HistoryToken] = []
+      for id in 1...3 {
+        try context.insert(Entry(id: id, text: "entry \(id)"))
+        tokens.append(try context.save().token)
+      }
+      let trimmer = try PostgresConnection(fresh.store.argument)
+      try trimmer.execute("BEGIN")
+      #expect(
+        try trimmer.queryFirst(PostgresStoreEngine.historyTrimLockSQL) { $0.int64(at: 0) } == 1)
+      try trimmer.execute("DELETE FROM kura_history WHERE token <= \(tokens[0].rawValue)")
+      let saved = DispatchSemaphore(value: 0)
+      let outcome = Mutex<Result<[HistoryToken], any Error>?>(nil)
+      let container = fresh.container
+      let saver = Thread {
+        let result = Result {
+          let writer = ModelContext(container)
+          return try (4...7).map { id in
+            try writer.insert(Entry(id: id, text: "entry \(id)"))
+            return try writer.save().token
+          }
+        }
+        outcome.withLock { $0 = result }
+        saved.signal()
+      }
+      saver.start()
+      let finished = saved.wait(timeout: .now() + 30) == .success
+      #expect(finished, "the saves waited for the other connection's trim")
+      // The saves trimmed nothing meanwhile: the first row is the other connection's to delete.
+      let whileHeld = try historyRows(fresh.container)
+      try trimmer.execute("ROLLBACK")
+      if !finished { _ = saved.wait(timeout: .now() + 30) }
+      let later = try #require(try outcome.withLock { $0 }?.get())
+      #expect(whileHeld == (tokens + later).map(\.rawValue))
+      try context.insert(Entry(id: 8, text: "entry 8"))
+      let last = try context.save().token
+      #expect(
+        try historyRows(fresh.container) == [later[2].rawValue, later[3].rawValue, last.rawValue])
+    #endif
+  }
 }

@@ -10,6 +10,9 @@ extension SQLiteStoreEngine {
   /// `nil`: SQLite's history rows commit in token order (writers are serialized).
   package var historyHorizonSQL: String? { nil }
 
+  /// `nil`: SQLite's writers are serialized, so no two trims run at once.
+  package var historyTrimLockSQL: String? { nil }
+
   /// `false`: an SQLite file is the store's alone (and files of earlier versions are adopted).
   package var refusesTablesNotRecorded: Bool { false }
 
