@@ -164,8 +164,9 @@
     /// How many answers ``dropAnswer(toQueryStartingWith:)`` dropped so far.
     package var answersDropped: Int { state.withLock { $0.answersDropped } }
 
-    /// The next `times` queries (on any connection, simple or prepared) whose text starts with
-    /// `word` (ignoring case and leading spaces) are forwarded, then their connection is cut
+    /// The next `times` queries (on any connection: simple, prepared, or run again by a `Bind`
+    /// of a statement prepared by name) whose text starts with `word` (ignoring case and
+    /// leading spaces) are forwarded, then their connection is cut
     /// before the reply: `then` runs after the query was sent to the server and before the
     /// client's side is closed (the client is still waiting for its answer).
     package func dropAnswer(
@@ -388,6 +389,9 @@
       var exchanges = 0
       /// The `Execute` messages since the last `Sync`.
       var executesSinceSync = 0
+      /// The start of the SQL of each statement prepared by name (`Parse`), by its name: a
+      /// `Bind` of it is that query again.
+      var prepared: [[UInt8]: ArraySlice<UInt8>] = [:]
 
       /// Reads `bytes`; returns how many of them to forward before cutting, when a simple
       /// query (`Q`) starting with `word` ends in them.
@@ -402,10 +406,15 @@
           consumed += 1
           if remaining > 0 {
             remaining -= 1
-            let isQuery = type == UInt8(ascii: "Q") || type == UInt8(ascii: "P")
+            let isQuery =
+              type == UInt8(ascii: "Q") || type == UInt8(ascii: "P") || type == UInt8(ascii: "B")
             if isQuery, body.count < 256 { body.append(byte) }
             if remaining == 0 {
-              if isQuery, let word, Self.starts(query(), with: word) { return consumed }
+              let sql = query()
+              if type == UInt8(ascii: "P"), let end = body.firstIndex(of: 0), end > 0 {
+                prepared[Array(body[..<end])] = sql
+              }
+              if isQuery, let word, Self.starts(sql, with: word) { return consumed }
               body = []
             }
             continue
@@ -437,9 +446,16 @@
         return nil
       }
 
-      /// The SQL of the message read: a simple query's text, or a Parse message's after the
-      /// statement's name.
+      /// The SQL of the message read: a simple query's text, a Parse message's after the
+      /// statement's name, or for a Bind message the SQL its statement was prepared with.
       private func query() -> ArraySlice<UInt8> {
+        if type == UInt8(ascii: "B") {
+          // The portal's name, then the statement's.
+          guard let portalEnd = body.firstIndex(of: 0) else { return [] }
+          let rest = body[(portalEnd + 1)...]
+          guard let nameEnd = rest.firstIndex(of: 0) else { return [] }
+          return prepared[Array(rest[..<nameEnd])] ?? []
+        }
         guard type == UInt8(ascii: "P") else { return body[...] }
         guard let end = body.firstIndex(of: 0) else { return [] }
         return body[(end + 1)...]

@@ -97,7 +97,10 @@ import KuraStore
 
     /// Runs `begin`'s statements and then prepared statement `name` with its bound values in
     /// one round trip (libpq's pipeline mode: each sent with the extended protocol, one `Sync`
-    /// after the last), and returns the statement's result, which the caller clears.
+    /// after the last), and returns the statement's result, which the caller clears. The begin's
+    /// statements are prepared statements of the connection too, prepared in the pipeline the
+    /// first time (so the server parses and plans them once per connection, not once per
+    /// transaction).
     ///
     /// A statement that fails makes the server skip the rest: the first failure is thrown
     /// (the transaction is then open and aborted, as after a failed statement of a transaction
@@ -112,10 +115,29 @@ import KuraStore
       guard PQenterPipelineMode(handle) == 1 else {
         throw brokenPipeline(sql: begin.simpleQuery.sql)
       }
+      // What each group of results answers, in the order sent: a begin statement's
+      // preparation (its SQL and name), a begin statement, or the prepared statement.
+      var groups: [(preparing: (sql: String, name: ContiguousArray<CChar>)?, isStatement: Bool)] =
+        []
       var sent = true
       for statement in begin.statements where sent {
-        sent =
-          statement.withCString { PQsendQueryParams(handle, $0, 0, nil, nil, nil, nil, 0) } == 1
+        var prepared = preparedBegins[statement.sql]
+        if prepared == nil {
+          let made = nextStatementName().utf8CString
+          sent =
+            made.withUnsafeBufferPointer { made in
+              statement.withCString { PQsendPrepare(handle, made.baseAddress, $0, 0, nil) }
+            } == 1
+          groups.append(((statement.sql, made), false))
+          prepared = made
+        }
+        if sent, let prepared {
+          sent =
+            prepared.withUnsafeBufferPointer {
+              PQsendQueryPrepared(handle, $0.baseAddress, 0, nil, nil, nil, 0)
+            } == 1
+          groups.append((nil, false))
+        }
       }
       if sent {
         sent =
@@ -123,26 +145,33 @@ import KuraStore
             PQsendQueryPrepared(
               handle, $0.baseAddress, Int32(values.count), values, lengths, formats, resultFormat)
           } == 1
+        groups.append((nil, true))
       }
       if sent { sent = PQpipelineSync(handle) == 1 }
       var failure: PostgresError?
       var statementResult: OpaquePointer?
-      let last = begin.statements.count
-      // One group of results per statement sent, each ended by a NULL; at most one of each
-      // statement is kept. A broken connection ends the reading.
+      // The begin statement whose first row's last column is kept: the last one.
+      let lastBegin = groups.lastIndex { $0.preparing == nil && !$0.isStatement }
+      // One group of results per message sent, each ended by a NULL; at most one of each
+      // is kept. A broken connection ends the reading.
       var index = 0
-      while sent, index <= last, PQstatus(handle) == CONNECTION_OK {
+      while sent, index < groups.count, PQstatus(handle) == CONNECTION_OK {
         guard let result = PQgetResult(handle) else {
           index += 1
           continue
         }
+        let group = groups[index]
         switch PQresultStatus(result) {
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
-          if index == last, statementResult == nil {
+          if group.isStatement, statementResult == nil {
             statementResult = result
             continue
           }
-          if index == last - 1 { beganTransactionID = Self.lastColumnOfFirstRow(result) }
+          if let preparing = group.preparing {
+            preparedBegins[preparing.sql] = preparing.name
+          } else if index == lastBegin {
+            beganTransactionID = Self.lastColumnOfFirstRow(result)
+          }
         case PGRES_PIPELINE_ABORTED:
           break
         case PGRES_PIPELINE_SYNC:
@@ -151,7 +180,7 @@ import KuraStore
         default:
           if failure == nil {
             failure = error(
-              result, sql: index < last ? begin.simpleQuery.sql : sql, committing: false)
+              result, sql: group.isStatement ? sql : begin.simpleQuery.sql, committing: false)
           }
         }
         PQclear(result)

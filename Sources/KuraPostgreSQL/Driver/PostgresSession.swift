@@ -36,6 +36,9 @@ import KuraStore
     /// The last column of the first row of the last begin's last statement, once it ran (the
     /// transaction's id, for the pool's `BEGIN`s).
     @exclusivity(unchecked) package var beganTransactionID: String?
+    /// The names of the begin statements prepared on this connection, by their SQL
+    /// (``executePrepared(after:name:sql:values:lengths:formats:resultFormat:)``).
+    @exclusivity(unchecked) package var preparedBegins: [String: ContiguousArray<CChar>] = [:]
 
     package init(location: PostgresLocation) throws {
       self.location = location
@@ -53,6 +56,7 @@ import KuraStore
       broken = false
       unsentBegin = nil
       unusedStatements.removeAll()
+      preparedBegins.removeAll()
     }
 
     /// Connects again after the connection broke (or to start afresh): statements prepare
