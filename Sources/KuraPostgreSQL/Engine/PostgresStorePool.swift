@@ -139,9 +139,11 @@ import KuraStore
     /// (``commitSQL(commitID:notifying:marking:)``).
     package let unmarkedCommits: (plain: PostgresQueryText, notifying: PostgresQueryText)
 
-    /// ``notifySQL`` for `channel`: one statement, its own (implicit) transaction.
+    /// ``notifySQL`` for `channel`: one statement, its own (implicit) transaction. `NOTIFY`
+    /// rather than `SELECT pg_notify(…)`: a utility statement, which the server neither
+    /// analyzes nor plans (it runs with every save).
     package static func notifySQL(channel: String) -> String {
-      "SELECT pg_notify(" + PostgresStoreEngine.quotedText(channel) + ", '')"
+      "NOTIFY \"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// How many times a save that conflicted with another writer's (see the type's notes) is
