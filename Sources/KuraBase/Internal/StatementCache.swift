@@ -6,7 +6,10 @@
 /// never looks a generic type up at run time.
 package struct StatementCache<Prepared: AnyObject> {
   @usableFromInline var bySQL: [String: Prepared] = [:]
-  @usableFromInline var recent: [(sql: String, statement: Prepared)] = []
+  // The recent statements as `AnyObject`: a lookup the compiler left generic (a call from
+  // another module) then needs no metadata of generic types built at run time, which cost more
+  // than the lookup (about 1,300 instructions a call).
+  @usableFromInline var recent: [(sql: String, statement: AnyObject)] = []
   @usableFromInline var nextRecentSlot = 0
 
   /// An empty cache.
@@ -19,17 +22,21 @@ package struct StatementCache<Prepared: AnyObject> {
     // Looked through in place: iterating the array would copy each entry (a retain and a
     // release of its SQL and of its statement per entry passed). An entry found moves one place
     // forward, so the statements used most come to be looked at first.
-    let found = recent.withUnsafeMutableBufferPointer { entries -> Prepared? in
+    let found = recent.withUnsafeMutableBufferPointer { entries -> AnyObject? in
       let length = sql.utf8.count
       for index in entries.indices
       where entries[index].sql.utf8.count == length && entries[index].sql == sql {
         let statement = entries[index].statement
-        if index > 0 { entries.swapAt(index, index - 1) }
+        if index > 0 {
+          let earlier = entries[index - 1]
+          entries[index - 1] = entries[index]
+          entries[index] = earlier
+        }
         return statement
       }
       return nil
     }
-    if let found { return found }
+    if let found { return unsafeDowncast(found, to: Prepared.self) }
     guard let statement = bySQL[sql] else { return nil }
     remember(sql, statement)
     return statement

@@ -3,6 +3,7 @@ import KuraStore
 
 #if canImport(CLibPQ)
   import Foundation
+  import Synchronization
   internal import CLibPQ
 
   /// SQL sent often, kept with its C string (no conversion per send), its quoted identifiers
@@ -39,10 +40,16 @@ import KuraStore
     package let statements: [PostgresQueryText]
     /// The statements as one simple query (joined by `; `).
     package let simpleQuery: PostgresQueryText
+    /// A number no other begin made by this process has: a connection finds the names of the
+    /// statements it prepared for this begin by it.
+    package let id: Int
+
+    private static let made = Atomic<Int>(0)
 
     package init(_ statements: [String]) {
       self.statements = statements.map(PostgresQueryText.init)
       self.simpleQuery = PostgresQueryText(statements.joined(separator: "; "))
+      self.id = Self.made.add(1, ordering: .relaxed).newValue
     }
   }
 
@@ -116,19 +123,21 @@ import KuraStore
         throw brokenPipeline(sql: begin.simpleQuery.sql)
       }
       // What each group of results answers, in the order sent: a begin statement's
-      // preparation (its SQL and name), a begin statement, or the prepared statement.
-      var groups: [(preparing: (sql: String, name: ContiguousArray<CChar>)?, isStatement: Bool)] =
+      // preparation (its place and name), a begin statement, or the prepared statement.
+      var groups: [(preparing: (index: Int, name: ContiguousArray<CChar>)?, isStatement: Bool)] =
         []
+      var names =
+        preparedBegins[begin.id] ?? Array(repeating: nil, count: begin.statements.count)
       var sent = true
-      for statement in begin.statements where sent {
-        var prepared = preparedBegins[statement.sql]
+      for (index, statement) in begin.statements.enumerated() where sent {
+        var prepared = names[index]
         if prepared == nil {
           let made = nextStatementName().utf8CString
           sent =
             made.withUnsafeBufferPointer { made in
               statement.withCString { PQsendPrepare(handle, made.baseAddress, $0, 0, nil) }
             } == 1
-          groups.append(((statement.sql, made), false))
+          groups.append(((index, made), false))
           prepared = made
         }
         if sent, let prepared {
@@ -168,7 +177,8 @@ import KuraStore
             continue
           }
           if let preparing = group.preparing {
-            preparedBegins[preparing.sql] = preparing.name
+            names[preparing.index] = preparing.name
+            preparedBegins[begin.id] = names
           } else if index == lastBegin {
             beganTransactionID = Self.lastColumnOfFirstRow(result)
           }

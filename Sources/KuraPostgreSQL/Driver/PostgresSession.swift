@@ -36,9 +36,10 @@ import KuraStore
     /// The last column of the first row of the last begin's last statement, once it ran (the
     /// transaction's id, for the pool's `BEGIN`s).
     @exclusivity(unchecked) package var beganTransactionID: String?
-    /// The names of the begin statements prepared on this connection, by their SQL
+    /// The names of the begin statements prepared on this connection, by the begin's
+    /// ``PostgresBegin/id`` and the statement's place in it
     /// (``executePrepared(after:name:sql:values:lengths:formats:resultFormat:)``).
-    @exclusivity(unchecked) package var preparedBegins: [String: ContiguousArray<CChar>] = [:]
+    @exclusivity(unchecked) package var preparedBegins: [Int: [ContiguousArray<CChar>?]] = [:]
 
     package init(location: PostgresLocation) throws {
       self.location = location

@@ -68,7 +68,7 @@ import KuraStore
       }
       if let marker {
         try statement.bind(marker.writer, at: 6)
-        try statement.bind(marker.commitID.uuidString.lowercased(), at: 7)
+        try statement.bind(marker.commitID.text(), at: 7)
       }
       guard try statement.step() else {
         throw PostgresError(

@@ -25,7 +25,7 @@ import KuraStore
     /// the simple query of the `COMMIT`, which takes no parameters.
     package func commitMarkerSQL(commitID: UUID) -> String {
       "INSERT INTO kura_commits (writer, commit_id, time) VALUES ('\(writerID)', '"
-        + commitID.uuidString.lowercased()
+        + commitID.text()
         + "', extract(epoch FROM statement_timestamp())) ON CONFLICT (writer) DO UPDATE SET "
         + "commit_id = excluded.commit_id, time = excluded.time"
     }
@@ -108,7 +108,7 @@ import KuraStore
             // The transaction has ended, committed or not: a new statement sees which.
             return try writer.connection.queryFirst(
               "SELECT commit_id = ?::uuid FROM kura_commits WHERE writer = ?::uuid",
-              [.text(pending.commitID.uuidString.lowercased()), .text(writerID)]
+              [.text(pending.commitID.text()), .text(writerID)]
             ) { $0.int64(at: 0) != 0 } ?? false
           }
         } catch {

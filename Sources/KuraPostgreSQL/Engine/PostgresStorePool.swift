@@ -73,7 +73,7 @@ import KuraStore
     package let observers = ChangeObservers()
     /// This pool's row in `kura_commits`, which each of its commits marks with the commit's own
     /// random id (``PostgresStorePool/commitMarkerSQL(commitID:)``).
-    package let writerID = UUID().uuidString.lowercased()
+    package let writerID = UUID().text()
     /// Whether `kura_commits` is known to exist (made by a schema change, or found).
     package let commitMarkersReady = Atomic<Bool>(false)
 

@@ -125,7 +125,7 @@ package final class RowEncoder: Encoder, TopLevelCoder {
       }
     case .uuid:
       if let uuid = reinterpret(value, as: UUID.self) {
-        return try statement.bind(uuid.uuidString, at: parameter)
+        return try statement.bind(uuid.text(uppercase: true), at: parameter)
       }
     case .url:
       if let url = reinterpret(value, as: URL.self) {

@@ -54,7 +54,7 @@ package final class ProbeEncoder: Encoder, TopLevelCoder {
     package mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
       switch value {
       case let date as Date: try record(.real(date.timeIntervalSinceReferenceDate), key)
-      case let uuid as UUID: try record(.text(uuid.uuidString), key)
+      case let uuid as UUID: try record(.text(uuid.text(uppercase: true)), key)
       case let url as URL: try record(.text(url.absoluteString), key)
       case let data as Data: try record(.blob(data), key)
       default: try record(nil, key)

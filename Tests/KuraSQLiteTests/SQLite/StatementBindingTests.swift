@@ -97,6 +97,18 @@ struct StatementBindingTests {
     #expect(UUID(databaseValue: .text("not a uuid")) == nil)
   }
 
+  /// A UUID's text written from its bytes is Foundation's `uuidString` (and lowercased).
+  @Test func aUUIDsTextIsFoundationsUUIDString() {
+    var ids = (0..<200).map { _ in UUID() }
+    ids.append(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+    ids.append(
+      UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+    for id in ids {
+      #expect(id.text(uppercase: true) == id.uuidString)
+      #expect(id.text() == id.uuidString.lowercased())
+    }
+  }
+
   @Test func typedReadersReadEachColumn() throws {
     let db = try connection()
     try db.execute("CREATE TABLE r (i INTEGER, d REAL, t TEXT, b BLOB, n)")
