@@ -7,7 +7,7 @@ package final class ChildProcess: @unchecked Sendable {
   // Safety: `output` and `errors` are only touched with `condition` locked; `process` is
   // configured before it starts and then only used through its thread-safe methods.
   private let process = Process()
-  private let input = Pipe()
+  private let input = childPipe()
   private let condition = NSCondition()
   private var output: [String] = []
   private var errors: [String] = []
@@ -18,8 +18,8 @@ package final class ChildProcess: @unchecked Sendable {
     process.executableURL = executable
     process.arguments = arguments
     process.environment = environment
-    let outputPipe = Pipe()
-    let errorPipe = Pipe()
+    let outputPipe = childPipe()
+    let errorPipe = childPipe()
     process.standardOutput = outputPipe
     process.standardError = errorPipe
     process.standardInput = input

@@ -88,7 +88,7 @@ private func postgresActivity(_ url: String) -> String {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
   process.arguments = ["5", "psql", "-X", "-A", "-t", "-F", " | ", "-d", url, "-c", sql]
-  let output = Pipe()
+  let output = childPipe()
   process.standardOutput = output
   process.standardError = output
   do {

@@ -83,6 +83,21 @@ package func executable(_ name: String) throws -> URL {
   return url
 }
 
+/// A pipe for a child's standard input, output or error whose descriptors close on `exec`
+/// (the child gets its end as 0, 1 or 2, which `dup2` makes without the flag). Foundation's
+/// `Pipe()` leaves them inheritable: a process another test started at the same moment kept the
+/// write end of a child's output, so the test waited for an end of file that never came (a
+/// `kura sync serve` of another test held a `wishlist` command's output after it exited).
+package func childPipe() -> Pipe {
+  let pipe = Pipe()
+  for descriptor in [
+    pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor,
+  ] {
+    _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+  }
+  return pipe
+}
+
 /// Runs an executable to completion and captures its output.
 package func run(
   _ executableURL: URL, _ arguments: [String], environment: [String: String],
@@ -92,9 +107,9 @@ package func run(
   process.executableURL = executableURL
   process.arguments = arguments
   process.environment = environment
-  let output = Pipe()
-  let errors = Pipe()
-  let inputPipe = Pipe()
+  let output = childPipe()
+  let errors = childPipe()
+  let inputPipe = childPipe()
   process.standardOutput = output
   process.standardError = errors
   process.standardInput = inputPipe

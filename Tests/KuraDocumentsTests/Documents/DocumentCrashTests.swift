@@ -19,7 +19,7 @@ struct DocumentCrashTests {
     let process = Process()
     process.executableURL = try executable("kura-testhelper")
     process.arguments = arguments
-    let output = Pipe()
+    let output = childPipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try launch(process)

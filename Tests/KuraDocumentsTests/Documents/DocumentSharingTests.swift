@@ -18,7 +18,7 @@ struct DocumentSharingTests {
     let process = Process()
     process.executableURL = try executable("kura-testhelper")
     process.arguments = arguments
-    let output = Pipe()
+    let output = childPipe()
     process.standardOutput = output
     try launch(process)
     return (process, output)
