@@ -143,7 +143,7 @@ import KuraStore
     /// rather than `SELECT pg_notify(…)`: a utility statement, which the server neither
     /// analyzes nor plans (it runs with every save).
     package static func notifySQL(channel: String) -> String {
-      "NOTIFY \"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+      "NOTIFY " + quoteIdentifier(channel)
     }
 
     /// How many times a save that conflicted with another writer's (see the type's notes) is
