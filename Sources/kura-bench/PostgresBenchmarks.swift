@@ -33,6 +33,17 @@
       var index = 0
       while index < arguments.count {
         let argument = arguments[index]
+        // The value of option `name` given as `name value` or `name=value` (empty when the
+        // value is missing), past which `index` moves; `nil` for another argument.
+        func valueOf(_ name: String) -> String? {
+          if argument == name {
+            index += 2
+            return index - 1 < arguments.count ? arguments[index - 1] : ""
+          }
+          guard argument.hasPrefix(name + "=") else { return nil }
+          index += 1
+          return String(argument.dropFirst(name.count + 1))
+        }
         if argument == "--url" {
           guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else {
             error = "`--url` needs a value, such as `--url postgresql://user@host/database`"
@@ -41,12 +52,7 @@
           }
           options.url = arguments[index + 1]
           index += 2
-        } else if argument == "--part" || argument.hasPrefix("--part=") {
-          let value =
-            argument == "--part"
-            ? (index + 1 < arguments.count ? arguments[index + 1] : "")
-            : String(argument.dropFirst("--part=".count))
-          index += argument == "--part" ? 2 : 1
+        } else if let value = valueOf("--part") {
           guard partNames.contains(value) else {
             error =
               "`--part` takes one of \(partNames.map { "`\($0)`" }.joined(separator: ", ")), "
@@ -54,12 +60,7 @@
             continue
           }
           options.parts.insert(value)
-        } else if argument == "--writer-saves" || argument.hasPrefix("--writer-saves=") {
-          let value =
-            argument == "--writer-saves"
-            ? (index + 1 < arguments.count ? arguments[index + 1] : "")
-            : String(argument.dropFirst("--writer-saves=".count))
-          index += argument == "--writer-saves" ? 2 : 1
+        } else if let value = valueOf("--writer-saves") {
           guard let saves = Int(value), saves >= 50, saves <= 100_000 else {
             error =
               "`--writer-saves` takes a whole number from 50 to 100000, such as "
