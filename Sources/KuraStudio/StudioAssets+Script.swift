@@ -3,7 +3,7 @@ extension StudioAssets {
   // `setAttribute`/properties: never through `innerHTML`, so `<script>` in a name is text.
   static let script = #"""
     "use strict";
-    const state = { store: null, models: [], view: null, live: new Set(), token: 0, following: null, notice: null };
+    const state = { store: null, models: [], view: null, live: new Set(), token: 0, following: null, notice: null, renders: 0 };
     const OPERATORS = ["==", "!=", "<", "<=", ">", ">=", "contains", "starts with", "is nil", "is not nil"];
     const REFERENCE_DATE = 978307200;
 
@@ -145,6 +145,9 @@ extension StudioAssets {
     async function render() {
       const main = document.getElementById("main");
       const route = parseRoute();
+      // Renders overlap (a route change while a live change event redraws): only the latest
+      // one may draw, show an error or place the notice.
+      const generation = ++state.renders;
       state.view = null;
       closeFollowing();
       drawNavigation();
@@ -156,11 +159,13 @@ extension StudioAssets {
         else if (route.parts[0] === "sync") await drawSync(main);
         else if (route.parts[0] === "sync-server" || (route.parts.length === 0 && state.store.syncServer)) await drawSyncServer(main);
         else drawOverview(main);
+        if (generation !== state.renders) return;
         // The notice of a save stays on the view it led to, through redraws (the save's own
         // live change event redraws it), until another view is opened.
         if (state.notice && state.notice.hash === location.hash) main.prepend(state.notice.node);
         else state.notice = null;
       } catch (error) {
+        if (generation !== state.renders) return;
         main.replaceChildren(el("h1", {}, "Kura Studio"));
         showError(main, error);
       }

@@ -182,6 +182,55 @@ extension StudioBrowserTests {
     await driver.quit()
   }
 
+  /// A render that an overlapping one replaced (a live change event's redraw of a row the save
+  /// deleted, answered after the route moved on) neither draws nor shows its error over the
+  /// view now shown.
+  @Test func aReplacedRenderLeavesTheViewShownAlone() async throws {
+    let folder = StudioFolder()
+    let store = try seededStore(folder)
+    let studio = try StudioProcess(store, [])
+    let driver = try await WebDriver.start(folder: folder.url)
+    do {
+      try await driver.open(studio.url)
+      try await driver.open(studio.origin + "/#/rows/Trip")
+      try #require(
+        try await driver.wait(for: "document.querySelectorAll('#rows tbody tr').length > 0") != nil)
+      // A row that does not exist, answered late; then, at once, the trips' rows.
+      try await driver.run(
+        """
+        const original = window.fetch;
+        window.kuraLateAnswers = 0;
+        window.fetch = async (...parameters) => {
+          const answer = await original(...parameters);
+          if (String(parameters[0]).startsWith('/api/row?')) {
+            await new Promise((resolve) => setTimeout(resolve, 600));
+            window.kuraLateAnswers += 1;
+            document.body.dataset.lateAnswers = String(window.kuraLateAnswers);
+          }
+          return answer;
+        };
+        location.hash = '#/row/Trip/i999';
+        setTimeout(() => { location.hash = '#/rows/Trip'; }, 50);
+        """)
+      try #require(
+        try await driver.wait(for: "document.body.dataset.lateAnswers === '1'") != nil)
+      // Let the late render's continuation run, then look.
+      try await driver.run("return new Promise((resolve) => setTimeout(() => resolve(true), 200));")
+      #expect(try await driver.run("return location.hash") as? String == "#/rows/Trip")
+      #expect(
+        try await driver.run("return document.querySelectorAll('#main .error').length") as? Int
+          == 0)
+      #expect(try await text(driver, "#main h1") == "Trip")
+      #expect(
+        try await driver.run("return document.querySelectorAll('#rows tbody tr').length") as? Int
+          ?? 0 > 0)
+    } catch {
+      await driver.quit()
+      throw error
+    }
+    await driver.quit()
+  }
+
   #if canImport(CLibPQ)
     @Test func aSyncServersPageShowsAPushWithoutReload() async throws {
       let folder = StudioFolder()
