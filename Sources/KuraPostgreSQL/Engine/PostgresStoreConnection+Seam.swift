@@ -103,11 +103,11 @@ import KuraStore
 
     // MARK: History
 
-    package func appendHistory(time: Double, models: String, changes: [UInt8]) throws -> (
-      token: Int64, oldest: (token: Int64, time: Double)?
-    ) {
+    package func appendHistory(
+      time: Double, models: String, changes: [UInt8], readingOldest: Bool
+    ) throws -> (token: Int64, oldest: (token: Int64, time: Double)?) {
       let appended = try PostgresStoreEngine.appendHistory(
-        time: time, models: models, changes: changes, self)
+        time: time, models: models, changes: changes, readingOldest: readingOldest, self)
       return (appended.token, appended.oldest)
     }
 

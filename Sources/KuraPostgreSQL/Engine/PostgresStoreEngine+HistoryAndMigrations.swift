@@ -12,11 +12,13 @@ import KuraStore
     /// the transaction's rows; the pool notifies the
     /// store's channel once the transaction has committed
     /// (``PostgresStorePool/notifySQL``).
-    /// Also returns the oldest history row before the append (else the new row), so the history
-    /// trim needs no statement of its own.
+    /// With `readingOldest`, also returns the oldest history row before the append (else the
+    /// new row), so the history trim needs no statement of its own; without, the statement
+    /// reads no other row and the oldest is `nil`.
     package static func appendHistory(
-      time: Double, models: String, changes: [UInt8], _ db: PostgresStoreConnection
-    ) throws -> (token: Int64, oldest: (token: Int64, time: Double)) {
+      time: Double, models: String, changes: [UInt8], readingOldest: Bool,
+      _ db: PostgresStoreConnection
+    ) throws -> (token: Int64, oldest: (token: Int64, time: Double)?) {
       // The row's number in its transaction: counted here when the transaction's id is known
       // (a write's begin takes it), else found by the server among the rows it appended.
       // The pool's write transactions also write their commit marker with it (the commit
@@ -56,7 +58,10 @@ import KuraStore
       }
       let sql =
         number == nil
-        ? appendHistorySQL : marker == nil ? appendNumberedHistorySQL : appendMarkedHistorySQL
+        ? appendHistorySQL
+        : marker == nil
+          ? (readingOldest ? appendNumberedHistorySQL : appendNumberedNewestSQL)
+          : (readingOldest ? appendMarkedHistorySQL : appendMarkedNewestSQL)
       let statement = try db.connection.cachedStatement(sql)
       defer { statement.rewind() }
       try statement.bind(time, at: 1)
@@ -87,7 +92,9 @@ import KuraStore
       if marker != nil, let transaction {
         db.markedBy = (transaction, db.connection.rollbacksToSavepoint)
       }
-      return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
+      let oldest =
+        readingOldest || number == nil ? (statement.int64(at: 2), statement.double(at: 3)) : nil
+      return (statement.int64(at: 0), oldest)
     }
 
     /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement
@@ -117,6 +124,22 @@ import KuraStore
       + "SELECT kura_row.token, 0, coalesce(kura_oldest.token, kura_row.token), "
       + "coalesce(kura_oldest.time, kura_row.time), ?4 FROM kura_row LEFT JOIN (SELECT token, "
       + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true"
+
+    /// ``appendNumberedHistorySQL`` that reads no other history row: the columns of the oldest
+    /// row are the new row's (a save whose trim needs no oldest row,
+    /// `ChangeHistory.TrimPlan`).
+    package static let appendNumberedNewestSQL =
+      "INSERT INTO kura_history (token, time, models, changes) VALUES "
+      + "((txid_current() + ?5) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3) "
+      + "RETURNING token, 0, token, time, ?4"
+
+    /// ``appendMarkedHistorySQL`` that reads no other history row (as
+    /// ``appendNumberedNewestSQL``).
+    package static let appendMarkedNewestSQL =
+      "WITH kura_mark AS (INSERT INTO kura_commits (writer, commit_id, time) VALUES "
+      + "(CAST(?6 AS uuid), CAST(?7 AS uuid), extract(epoch FROM statement_timestamp())) ON "
+      + "CONFLICT (writer) DO UPDATE SET commit_id = excluded.commit_id, time = excluded.time) "
+      + appendNumberedNewestSQL
 
     /// ``appendNumberedHistorySQL`` that also writes the transaction's commit marker: this
     /// pool's row of `kura_commits` (writer `?6`) gets the commit id `?7`

@@ -119,12 +119,13 @@ package struct ChangeRecorder {
       state.latest = token.rawValue
       return ChangeSet(token: token, date: date, changes: changes)
     }
-    let (token, oldest) = try ChangeHistory.record(
-      changes, date: date, in: db, scratch: &scratch)
-    container.historyState.latest = token.rawValue
     let state = container.historyState
-    let unchanged =
-      state.stampAfterSave.map { $0 == container.pool.changeCount } ?? false
+    let plan = ChangeHistory.plan(
+      keeping: retention, state: state, now: date,
+      consecutiveTokens: db.engine.hasConsecutiveTokens)
+    let (token, oldest) = try ChangeHistory.record(
+      changes, date: date, in: db, scratch: &scratch, readingOldest: plan.readsOldest)
+    state.latest = token.rawValue
     // A participant (sync) may still need history rows the retention would delete (asked only
     // when a trim would delete some).
     let saving = container
@@ -134,8 +135,8 @@ package struct ChangeRecorder {
       : nil
     func trim() throws {
       try ChangeHistory.trim(
-        db, keeping: retention, latest: token, now: date, state: state, oldest: oldest,
-        unchangedSinceLastSave: unchanged, kept: kept)
+        db, keeping: retention, latest: token, now: date, state: state, plan: plan,
+        oldest: oldest, kept: kept)
     }
     if container.activeWriteHere != nil {
       try ChangeHistory.trimInsideWrite(db, trim)

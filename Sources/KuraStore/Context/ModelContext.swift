@@ -250,8 +250,6 @@ public final class ModelContext {
     // instructions even for the one entry a save mostly has.
     while !pendingOrder.isEmpty { pendingOrder.removeLast() }
     if transactionConnection == nil {
-      // What the next save compares with, to know that nothing else wrote in between.
-      container.historyState.stampAfterSave = container.pool.changeCount
       container.hub.didSave()  // wakes live queries of this process without waiting for inotify
     } else {
       savedInTransaction = true  // `ModelContainer.write` wakes them after its commit

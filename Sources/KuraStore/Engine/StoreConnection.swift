@@ -146,10 +146,11 @@ package protocol StoreConnection: AnyObject, Sendable {
   // MARK: History
 
   /// Appends a row to `kura_history` and returns its token, larger than every token before it,
-  /// and the oldest history row after the append when the engine read it in the same statement.
-  func appendHistory(time: Double, models: String, changes: [UInt8]) throws -> (
-    token: Int64, oldest: (token: Int64, time: Double)?
-  )
+  /// and, when `readingOldest` asks for it and the engine read it in the same statement, the
+  /// oldest history row after the append.
+  func appendHistory(
+    time: Double, models: String, changes: [UInt8], readingOldest: Bool
+  ) throws -> (token: Int64, oldest: (token: Int64, time: Double)?)
 
   /// The names of the models changed by the history rows after token `after` up to `through`
   /// (the `models` JSON array of each row, or the keys of its `changes` object for rows written

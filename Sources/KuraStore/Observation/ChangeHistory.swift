@@ -6,10 +6,10 @@ import Synchronization
 /// The store's change history: one row per save in `kura_history` (its token, time, the names
 /// of the models it changed as a JSON array, and its change set in a compact form). The table
 /// and how a token is handed out are the engine's (``StoreEngine/historyTableSQL``,
-/// ``StoreConnection/appendHistory(time:models:changes:)``).
+/// ``StoreConnection/appendHistory(time:models:changes:readingOldest:)``).
 package enum ChangeHistory {
   /// Writes a change set; returns its token, and the oldest history row after it when the
-  /// engine read it along (for ``trim(_:keeping:latest:now:state:oldest:)``). The change set is
+  /// engine read it along (for ``trim(_:keeping:latest:now:state:plan:oldest:kept:)``). The change set is
   /// written compactly (see `ChangeHistoryFormat`); rows written as JSON text before are still
   /// read.
   package static func record(
@@ -23,9 +23,11 @@ package enum ChangeHistory {
   /// ``record(_:date:in:state:)`` for a save, with what the saving context keeps from save to
   /// save (``HistoryScratch``): the change set is written in its buffer (no allocation), and
   /// the `models` text of its last save is used again while saves change the same models (most
-  /// change the same one or two).
+  /// change the same one or two). `readingOldest` asks the engine to read the oldest history
+  /// row in the same statement (``TrimPlan/readsOldest``).
   package static func record(
-    _ changes: SavedChanges, date: Date, in db: StoreConnection, scratch: inout HistoryScratch
+    _ changes: SavedChanges, date: Date, in db: StoreConnection, scratch: inout HistoryScratch,
+    readingOldest: Bool = true
   ) throws -> (token: HistoryToken, oldest: (token: Int64, time: Double)?) {
     ChangeHistoryFormat.write(changes, into: &scratch.bytes)
     if !scratch.lists(changes) {
@@ -40,48 +42,75 @@ package enum ChangeHistory {
       scratch.modelsJSON = json + "]"
     }
     let appended = try db.appendHistory(
-      time: date.timeIntervalSince1970, models: scratch.modelsJSON, changes: scratch.bytes)
+      time: date.timeIntervalSince1970, models: scratch.modelsJSON, changes: scratch.bytes,
+      readingOldest: readingOldest)
     return (HistoryToken(rawValue: appended.token), appended.oldest)
+  }
+
+  /// What a save's history trim needs, decided before the save appends its history row: the
+  /// engine reads the oldest history row in the same statement only when asked
+  /// (``StoreConnection/appendHistory(time:models:changes:readingOldest:)``).
+  package struct TrimPlan: Sendable {
+    /// Whether the trim needs the oldest history row as it is now.
+    package var readsOldest: Bool
+    /// Whether this save counts the newest rows (tokens with gaps, see
+    /// ``HistoryState/countCheckIsDue()``).
+    package var countsRows: Bool
+  }
+
+  /// How long a save trusts the time of the oldest history row it read before: a row someone
+  /// made older meanwhile (an edit of the history) is trimmed at most this much later.
+  package static let oldestTimeTrust: TimeInterval = 1
+
+  /// What the trim of a save at `now` needs (``TrimPlan``); counts the save toward the next
+  /// count check.
+  ///
+  /// History is only ever deleted from its oldest end and tokens only grow, so the oldest token
+  /// seen before is a lower bound of the oldest token now, and while the retention keeps that
+  /// row it keeps every row. Its time is a lower bound too (each row keeps its save's time, and
+  /// a later save was made later; rows of a writer whose clock is behind are trimmed a little
+  /// later), unless the history was edited: the save trusts it for ``oldestTimeTrust`` after
+  /// it was read.
+  package static func plan(
+    keeping retention: HistoryRetention, state: HistoryState, now: Date, consecutiveTokens: Bool
+  ) -> TrimPlan {
+    let countsRows =
+      retention.maximumCount != nil && !consecutiveTokens && state.countCheckIsDue()
+    guard let known = state.oldest, !countsRows else {
+      return TrimPlan(readsOldest: true, countsRows: countsRows)
+    }
+    if let age = retention.maximumAge {
+      let seconds = now.timeIntervalSince1970
+      let trusted = known.readAt <= seconds && seconds - known.readAt < oldestTimeTrust
+      if !trusted || known.time < seconds - age {
+        return TrimPlan(readsOldest: true, countsRows: false)
+      }
+    }
+    return TrimPlan(readsOldest: false, countsRows: false)
   }
 
   /// Deletes the history `retention` no longer keeps (at most a bounded number of rows per
   /// save, so a save stays cheap), never the newest row, and records what was deleted.
   /// `oldest` is the oldest history row when the caller read it in this transaction after
-  /// `latest` was written (then it is not read again).
-  ///
-  /// `unchangedSinceLastSave` says that nothing but this container's last save committed to the
-  /// store since the oldest row was read (see ``HistoryState/stampAfterSave``): only then may an
-  /// age limit trust the time of the oldest row read before.
+  /// `latest` was written (then it is not read again); `plan` is what
+  /// ``plan(keeping:state:now:consecutiveTokens:)`` said before the append.
   package static func trim(
     _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
-    state: HistoryState, oldest knownOldest: (token: Int64, time: Double)? = nil,
-    unchangedSinceLastSave: Bool = false, kept: ((StoreConnection) throws -> Int64?)? = nil
+    state: HistoryState, plan: TrimPlan, oldest knownOldest: (token: Int64, time: Double)? = nil,
+    kept: ((StoreConnection) throws -> Int64?)? = nil
   ) throws {
     if let knownOldest {
-      state.oldest = knownOldest
+      state.oldest = (knownOldest.token, knownOldest.time, now.timeIntervalSince1970)
       try trim(
         db, keeping: retention, latest: latest, now: now, state: state, from: knownOldest,
-        kept: kept)
+        countsRows: plan.countsRows, kept: kept)
       return
     }
-    // History is only ever deleted from its oldest end and tokens only grow, so the oldest token
-    // seen before is a lower bound of the oldest token now: while the count keeps it, the count
-    // keeps every row. An age limit also needs the oldest row's time, which only this
-    // container's own saves are known to leave alone: it trusts the row read before only when
-    // nothing else committed since this container's last save (otherwise it reads the row).
-    if let known = state.oldest {
-      let countKeeps = retention.maximumCount.map {
-        latest.rawValue - Int64(max($0, 1)) < known.token
-      }
-      if let age = retention.maximumAge {
-        if unchangedSinceLastSave, known.time >= now.timeIntervalSince1970 - age,
-          countKeeps ?? true
-        {
-          return
-        }
-      } else if countKeeps ?? true {
-        return
-      }
+    if !plan.readsOldest, let known = state.oldest {
+      // Consecutive tokens: the count keeps every row while it keeps the oldest one known.
+      guard let count = retention.maximumCount, db.engine.hasConsecutiveTokens,
+        latest.rawValue - Int64(max(count, 1)) >= known.token
+      else { return }
     }
     state.oldest = nil
     // The oldest kept save first (one primary-key step): most saves find nothing to trim and
@@ -91,16 +120,17 @@ package enum ChangeHistory {
       ($0.int64(at: 0), $0.double(at: 1))
     }
     guard let oldestRow else { return }
-    state.oldest = oldestRow
+    state.oldest = (oldestRow.0, oldestRow.1, now.timeIntervalSince1970)
     try trim(
-      db, keeping: retention, latest: latest, now: now, state: state, from: oldestRow, kept: kept)
+      db, keeping: retention, latest: latest, now: now, state: state, from: oldestRow,
+      countsRows: plan.countsRows, kept: kept)
   }
 
   /// Deletes what `retention` no longer keeps, the oldest history row being `oldestRow`, and
   /// nothing after what `kept` returns (the save participant's ``SaveParticipant/keptHistory(_:)``).
   private static func trim(
     _ db: StoreConnection, keeping retention: HistoryRetention, latest: HistoryToken, now: Date,
-    state: HistoryState, from oldestRow: (token: Int64, time: Double),
+    state: HistoryState, from oldestRow: (token: Int64, time: Double), countsRows: Bool,
     kept: ((StoreConnection) throws -> Int64?)?
   ) throws {
     let (oldest, oldestTime) = oldestRow
@@ -112,7 +142,7 @@ package enum ChangeHistory {
         through =
           latest.rawValue - Int64(max(count, 1)) + Int64(max(0, min(count / 100, 1_000)))
       }
-    } else if let count = retention.maximumCount, state.countCheckIsDue() {
+    } else if let count = retention.maximumCount, countsRows {
       // Tokens with gaps (PostgreSQL's follow transaction ids): the newest rows are counted,
       // again once this container has saved as many times as the count has room for (at most
       // a hundredth of it), so the history goes over the count by at most that much per
@@ -307,7 +337,7 @@ package enum ChangeHistory {
 /// (history is deleted from its oldest end, tokens grow), so acting on it stays correct when
 /// other connections or processes write meanwhile.
 package final class HistoryState: Sendable {
-  private let oldestRow = Mutex<(token: Int64, time: Double)?>(nil)
+  private let oldestRow = Mutex<(token: Int64, time: Double, readAt: Double)?>(nil)
   private let latestSeen = Mutex<Int64?>(nil)
 
   /// A lower bound of the latest token (the last one this container read or wrote), or `nil`.
@@ -333,18 +363,9 @@ package final class HistoryState: Sendable {
     savesUntilCountCheck.withLock { $0 = saves }
   }
 
-  private let stamp = Mutex<UInt64?>(nil)
-
-  /// The store's change count (``StorePool/changeCount``) right after this container's last
-  /// save committed, or `nil`: while the count still reads the same, nothing else has committed
-  /// since, and the history is as that save left it.
-  package var stampAfterSave: UInt64? {
-    get { stamp.withLock { $0 } }
-    set { stamp.withLock { $0 = newValue } }
-  }
-
-  /// A lower bound of the oldest history row (token and time), or `nil` when not known.
-  package var oldest: (token: Int64, time: Double)? {
+  /// A lower bound of the oldest history row (token and time) and when it was read (seconds
+  /// since 1970, the reading save's time), or `nil` when not known.
+  package var oldest: (token: Int64, time: Double, readAt: Double)? {
     get { oldestRow.withLock { $0 } }
     set { oldestRow.withLock { $0 = newValue } }
   }

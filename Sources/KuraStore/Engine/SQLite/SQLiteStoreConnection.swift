@@ -155,7 +155,9 @@ package final class SQLiteStoreConnection: IntrospectedConnection, ConnectionCom
 
   // MARK: History
 
-  package func appendHistory(time: Double, models: String, changes: [UInt8]) throws -> (
+  package func appendHistory(
+    time: Double, models: String, changes: [UInt8], readingOldest: Bool
+  ) throws -> (
     token: Int64, oldest: (token: Int64, time: Double)?
   ) {
     let token = try SQLiteStoreEngine.appendHistory(
