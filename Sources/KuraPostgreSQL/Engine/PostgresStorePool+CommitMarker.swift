@@ -8,7 +8,7 @@ import KuraStore
   extension PostgresStorePool {
     // MARK: Commit markers
 
-    /// `kura_commits`: one row per pool that has written (``writerID``), holding the random id
+    /// `kura_commits`: one row per pool that has written (``writerID``), holding the id
     /// of its last commit. A save whose commit answer was lost is decided by this row, never by
     /// its transaction id (see the type's notes).
     package static let commitMarkerTableSQL = """
@@ -120,6 +120,42 @@ import KuraStore
       throw outcomeUnknown(
         error,
         because: "asking the server within \(settings.commitOutcomeWait) failed (\(lastError))")
+    }
+  }
+
+  /// The ids a pool gives its commits' markers: a random 128-bit start (one draw from the
+  /// system's generator when the pool opens), then counting up in its low 64 bits. They never
+  /// repeat within a pool, whose writer id (its row of `kura_commits`) is its own, and making
+  /// one makes no system call (Foundation's `UUID()` opens and reads `/dev/urandom` on Linux).
+  ///
+  /// For example:
+  ///
+  /// ```swift
+  /// let ids = CommitIDSource()
+  /// let first = ids.next(), second = ids.next()  // different
+  /// ```
+  package final class CommitIDSource: Sendable {
+    private let high: UInt64
+    private let low: Atomic<UInt64>
+
+    package init() {
+      var generator = SystemRandomNumberGenerator()
+      high = generator.next()
+      low = Atomic(generator.next())
+    }
+
+    /// The next commit id.
+    package func next() -> UUID {
+      let low = self.low.wrappingAdd(1, ordering: .relaxed).newValue
+      let h = high.bigEndian
+      let l = low.bigEndian
+      return withUnsafeBytes(of: (h, l)) { bytes in
+        UUID(
+          uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+          ))
+      }
     }
   }
 #endif

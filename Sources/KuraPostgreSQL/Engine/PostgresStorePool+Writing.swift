@@ -160,7 +160,7 @@ import KuraStore
       writer.pendingTransaction = nil
       // The commit marker's id: a history row the transaction appends writes the marker along
       // (``PostgresStoreEngine/appendMarkedHistorySQL``), else the commit does.
-      let commitID = UUID()
+      let commitID = commitIDs.next()
       writer.commitMarker = (writerID, commitID)
       writer.markedBy = nil
       writer.pendingHistoryOffset = nil

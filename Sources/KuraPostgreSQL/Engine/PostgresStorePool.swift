@@ -72,8 +72,10 @@ import KuraStore
     package let changes = Atomic<UInt64>(0)
     package let observers = ChangeObservers()
     /// This pool's row in `kura_commits`, which each of its commits marks with the commit's own
-    /// random id (``PostgresStorePool/commitMarkerSQL(commitID:)``).
+    /// id (``PostgresStorePool/commitMarkerSQL(commitID:)``, ``CommitIDSource``).
     package let writerID = UUID().text()
+    /// The ids of this pool's commits (``CommitIDSource``).
+    package let commitIDs = CommitIDSource()
     /// Whether `kura_commits` is known to exist (made by a schema change, or found).
     package let commitMarkersReady = Atomic<Bool>(false)
 

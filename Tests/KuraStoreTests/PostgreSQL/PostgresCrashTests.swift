@@ -39,6 +39,19 @@
         return (cluster, try #require(URL(string: cluster.url(database: database))))
       }
 
+      /// A pool's commit ids, which decide a lost commit answer, never repeat: none twice in a
+      /// pool, none shared by two pools (each starts at its own random point).
+      @Test func commitIDsNeverRepeat() {
+        let first = CommitIDSource()
+        let second = CommitIDSource()
+        let ids = (0..<10_000).map { _ in first.next() }
+        let others = (0..<10_000).map { _ in second.next() }
+        #expect(Set(ids).count == ids.count)
+        #expect(Set(ids).isDisjoint(with: others))
+        // Counting up from a random start: consecutive, not the same prefix in two pools.
+        #expect(ids[0].uuidString.prefix(18) != others[0].uuidString.prefix(18))
+      }
+
       /// The server crashes while a `write` is about to commit, and after the restart another
       /// transaction commits with the very transaction id the write had (its WAL was never
       /// flushed, so the id was handed out again). The write's commit answer is lost: it must
