@@ -77,10 +77,11 @@
       "INSERT INTO history (token, time, models, changes) "
       + "SELECT CAST(CAST(pg_current_xact_id() AS text) AS bigint) * 65536, $1, $2, $3"
 
-    /// The wake-up of other processes' listeners after the save's commit, as Kura sends it: a
-    /// transaction of its own (a notifying commit holds a cluster-wide lock until it is flushed,
-    /// and one that only notifies waits for no flush), one statement.
-    static let notifySQL = "SELECT pg_notify('raw_changes', '1')"
+    /// The save's COMMIT and the wake-up of other processes' listeners after it, as Kura sends
+    /// them: in one simple query (one round trip), the `NOTIFY` in a transaction of its own (a
+    /// notifying commit holds a cluster-wide lock until it is flushed, and one that only
+    /// notifies waits for no flush), which runs only when the COMMIT succeeded.
+    static let commitAndNotifySQL = "COMMIT; NOTIFY raw_changes"
 
     /// `BEGIN` and Kura's shared store lock in one simple query (one round trip), as Kura
     /// sends them.

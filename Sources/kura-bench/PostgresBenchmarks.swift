@@ -350,8 +350,8 @@
               }
             }))
         // What the change feed costs any implementation: libpq doing what Kura's save does
-        // (BEGIN and the shared store lock in one round trip, the upsert, the feed's row with its
-        // NOTIFY, COMMIT), with the one-statement upsert and nothing else.
+        // (BEGIN and the shared store lock in one round trip, the upsert, the feed's row, COMMIT
+        // and NOTIFY in one round trip), with the one-statement upsert and nothing else.
         sides.append(
           MeasuredSide(
             name: "libpq+feed",
@@ -360,8 +360,7 @@
                 try raw.execute(RawPostgres.beginLockedSQL)
                 try raw.upsert(trip)
                 try raw.appendHistory(for: trip)
-                try raw.execute("COMMIT")
-                try raw.execute(RawPostgres.notifySQL)
+                try raw.execute(RawPostgres.commitAndNotifySQL)
               }
             }))
       }
@@ -568,16 +567,15 @@
       }
     } else if environment["KURA_BENCH_SIDE"] == "libpq+feed" {
       // What Kura's save does, by hand: BEGIN with the shared store lock (one round trip), the
-      // upsert, the feed's row, COMMIT, then the
-      // NOTIFY in a transaction of its own (as Kura sends it).
+      // upsert, the feed's row, then COMMIT and the NOTIFY in a transaction of its own, in one
+      // round trip (as Kura sends them).
       let raw = try RawPostgres(connectionString, label: "the writers' database", table: .existing)
       try measure {
         for trip in trips {
           try raw.execute(RawPostgres.beginLockedSQL)
           try raw.upsert(trip)
           try raw.appendHistory(for: trip)
-          try raw.execute("COMMIT")
-          try raw.execute(RawPostgres.notifySQL)
+          try raw.execute(RawPostgres.commitAndNotifySQL)
         }
       }
     } else {

@@ -74,7 +74,7 @@
         try raw.execute(RawPostgres.beginLockedSQL)
         try raw.upsert(trip)
         try raw.appendHistory(for: trip)
-        try raw.execute("COMMIT")
+        try raw.execute(RawPostgres.commitAndNotifySQL)
       }
       if workload == "bulk" {
         try raw.execute("BEGIN")

@@ -25,12 +25,14 @@ import KuraStore
     @exclusivity(unchecked) package var historyRows: (transaction: String, next: Int64)?
     /// The commit marker of the open write transaction: the pool's writer id and the
     /// transaction's commit id (``PostgresStorePool/commitMarkerSQL(commitID:)``), which a
-    /// history row appended in it writes along; `nil` outside the pool's write transactions.
+    /// history row appended in it carries; `nil` outside the pool's write transactions.
     @exclusivity(unchecked) package var commitMarker: (writer: String, commitID: UUID)?
-    /// The transaction (its id) whose history row wrote ``commitMarker``, and the connection's
-    /// ``PostgresConnection/rollbacksToSavepoint`` then: while both are unchanged, the marker
-    /// stands and the commit need not write it again.
-    @exclusivity(unchecked) package var markedBy: (transaction: String, rollbacks: Int)?
+    /// The transaction (its id) whose history row carries ``commitMarker``'s commit id, the
+    /// connection's ``PostgresConnection/rollbacksToSavepoint`` then, and the row's token:
+    /// while the first two are unchanged, the row stands as the commit's marker and the commit
+    /// need not write one.
+    @exclusivity(unchecked) package var markedBy:
+      (transaction: String, rollbacks: Int, token: Int64)?
     /// The tables whose last bulk save of 16 to 63 rows met stored rows: the next such save
     /// sends its upserts in one pipeline at once, without trying a copy first
     /// (``PostgresBulkUpsert``).

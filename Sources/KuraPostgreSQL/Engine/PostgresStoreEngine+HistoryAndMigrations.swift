@@ -72,8 +72,7 @@ import KuraStore
         try statement.bind(offset, at: 5)
       }
       if let marker {
-        try statement.bind(marker.writer, at: 6)
-        try statement.bind(marker.commitID.text(), at: 7)
+        try statement.bind(marker.commitID.text(), at: 6)
       }
       guard try statement.step() else {
         throw PostgresError(
@@ -90,7 +89,7 @@ import KuraStore
       }
       db.pendingNotification = statement.int64(at: 0)
       if marker != nil, let transaction {
-        db.markedBy = (transaction, db.connection.rollbacksToSavepoint)
+        db.markedBy = (transaction, db.connection.rollbacksToSavepoint, statement.int64(at: 0))
       }
       let oldest =
         readingOldest || number == nil ? (statement.int64(at: 2), statement.double(at: 3)) : nil
@@ -136,19 +135,20 @@ import KuraStore
     /// ``appendMarkedHistorySQL`` that reads no other history row (as
     /// ``appendNumberedNewestSQL``).
     package static let appendMarkedNewestSQL =
-      "WITH kura_mark AS (INSERT INTO kura_commits (writer, commit_id, time) VALUES "
-      + "(CAST(?6 AS uuid), CAST(?7 AS uuid), extract(epoch FROM statement_timestamp())) ON "
-      + "CONFLICT (writer) DO UPDATE SET commit_id = excluded.commit_id, time = excluded.time) "
-      + appendNumberedNewestSQL
+      "INSERT INTO kura_history (token, time, models, changes, commit_id) VALUES "
+      + "((txid_current() + ?5) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3, CAST(?6 AS uuid)) "
+      + "RETURNING token, 0, token, time, ?4"
 
-    /// ``appendNumberedHistorySQL`` that also writes the transaction's commit marker: this
-    /// pool's row of `kura_commits` (writer `?6`) gets the commit id `?7`
-    /// (``PostgresStorePool/commitMarkerSQL(commitID:)``, as a prepared statement).
+    /// ``appendNumberedHistorySQL`` whose row carries the transaction's commit id `?6`
+    /// (``CommitIDSource``): the row is the transaction's commit marker
+    /// (``PostgresStorePool/committed(_:after:)``).
     package static let appendMarkedHistorySQL =
-      "WITH kura_mark AS (INSERT INTO kura_commits (writer, commit_id, time) VALUES "
-      + "(CAST(?6 AS uuid), CAST(?7 AS uuid), extract(epoch FROM statement_timestamp())) ON "
-      + "CONFLICT (writer) DO UPDATE SET commit_id = excluded.commit_id, time = excluded.time), "
-      + String(appendNumberedHistorySQL.dropFirst("WITH ".count))
+      "WITH kura_row AS (INSERT INTO kura_history (token, time, models, changes, commit_id) "
+      + "VALUES ((txid_current() + ?5) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3, "
+      + "CAST(?6 AS uuid)) RETURNING token, time) "
+      + "SELECT kura_row.token, 0, coalesce(kura_oldest.token, kura_row.token), "
+      + "coalesce(kura_oldest.time, kura_row.time), ?4 FROM kura_row LEFT JOIN (SELECT token, "
+      + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true"
 
     /// The model names of the history rows after `after` up to `through`.
     package static func changedModelNames(after: Int64, through: Int64, _ db: PostgresConnection)

@@ -153,12 +153,17 @@ import KuraStore
     /// `kura_history`: the token is given by the writer
     /// (``appendHistory(time:models:changes:_:)``).
     ///
+    /// `commit_id` is the commit id of the pool transaction that appended the row
+    /// (``CommitIDSource``), its commit marker; stores made before it get it with their next
+    /// schema change (``PostgresStorePool/makeCommitMarkers(_:)``).
+    ///
     /// Stores made by earlier versions also have a nullable `save_id` column (a UUID per save,
     /// once how a lost commit's outcome was told): it stays, so processes of those versions
     /// keep saving to them, and rows written now leave it NULL. No step removes it.
     package static let historyTableSQL = """
       CREATE TABLE IF NOT EXISTS kura_history (token BIGINT PRIMARY KEY, \
-      time DOUBLE PRECISION NOT NULL, models TEXT NOT NULL, changes BYTEA NOT NULL)
+      time DOUBLE PRECISION NOT NULL, models TEXT NOT NULL, changes BYTEA NOT NULL, \
+      commit_id UUID)
       """
 
     /// `text` as an SQL string literal.

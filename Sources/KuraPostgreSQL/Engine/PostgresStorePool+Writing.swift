@@ -175,17 +175,18 @@ import KuraStore
         result = value
         // Nothing was sent: no transaction to commit.
         if writer.connection.dropUnsentBegin() { return value }
-        writer.pendingTransaction = writer.connection.transactionID.map {
-          PendingTransaction(
-            identity: $0, backend: writer.connection.processID, commitID: commitID)
-        }
-        // Whether a history row wrote the marker, and no rollback to a savepoint since could
-        // have undone it (any counts: writing it again is harmless).
+        // Whether a history row carries the commit id, and no rollback to a savepoint since
+        // could have undone it (any counts: writing the marker as well is harmless).
         let marked =
           writer.markedBy.map {
             $0.transaction == writer.connection.transactionID
               && $0.rollbacks == writer.connection.rollbacksToSavepoint
           } ?? false
+        writer.pendingTransaction = writer.connection.transactionID.map {
+          PendingTransaction(
+            identity: $0, backend: writer.connection.processID, commitID: commitID,
+            historyToken: marked ? writer.markedBy?.token : nil)
+        }
         // The marker (unless written), the COMMIT and (after a save that appended history)
         // the notification's transaction, which runs only when the commit succeeded (see
         // ``notifySQL``), in one round trip.
@@ -220,20 +221,25 @@ import KuraStore
 
     /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`) and the
     /// start of the server running it (``transactionIdentitySQL``), the server backend running
-    /// it, and the random id its commit marks (see ``commitMarkerSQL(commitID:)``).
+    /// it, the id its commit marks (``CommitIDSource``), and the token of its history row that
+    /// carries that id, if any (else the commit marks this pool's row of `kura_commits`,
+    /// ``commitMarkerSQL(commitID:)``).
     package struct PendingTransaction {
       /// What ``transactionIdentitySQL`` gave: the id, a space, the server's start (split only
       /// when a commit's answer is lost, not at every commit).
       package var identity: String
       package var backend: Int32
       package var commitID: UUID
+      package var historyToken: Int64?
 
       /// The transaction of `identity` (what ``transactionIdentitySQL`` gave), run by
-      /// `backend`, whose commit marks `commitID`.
-      package init(identity: String, backend: Int32, commitID: UUID) {
+      /// `backend`, whose commit marks `commitID`, in its history row `historyToken` when
+      /// given.
+      package init(identity: String, backend: Int32, commitID: UUID, historyToken: Int64? = nil) {
         self.identity = identity
         self.backend = backend
         self.commitID = commitID
+        self.historyToken = historyToken
       }
 
       /// The transaction's id (`txid_current()`).

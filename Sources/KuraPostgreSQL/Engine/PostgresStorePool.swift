@@ -71,9 +71,10 @@ import KuraStore
     package let schemaGeneration = Atomic<Int>(0)
     package let changes = Atomic<UInt64>(0)
     package let observers = ChangeObservers()
-    /// This pool's row in `kura_commits`, which each of its commits marks with the commit's own
-    /// id (``PostgresStorePool/commitMarkerSQL(commitID:)``, ``CommitIDSource``).
-    package let writerID = UUID().text()
+    /// This pool's row in `kura_commits` (``CommitIDSource/writer``), which a commit that
+    /// appended no history row marks with its own id
+    /// (``PostgresStorePool/commitMarkerSQL(commitID:)``).
+    package var writerID: String { commitIDs.writer }
     /// The ids of this pool's commits (``CommitIDSource``).
     package let commitIDs = CommitIDSource()
     /// Whether `kura_commits` is known to exist (made by a schema change, or found).

@@ -283,8 +283,12 @@
         let url = try #require(URL(string: try proxy.url(replacingHostOf: store.argument)))
         let container = try ModelContainer(for: BulkRow.self, configurations: .postgres(url))
         let context = ModelContext(container)
-        try context.insert(row(0))
-        try context.save()
+        // Twice: the first save's history row also reads the oldest row for the trim, the next
+        // ones don't (both statements prepared).
+        for _ in 0..<2 {
+          try context.insert(row(0))
+          try context.save()
+        }
         func roundTrips(_ numbers: Range<Int>, name: String) throws -> Int {
           for number in numbers {
             var model = row(number)

@@ -39,6 +39,41 @@
         return (cluster, try #require(URL(string: cluster.url(database: database))))
       }
 
+      /// A lost commit answer is decided by the save's own history row, which carries its
+      /// commit id: committed while the row is there, also after a trim deleted it (by this
+      /// version or, as here, a plain DELETE as earlier versions trim: the trigger moves the id
+      /// to `kura_commits`), and not committed for another id at the same token (a transaction
+      /// id handed out again after a crash).
+      @Test func aLostCommitIsDecidedByItsHistoryRowAlsoAfterATrim() throws {
+        let store = try freshStore(.postgres)
+        let connection = try PostgresConnection(store.argument)
+        let container = try ModelContainer(for: CrashMemo.self, configurations: store.configuration)
+        let context = ModelContext(container)
+        try context.insert(CrashMemo(id: 1, text: "one"))
+        let token = try context.save().token
+        let pool = try #require(container.pool as? PostgresStorePool)
+        let writer = try #require(pool.writer)
+        let pending = try #require(writer.pendingTransaction)
+        #expect(pending.historyToken == token.rawValue)
+        let lost = PostgresError(
+          code: .connectionLost, message: "the answer to COMMIT was lost", server: "test",
+          sql: "COMMIT")
+        #expect(try pool.committed(writer, after: lost))
+        var other = pending
+        other.commitID = pool.commitIDs.next()
+        writer.pendingTransaction = other
+        #expect(try !pool.committed(writer, after: lost))
+        try connection.run("DELETE FROM kura_history WHERE token <= ?", [.integer(token.rawValue)])
+        writer.pendingTransaction = pending
+        #expect(try pool.committed(writer, after: lost))
+        writer.pendingTransaction = other
+        #expect(try !pool.committed(writer, after: lost))
+        // The store still saves, and its history goes on.
+        try context.insert(CrashMemo(id: 2, text: "two"))
+        let next = try context.save().token
+        #expect(try container.history(since: token).map(\.token) == [next])
+      }
+
       /// A pool's commit ids, which decide a lost commit answer, never repeat: none twice in a
       /// pool, none shared by two pools (each starts at its own random point).
       @Test func commitIDsNeverRepeat() {
@@ -99,9 +134,11 @@
         #expect(stored == [CrashMemo(id: 1, text: "before")])
       }
 
-      /// A store made before commit markers (no `kura_commits`) opens, gets the table with the
-      /// first save of a container, and keeps its history; each container has one row, whose
-      /// commit id changes with every commit.
+      /// A store made before commit markers (no `kura_commits`, no `commit_id` in its history)
+      /// opens and gets them with the first save of a container, and keeps its history; each
+      /// history row the container appends carries its commit's id (the container's first 64
+      /// bits, then counting up), and a trim moves the newest deleted one to the container's
+      /// trimmed row of `kura_commits`.
       @Test func aStoreMadeBeforeCommitMarkersGetsThemAndKeepsItsHistory() throws {
         let store = try freshStore(.postgres)
         let connection = try PostgresConnection(store.argument)
@@ -111,26 +148,39 @@
           try context.insert(CrashMemo(id: 1, text: "one"))
           try context.save()
         }
-        // The shape the previous version made.
-        try connection.execute("DROP TABLE kura_commits")
+        // The shape the previous versions made.
+        try connection.execute(
+          "DROP TABLE kura_commits; DROP TRIGGER kura_history_keep_commits ON kura_history; "
+            + "ALTER TABLE kura_history DROP COLUMN commit_id")
         let container = try ModelContainer(for: CrashMemo.self, configurations: store.configuration)
         let context = ModelContext(container)
         try context.insert(CrashMemo(id: 2, text: "two"))
         try context.save()
-        let first = try connection.query("SELECT writer, commit_id FROM kura_commits") {
-          [$0.string(at: 0), $0.string(at: 1)]
-        }
-        #expect(first.count == 1)
         try context.insert(CrashMemo(id: 3, text: "three"))
-        try context.save()
-        let second = try connection.query("SELECT writer, commit_id FROM kura_commits") {
-          [$0.string(at: 0), $0.string(at: 1)]
+        let third = try context.save().token
+        let ids = try connection.query(
+          "SELECT CAST(commit_id AS text) FROM kura_history ORDER BY token"
+        ) { $0.isNull(at: 0) ? nil : $0.string(at: 0) }
+        #expect(ids.count == 3)
+        #expect(ids[0] == nil)
+        let second = try #require(ids[1])
+        let newest = try #require(ids[2])
+        #expect(second.prefix(18) == newest.prefix(18))
+        #expect(second < newest)
+        // The container's rows of `kura_commits`: its own (the schema change that made the
+        // table wrote no history row, so its commit marked it), none yet for trimmed rows.
+        func markers() throws -> [[String]] {
+          try connection.query(
+            "SELECT CAST(writer AS text), CAST(commit_id AS text) FROM kura_commits ORDER BY 1"
+          ) { [$0.string(at: 0), $0.string(at: 1)] }
         }
-        #expect(second.count == 1)
-        #expect(second.first?.first == first.first?.first)
-        #expect(second.first?.last != first.first?.last)
+        let writer = String(second.prefix(19))
+        #expect(try markers().map(\.[0]) == [writer + "0000-000000000000"])
         let history = try container.history(since: .start)
         #expect(history.map { $0.changes["CrashMemo"]?.inserted } == [["1"], ["2"], ["3"]])
+        try container.trimHistory(through: HistoryToken(rawValue: third.rawValue - 1))
+        // The trim moved the newest deleted commit id (the first row has none).
+        #expect(try markers().last == [writer + "0000-000000000001", second])
       }
 
       /// What a writer's saves came to across crashes, by memo id.

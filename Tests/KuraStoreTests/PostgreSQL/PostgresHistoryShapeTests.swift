@@ -34,7 +34,8 @@
     /// The shape of `kura_history` across versions.
     @Suite("PostgreSQL history shape")
     struct PostgresHistoryShapeTests {
-      /// A new store's history has no `save_id` (no save makes or binds one); a store made by
+      /// A new store's history has no `save_id` (no save makes or binds one) and has the
+      /// commit ids of this version (`commit_id`); a store made by
       /// an earlier version, whose history has the nullable `save_id` its saves filled, opens
       /// and saves as it is: the column stays, old rows keep their ids, new rows leave it NULL,
       /// and the history reads every save.
@@ -47,10 +48,14 @@
           try context.insert(HistoryNote(id: 1, text: "one"))
           try context.save()
         }
-        #expect(try historyColumns(connection) == ["token", "time", "models", "changes"])
-        // The shape earlier versions made, with the id their save gave the row.
+        #expect(
+          try historyColumns(connection) == ["token", "time", "models", "changes", "commit_id"])
+        // The shape earlier versions made, with the id their save gave the row (and without
+        // the commit ids of this one, which the next container adds back).
         try connection.execute(
-          "ALTER TABLE kura_history ADD COLUMN save_id TEXT; "
+          "DROP TRIGGER kura_history_keep_commits ON kura_history; "
+            + "ALTER TABLE kura_history DROP COLUMN commit_id; "
+            + "ALTER TABLE kura_history ADD COLUMN save_id TEXT; "
             + "UPDATE kura_history SET save_id = '6F9619FF-8B86-D011-B42D-00C04FC964FF'")
         let container = try ModelContainer(
           for: HistoryNote.self, configurations: store.configuration)
@@ -62,7 +67,9 @@
             HistoryNote(id: 1, text: "one"), HistoryNote(id: 2, text: "two"),
           ])
         #expect(
-          try historyColumns(connection) == ["token", "time", "models", "changes", "save_id"])
+          try historyColumns(connection) == [
+            "token", "time", "models", "changes", "save_id", "commit_id",
+          ])
         let saveIDs = try connection.query("SELECT save_id FROM kura_history ORDER BY token") {
           $0.isNull(at: 0) ? nil : $0.string(at: 0)
         }
