@@ -99,8 +99,13 @@ import KuraStore
     package static func makeCommitMarkers(_ db: PostgresConnection) throws {
       try db.execute(commitMarkerTableSQL)
       try db.execute(PostgresStoreEngine.historyTableSQL)
-      try db.execute(historyCommitColumnSQL)
-      try db.execute(historyTrimTriggerSQL)
+      // Only when missing: adding the column locks the history against its readers until the
+      // schema change commits (a migration can take long), and making the trigger against
+      // writers.
+      if try db.queryFirst(commitMarkersExistSQL, row: { $0.int64(at: 0) != 0 }) != true {
+        try db.execute(historyCommitColumnSQL)
+        try db.execute(historyTrimTriggerSQL)
+      }
       try db.run(
         "DELETE FROM kura_commits WHERE time < extract(epoch FROM statement_timestamp()) - ?",
         [.real(commitMarkerLifetime)])

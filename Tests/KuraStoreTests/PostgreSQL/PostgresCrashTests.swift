@@ -16,6 +16,12 @@
     var text: String
   }
 
+  /// A second model, which a schema change adds.
+  private struct CrashNote: PersistentModel, Equatable {
+    var id: Int
+    var text: String
+  }
+
   extension PostgreSQLTests {
     /// Server crashes (`pg_ctl stop -m immediate`) on a throwaway cluster of the test's own.
     @Suite("PostgreSQL crashes")
@@ -72,6 +78,30 @@
         try context.insert(CrashMemo(id: 2, text: "two"))
         let next = try context.save().token
         #expect(try container.history(since: token).map(\.token) == [next])
+      }
+
+      /// A schema change of a store that has its commit markers doesn't lock the history: a
+      /// reader with a transaction open on `kura_history` (a change-feed reader) doesn't hold
+      /// it up (adding the history's `commit_id` again would wait for that reader).
+      @Test func aSchemaChangeDoesNotWaitForHistoryReaders() throws {
+        let store = try freshStore(.postgres)
+        let container = try ModelContainer(for: CrashMemo.self, configurations: store.configuration)
+        let context = ModelContext(container)
+        try context.insert(CrashMemo(id: 1, text: "one"))
+        try context.save()
+        let reader = try PostgresConnection(store.argument)
+        try reader.execute("SET lock_timeout = '60s'")
+        try reader.execute("BEGIN")
+        #expect(try reader.queryFirst("SELECT count(*) FROM kura_history") { $0.int64(at: 0) } == 1)
+        // Adds CrashNote's table: a schema change, which would fail after its lock timeout
+        // (30 s).
+        let wider = try ModelContainer(
+          for: CrashMemo.self, CrashNote.self, configurations: store.configuration)
+        try reader.execute("ROLLBACK")
+        let notes = ModelContext(wider)
+        try notes.insert(CrashNote(id: 1, text: "added"))
+        try notes.save()
+        #expect(try notes.fetch(FetchDescriptor<CrashNote>()) == [CrashNote(id: 1, text: "added")])
       }
 
       /// A pool's commit ids, which decide a lost commit answer, never repeat: none twice in a
