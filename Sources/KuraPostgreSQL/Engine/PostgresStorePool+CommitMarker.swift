@@ -87,7 +87,7 @@ import KuraStore
     package func prepareCommitMarkers() throws {
       guard !commitMarkersReady.load(ordering: .acquiring) else { return }
       let exists = try read { db in
-        try db.queryFirst(Self.commitMarkersExistSQL) { $0.int64(at: 0) != 0 } ?? false
+        try db.queryFirst(Self.commitMarkersExistSQL, row: { $0.int64(at: 0) != 0 }) ?? false
       }
       if !exists { try writeSchemaChanges { _ in } }
       commitMarkersReady.store(true, ordering: .releasing)
