@@ -9,6 +9,8 @@
   /// PostgreSQL server crashed again and again, then the checks.
   struct StoreSoak {
     var writers: Int
+    /// The writers' history retention count (`--history-count`); no readers run with one.
+    var historyCount: Int?
 
     /// What the writers reported.
     struct Reports {
@@ -43,7 +45,7 @@
         for: SoakMemo.self, SoakCounter.self, configurations: .postgres(location))
       let kura = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
 
-      let readerKinds = ["feed", "feed", "history"]
+      let readerKinds = historyCount == nil ? ["feed", "feed", "history"] : []
       let readers = try readerKinds.enumerated().map { index, kind in
         try SoakProcess(
           kura, ["store", "soak-reader", url, kind],
@@ -58,7 +60,9 @@
       }
       let writing = try (0..<writers).map { writer in
         try SoakProcess(
-          kura, ["store", "soak-writer", url, "\(writer)"],
+          kura,
+          ["store", "soak-writer", url, "\(writer)"]
+            + (historyCount.map { ["--history-count", "\($0)"] } ?? []),
           log: folder.appendingPathComponent("writer-\(writer).log"))
       }
       for (index, writer) in writing.enumerated() {
@@ -205,12 +209,18 @@
       print(
         "table: \(stored.count) saves; \(lost.count) lost, \(failedButCommitted.count) reported "
           + "failed but committed, \(unreported.count) committed but never reported")
-      print(
-        "feeds: "
-          + deliveries.map { "\($0.kind) \($0.sets.count)" }.joined(separator: ", ")
-          + " change sets; \(duplicatedTokens) duplicated tokens, \(skipped) skipped, "
-          + "\(twice) delivered twice, \(outOfOrder) out of order, \(wrongTokens) with another "
-          + "token than their save's")
+      if let historyCount {
+        print(
+          "feeds: not read (history kept: \(historyCount) saves); \(duplicatedTokens) "
+            + "duplicated tokens among the acknowledged saves")
+      } else {
+        print(
+          "feeds: "
+            + deliveries.map { "\($0.kind) \($0.sets.count)" }.joined(separator: ", ")
+            + " change sets; \(duplicatedTokens) duplicated tokens, \(skipped) skipped, "
+            + "\(twice) delivered twice, \(outOfOrder) out of order, \(wrongTokens) with "
+            + "another token than their save's")
+      }
       print(
         "counters: \(writers - counterErrors.count) of \(writers) equal their committed write "
           + "blocks")

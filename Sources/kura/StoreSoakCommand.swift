@@ -20,7 +20,10 @@ let storeSoakCommand = Command(
     writer's counter equals its committed `write` blocks; it prints what it counted and exits \
     1 on any violation. A save whose outcome stayed unknown is counted and decided by its row. \
     It stops crashing after --seconds seconds; with --crashes 0 the writers save for \
-    --seconds seconds without a crash.
+    --seconds seconds without a crash. With --history-count the writers keep only that many \
+    saves of history, so trims (and the trigger that keeps their commit ids) run through the \
+    crashes too; no feed readers run then (they could not keep up), and the other checks hold \
+    as before.
     """,
   options: [
     Option(
@@ -31,14 +34,16 @@ let storeSoakCommand = Command(
       valueName: "s"),
     Option("writers", help: "Writer processes (4 by default).", valueName: "n"),
     Option("seed", help: "The seed of the crash moments (the time by default).", valueName: "n"),
+    soakHistoryCountOption,
   ],
   run: { invocation in
     let crashes = try invocation.option("crashes", in: 0...) ?? 10
     let seconds = try invocation.option("seconds", in: 1...) ?? 600
     let writers = try invocation.option("writers", in: 1...) ?? 4
     let seed: Int = try invocation.option("seed") ?? Int(Date().timeIntervalSince1970)
+    let historyCount: Int? = try invocation.option("history-count", in: 1...)
     #if canImport(KuraSyncServer) && canImport(Glibc)
-      try StoreSoak(writers: writers).run(
+      try StoreSoak(writers: writers, historyCount: historyCount).run(
         crashes: crashes, seconds: seconds, seed: UInt64(truncatingIfNeeded: seed))
     #else
       throw UsageError(
@@ -50,6 +55,12 @@ let storeSoakCommand = Command(
 /// The `<url>` argument of a soak's child processes.
 private let soakURLArgument = Argument("url", help: "The database's URL.")
 
+/// `--history-count`: how many saves of history the writers keep.
+private let soakHistoryCountOption = Option(
+  "history-count",
+  help: "Keep only this many saves of history (the writers' retention; no feed readers run).",
+  valueName: "n")
+
 /// The configuration of a soak's child processes: a commit answer lost in a crash is waited
 /// for while the server restarts.
 private func soakConfiguration(_ invocation: Invocation) throws -> ModelConfiguration {
@@ -59,6 +70,9 @@ private func soakConfiguration(_ invocation: Invocation) throws -> ModelConfigur
   }
   var configuration = ModelConfiguration.postgres(url)
   configuration.postgresSettings.commitOutcomeWait = .seconds(30)
+  if let count: Int = try invocation.option("history-count", in: 1...) {
+    configuration.historyRetention = HistoryRetention(maximumAge: nil, maximumCount: count)
+  }
   return configuration
 }
 
@@ -94,6 +108,7 @@ let storeSoakWriterCommand = Command(
   name: "soak-writer",
   abstract: "One writer process of `kura store soak` (stops on `stop` on standard input).",
   arguments: [soakURLArgument, Argument("writer", help: "The writer's number.")],
+  options: [soakHistoryCountOption],
   run: { invocation in
     let writer: Int = try invocation.argument("writer")
     let container = try ModelContainer(

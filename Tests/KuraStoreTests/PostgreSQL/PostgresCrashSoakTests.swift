@@ -45,6 +45,28 @@
         #expect(lines.last == "soak: nothing lost, doubled or skipped")
       }
 
+      /// Three crashes with the writers keeping 5 saves of history (trims, and the trigger that
+      /// keeps their commit ids, at nearly every save): nothing lost, no failed save stored, no
+      /// token shared, every counter exact.
+      @Test func threeCrashesWithLittleHistoryLoseNothing() throws {
+        let lines = try soak([
+          "--crashes", "3", "--writers", "3", "--seed", "9", "--history-count", "5",
+        ])
+        let saves = lines.first { $0.hasPrefix("saves: 3 writers, ") }
+        let acknowledged = try #require(count("acknowledged", in: saves))
+        #expect(acknowledged > 100, "\(lines)")
+        #expect(
+          lines.contains(
+            "table: \(acknowledged) saves; 0 lost, 0 reported failed but committed, 0 committed "
+              + "but never reported"), "\(lines)")
+        #expect(
+          lines.contains(
+            "feeds: not read (history kept: 5 saves); 0 duplicated tokens among the acknowledged "
+              + "saves"), "\(lines)")
+        #expect(lines.contains("counters: 3 of 3 equal their committed write blocks"))
+        #expect(lines.last == "soak: nothing lost, doubled or skipped")
+      }
+
       /// Without crashes, four writers and the readers for 8 s: no reader skips a save. (A
       /// writer between taking its transaction id and its lock was missing from the history
       /// horizon, and its save was skipped: 14 of 18,024 in 20 s.)
