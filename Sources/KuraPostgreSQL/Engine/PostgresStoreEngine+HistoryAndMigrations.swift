@@ -56,12 +56,35 @@ import KuraStore
           db.pendingHistoryOffset = (generation, offset)
         }
       }
+      if let number, number >= tokensPerTransaction {
+        throw PostgresError(
+          code: .other,
+          message:
+            "one transaction saved more than \(tokensPerTransaction) times; save fewer times "
+            + "inside one `ModelContainer.write` (each save adds a history row)",
+          server: db.connection.location.description, sql: appendNumberedHistorySQL)
+      }
+      // Most saves: the token from the transaction's id the begin returned, the branch offset
+      // and the row's number, made here; the row goes with a plain INSERT that returns nothing.
+      if let number, !readingOldest, let transaction,
+        let id = Int64(transaction.prefix { $0 != " " })
+      {
+        let token = (id + offset) * tokensPerTransaction + number
+        let statement = try db.connection.cachedStatement(
+          marker == nil ? insertNumberedHistorySQL : insertMarkedHistorySQL)
+        try statement.bind(token, at: 1)
+        try statement.bind(time, at: 2)
+        try statement.bind(models, at: 3)
+        try statement.bind(bytes: changes, at: 4)
+        if let marker { try statement.bind(marker.commitID.text(), at: 5) }
+        try statement.execute()
+        db.pendingNotification = token
+        if marker != nil { db.markedBy = (transaction, db.connection.rollbacksToSavepoint, token) }
+        return (token, nil)
+      }
       let sql =
         number == nil
-        ? appendHistorySQL
-        : marker == nil
-          ? (readingOldest ? appendNumberedHistorySQL : appendNumberedNewestSQL)
-          : (readingOldest ? appendMarkedHistorySQL : appendMarkedNewestSQL)
+        ? appendHistorySQL : marker == nil ? appendNumberedHistorySQL : appendMarkedHistorySQL
       let statement = try db.connection.cachedStatement(sql)
       defer { statement.rewind() }
       try statement.bind(time, at: 1)
@@ -91,9 +114,7 @@ import KuraStore
       if marker != nil, let transaction {
         db.markedBy = (transaction, db.connection.rollbacksToSavepoint, statement.int64(at: 0))
       }
-      let oldest =
-        readingOldest || number == nil ? (statement.int64(at: 2), statement.double(at: 3)) : nil
-      return (statement.int64(at: 0), oldest)
+      return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
     }
 
     /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement
@@ -124,20 +145,18 @@ import KuraStore
       + "coalesce(kura_oldest.time, kura_row.time), ?4 FROM kura_row LEFT JOIN (SELECT token, "
       + "time FROM kura_history ORDER BY token LIMIT 1) AS kura_oldest ON true"
 
-    /// ``appendNumberedHistorySQL`` that reads no other history row: the columns of the oldest
-    /// row are the new row's (a save whose trim needs no oldest row,
-    /// `ChangeHistory.TrimPlan`).
-    package static let appendNumberedNewestSQL =
-      "INSERT INTO kura_history (token, time, models, changes) VALUES "
-      + "((txid_current() + ?5) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3) "
-      + "RETURNING token, 0, token, time, ?4"
+    /// A history row whose token the connection made (the transaction's id from its begin,
+    /// plus the branch offset, times ``tokensPerTransaction``, plus the row's number): `?1`
+    /// the token, then the time, the models and the change set. Returns nothing (a save whose
+    /// trim needs no oldest row, `ChangeHistory.TrimPlan`).
+    package static let insertNumberedHistorySQL =
+      "INSERT INTO kura_history (token, time, models, changes) VALUES (?, ?, ?, ?)"
 
-    /// ``appendMarkedHistorySQL`` that reads no other history row (as
-    /// ``appendNumberedNewestSQL``).
-    package static let appendMarkedNewestSQL =
+    /// ``insertNumberedHistorySQL`` whose row carries the transaction's commit id (the fifth
+    /// parameter; ``appendMarkedHistorySQL``).
+    package static let insertMarkedHistorySQL =
       "INSERT INTO kura_history (token, time, models, changes, commit_id) VALUES "
-      + "((txid_current() + ?5) * \(tokensPerTransaction) + ?4, ?1, ?2, ?3, CAST(?6 AS uuid)) "
-      + "RETURNING token, 0, token, time, ?4"
+      + "(?, ?, ?, ?, CAST(? AS uuid))"
 
     /// ``appendNumberedHistorySQL`` whose row carries the transaction's commit id `?6`
     /// (``CommitIDSource``): the row is the transaction's commit marker
