@@ -690,21 +690,19 @@
   /// Kura's save does, by hand) and plain libpq; 3 rounds.
   private func concurrentWriters(on server: PostgresBenchmarkServer, savesPerWriter: Int) throws {
     let sides = ["kura", "libpq+feed", "libpq"]
-    let configurations = [1, 4, 16].flatMap { writers in sides.map { ($0, writers) } }
+    let writerCounts = [1, 4, 16]
+    let configurations = writerCounts.flatMap { writers in sides.map { ($0, writers) } }
     var rounds = Array(repeating: [WriterRound](), count: configurations.count)
     // Each round runs the three sides of a writer count in another order (Kura first, then
     // second, then last), so what the server still does from before (a checkpoint, the WAL
     // writer, autovacuum) falls on every side alike.
     for round in 0..<3 {
-      for writers in [1, 4, 16] {
+      for (count, writers) in writerCounts.enumerated() {
         for offset in 0..<sides.count {
-          let side = sides[(offset + sides.count - round) % sides.count]
-          guard let index = configurations.firstIndex(where: { $0 == (side, writers) }) else {
-            continue
-          }
-          rounds[index].append(
+          let place = (offset + sides.count - round) % sides.count
+          rounds[count * sides.count + place].append(
             try writerThroughput(
-              side: side, writers: writers, savesPerWriter: savesPerWriter, on: server))
+              side: sides[place], writers: writers, savesPerWriter: savesPerWriter, on: server))
         }
       }
     }

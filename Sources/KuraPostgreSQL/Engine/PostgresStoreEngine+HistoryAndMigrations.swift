@@ -57,17 +57,12 @@ import KuraStore
         }
       }
       if let number, number >= tokensPerTransaction {
-        throw PostgresError(
-          code: .other,
-          message:
-            "one transaction saved more than \(tokensPerTransaction) times; save fewer times "
-            + "inside one `ModelContainer.write` (each save adds a history row)",
-          server: db.connection.location.description, sql: appendNumberedHistorySQL)
+        throw tooManySaves(db, sql: appendNumberedHistorySQL)
       }
       // Most saves: the token from the transaction's id the begin returned, the branch offset
       // and the row's number, made here; the row goes with a plain INSERT that returns nothing.
       if let number, !readingOldest, let transaction,
-        let id = Int64(transaction.prefix { $0 != " " })
+        let id = Int64(PostgresStorePool.PendingTransaction.id(of: transaction))
       {
         let token = (id + offset) * tokensPerTransaction + number
         let statement = try db.connection.cachedStatement(
@@ -103,18 +98,24 @@ import KuraStore
           server: db.connection.location.description, sql: statement.sql)
       }
       guard statement.int64(at: 4) < tokensPerTransaction else {
-        throw PostgresError(
-          code: .other,
-          message:
-            "one transaction saved more than \(tokensPerTransaction) times; save fewer times "
-            + "inside one `ModelContainer.write` (each save adds a history row)",
-          server: db.connection.location.description, sql: statement.sql)
+        throw tooManySaves(db, sql: statement.sql)
       }
       db.pendingNotification = statement.int64(at: 0)
       if marker != nil, let transaction {
         db.markedBy = (transaction, db.connection.rollbacksToSavepoint, statement.int64(at: 0))
       }
       return (statement.int64(at: 0), (statement.int64(at: 2), statement.double(at: 3)))
+    }
+
+    /// The error of a transaction that appended more history rows than its tokens have room
+    /// for (``tokensPerTransaction``).
+    private static func tooManySaves(_ db: PostgresStoreConnection, sql: String) -> PostgresError {
+      PostgresError(
+        code: .other,
+        message:
+          "one transaction saved more than \(tokensPerTransaction) times; save fewer times "
+          + "inside one `ModelContainer.write` (each save adds a history row)",
+        server: db.connection.location.description, sql: sql)
     }
 
     /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement

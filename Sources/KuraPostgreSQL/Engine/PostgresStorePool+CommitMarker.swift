@@ -155,14 +155,14 @@ import KuraStore
               continue
             }
             // The transaction has ended, committed or not: a new statement sees which.
+            let commitID = pending.commitID.text()
             return try writer.connection.queryFirst(
               "SELECT EXISTS (SELECT 1 FROM kura_history WHERE token = ? AND commit_id = "
                 + "?::uuid) OR EXISTS (SELECT 1 FROM kura_commits WHERE writer IN (?::uuid, "
                 + "?::uuid) AND commit_id = ?::uuid)",
               [
-                pending.historyToken.map { .integer($0) } ?? .null,
-                .text(pending.commitID.text()), .text(writerID),
-                .text(commitIDs.trimmedWriter), .text(pending.commitID.text()),
+                pending.historyToken.map { .integer($0) } ?? .null, .text(commitID),
+                .text(writerID), .text(commitIDs.trimmedWriter), .text(commitID),
               ]
             ) { $0.int64(at: 0) != 0 } ?? false
           }

@@ -243,7 +243,12 @@ import KuraStore
       }
 
       /// The transaction's id (`txid_current()`).
-      package var id: String { String(identity.prefix { $0 != " " }) }
+      package var id: String { String(Self.id(of: identity)) }
+
+      /// The transaction's id in `identity` (what ``transactionIdentitySQL`` gave).
+      package static func id(of identity: String) -> Substring {
+        identity.prefix { $0 != " " }
+      }
 
       /// When the server that handed out ``id`` started (``serverStartSQL``).
       package var serverStart: String {
