@@ -73,9 +73,9 @@ import KuraStore
       return true
     }
 
-    /// The last column of the first row of the last begin's last statement, once it ran: the
-    /// pool's transaction id (`txid_current()`).
-    package var transactionID: String? { session.beganTransactionID }
+    /// The last column of the first row of the last begin's last statement as an integer, once
+    /// it ran: the pool's transaction id (`txid_current()`).
+    package var transactionID: Int64? { session.beganTransactionID }
 
     /// Commits a transaction opened with `BEGIN` through ``execute(_:)``: an aborted one (which
     /// COMMIT rolls back) is an error, and a connection lost during the commit is one with

@@ -83,13 +83,30 @@ import KuraStore
       }
     }
 
-    /// The last column of `result`'s first row as text, `nil` for no row or NULL.
-    private static func lastColumnOfFirstRow(_ result: OpaquePointer?) -> String? {
+    /// The last column of `result`'s first row read as a decimal integer (text format), `nil`
+    /// for no row, NULL, or anything but digits with an optional sign.
+    private static func lastColumnOfFirstRow(_ result: OpaquePointer?) -> Int64? {
       let column = PQnfields(result) - 1
       guard PQntuples(result) > 0, column >= 0, PQgetisnull(result, 0, column) == 0,
         let value = PQgetvalue(result, 0, column)
       else { return nil }
-      return String(cString: value)
+      return decimalInteger(value)
+    }
+
+    /// The NUL-terminated decimal text at `text` (an optional `-`, then at most 18 digits: the
+    /// values a transaction id takes) as an integer; `nil` for anything else.
+    package static func decimalInteger(_ text: UnsafePointer<CChar>) -> Int64? {
+      var index = text.pointee == 0x2D ? 1 : 0
+      let first = index
+      var value: Int64 = 0
+      while text[index] != 0 {
+        let digit = Int64(text[index]) - 0x30
+        guard digit >= 0, digit <= 9, index - first < 18 else { return nil }
+        value = value * 10 + digit
+        index += 1
+      }
+      guard index > first else { return nil }
+      return first == 1 ? -value : value
     }
 
     /// A pipeline that could not be entered, sent, or did not end as sent: the connection is
@@ -126,6 +143,7 @@ import KuraStore
       // preparation (its place and name), a begin statement, or the prepared statement.
       var groups: [(preparing: (index: Int, name: ContiguousArray<CChar>)?, isStatement: Bool)] =
         []
+      groups.reserveCapacity(begin.statements.count * 2 + 1)
       var names =
         preparedBegins[begin.id] ?? Array(repeating: nil, count: begin.statements.count)
       var sent = true

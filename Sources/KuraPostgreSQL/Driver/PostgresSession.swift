@@ -33,9 +33,14 @@ import KuraStore
     /// runs sends them ahead of itself in the same round trip, anything else first
     /// (``PostgresConnection/begin(withNextStatement:)``).
     @exclusivity(unchecked) package var unsentBegin: PostgresBegin?
-    /// The last column of the first row of the last begin's last statement, once it ran (the
-    /// transaction's id, for the pool's `BEGIN`s).
-    @exclusivity(unchecked) package var beganTransactionID: String?
+    /// The last column of the first row of the last begin's last statement as an integer, once
+    /// it ran (the transaction's id, for the pool's `BEGIN`s); `nil` when it is not one.
+    @exclusivity(unchecked) package var beganTransactionID: Int64?
+    /// When the server connected to started (``serverStartSQL``, read with the session's
+    /// settings): a connection lives on one run of one server, so a transaction id names one
+    /// transaction only together with it (a crash restart, a promoted standby or a restored
+    /// backup hands ids out again, on a connection of its own).
+    package private(set) var serverStart: String
     /// The names of the begin statements prepared on this connection, by the begin's
     /// ``PostgresBegin/id`` and the statement's place in it
     /// (``executePrepared(after:name:sql:values:lengths:formats:resultFormat:)``).
@@ -43,8 +48,9 @@ import KuraStore
 
     package init(location: PostgresLocation) throws {
       self.location = location
-      let handle = try Self.connect(location)
+      let (handle, serverStart) = try Self.connect(location)
       self.handle = handle
+      self.serverStart = serverStart
       self.server = Self.describe(handle, location)
     }
 
@@ -64,8 +70,9 @@ import KuraStore
     /// again on first use.
     package func reconnect() throws {
       close()
-      let handle = try Self.connect(location)
+      let (handle, serverStart) = try Self.connect(location)
       self.handle = handle
+      self.serverStart = serverStart
       server = Self.describe(handle, location)
       generation += 1
     }
@@ -267,24 +274,32 @@ import KuraStore
     /// database left them at the server's default of none (`0`) — a lock waited for at most 30
     /// seconds (`lock_timeout`) and the server's own keepalives and `tcp_user_timeout`, so a
     /// client that vanished holding locks is noticed. (`-c lock_timeout=0` in the URL's
-    /// `options` waits without limit.)
+    /// `options` waits without limit.) Its last statement reads when the server started
+    /// (``serverStartSQL``).
     package static func sessionSetup(options: String?) -> String {
       let defaults = [
         ("lock_timeout", "30s"), ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"),
         ("tcp_keepalives_count", "3"), ("tcp_user_timeout", "30000"),
       ].filter { options?.contains($0.0) != true }
       var sql = "SET standard_conforming_strings = on"
-      guard !defaults.isEmpty else { return sql }
-      sql +=
-        "; SELECT set_config(name, value, false) FROM (VALUES "
-        + defaults.map { "('\($0.0)', '\($0.1)')" }.joined(separator: ", ")
-        + ") AS setting (name, value) WHERE current_setting(name) = '0'"
-      return sql
+      if !defaults.isEmpty {
+        sql +=
+          "; SELECT set_config(name, value, false) FROM (VALUES "
+          + defaults.map { "('\($0.0)', '\($0.1)')" }.joined(separator: ", ")
+          + ") AS setting (name, value) WHERE current_setting(name) = '0'"
+      }
+      return sql + "; SELECT " + serverStartSQL
     }
 
+    /// When the server (its postmaster) started, as text: each run of each server has its own.
+    package static let serverStartSQL = "extract(epoch FROM pg_postmaster_start_time())::text"
+
     /// Opens a libpq connection to `location`, waiting at most its `connect_timeout` (30
-    /// seconds when it gives none; `0` waits as long as it takes).
-    package static func connect(_ location: PostgresLocation) throws -> OpaquePointer {
+    /// seconds when it gives none; `0` waits as long as it takes), and returns it with when
+    /// the server started (``serverStartSQL``).
+    package static func connect(
+      _ location: PostgresLocation
+    ) throws -> (handle: OpaquePointer, serverStart: String) {
       var parameters = location.parameters
       // Text is exchanged as UTF-8 whatever the environment says.
       parameters["client_encoding"] = "UTF8"
@@ -347,8 +362,9 @@ import KuraStore
       let setupSQL = sessionSetup(options: parameters["options"])
       let setup = PQexec(handle, setupSQL)
       defer { PQclear(setup) }
-      let setupStatus = PQresultStatus(setup)
-      guard setupStatus == PGRES_TUPLES_OK || setupStatus == PGRES_COMMAND_OK else {
+      guard PQresultStatus(setup) == PGRES_TUPLES_OK, PQntuples(setup) == 1,
+        PQgetisnull(setup, 0, 0) == 0, let started = PQgetvalue(setup, 0, 0)
+      else {
         let message = setup.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) }
         let server = describe(handle, location)
         PQfinish(handle)
@@ -358,7 +374,7 @@ import KuraStore
             + oneLine(message ?? "no message") + ")",
           server: server, sql: setupSQL)
       }
-      return handle
+      return (handle, String(cString: started))
     }
 
     /// The error for a connection that failed: the server's SQLSTATE and message when it

@@ -177,6 +177,24 @@ import KuraStore
       }
     }
 
+    /// Binds a UUID to parameter `index` (from 1): its 16 bytes to a `uuid` parameter (such as
+    /// `CAST(? AS uuid)`), its text (upper case) to any other.
+    ///
+    /// For example: `try statement.bind(uuid: UUID(), at: 5)`.
+    ///
+    /// - Parameters:
+    ///   - uuid: The UUID.
+    ///   - index: The parameter number, from 1.
+    /// - Throws: ``PostgresError`` for a bad index.
+    package func bind(uuid: UUID, at index: Int) throws {
+      let slot = try slot(index)
+      guard parameterTypes[slot] == PostgresType.uuid else {
+        try bind(uuid.uuidString, at: index)
+        return
+      }
+      try withUnsafeBytes(of: uuid.uuid) { try storeBytes(slot, $0, format: 1) }
+    }
+
     /// Binds bytes without copying them into a `Data` first.
     package func bind(bytes: [UInt8], at index: Int) throws {
       try bytes.withUnsafeBytes { try bind(raw: $0, at: index) }

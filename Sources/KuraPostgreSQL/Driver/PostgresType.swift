@@ -22,6 +22,7 @@ package enum PostgresType {
   package static let varchar: UInt32 = 1043
   package static let numeric: UInt32 = 1700
   package static let void: UInt32 = 2278
+  package static let uuid: UInt32 = 2950
   package static let jsonb: UInt32 = 3802
 
   /// Whether a column of this type is read here in binary (else the whole row is asked for

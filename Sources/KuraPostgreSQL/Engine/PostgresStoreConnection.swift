@@ -22,7 +22,7 @@ import KuraStore
     @exclusivity(unchecked) package var pendingTransaction: PostgresStorePool.PendingTransaction?
     /// The transaction (its id) that last appended history on this connection, and the number
     /// its next history row takes (``PostgresStoreEngine/appendHistory(time:models:changes:_:)``).
-    @exclusivity(unchecked) package var historyRows: (transaction: String, next: Int64)?
+    @exclusivity(unchecked) package var historyRows: (transaction: Int64, next: Int64)?
     /// The commit marker of the open write transaction: the pool's writer id and the
     /// transaction's commit id (``PostgresStorePool/commitMarkerSQL(commitID:)``), which a
     /// history row appended in it carries; `nil` outside the pool's write transactions.
@@ -32,7 +32,7 @@ import KuraStore
     /// while the first two are unchanged, the row stands as the commit's marker and the commit
     /// need not write one.
     @exclusivity(unchecked) package var markedBy:
-      (transaction: String, rollbacks: Int, token: Int64)?
+      (transaction: Int64, rollbacks: Int, token: Int64)?
     /// The tables whose last bulk save of 16 to 63 rows met stored rows: the next such save
     /// sends its upserts in one pipeline at once, without trying a copy first
     /// (``PostgresBulkUpsert``).

@@ -61,17 +61,15 @@ import KuraStore
       }
       // Most saves: the token from the transaction's id the begin returned, the branch offset
       // and the row's number, made here; the row goes with a plain INSERT that returns nothing.
-      if let number, !readingOldest, let transaction,
-        let id = Int64(PostgresStorePool.PendingTransaction.id(of: transaction))
-      {
-        let token = (id + offset) * tokensPerTransaction + number
+      if let number, !readingOldest, let transaction {
+        let token = (transaction + offset) * tokensPerTransaction + number
         let statement = try db.connection.cachedStatement(
           marker == nil ? insertNumberedHistorySQL : insertMarkedHistorySQL)
         try statement.bind(token, at: 1)
         try statement.bind(time, at: 2)
         try statement.bind(models, at: 3)
         try statement.bind(bytes: changes, at: 4)
-        if let marker { try statement.bind(marker.commitID.text(), at: 5) }
+        if let marker { try statement.bind(uuid: marker.commitID, at: 5) }
         try statement.execute()
         db.pendingNotification = token
         if marker != nil { db.markedBy = (transaction, db.connection.rollbacksToSavepoint, token) }
@@ -90,7 +88,7 @@ import KuraStore
         try statement.bind(offset, at: 5)
       }
       if let marker {
-        try statement.bind(marker.commitID.text(), at: 6)
+        try statement.bind(uuid: marker.commitID, at: 6)
       }
       guard try statement.step() else {
         throw PostgresError(

@@ -184,7 +184,8 @@ import KuraStore
           } ?? false
         writer.pendingTransaction = writer.connection.transactionID.map {
           PendingTransaction(
-            identity: $0, backend: writer.connection.processID, commitID: commitID,
+            id: $0, serverStart: writer.connection.session.serverStart,
+            backend: writer.connection.processID, commitID: commitID,
             historyToken: marked ? writer.markedBy?.token : nil)
         }
         // The marker (unless written), the COMMIT and (after a save that appended history)
@@ -220,51 +221,42 @@ import KuraStore
     }
 
     /// The transaction a write has open: its id (`txid_current()`, taken with `BEGIN`) and the
-    /// start of the server running it (``transactionIdentitySQL``), the server backend running
-    /// it, the id its commit marks (``CommitIDSource``), and the token of its history row that
-    /// carries that id, if any (else the commit marks this pool's row of `kura_commits`,
-    /// ``commitMarkerSQL(commitID:)``).
+    /// start of the server running it (``PostgresSession/serverStart``), the server backend
+    /// running it, the id its commit marks (``CommitIDSource``), and the token of its history
+    /// row that carries that id, if any (else the commit marks this pool's row of
+    /// `kura_commits`, ``commitMarkerSQL(commitID:)``).
     package struct PendingTransaction {
-      /// What ``transactionIdentitySQL`` gave: the id, a space, the server's start (split only
-      /// when a commit's answer is lost, not at every commit).
-      package var identity: String
+      /// The transaction's id (``transactionIDSQL``).
+      package var id: Int64
+      /// When the server that handed out ``id`` started (``PostgresSession/serverStart``).
+      package var serverStart: String
       package var backend: Int32
       package var commitID: UUID
       package var historyToken: Int64?
 
-      /// The transaction of `identity` (what ``transactionIdentitySQL`` gave), run by
-      /// `backend`, whose commit marks `commitID`, in its history row `historyToken` when
-      /// given.
-      package init(identity: String, backend: Int32, commitID: UUID, historyToken: Int64? = nil) {
-        self.identity = identity
+      /// The transaction `id`, handed out by the server run that started at `serverStart`,
+      /// run by `backend`, whose commit marks `commitID`, in its history row `historyToken`
+      /// when given.
+      package init(
+        id: Int64, serverStart: String, backend: Int32, commitID: UUID,
+        historyToken: Int64? = nil
+      ) {
+        self.id = id
+        self.serverStart = serverStart
         self.backend = backend
         self.commitID = commitID
         self.historyToken = historyToken
       }
 
-      /// The transaction's id (`txid_current()`).
-      package var id: String { String(Self.id(of: identity)) }
-
-      /// The transaction's id in `identity` (what ``transactionIdentitySQL`` gave).
-      package static func id(of identity: String) -> Substring {
-        identity.prefix { $0 != " " }
-      }
-
-      /// When the server that handed out ``id`` started (``serverStartSQL``).
-      package var serverStart: String {
-        guard let space = identity.firstIndex(of: " ") else { return "" }
-        return String(identity[identity.index(after: space)...])
-      }
-
       /// The transaction id's low 32 bits, which `pg_stat_activity.backend_xid` shows.
-      package var lowID: String { String((UInt64(id) ?? 0) & 0xFFFF_FFFF) }
+      package var lowID: String { String(UInt64(bitPattern: id) & 0xFFFF_FFFF) }
     }
 
     /// The condition on `pg_stat_activity` naming the backend that runs `pending`: its
     /// process id and the transaction's low 32 bits, on the server run that handed out the id
     /// (after a crash restart or on a promoted standby, another backend may have both).
     package static let pendingBackendCondition =
-      "pid = ? AND backend_xid::text = ? AND \(serverStartSQL) = ?"
+      "pid = ? AND backend_xid::text = ? AND \(PostgresSession.serverStartSQL) = ?"
 
     /// The parameters of ``pendingBackendCondition`` for `pending`.
     package static func pendingBackendParameters(_ pending: PendingTransaction) -> [DatabaseValue] {

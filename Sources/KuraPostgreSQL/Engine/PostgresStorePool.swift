@@ -84,7 +84,7 @@ import KuraStore
     package static let lockKey = PostgresStoreConnection.lockKey
 
     /// Opens a transaction changing the schema, takes the store's lock exclusively and returns
-    /// the transaction's id and the server's start (``transactionIdentitySQL``), sent with the
+    /// the transaction's id (``transactionIDSQL``), sent with the
     /// transaction's first statement, in its round trip
     /// (``PostgresConnection/begin(withNextStatement:)``). The id, assigned here rather than at
     /// the first write, is how the backend that ran a commit whose answer was lost is waited
@@ -92,24 +92,21 @@ import KuraStore
     package static let beginAndLockSQL = PostgresBegin([
       "BEGIN",
       "SELECT pg_advisory_xact_lock(\(lockKey), hashtext(current_schema())), "
-        + transactionIdentitySQL,
+        + transactionIDSQL,
     ])
 
     /// The transaction's id (`txid_current()`, with its epoch: the number
-    /// `pg_current_xact_id()` gives), a space, and when the server started
-    /// (``serverStartSQL``): an id names one transaction only on one server run — a crash
-    /// restart, a promoted standby or a restored backup hands ids out again.
-    package static let transactionIdentitySQL = "txid_current() || ' ' || " + serverStartSQL
-
-    /// When the server (its postmaster) started, as text: each run of each server has its own.
-    package static let serverStartSQL = "extract(epoch FROM pg_postmaster_start_time())::text"
+    /// `pg_current_xact_id()` gives). It names one transaction only together with the start of
+    /// the server that gave it (``PostgresSession/serverStart``, read once per connection): a
+    /// crash restart, a promoted standby or a restored backup hands ids out again.
+    package static let transactionIDSQL = "txid_current()"
 
     /// Opens a save's transaction and takes the store's lock shared (saves don't wait for each
     /// other; readers see them as writers of the store), with the save's first statement.
     package static let beginSQL = PostgresBegin([
       "BEGIN",
       "SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
-        + transactionIdentitySQL,
+        + transactionIDSQL,
     ])
 
     /// Opens the transaction of ``ModelContainer/write(_:)``: `REPEATABLE READ`, the lock
@@ -119,7 +116,7 @@ import KuraStore
       "BEGIN ISOLATION LEVEL REPEATABLE READ",
       "LOCK TABLE kura_metadata IN SHARE UPDATE EXCLUSIVE MODE",
       "SELECT pg_advisory_xact_lock_shared(\(lockKey), hashtext(current_schema())), "
-        + transactionIdentitySQL,
+        + transactionIDSQL,
     ])
 
     /// The notification of a committed save, sent after its commit as a transaction of its

@@ -184,14 +184,18 @@
         let running = try PostgresConnection(store.argument)
         let watcher = try PostgresConnection(store.argument)
         try running.execute("BEGIN")
-        let identity = try #require(
-          try running.queryFirst("SELECT " + PostgresStorePool.transactionIdentitySQL) {
-            $0.string(at: 0)
+        let id = try #require(
+          try running.queryFirst("SELECT " + PostgresStorePool.transactionIDSQL) {
+            $0.int64(at: 0)
           })
+        // The server's start, read once when the session connected, is the server's.
+        #expect(!running.session.serverStart.isEmpty)
+        #expect(
+          try watcher.queryFirst("SELECT " + PostgresSession.serverStartSQL) { $0.string(at: 0) }
+            == running.session.serverStart)
         let pending = PostgresStorePool.PendingTransaction(
-          identity: identity, backend: running.processID, commitID: UUID())
-        #expect(!pending.serverStart.isEmpty)
-        #expect(pending.id + " " + pending.serverStart == identity)
+          id: id, serverStart: running.session.serverStart, backend: running.processID,
+          commitID: UUID())
         func found(_ pending: PostgresStorePool.PendingTransaction) throws -> Int64? {
           try watcher.queryFirst(
             "SELECT count(*) FROM pg_stat_activity WHERE "
@@ -201,7 +205,7 @@
         }
         #expect(try found(pending) == 1)
         var elsewhere = pending
-        elsewhere.identity = pending.id + " 0"
+        elsewhere.serverStart = "0"
         #expect(try found(elsewhere) == 0)
         try running.execute("ROLLBACK")
         #expect(try found(pending) == 0)
