@@ -1,0 +1,65 @@
+#if canImport(CLibPQ)
+  import CBenchSupport
+  import CLibPQ
+  import Foundation
+
+  /// Runs `body` with the calling thread and the server processes connected to `databases`
+  /// (on `server`'s own cluster) on one CPU, the one this thread runs on, and puts every one
+  /// back where it could run before. Returns `body`'s result and a note saying where the work
+  /// ran, for the benchmark's output.
+  ///
+  /// For workloads of many short round trips: on the 2-core machine here a round trip takes
+  /// ~20 µs when the client and its server process share a CPU and up to ~70 µs when the
+  /// scheduler has placed them apart, and that placement, which persists for a while, falls
+  /// on one side or the other by chance. On one CPU both sides run as a client and its server
+  /// process taking turns. On a server this run didn't start (`--url`), or where the processes
+  /// can't be moved (another user's, without the privilege), nothing is moved.
+  func onOneCPU<Result>(
+    _ server: PostgresBenchmarkServer, databases: [BenchmarkDatabase],
+    _ body: () throws -> Result
+  ) throws -> (Result, note: String) {
+    guard server.cluster != nil, let first = databases.first else {
+      return (try body(), "not placed: the server is not this run's own")
+    }
+    let processes = serverProcesses(of: databases.map(\.name), via: first.connectionString)
+    let cpu = max(kura_bench_current_cpu(), 0)
+    let size = Int(kura_bench_cpu_set_size())
+    var saved: [(pid: Int32, set: [UInt8])] = []
+    for pid in [0] + processes {
+      var set = [UInt8](repeating: 0, count: size)
+      if kura_bench_place(pid, Int32(cpu), &set) == 0 { saved.append((pid, set)) }
+    }
+    let moved = saved.count
+    defer {
+      for (pid, set) in saved {
+        var set = set
+        _ = kura_bench_place(pid, -1, &set)
+      }
+    }
+    let note =
+      moved == processes.count + 1 && !processes.isEmpty
+      ? "this thread and the \(processes.count) server processes of both sides on CPU \(cpu)"
+      : "partly placed: \(processes.count + 1 - moved) of \(processes.count + 1) processes"
+        + " (this thread included) could not be moved"
+    return (try body(), note)
+  }
+
+  /// The process ids of the server processes connected to `databases`
+  /// (`pg_stat_activity`), asked on a connection of its own (`connectionString`), which is
+  /// not among them.
+  private func serverProcesses(of databases: [String], via connectionString: String) -> [Int32] {
+    guard let handle = PQconnectdb(connectionString) else { return [] }
+    defer { PQfinish(handle) }
+    guard PQstatus(handle) == CONNECTION_OK else { return [] }
+    let names = databases.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+    let sql =
+      "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname IN ("
+      + names.joined(separator: ", ") + ")"
+    guard let result = PQexec(handle, sql) else { return [] }
+    defer { PQclear(result) }
+    guard PQresultStatus(result) == PGRES_TUPLES_OK else { return [] }
+    return (0..<PQntuples(result)).compactMap { row in
+      PQgetvalue(result, row, 0).flatMap { Int32(String(cString: $0)) }
+    }
+  }
+#endif
