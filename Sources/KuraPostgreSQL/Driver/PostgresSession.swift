@@ -70,9 +70,10 @@ import KuraStore
     /// again on first use.
     package func reconnect() throws {
       close()
-      let (handle, serverStart) = try Self.connect(location)
+      let (handle, start) = try Self.connect(location)
       self.handle = handle
-      self.serverStart = serverStart
+      // Another run of the server, maybe (a crash restart, a promoted standby).
+      serverStart = start
       server = Self.describe(handle, location)
       generation += 1
     }

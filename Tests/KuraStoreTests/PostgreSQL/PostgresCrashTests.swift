@@ -117,6 +117,27 @@
         #expect(ids[0].uuidString.prefix(18) != others[0].uuidString.prefix(18))
       }
 
+      /// A connection knows the run of the server it lives on (read once, when it connects):
+      /// after a crash and a restart, connecting again reads the new run's start, which the
+      /// server reports, and which differs from the old one — so a transaction id the new run
+      /// hands out again is never taken for the old run's.
+      @Test func aConnectionKnowsTheServerRunItLivesOnAlsoAfterACrash() throws {
+        let cluster = try PostgresCluster.start(fsync: false)
+        let connection = try PostgresConnection(try cluster.freshDatabaseURL())
+        func reported() throws -> String? {
+          try connection.queryFirst("SELECT " + PostgresSession.serverStartSQL) {
+            $0.string(at: 0)
+          }
+        }
+        let before = connection.session.serverStart
+        #expect(try reported() == before)
+        try cluster.crash()
+        try cluster.restart()
+        try connection.reconnect()
+        #expect(connection.session.serverStart != before)
+        #expect(try reported() == connection.session.serverStart)
+      }
+
       /// The server crashes while a `write` is about to commit, and after the restart another
       /// transaction commits with the very transaction id the write had (its WAL was never
       /// flushed, so the id was handed out again). The write's commit answer is lost: it must
