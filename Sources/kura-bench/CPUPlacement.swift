@@ -1,6 +1,5 @@
 #if canImport(CLibPQ)
   import CBenchSupport
-  import CLibPQ
   import Foundation
 
   /// Runs `body` with the calling thread and the server processes connected to `databases`
@@ -18,10 +17,10 @@
     _ server: PostgresBenchmarkServer, databases: [BenchmarkDatabase],
     _ body: () throws -> Result
   ) throws -> (Result, note: String) {
-    guard server.cluster != nil, let first = databases.first else {
+    guard server.cluster != nil, !databases.isEmpty else {
       return (try body(), "not placed: the server is not this run's own")
     }
-    let processes = serverProcesses(of: databases.map(\.name), via: first.connectionString)
+    let processes = server.serverProcesses(of: databases)
     guard !processes.isEmpty else {
       return (try body(), "not placed: the server processes could not be listed")
     }
@@ -53,22 +52,4 @@
     return (try body(), note)
   }
 
-  /// The process ids of the server processes connected to `databases`
-  /// (`pg_stat_activity`), asked on a connection of its own (`connectionString`), which is
-  /// not among them.
-  private func serverProcesses(of databases: [String], via connectionString: String) -> [Int32] {
-    guard let handle = PQconnectdb(connectionString) else { return [] }
-    defer { PQfinish(handle) }
-    guard PQstatus(handle) == CONNECTION_OK else { return [] }
-    let names = databases.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
-    let sql =
-      "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname IN ("
-      + names.joined(separator: ", ") + ")"
-    guard let result = PQexec(handle, sql) else { return [] }
-    defer { PQclear(result) }
-    guard PQresultStatus(result) == PGRES_TUPLES_OK else { return [] }
-    return (0..<PQntuples(result)).compactMap { row in
-      PQgetvalue(result, row, 0).flatMap { Int32(String(cString: $0)) }
-    }
-  }
 #endif

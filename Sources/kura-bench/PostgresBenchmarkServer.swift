@@ -121,6 +121,16 @@
       created.removeAll()
     }
 
+    /// The process ids of the server processes connected to `databases`
+    /// (`pg_stat_activity`; the administrator's connection is to another database); empty
+    /// when they can't be read.
+    func serverProcesses(of databases: [BenchmarkDatabase]) -> [Int32] {
+      let names = databases.map { "'" + $0.name.replacingOccurrences(of: "'", with: "''") + "'" }
+      let pids = try? administrator.texts(
+        "SELECT pid FROM pg_stat_activity WHERE datname IN (\(names.joined(separator: ", ")))")
+      return (pids ?? []).compactMap { Int32($0) }
+    }
+
     /// The server's version and the settings that decide what a commit costs.
     func settingsSummary() throws -> String {
       let names = [
