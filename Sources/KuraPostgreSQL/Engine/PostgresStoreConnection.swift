@@ -21,7 +21,7 @@ import KuraStore
     /// broken connection hid is resolved; see ``PostgresStorePool``).
     @exclusivity(unchecked) package var pendingTransaction: PostgresStorePool.PendingTransaction?
     /// The transaction (its id) that last appended history on this connection, and the number
-    /// its next history row takes (``PostgresStoreEngine/appendHistory(time:models:changes:_:)``).
+    /// its next history row takes (``PostgresStoreEngine/appendHistory(time:models:changes:readingOldest:_:)``).
     @exclusivity(unchecked) package var historyRows: (transaction: Int64, next: Int64)?
     /// The commit marker of the open write transaction: the pool's writer id and the
     /// transaction's commit id (``PostgresStorePool/commitMarkerSQL(commitID:)``), which a

@@ -116,7 +116,7 @@ import KuraStore
         server: db.connection.location.description, sql: sql)
     }
 
-    /// The statement of ``appendHistory(time:models:changes:_:)``, built once (the statement
+    /// The statement of ``appendHistory(time:models:changes:readingOldest:_:)``, built once (the statement
     /// cache then finds it by its storage, without hashing the text).
     package static let appendHistorySQL =
       "WITH kura_xact AS (SELECT (txid_current() + kura_history_offset()) * "

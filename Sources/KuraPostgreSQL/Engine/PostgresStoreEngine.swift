@@ -151,7 +151,7 @@ import KuraStore
     }
 
     /// `kura_history`: the token is given by the writer
-    /// (``appendHistory(time:models:changes:_:)``).
+    /// (``appendHistory(time:models:changes:readingOldest:_:)``).
     ///
     /// `commit_id` is the commit id of the pool transaction that appended the row
     /// (``CommitIDSource``), its commit marker; stores made before it get it with their next
